@@ -1,0 +1,20 @@
+// The Claude Code adapter as the collector sees it: its name and version for
+// every landed header, its converter to `.sd`, and how to read a record's id.
+
+import type { Adapter } from '../../collection/source.ts';
+import { claudeCodeConverter } from './convert.ts';
+
+export const ADAPTER_NAME = 'claude-code/0.1.0';
+
+export const claudeCodeAdapter: Adapter = {
+  name: ADAPTER_NAME,
+  converter: claudeCodeConverter,
+  recordId(line: Buffer): string {
+    try {
+      const id = (JSON.parse(line.toString('utf8')) as { uuid?: unknown }).uuid;
+      return typeof id === 'string' ? id : '';
+    } catch {
+      return '';
+    }
+  },
+};

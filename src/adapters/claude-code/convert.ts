@@ -1,0 +1,521 @@
+// Claude Code records into `.sd` rows: the only place Claude Code's field
+// names are turned into the model's words (seed design-notes/03 §4.5).
+//
+// Record level:
+//   uuid → id             parentUuid → parent       message.id → call (never requestId:
+//   promptId → run        timestamp → ts             a client-made record can reuse a real one)
+//   origin.kind, else attachment.origin.kind → trigger (reading only the first loses 27.6%)
+//   logicalParentUuid → continues                    toolUseResult.agentId, a journal's
+//   toolUseResult.toolUseId, a notification's         agentId, a notification's task id → child
+//     <tool-use-id>, a hook's or progress's tool → tool
+//   toolUseResult.runId, or the run folder → batch
+// Part level: every content block becomes one part, in order, and a block the
+// adapter does not know becomes an `unknown` part that keeps its bytes.
+//
+// The converter never throws: a record it cannot read is still evidence, with
+// a known position and kept bytes, and becomes a row with one `unknown` part.
+
+import type { LandedHeader, LandedRecord } from '../../landing/landed-file.ts';
+import type { Producer, RecordFlag, Trigger } from '../../model/vocabulary.ts';
+import type { Converter } from '../../session-data/derive.ts';
+import type { Dropped, MediaPart, Part, ResultPart, SessionDataRow, Usage } from '../../session-data/format.ts';
+import { isAgentId } from './identifiers.ts';
+
+export const DIALECT = 'claude-code/1';
+
+type Json = Record<string, unknown>;
+
+export const claudeCodeConverter: Converter = { dialect: DIALECT, convert };
+
+function convert(record: LandedRecord, header: LandedHeader, row: number): SessionDataRow {
+  if (header.kind === 'workflow_script') {
+    // A script is a program. It is kept whole as data, readable, and not
+    // mistaken for anything a person or a model wrote.
+    const text = record.encoding === 'base64' ? undefined : record.payload.toString('utf8');
+    if (text === undefined) return unreadable(row, record, 'the script is not valid UTF-8');
+    return { row, ...(header.run !== undefined ? { batch: header.run } : {}), from: 'runtime', flags: ['structural'], parts: [{ k: 'data', state: 'available', bytes: record.payload.length, data: text }] };
+  }
+  if (record.encoding === 'base64') return unreadable(row, record, 'the record is not valid UTF-8');
+  let value: unknown;
+  try {
+    value = JSON.parse(record.payload.toString('utf8'));
+  } catch {
+    return unreadable(row, record, 'the record is not valid JSON');
+  }
+  if (!isObject(value)) return unreadable(row, record, 'the record is not a JSON object');
+  switch (header.kind) {
+    case 'agent_meta':
+      return sidecarRow(row, value, header, record);
+    case 'journal':
+      return journalRow(row, value, header, record);
+    case 'workflow_manifest':
+      return manifestRow(row, value, header, record);
+    default:
+      return transcriptRow(row, value);
+  }
+}
+
+function unreadable(row: number, record: LandedRecord, why: string): SessionDataRow {
+  const raw = record.encoding === 'base64' ? record.payload.toString('base64') : record.payload.toString('utf8');
+  return {
+    row,
+    from: 'runtime',
+    parts: [{ k: 'unknown', state: 'available', bytes: record.payload.length, why, raw, ...(record.encoding === 'base64' ? { encoding: 'base64' as const } : {}) }],
+  };
+}
+
+// A child's sidecar is written once, at spawn. It names the parent agent only
+// for a nested child; for most children it holds just the type and depth, and
+// the join has to come from the parent's side or the run journal.
+function sidecarRow(row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
+  return compact({
+    row,
+    tool: text(value.toolUseId),
+    child: text(value.agentId) ?? header.stream ?? undefined,
+    started_by: text(value.parentAgentId),
+    label: text(value.description),
+    from: 'runtime',
+    flags: ['structural'],
+    parts: [dataPart(value, record.payload.length)],
+  });
+}
+
+// A run journal announces each child it starts, often before the child's
+// transcript exists, and records what each child returned. Measured in the
+// seed's corpus, 2,353 of 2,436 of those results appear nowhere else.
+function journalRow(row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
+  const flags: RecordFlag[] = ['structural'];
+  if (value.result !== undefined) flags.push('child_result');
+  return compact({
+    row,
+    ts: text(value.timestamp),
+    child: text(value.agentId),
+    batch: header.run,
+    from: 'runtime',
+    flags,
+    parts: [dataPart(value, record.payload.length)],
+  });
+}
+
+function manifestRow(row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
+  return compact({
+    row,
+    batch: text(value.runId) ?? header.run,
+    label: text(value.workflowName),
+    from: 'runtime',
+    flags: ['structural'],
+    parts: [dataPart(value, record.payload.length)],
+  });
+}
+
+// Fields that say who and where a record is, or that are turned into
+// record-level roles or parts below. Whatever else a record carries is its
+// content and travels as a data part, so nothing is lost by not knowing it.
+const IDENTITY_FIELDS = new Set([
+  'parentUuid', 'logicalParentUuid', 'isSidechain', 'userType', 'cwd', 'sessionId', 'version', 'gitBranch', 'slug',
+  'type', 'uuid', 'timestamp', 'entrypoint', 'requestId', 'agentId', 'promptId', 'message', 'toolUseResult',
+  'attachment', 'origin', 'isMeta', 'isCompactSummary', 'leafUuid', 'subtype', 'content', 'level',
+  'sourceToolAssistantUUID', 'summary', 'aiTitle', 'customTitle',
+]);
+
+// Record types that take part in the conversation. Everything else is
+// bookkeeping: progress, file snapshots, pointers, settings, queues.
+const CONVERSATIONAL = new Set(['user', 'assistant', 'system', 'attachment']);
+
+function transcriptRow(row: number, value: Json): SessionDataRow {
+  const type = text(value.type) ?? '';
+  const message = isObject(value.message) ? value.message : undefined;
+  const attachment = isObject(value.attachment) ? value.attachment : undefined;
+  const toolUseResult = value.toolUseResult;
+  const toolObject = isObject(toolUseResult) ? toolUseResult : undefined;
+
+  const dropped: Dropped[] = [];
+  let parts: Part[] = [];
+  if (type === 'attachment') {
+    parts = attachmentParts(attachment);
+  } else if (message !== undefined && message.content !== undefined) {
+    parts = contentParts(message.content, dropped);
+  } else if (value.content !== undefined && (type === 'system' || type === 'queue-operation')) {
+    parts = contentParts(value.content, dropped);
+  } else if (typeof value.summary === 'string') {
+    parts = [textPart(value.summary)];
+  }
+  if (toolUseResult !== undefined) attachToolUseResult(parts, toolUseResult);
+  if (message === undefined && type !== 'attachment') {
+    const rest = restOf(value);
+    if (rest !== undefined) parts.push(dataPart(rest));
+  }
+
+  const notification = notificationOf(parts);
+  const trigger = triggerOf(value, attachment);
+  const flags = flagsOf(type, value, message, attachment, toolObject, parts, trigger);
+  const stop = message !== undefined ? text(message.stop_reason) : undefined;
+
+  return compact({
+    row,
+    id: text(value.uuid),
+    parent: text(value.parentUuid),
+    call: type === 'assistant' && message !== undefined ? text(message.id) : undefined,
+    run: text(value.promptId),
+    ts: text(value.timestamp),
+    trigger,
+    continues: text(value.logicalParentUuid),
+    tool: text(toolObject?.toolUseId) ?? notification.tool ?? toolPointer(value.parentToolUseID) ?? toolPointer(value.toolUseID) ?? toolPointer(attachment?.toolUseID),
+    child: text(toolObject?.agentId) ?? notification.child,
+    batch: text(toolObject?.runId),
+    leaf: text(value.leafUuid),
+    label: text(value.aiTitle) ?? text(value.customTitle),
+    model: message !== undefined ? text(message.model) : undefined,
+    stop,
+    from: producerOf(type, flags, parts),
+    flags,
+    usage: message !== undefined ? usageOf(message.usage) : undefined,
+    parts: parts.length > 0 ? parts : [dataPart(value)],
+    dropped: dropped.length > 0 ? dropped : undefined,
+  });
+}
+
+// A hook's or a progress record's tool pointer is sometimes a real tool use id
+// and sometimes a label of the runtime's own (bash-progress-0), which would
+// join to nothing. Only the former is taken.
+function toolPointer(value: unknown): string | undefined {
+  const id = text(value);
+  return id !== undefined && /^[a-z]*toolu_[A-Za-z0-9]+$/.test(id) ? id : undefined;
+}
+
+function contentParts(content: unknown, dropped: Dropped[]): Part[] {
+  // Content is sometimes a bare string (4,429 records in the seed's corpus)
+  // and otherwise a list of blocks, of which every one counts: reading only
+  // the first renders an image as the prompt and loses tool calls.
+  if (typeof content === 'string') return [textPart(content)];
+  if (!Array.isArray(content)) return [unknownPart(content, 'the content is neither text nor a list of blocks')];
+  const parts: Part[] = [];
+  for (const block of content) parts.push(...blockParts(block, dropped));
+  return parts;
+}
+
+function blockParts(block: unknown, dropped: Dropped[]): Part[] {
+  if (!isObject(block)) return [unknownPart(block, 'a content block that is not an object')];
+  switch (block.type) {
+    case 'text':
+      return typeof block.text === 'string' ? [textPart(block.text)] : [unknownPart(block, 'a text block without text')];
+    case 'thinking': {
+      // Claude Code asks the provider not to return reasoning text, so the
+      // block arrives with a signature and an empty string (2,603 of 2,604
+      // files in the seed's corpus). Calling that available would claim
+      // something we do not have.
+      const reasoning = typeof block.thinking === 'string' ? block.thinking : '';
+      if (typeof block.signature === 'string' && block.signature.length > 0) {
+        // A provider verifies the signature; no reader can read it. It is 13.3%
+        // of the seed's corpus, so it is left out, and said so.
+        dropped.push({ what: 'reasoning signature', bytes: byteLength(block.signature), why: 'a provider verifies it; a reader cannot read it' });
+      }
+      return [{ k: 'reasoning', state: reasoning === '' ? 'unavailable' : 'available', bytes: byteLength(reasoning), text: reasoning }];
+    }
+    case 'redacted_thinking': {
+      const encrypted = typeof block.data === 'string' ? block.data : '';
+      if (encrypted !== '') dropped.push({ what: 'encrypted reasoning', bytes: byteLength(encrypted), why: 'the provider redacted it; only the provider can read it' });
+      return [{ k: 'reasoning', state: 'redacted', bytes: byteLength(encrypted), text: '' }];
+    }
+    case 'tool_use':
+    case 'server_tool_use': {
+      if (typeof block.id !== 'string' || typeof block.name !== 'string') return [unknownPart(block, 'a tool call without an id or a name')];
+      return [{ k: 'call', state: 'available', bytes: jsonBytes(block.input ?? null), id: block.id, name: block.name, input: block.input ?? null }];
+    }
+    case 'tool_result':
+      return resultParts(block);
+    case 'image':
+    case 'document':
+      return [mediaPart(block)];
+  }
+  return [unknownPart(block, `block type ${JSON.stringify(block.type)} is not one this adapter describes`)];
+}
+
+// A result's content is a string, or a list of text, images and other blocks
+// (tool_reference, for one). Its text is joined; images become media parts
+// that name the call; anything else travels with the result as it is.
+function resultParts(block: Json): Part[] {
+  const of = text(block.tool_use_id) ?? '';
+  const texts: string[] = [];
+  const media: Part[] = [];
+  const other: unknown[] = [];
+  if (typeof block.content === 'string') {
+    texts.push(block.content);
+  } else if (Array.isArray(block.content)) {
+    for (const item of block.content) {
+      if (isObject(item) && item.type === 'text' && typeof item.text === 'string') texts.push(item.text);
+      else if (isObject(item) && (item.type === 'image' || item.type === 'document')) media.push({ ...mediaPart(item), of });
+      else other.push(item);
+    }
+  } else if (block.content !== undefined && block.content !== null) {
+    other.push(block.content);
+  }
+  const resultText = texts.join('\n');
+  // Long output is cut in the transcript and the whole of it saved to a file
+  // outside it. The preview says so; the part must too.
+  const truncated = resultText.includes('Full output saved to: ') || resultText.includes('<persisted-output>');
+  const result: ResultPart = {
+    k: 'result',
+    state: truncated ? 'truncated' : 'available',
+    bytes: byteLength(resultText) + (other.length > 0 ? jsonBytes(other) : 0),
+    of,
+    text: resultText,
+    // Absent is not success: only an explicit true or false is carried.
+    ...(typeof block.is_error === 'boolean' ? { failed: block.is_error } : {}),
+    ...(other.length > 0 ? { content: other } : {}),
+  };
+  return [result, ...media];
+}
+
+// The runtime's own structured form of a tool's result (stdout and stderr
+// apart, a patch, a child's status) is a different view of the same output,
+// so it travels beside the text rather than replacing it. It is an object most
+// of the time and a bare string the rest (7.2% in the seed's corpus).
+function attachToolUseResult(parts: Part[], toolUseResult: unknown): void {
+  const index = parts.findIndex((part) => part.k === 'result');
+  if (index < 0) {
+    parts.push(dataPart(toolUseResult));
+    return;
+  }
+  const result = parts[index] as ResultPart;
+  const persisted = isObject(toolUseResult) && typeof toolUseResult.persistedOutputPath === 'string';
+  parts[index] = { ...result, data: toolUseResult, ...(persisted ? { state: 'truncated' as const } : {}) };
+}
+
+function attachmentParts(attachment: Json | undefined): Part[] {
+  if (attachment === undefined) return [unknownPart(null, 'an attachment record without an attachment')];
+  // A queued prompt carries what the person typed in `prompt`; most other
+  // types carry readable text in `text` or `content`, and the rest are sets of
+  // fields (names added and removed, counts, lists) that still are context.
+  const readable = attachment.type === 'queued_command' ? attachment.prompt : attachment.text ?? attachment.content;
+  if (typeof readable === 'string' && readable !== '') return [textPart(readable), dataPart(attachment)];
+  // A list is lines of text (a hook's added context), content blocks (a
+  // queued prompt with an image), or the runtime's own items (a task list).
+  // Only the first two are read; the third is context as data.
+  if (Array.isArray(readable) && readable.length > 0) {
+    if (readable.every((item) => typeof item === 'string')) return [textPart(readable.join('\n')), dataPart(attachment)];
+    if (readable.every((item) => isObject(item) && (item.type === 'text' || item.type === 'image'))) return [...contentParts(readable, []), dataPart(attachment)];
+  }
+  return [dataPart(attachment)];
+}
+
+function mediaPart(block: Json): MediaPart {
+  const source = isObject(block.source) ? block.source : {};
+  const data = typeof source.data === 'string' ? source.data : undefined;
+  return {
+    k: 'media',
+    state: data !== undefined ? 'available' : 'unavailable',
+    bytes: data !== undefined ? Buffer.byteLength(data, 'base64') : 0,
+    media_type: text(source.media_type) ?? 'application/octet-stream',
+    ...(data !== undefined ? { data } : {}),
+  };
+}
+
+// A completion notification is text the runtime writes into the parent's
+// transcript. Its <tool-use-id> names the call it completes and is the
+// primary key. Its <task-id> is an agent id only sometimes, so it is taken
+// only when it has an agent id's shape. <status> is not read: 1,183
+// notifications in the seed's corpus have none.
+function notificationOf(parts: Part[]): { tool?: string; child?: string } {
+  for (const part of parts) {
+    if (part.k !== 'text' || !part.text.includes('<task-notification>')) continue;
+    const tool = between(part.text, '<tool-use-id>', '</tool-use-id>');
+    let child: string | undefined;
+    for (const match of part.text.matchAll(/<task-id>([^<]*)<\/task-id>/g)) {
+      const id = match[1]!.trim();
+      if (isAgentId(id)) {
+        child = id;
+        break;
+      }
+    }
+    return { tool, child };
+  }
+  return {};
+}
+
+function between(whole: string, open: string, close: string): string | undefined {
+  const start = whole.indexOf(open);
+  if (start < 0) return undefined;
+  const end = whole.indexOf(close, start + open.length);
+  if (end < 0) return undefined;
+  return whole.slice(start + open.length, end).trim() || undefined;
+}
+
+// The cause sits on the record and, for a large share, only on the
+// attachment inside it. The set is open, so an unrecognised value is
+// `unknown`, never treated as absent.
+function triggerOf(value: Json, attachment: Json | undefined): Trigger | undefined {
+  const origin = isObject(value.origin) ? value.origin : isObject(attachment?.origin) ? attachment.origin : undefined;
+  const kind = text(origin?.kind);
+  if (kind === undefined) return undefined;
+  if (kind === 'human') return 'external';
+  if (kind === 'task-notification') return 'notification';
+  return 'unknown';
+}
+
+// Text that Claude Code itself writes into the user role. None of it was
+// typed as a prompt.
+const RUNTIME_WRITTEN = ['<local-command-stdout>', '<local-command-stderr>', '<local-command-caveat>', '<task-notification>', '[Request interrupted by user', 'Caveat: The messages below'];
+
+function flagsOf(
+  type: string,
+  value: Json,
+  message: Json | undefined,
+  attachment: Json | undefined,
+  toolObject: Json | undefined,
+  parts: Part[],
+  trigger: Trigger | undefined,
+): RecordFlag[] {
+  const flags = new Set<RecordFlag>();
+  if (type === 'assistant' && message !== undefined) {
+    // The model name, not a missing request id: a quarter of client-made
+    // records carry a request id, and a real call exists without one.
+    if (message.model === '<synthetic>') flags.add('synthetic');
+    // A stop reason makes the usage final. It does NOT mark the last fragment
+    // of a call: a main transcript stamps it on every fragment.
+    if (text(message.stop_reason) !== undefined) flags.add('finished');
+  }
+  if (type === 'system') {
+    switch (value.subtype) {
+      case 'compact_boundary':
+        flags.add('context_reset');
+        break;
+      case 'api_error':
+        flags.add('error');
+        break;
+      case 'turn_duration':
+        flags.add('turn_duration');
+        break;
+      case 'local_command':
+        flags.add('command');
+        break;
+      default:
+        // Every subtype says something about the session; an unknown one is
+        // a notice rather than nothing.
+        flags.add('notice');
+    }
+  }
+  if (value.isCompactSummary === true) flags.add('reset_summary');
+  if (toolObject?.status === 'async_launched') flags.add('launch_ack');
+  if (toolObject?.status === 'completed' && text(toolObject.agentId) !== undefined) flags.add('child_result');
+  if (value.isSidechain === true) flags.add('sidechain');
+  if (!CONVERSATIONAL.has(type)) flags.add('structural');
+  if (type === 'queue-operation') flags.add('queued');
+
+  if (type === 'attachment') {
+    // A queued command the person typed exists only as an attachment (614
+    // human turns in the seed's corpus). Its command mode separates it from a
+    // queued completion notice; everything else attached is injected context,
+    // by default rather than by a list, because a list has to be right about
+    // types that do not exist yet.
+    if (attachment?.type === 'queued_command' && attachment.commandMode === 'prompt') {
+      if (trigger === 'external') flags.add('external_input');
+      else if (trigger === undefined) flags.add('apparent_input');
+    } else {
+      flags.add('injected');
+    }
+  }
+  if (type === 'user') {
+    const typed = isTypedInput(value, parts);
+    if (trigger === 'external' && value.isMeta !== true) flags.add('external_input');
+    else if (trigger === undefined && typed) flags.add('apparent_input');
+    const first = parts[0];
+    if (first?.k === 'text' && first.text.startsWith('<command-name>')) flags.add('command');
+    if (first?.k === 'text' && (first.text.startsWith('<local-command-stdout>') || first.text.startsWith('<local-command-stderr>'))) flags.add('command');
+  }
+  if (value.isMeta === true) {
+    // Text the harness placed in the user role is injected, whatever it says.
+    flags.add('injected');
+    flags.delete('external_input');
+    flags.delete('apparent_input');
+  }
+  return [...flags];
+}
+
+// Older Claude Code versions state no origin at all. A user record that
+// carries no tool result, is not the runtime's own text, is not a summary and
+// is not a child's first prompt has the shape of typed input. It is flagged as
+// apparent, not as observed, so assembly can say which it counted.
+function isTypedInput(value: Json, parts: Part[]): boolean {
+  if (value.isSidechain === true || value.isCompactSummary === true || value.toolUseResult !== undefined) return false;
+  if (parts.length === 0 || parts.some((part) => part.k === 'result')) return false;
+  const first = parts.find((part) => part.k === 'text');
+  if (first === undefined) return parts.some((part) => part.k === 'media');
+  return !RUNTIME_WRITTEN.some((marker) => (first as { text: string }).text.startsWith(marker));
+}
+
+function producerOf(type: string, flags: RecordFlag[], parts: Part[]): Producer {
+  if (type === 'assistant') return flags.includes('synthetic') ? 'runtime' : 'agent';
+  if (type === 'user') {
+    if (parts.some((part) => part.k === 'result')) return 'tool';
+    if (flags.includes('injected')) return 'runtime';
+    if (flags.includes('external_input') || flags.includes('apparent_input')) return 'person';
+    return 'runtime';
+  }
+  if (flags.includes('external_input') || flags.includes('apparent_input')) return 'person';
+  return 'runtime';
+}
+
+function usageOf(value: unknown): Usage | undefined {
+  if (!isObject(value)) return undefined;
+  const usage = compact({
+    input: whole(value.input_tokens),
+    output: whole(value.output_tokens),
+    cache_read: whole(value.cache_read_input_tokens),
+    cache_write: whole(value.cache_creation_input_tokens),
+  });
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+function restOf(value: Json): Json | undefined {
+  const rest: Json = {};
+  let any = false;
+  for (const key of Object.keys(value)) {
+    if (IDENTITY_FIELDS.has(key)) continue;
+    rest[key] = value[key];
+    any = true;
+  }
+  return any ? rest : undefined;
+}
+
+function textPart(content: string): Part {
+  return { k: 'text', state: 'available', bytes: byteLength(content), text: content };
+}
+
+function dataPart(data: unknown, bytes?: number): Part {
+  return { k: 'data', state: 'available', bytes: bytes ?? jsonBytes(data), data };
+}
+
+function unknownPart(value: unknown, why: string): Part {
+  const raw = JSON.stringify(value) ?? 'undefined';
+  return { k: 'unknown', state: 'available', bytes: byteLength(raw), why, raw };
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function whole(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function byteLength(value: string): number {
+  return Buffer.byteLength(value, 'utf8');
+}
+
+function jsonBytes(value: unknown): number {
+  return byteLength(JSON.stringify(value) ?? '');
+}
+
+// Leaves out absent fields, so rows stay small and the same record always
+// gives the same bytes.
+function compact<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) {
+    if (value[key] === undefined) delete value[key];
+  }
+  return value;
+}

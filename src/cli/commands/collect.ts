@@ -1,0 +1,129 @@
+// `sessionizer collect`: land new source data in the storage zone.
+//
+// With --once it makes one pass and exits, which is also the first backfill
+// of existing history. Without it, it makes a pass, waits --interval seconds,
+// and makes another, until interrupted.
+
+import path from 'node:path';
+import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
+import { discoverSessions } from '../../adapters/claude-code/discover.ts';
+import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
+import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
+import { collectAll, landedTotals, type CollectAllReport } from '../../collection/collect-all.ts';
+import type { SessionOutcome } from '../../collection/collector.ts';
+import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
+import { megabytes, progress, rate } from '../progress.ts';
+
+export const DEFAULT_DATA = 'data';
+
+export async function collect(argv: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArguments('collect', argv, {
+    ...SOURCE_OPTIONS,
+    data: { type: 'string' },
+    once: { type: 'boolean' },
+    interval: { type: 'string' },
+  });
+  const interval = Number(values.interval ?? '5');
+  if (!Number.isFinite(interval) || interval <= 0) throw new UsageError(`collect: --interval must be a number of seconds above 0, not ${JSON.stringify(values.interval)}`);
+  const source = resolveSourceRoot(values.source);
+  const data = path.resolve(values.data ?? DEFAULT_DATA);
+  const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
+  if (!values.json) io.error(`${describeSourceRoot(source)}\ndata ${data}\n`);
+
+  for (;;) {
+    const exit = onePass(source.root, data, selected, values.json === true, io);
+    if (values.once) return exit;
+    // Between passes an interruption ends the command cleanly. During a pass
+    // it simply stops the process: landing commits each file before its
+    // cursor, so whatever was landed stays and the next pass goes on from it.
+    const interrupted = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        process.removeListener('SIGINT', wake);
+        resolve(false);
+      }, interval * 1000);
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      process.once('SIGINT', wake);
+    });
+    if (interrupted) return exit;
+  }
+}
+
+function onePass(root: string, data: string, selected: ReturnType<typeof sessionMatcher>, json: boolean, io: Io): number {
+  const started = performance.now();
+  const discovery = discoverSessions(root);
+  const bar = progress(io.interactive && !json);
+  let landedBytes = 0;
+  const report = collectAll({
+    data,
+    adapter: claudeCodeAdapter,
+    discovery,
+    selected,
+    onSession(outcome, done, total) {
+      for (const source of outcome.sources) for (const file of source.landed) landedBytes += file.sourceBytes;
+      bar.update(`collect: ${done}/${total} sessions, ${megabytes(landedBytes)} landed, ${rate(landedBytes, performance.now() - started)}`);
+    },
+  });
+  bar.done();
+  const elapsed = performance.now() - started;
+  const failed = report.sessions.some((session) => session.locked !== undefined || session.unreadable.length > 0 || session.sources.some((source) => source.status === 'conflict' || source.status === 'failed'));
+  if (json) io.out(`${JSON.stringify(reportJson(report, discovery.warnings, elapsed))}\n`);
+  else printReport(report, discovery.warnings, elapsed, io);
+  return failed ? EXIT_REJECTED : EXIT_OK;
+}
+
+function printReport(report: CollectAllReport, warnings: string[], elapsed: number, io: Io): void {
+  const totals = landedTotals(report);
+  for (const session of report.sessions) printSession(session, io);
+  for (const warning of warnings) io.error(`warning: ${warning}\n`);
+  const unchanged = report.sessions.filter((session) => session.sources.every((source) => source.landed.length === 0)).length;
+  io.out(
+    `landed ${totals.files} file${totals.files === 1 ? '' : 's'}, ${totals.records} records, ${megabytes(totals.bytes)} from ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'} ` +
+      `in ${(elapsed / 1000).toFixed(2)} s (${rate(totals.bytes, elapsed)}); ${unchanged} had nothing new` +
+      `${report.skipped > 0 ? `; ${report.skipped} left out by filters` : ''}\n`,
+  );
+}
+
+function printSession(session: SessionOutcome, io: Io): void {
+  if (session.locked !== undefined) io.error(`${session.locked}\n`);
+  for (const source of session.sources) {
+    const where = `${session.session} ${source.source}`;
+    if (source.status === 'conflict' || source.status === 'failed') io.error(`error: ${where}: ${source.message}\n`);
+    else if (source.status === 'gone') io.error(`${where}: ${source.message}\n`);
+    for (const problem of source.problems) io.error(`note: ${source.source}:${problem.ord}: ${problem.what}\n`);
+    if (source.problemCount > source.problems.length) io.error(`note: ${source.source}: ${source.problemCount - source.problems.length} more such lines\n`);
+    if (source.inFlightBytes > 0) io.error(`note: ${source.source}: ${source.message}\n`);
+    for (const [why, count] of source.unknownShapes) io.error(`note: ${source.source}: ${count} part${count === 1 ? '' : 's'} kept as unknown: ${why}\n`);
+  }
+  for (const failure of session.unreadable) io.error(`error: ${failure}\n`);
+  if (session.mended > 0) io.error(`${session.session}: derived ${session.mended} missing .sd file${session.mended === 1 ? '' : 's'}\n`);
+}
+
+/** The --json form. Stable: fields are added, never renamed or removed. */
+export function reportJson(report: CollectAllReport, warnings: string[], elapsed: number) {
+  return {
+    elapsed_ms: Math.round(elapsed),
+    totals: landedTotals(report),
+    left_out: report.skipped,
+    warnings,
+    sessions: report.sessions.map((session) => ({
+      session: session.session,
+      locked: session.locked,
+      mended: session.mended,
+      unreadable: session.unreadable,
+      sources: session.sources.map((source) => ({
+        source: source.source,
+        place: source.place,
+        status: source.status,
+        message: source.message,
+        landed: source.landed,
+        problems: source.problems,
+        problem_count: source.problemCount,
+        in_flight_bytes: source.inFlightBytes,
+        unknown_shapes: Object.fromEntries(source.unknownShapes),
+      })),
+    })),
+  };
+}

@@ -1,0 +1,54 @@
+// `sessionizer sources`: what would be collected, and from where, before
+// anything is written.
+
+import fs from 'node:fs';
+import { discoverSessions } from '../../adapters/claude-code/discover.ts';
+import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
+import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
+import type { DiscoveredSession } from '../../collection/source.ts';
+import { EXIT_OK, parseCommandArguments, SOURCE_OPTIONS, type Io } from '../command.ts';
+import { megabytes } from '../progress.ts';
+
+export function sources(argv: string[], io: Io): number {
+  const { values } = parseCommandArguments('sources', argv, SOURCE_OPTIONS);
+  const source = resolveSourceRoot(values.source);
+  const discovery = discoverSessions(source.root);
+  const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
+  const sessions = discovery.sessions.filter(selected);
+  const described = sessions.map(describe);
+  if (values.json) {
+    io.out(`${JSON.stringify({ root: source.root, origin: source.origin, sessions: described, left_out: discovery.sessions.length - sessions.length, warnings: discovery.warnings }, null, 2)}\n`);
+    return EXIT_OK;
+  }
+  io.error(`${describeSourceRoot(source)}\n`);
+  for (const session of described) {
+    const streams = new Set(session.sources.filter((item) => item.place.startsWith('streams/')).map((item) => item.place));
+    const runs = new Set(session.sources.filter((item) => item.place.startsWith('runs/')).map((item) => item.place));
+    const notes = [
+      `${streams.size} stream${streams.size === 1 ? '' : 's'}`,
+      ...(runs.size > 0 ? [`${runs.size} workflow run${runs.size === 1 ? '' : 's'}`] : []),
+      `${session.sources.length} file${session.sources.length === 1 ? '' : 's'}`,
+      megabytes(session.bytes),
+      ...(session.primary === undefined ? ['main transcript pruned'] : []),
+    ];
+    io.out(`${session.id}  ${session.primary ?? session.folders[0] ?? ''}${session.folders.length > 1 ? ` (+${session.folders.length - 1} more folders)` : ''}  ${notes.join(', ')}\n`);
+  }
+  io.error(`${sessions.length} session${sessions.length === 1 ? '' : 's'}${sessions.length < discovery.sessions.length ? `, ${discovery.sessions.length - sessions.length} left out by filters` : ''}\n`);
+  for (const warning of discovery.warnings) io.error(`warning: ${warning}\n`);
+  return EXIT_OK;
+}
+
+function describe(session: DiscoveredSession) {
+  let bytes = 0;
+  const files = session.sources.map((source) => {
+    let size = 0;
+    try {
+      size = fs.statSync(source.path).size;
+    } catch {
+      // Gone since discovery; it counts as empty here and collect will say so.
+    }
+    bytes += size;
+    return { path: source.relative, kind: source.kind, nature: source.nature, place: source.place.type === 'stream' ? `streams/${source.place.stream}` : `runs/${source.place.run}`, bytes: size };
+  });
+  return { id: session.id, primary: session.primary, folders: session.folders, bytes, sources: files };
+}

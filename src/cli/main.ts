@@ -1,0 +1,75 @@
+// The command table. Every command of DESIGN.md is listed, so --help shows
+// the whole contract; one that is not built yet says so and exits 2.
+
+import { collect } from './commands/collect.ts';
+import { sources } from './commands/sources.ts';
+import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, type Command, type Io } from './command.ts';
+import { SourceRootError } from '../adapters/claude-code/source-root.ts';
+
+export const COMMANDS: readonly Command[] = [
+  { name: 'sources', synopsis: 'sources  [--source DIR] [--include PATTERN]... [--exclude PATTERN]... [--json]', summary: 'discovered sessions and their files', run: sources },
+  { name: 'collect', synopsis: 'collect  [--source DIR] [--data DIR] [--once] [--interval SECONDS] [--include PATTERN]... [--exclude PATTERN]... [--json]', summary: 'land new source data', run: collect },
+  { name: 'parse', synopsis: 'parse    [--data DIR] [SESSION]', summary: 'append a round to each changed chain' },
+  { name: 'conversation', synopsis: 'conversation ID [--data DIR] [--json] [--terms unified|native|both]', summary: 'the folded conversation' },
+  { name: 'branches', synopsis: 'branches ID [--data DIR] [--json]', summary: 'natural and explicit branches' },
+  { name: 'fork', synopsis: 'fork ID --at EVENT [--name NAME] [--data DIR]', summary: 'explicit branch at a stable boundary' },
+  { name: 'restore', synopsis: 'restore ID --branch NAME --out DIR', summary: 'the branch as a resumable transcript' },
+  { name: 'export', synopsis: 'export   [--source DIR] [--data DIR] [--out DIR] [--archive FILE] [--conversation ID]...', summary: 'the bundle and the site' },
+  { name: 'verify', synopsis: 'verify PATH [--deep]', summary: 'check a storage root, an export folder or a .tar.zst' },
+  { name: 'glossary', synopsis: 'glossary [--json]', summary: "the model's words and Claude Code's" },
+];
+
+export function usage(): string {
+  const lines = ['usage: sessionizer COMMAND [OPTIONS]', '', 'commands:'];
+  for (const command of COMMANDS) {
+    lines.push(`  ${command.synopsis}`);
+    lines.push(`      ${command.summary}${command.run ? '' : ' (not built yet)'}`);
+  }
+  lines.push(
+    '',
+    'Source: --source, else $CLAUDE_CONFIG_DIR/projects, else $XDG_CONFIG_HOME/claude/projects,',
+    'else ~/.claude/projects, else the sample corpus in fixtures/. Data: ./data unless --data.',
+    'Exit codes: 0 success, 1 input rejected or verification failed, 2 usage error.',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+const defaultIo: Io = {
+  out: (text) => process.stdout.write(text),
+  error: (text) => process.stderr.write(text),
+  interactive: process.stderr.isTTY === true,
+};
+
+export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? io.error : io.out)(usage());
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) {
+    io.error(`sessionizer: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    return EXIT_USAGE;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(`usage: sessionizer ${command.synopsis}\n  ${command.summary}${command.run ? '' : ' (not built yet)'}\n`);
+    return EXIT_OK;
+  }
+  if (!command.run) {
+    io.error(`sessionizer ${name}: not built yet; it arrives with a later issue. See sessionizer --help.\n`);
+    return EXIT_USAGE;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.error(`sessionizer ${error.message}\nusage: sessionizer ${command.synopsis}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof SourceRootError) {
+      io.error(`sessionizer ${name}: ${error.message}\n`);
+      return EXIT_REJECTED;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,489 @@
+// Lands new source data: for each session, for each source, the bytes added
+// since the last pass, as write-once landed files, each followed by its `.sd`.
+//
+// The order of every step is what makes an interruption safe:
+//
+//   land the file (temporary name, fsync, rename, 0444)
+//   then commit the cursor
+//   then derive the `.sd`
+//
+// A crash after landing and before the cursor re-lands the same records on the
+// next pass. That is at-least-once on purpose: assembly removes duplicate
+// records anyway, because Claude Code writes duplicates itself, so a repeat
+// costs nothing, while the opposite order would lose data. A crash before the
+// `.sd` is mended at the end of the next pass, which derives every missing one.
+//
+// A session is the unit of work. Its sequence counter spans all its streams,
+// so one session is processed by one collector, under a lock, in one thread;
+// sessions are independent of each other.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
+import { readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
+import { isJsonText } from '../landing/json-text.ts';
+import { digestOf, encodingFor, headerLine, recordLine, type LandedHeader } from '../landing/landed-file.ts';
+import { cursorName, landedName, placeFolder, placePath, sessionFolder, sessionStatePath } from '../landing/layout.ts';
+import { readLines, withOpenFile } from '../landing/line-reader.ts';
+import { lockSession, SessionLockedError } from '../landing/lock.ts';
+import { readSessionState, writeSessionState } from '../landing/session-state.ts';
+import { deriveMissingSessionData, deriveSessionData, type DerivationReport } from '../session-data/derive.ts';
+import type { Adapter, CollectableSource, DiscoveredSession } from './source.ts';
+
+// A landed file is closed and a new one started past this size, with the
+// cursor committed in between. A 59 MB transcript then lands in two files
+// rather than one, a first backfill that is interrupted keeps what it landed,
+// and the `.sd` of one landed file never has to hold more than this.
+export const LANDED_FILE_BYTES = 32 << 20;
+
+// Lines from 1 MiB up are reported. They are landed like any other; the
+// report exists because tools with a fixed line limit fail on them silently
+// (the longest line measured in the seed corpus is 979,632 bytes).
+export const LARGE_LINE_BYTES = 1 << 20;
+
+// How many record problems are listed one by one per source; the rest are counted.
+const PROBLEMS_LISTED = 20;
+
+const NEWLINE = Buffer.from('\n');
+
+export interface LandedFileSummary {
+  readonly seq: number;
+  /** Path inside the data folder, with forward slashes. */
+  readonly file: string;
+  readonly records: number;
+  readonly sourceBytes: number;
+}
+
+/** Something about a record that was landed anyway, but that a person should know. */
+export interface RecordProblem {
+  readonly ord: number;
+  readonly offset: number;
+  readonly what: string;
+}
+
+export type SourceStatus = 'landed' | 'unchanged' | 'empty' | 'conflict' | 'gone' | 'failed';
+
+export interface SourceOutcome {
+  readonly source: string;
+  readonly place: string;
+  readonly status: SourceStatus;
+  readonly message?: string;
+  readonly landed: LandedFileSummary[];
+  readonly problems: RecordProblem[];
+  readonly problemCount: number;
+  /** Bytes after the last newline: a write still in progress, left for the next pass. */
+  readonly inFlightBytes: number;
+  readonly unknownShapes: Map<string, number>;
+}
+
+export interface SessionOutcome {
+  readonly session: string;
+  readonly locked?: string;
+  readonly sources: SourceOutcome[];
+  /** `.sd` files derived for landed files that had none (an earlier crash, or a deleted `.sd`). */
+  readonly mended: number;
+  /** Landed files whose `.sd` could not be derived, each naming the file and line. */
+  readonly unreadable: string[];
+}
+
+export interface CollectOptions {
+  readonly data: string;
+  /** The source root the sources' relative paths are under, to tell a pruned source from a filtered one. */
+  readonly sourceRoot: string;
+  readonly adapter: Adapter;
+  readonly now?: () => Date;
+}
+
+/** Collects one session. Never throws for a problem with one source: that source's outcome says what failed. */
+export function collectSession(session: DiscoveredSession, options: CollectOptions): SessionOutcome {
+  let lock;
+  try {
+    lock = lockSession(options.data, session.id);
+  } catch (error) {
+    if (error instanceof SessionLockedError) return { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] };
+    throw error;
+  }
+  try {
+    const state = readSessionState(options.data, session.id);
+    const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq };
+    const outcomes: SourceOutcome[] = [];
+    const visited = new Set<string>();
+    for (const source of session.sources) {
+      const cursorFile = path.join(placeFolder(options.data, session.id, source.place), cursorName(source.cursorKey));
+      if (visited.has(cursorFile)) {
+        outcomes.push(outcome(source, 'conflict', `another source of this session already lands in ${placePath(source.place)}/${cursorName(source.cursorKey)}; this one was left alone`));
+        continue;
+      }
+      visited.add(cursorFile);
+      outcomes.push(collectSource(context, source, cursorFile));
+    }
+    outcomes.push(...markVanishedSources(context, visited));
+    const mending = deriveMissingSessionData(options.data, session.id, options.adapter.converter);
+    let newest = 0;
+    for (const source of session.sources) {
+      try {
+        newest = Math.max(newest, fs.statSync(source.path).mtimeMs);
+      } catch {
+        // Gone since discovery; markVanishedSources or the next pass reports it.
+      }
+    }
+    // A session with nothing landed, ever (only empty files so far), leaves no
+    // trace: an empty session folder would be a session with no data.
+    if (context.nextSeq === 1 && !fs.existsSync(sessionStatePath(options.data, session.id))) {
+      lock.release();
+      removeIfEmpty(sessionFolder(options.data, session.id));
+      return { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures };
+    }
+    writeSessionState(options.data, session.id, {
+      nextSeq: context.nextSeq,
+      liveness: 'unknown',
+      quietSince: newest > 0 ? new Date(newest).toISOString() : state.quietSince,
+      lastScan: context.now().toISOString(),
+    });
+    return { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures };
+  } finally {
+    lock.release();
+  }
+}
+
+interface SessionContext extends CollectOptions {
+  readonly now: () => Date;
+  readonly session: string;
+  nextSeq: number;
+}
+
+function outcome(source: CollectableSource, status: SourceStatus, message?: string): SourceOutcome {
+  return { source: source.relative, place: placePath(source.place), status, message, landed: [], problems: [], problemCount: 0, inFlightBytes: 0, unknownShapes: new Map() };
+}
+
+function collectSource(context: SessionContext, source: CollectableSource, cursorFile: string): SourceOutcome {
+  let cursor: Cursor | undefined;
+  try {
+    cursor = readCursor(cursorFile);
+  } catch (error) {
+    return outcome(source, 'failed', `${cursorFile}: ${(error as Error).message}`);
+  }
+  if (cursor?.state === 'conflict') {
+    return outcome(source, 'conflict', `stopped by an earlier conflict: ${cursor.conflict ?? 'unknown'}. Its landed data is kept; move ${cursorFile} aside to land the source again from the start`);
+  }
+  if (cursor && cursor.type !== source.nature) {
+    return stop(context, source, cursorFile, cursor, `the cursor is for a ${cursor.type} source but this source is ${source.nature}`);
+  }
+  try {
+    return source.nature === 'append'
+      ? collectAppend(context, source, cursorFile, cursor as AppendCursor | undefined)
+      : collectSnapshot(context, source, cursorFile, cursor as SnapshotCursor | undefined);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync(source.path)) {
+      if (cursor) writeCursor(cursorFile, { ...cursor, state: 'source_gone' }, context.now());
+      return outcome(source, 'gone', 'the source disappeared during collection; what was landed stays');
+    }
+    return outcome(source, 'failed', `${source.relative}: ${(error as Error).message}`);
+  }
+}
+
+// A conflict stops one source and nothing else. The cursor records why, so
+// every later pass says so again instead of landing a changed file on top of
+// the old one; the landed data is never touched.
+function stop(context: SessionContext, source: CollectableSource, cursorFile: string, cursor: Cursor, why: string): SourceOutcome {
+  writeCursor(cursorFile, { ...cursor, state: 'conflict', conflict: why }, context.now());
+  return outcome(source, 'conflict', `${source.relative}: ${why}. Collection of this source stopped; its landed data is kept`);
+}
+
+class Landing {
+  private pending: PendingFile | undefined;
+  private header: LandedHeader | undefined;
+  private records = 0;
+  private sourceBytes = 0;
+  readonly files: LandedFileSummary[] = [];
+  readonly problems: RecordProblem[] = [];
+  problemCount = 0;
+  readonly unknownShapes = new Map<string, number>();
+
+  constructor(
+    private readonly context: SessionContext,
+    private readonly source: CollectableSource,
+  ) {}
+
+  get size(): number {
+    return this.pending?.size ?? 0;
+  }
+
+  add(ord: number, offset: number, bytes: Buffer): void {
+    if (!this.pending) this.open();
+    const sha = digestOf(bytes);
+    const encoding = encodingFor(bytes);
+    if (encoding === 'base64') this.problem(ord, offset, 'not valid UTF-8; landed as base64');
+    // A document that is JSON spread over lines (a pretty-printed sidecar, or
+    // one ending in a newline) is encoded only to fit one envelope line; that
+    // is not a problem with the source. A script is never JSON.
+    else if (encoding === 'utf8' && this.source.kind !== 'workflow_script' && (this.source.nature === 'append' || !isJsonText(bytes))) {
+      this.problem(ord, offset, bytes.length === 0 ? 'an empty line; landed as text' : 'not JSON; landed as text');
+    }
+    if (bytes.length >= LARGE_LINE_BYTES) this.problem(ord, offset, `a line of ${bytes.length} bytes`);
+    for (const piece of recordLine(ord, offset, sha, encoding, bytes)) this.pending!.write(piece);
+    this.records++;
+    this.sourceBytes += bytes.length;
+  }
+
+  private problem(ord: number, offset: number, what: string): void {
+    this.problemCount++;
+    if (this.problems.length < PROBLEMS_LISTED) this.problems.push({ ord, offset, what });
+  }
+
+  private open(): void {
+    const { context, source } = this;
+    const seq = context.nextSeq++;
+    const at = context.now();
+    const folder = placeFolder(context.data, context.session, source.place);
+    this.pending = new PendingFile(path.join(folder, landedName(source.prefix, at, seq)), { digest: true });
+    this.header = {
+      h: 1,
+      seq,
+      at: at.toISOString(),
+      kind: source.kind,
+      adapter: context.adapter.name,
+      src: source.relative,
+      session: context.session,
+      stream: source.place.type === 'stream' ? source.place.stream : null,
+      ...(source.place.type === 'run' ? { run: source.place.run } : {}),
+      state: 'available',
+    };
+    this.pending.write(headerLine(this.header));
+  }
+
+  /** Makes the open file durable and returns its sequence number and digest, for the cursor and the `.sd`. */
+  finish(): { seq: number; file: string; digest: string } | undefined {
+    if (!this.pending) return undefined;
+    const pending = this.pending;
+    this.pending = undefined;
+    let digest: string;
+    try {
+      digest = pending.finish(READ_ONLY)!;
+    } catch (error) {
+      pending.abandon();
+      throw error;
+    }
+    const file = path.relative(this.context.data, pending.target).split(path.sep).join('/');
+    this.files.push({ seq: this.header!.seq, file, records: this.records, sourceBytes: this.sourceBytes });
+    this.records = 0;
+    this.sourceBytes = 0;
+    return { seq: this.header!.seq, file: pending.target, digest };
+  }
+
+  abandon(): void {
+    this.pending?.abandon();
+    this.pending = undefined;
+  }
+
+  /** Derives the `.sd` of a file just landed. A failure here loses nothing: the next pass mends it. */
+  deriveSessionData(file: string, digest: string): void {
+    let report: DerivationReport;
+    try {
+      report = deriveSessionData(file, this.context.adapter.converter, digest);
+    } catch (error) {
+      this.problem(0, 0, `its .sd could not be derived yet: ${(error as Error).message}`);
+      return;
+    }
+    for (const [why, count] of report.unknownShapes) this.unknownShapes.set(why, (this.unknownShapes.get(why) ?? 0) + count);
+  }
+
+  outcome(status: SourceStatus, inFlightBytes: number, message?: string): SourceOutcome {
+    return {
+      source: this.source.relative,
+      place: placePath(this.source.place),
+      status,
+      message,
+      landed: this.files,
+      problems: this.problems,
+      problemCount: this.problemCount,
+      inFlightBytes,
+      unknownShapes: this.unknownShapes,
+    };
+  }
+}
+
+function collectAppend(context: SessionContext, source: CollectableSource, cursorFile: string, cursor: AppendCursor | undefined): SourceOutcome {
+  const stat = fs.statSync(source.path, { bigint: true });
+  const device = String(stat.dev);
+  const inode = String(stat.ino);
+  const size = Number(stat.size);
+  if (cursor) {
+    if (cursor.device !== device || cursor.inode !== inode) {
+      return stop(context, source, cursorFile, cursor, `the file was replaced: device and inode were ${cursor.device}/${cursor.inode}, now ${device}/${inode}`);
+    }
+    if (size < cursor.offset) {
+      return stop(context, source, cursorFile, cursor, `the file was truncated: ${cursor.offset} bytes were landed, the file now has ${size}`);
+    }
+    if (size === cursor.offset) {
+      if (cursor.state !== 'active') writeCursor(cursorFile, { ...cursor, state: 'active' }, context.now());
+      return outcome(source, 'unchanged');
+    }
+  } else if (size === 0) {
+    return outcome(source, 'empty');
+  }
+
+  return withOpenFile(source.path, (descriptor) => {
+    const prefix = crypto.createHash('sha256');
+    const start = cursor?.offset ?? 0;
+    if (cursor && start > 0) {
+      for (const chunk of readRange(descriptor, 0, start)) prefix.update(chunk);
+      if (prefix.copy().digest('hex') !== cursor.prefixSha256) {
+        return stop(context, source, cursorFile, cursor, `the ${start} bytes already landed have changed (their SHA-256 differs from the one recorded)`);
+      }
+    }
+    const landing = new Landing(context, source);
+    let ord = cursor?.ord ?? 0;
+    let consumed = start;
+    let lastLine = { offset: -1, length: 0 };
+    let lastRecord = cursor?.lastRecord ?? '';
+    const commit = (): void => {
+      const finished = landing.finish();
+      if (!finished) return;
+      lastRecord = recordIdAt(context, descriptor, lastLine) || lastRecord;
+      writeCursor(
+        cursorFile,
+        {
+          type: 'append',
+          source: source.relative,
+          device,
+          inode,
+          offset: consumed,
+          ord,
+          lastRecord,
+          prefixSha256: prefix.copy().digest('hex'),
+          lastSeq: finished.seq,
+          sizeAtScan: size,
+          state: 'active',
+        },
+        context.now(),
+      );
+      landing.deriveSessionData(finished.file, finished.digest);
+    };
+    const reading = { trailingBytes: 0 };
+    try {
+      for (const line of readLines(descriptor, start, size, reading)) {
+        ord++;
+        landing.add(ord, line.offset, line.bytes);
+        prefix.update(line.bytes);
+        prefix.update(NEWLINE);
+        consumed = line.next;
+        lastLine = { offset: line.offset, length: line.bytes.length };
+        if (landing.size >= LANDED_FILE_BYTES) commit();
+      }
+      commit();
+    } catch (error) {
+      landing.abandon();
+      throw error;
+    }
+    const status = landing.files.length > 0 ? 'landed' : 'unchanged';
+    const message = reading.trailingBytes > 0 ? `${reading.trailingBytes} bytes after the last newline are a write in progress; left for the next pass` : undefined;
+    return landing.outcome(status, reading.trailingBytes, message);
+  });
+}
+
+function collectSnapshot(context: SessionContext, source: CollectableSource, cursorFile: string, cursor: SnapshotCursor | undefined): SourceOutcome {
+  const content = fs.readFileSync(source.path);
+  if (content.length === 0) return outcome(source, 'empty', 'the document is empty; nothing to land yet');
+  const digest = digestOf(content);
+  if (cursor && cursor.contentSha256 === digest) {
+    if (cursor.state !== 'active') writeCursor(cursorFile, { ...cursor, state: 'active' }, context.now());
+    return outcome(source, 'unchanged');
+  }
+  const landing = new Landing(context, source);
+  try {
+    landing.add(0, 0, content);
+    const finished = landing.finish()!;
+    writeCursor(
+      cursorFile,
+      { type: 'snapshot', source: source.relative, contentSha256: digest, size: content.length, lastSeq: finished.seq, state: 'active' },
+      context.now(),
+    );
+    landing.deriveSessionData(finished.file, finished.digest);
+  } catch (error) {
+    landing.abandon();
+    throw error;
+  }
+  return landing.outcome('landed', 0);
+}
+
+// The diagnostic anchor is the id of the last record landed. It is read from
+// the file again rather than kept from the loop, so the loop never copies a
+// line only in case it turns out to be the last.
+function recordIdAt(context: SessionContext, descriptor: number, line: { offset: number; length: number }): string {
+  if (line.offset < 0) return '';
+  const bytes = Buffer.allocUnsafe(line.length);
+  fs.readSync(descriptor, bytes, 0, line.length, line.offset);
+  return context.adapter.recordId(bytes);
+}
+
+function* readRange(descriptor: number, start: number, end: number): Generator<Buffer> {
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (let position = start; position < end; ) {
+    const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
+    if (got === 0) throw Object.assign(new Error('the file ended early while its landed prefix was being checked'), { code: 'EIO' });
+    yield chunk.subarray(0, got);
+    position += got;
+  }
+}
+
+/**
+ * Marks the cursors of sources that no longer exist as source_gone. Pruned
+ * sources are normal (Claude Code deletes old transcripts while their child
+ * streams survive), so this is a state, not an error, and the landed data
+ * stays: the storage zone outlives its sources.
+ */
+function markVanishedSources(context: SessionContext, visited: Set<string>): SourceOutcome[] {
+  const outcomes: SourceOutcome[] = [];
+  const root = sessionFolder(context.data, context.session);
+  for (const group of ['streams', 'runs']) {
+    for (const place of listNames(path.join(root, group))) {
+      const folder = path.join(root, group, place);
+      for (const name of listNames(folder)) {
+        if (!name.endsWith('.cursor')) continue;
+        const file = path.join(folder, name);
+        if (visited.has(file)) continue;
+        const cursor = readCursor(file);
+        if (!cursor || cursor.state !== 'active') continue;
+        if (fs.existsSync(path.join(context.sourceRoot, cursor.source))) continue;
+        writeCursor(file, { ...cursor, state: 'source_gone' }, context.now());
+        outcomes.push({
+          source: cursor.source,
+          place: `${group}/${place}`,
+          status: 'gone',
+          message: 'the source no longer exists; what was landed from it stays',
+          landed: [],
+          problems: [],
+          problemCount: 0,
+          inFlightBytes: 0,
+          unknownShapes: new Map(),
+        });
+      }
+    }
+  }
+  return outcomes;
+}
+
+/** For a session found in the storage zone but no longer among the sources: records that its sources are gone. */
+export function collectVanishedSession(session: string, options: CollectOptions): SessionOutcome {
+  return collectSession({ id: session, folders: [], sources: [] }, options);
+}
+
+function removeIfEmpty(folder: string): void {
+  try {
+    fs.rmdirSync(folder);
+  } catch {
+    // Not empty after all, or already gone: either way nothing to do.
+  }
+}
+
+function listNames(folder: string): string[] {
+  try {
+    return fs.readdirSync(folder);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw error;
+  }
+}

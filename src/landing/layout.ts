@@ -1,0 +1,86 @@
+// Where everything lives in the storage zone. DESIGN.md is the contract:
+//
+//   <data>/<session-id>/session.state
+//   <data>/<session-id>/streams/main/transcript.cursor
+//   <data>/<session-id>/streams/main/transcript-<ts>-<seq>.jsonl   landed, 0444
+//   <data>/<session-id>/streams/main/transcript-<ts>-<seq>.sd      derived, same seq, 0444
+//   <data>/<session-id>/streams/<agent-id>/...                     child streams, flat by agent id
+//   <data>/<session-id>/runs/<run-id>/journal-*, manifest-*, script-*
+//
+// Children are flat by agent id and never nested by workflow or by parent
+// agent: the path must not assert a relationship that assembly is supposed to
+// derive, because correcting a wrong join would then mean moving write-once
+// files (seed design-notes/01 §2.2).
+
+import path from 'node:path';
+
+export const MAIN_STREAM = 'main';
+
+/** A folder that holds the files of one stream or one workflow run. */
+export type Place =
+  | { readonly type: 'stream'; readonly stream: string }
+  | { readonly type: 'run'; readonly run: string };
+
+export function sessionFolder(data: string, session: string): string {
+  return path.join(data, session);
+}
+
+export function placeFolder(data: string, session: string, place: Place): string {
+  return place.type === 'stream'
+    ? path.join(data, session, 'streams', place.stream)
+    : path.join(data, session, 'runs', place.run);
+}
+
+/** The place's path inside the session folder, with forward slashes. */
+export function placePath(place: Place): string {
+  return place.type === 'stream' ? `streams/${place.stream}` : `runs/${place.run}`;
+}
+
+export function sessionStatePath(data: string, session: string): string {
+  return path.join(data, session, 'session.state');
+}
+
+export function lockPath(data: string, session: string): string {
+  return path.join(data, session, 'collect.lock');
+}
+
+// A cursor is `<prefix>.cursor`, never `<prefix>-cursor`: landed files are
+// `<prefix>-<ts>-<seq>.jsonl`, and a hyphen would give the cursor the same
+// prefix as the data it tracks, turning every prefix scan into a bug.
+export function cursorName(cursorKey: string): string {
+  return `${cursorKey}.cursor`;
+}
+
+// Sequence numbers are zero-padded so that names sort in landing order. Six
+// digits cover a million landings in one session; past that the name simply
+// grows, and parsing never depends on the width.
+export function landedName(prefix: string, at: Date, seq: number): string {
+  return `${prefix}-${compactTime(at)}-${String(seq).padStart(6, '0')}.jsonl`;
+}
+
+export function sessionDataName(landed: string): string {
+  return landed.replace(/\.jsonl$/, '.sd');
+}
+
+// <prefix>-<ts>-<seq>.jsonl, where ts has no hyphen and prefix has none either.
+const LANDED_NAME = /^([a-z_]+)-(\d{8}T\d{6}\.\d{3}Z)-(\d+)\.jsonl$/;
+
+export interface LandedName {
+  readonly prefix: string;
+  readonly time: string;
+  readonly seq: number;
+}
+
+export function parseLandedName(name: string): LandedName | undefined {
+  const match = LANDED_NAME.exec(name);
+  if (!match) return undefined;
+  return { prefix: match[1]!, time: match[2]!, seq: Number(match[3]) };
+}
+
+// Compact RFC 3339 with no colon, so the name is valid on every filesystem and
+// sorts as text: 20260831T091204.481Z. JavaScript clocks give milliseconds;
+// nothing finer is claimed. Two landings in the same millisecond still differ
+// by their sequence number.
+export function compactTime(at: Date): string {
+  return at.toISOString().replace(/[-:]/g, '');
+}

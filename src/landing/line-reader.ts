@@ -1,0 +1,78 @@
+// Reads a file line by line with memory bounded by the longest line, not by
+// the file.
+//
+// Real transcripts reach 59 MB and single lines reach ~1 MB (seed
+// design-notes/01 §1.13). A reader with a fixed line limit fails on those, and
+// reading a whole file at once makes memory grow with history. This reads
+// fixed chunks and yields each complete line with its byte offset. Bytes after
+// the last newline are not a line: in a live source they are a write still in
+// progress, so they are never yielded, only counted.
+
+import fs from 'node:fs';
+
+const CHUNK_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+
+export interface Line {
+  /** The line's bytes without its newline. Valid until the next line is requested: copy to keep. */
+  readonly bytes: Buffer;
+  /** Byte offset of the line's first byte in the file. */
+  readonly offset: number;
+  /** Byte offset just after the line's newline. */
+  readonly next: number;
+}
+
+export interface LineReading {
+  /** Bytes after the last newline, up to `end`. */
+  trailingBytes: number;
+}
+
+/**
+ * Yields the complete lines in [start, end) of an open file. `reading.trailingBytes`
+ * is set once the generator is exhausted.
+ */
+export function* readLines(descriptor: number, start: number, end: number, reading: LineReading = { trailingBytes: 0 }): Generator<Line> {
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let carried: Buffer[] = [];
+  let carriedBytes = 0;
+  let lineStart = start;
+  let position = start;
+  while (position < end) {
+    const got = fs.readSync(descriptor, chunk, 0, Math.min(CHUNK_BYTES, end - position), position);
+    if (got === 0) break;
+    position += got;
+    let cursor = 0;
+    while (cursor < got) {
+      const newline = chunk.indexOf(NEWLINE, cursor);
+      if (newline < 0 || newline >= got) {
+        // The line goes on in the next chunk. It is copied because the chunk
+        // buffer is about to be overwritten.
+        carried.push(Buffer.from(chunk.subarray(cursor, got)));
+        carriedBytes += got - cursor;
+        break;
+      }
+      let bytes = chunk.subarray(cursor, newline);
+      if (carriedBytes > 0) {
+        carried.push(bytes);
+        bytes = Buffer.concat(carried, carriedBytes + bytes.length);
+        carried = [];
+        carriedBytes = 0;
+      }
+      const next = lineStart + bytes.length + 1;
+      yield { bytes, offset: lineStart, next };
+      lineStart = next;
+      cursor = newline + 1;
+    }
+  }
+  reading.trailingBytes = carriedBytes;
+}
+
+/** Opens a file read-only, runs `use`, and closes it whatever happens. */
+export function withOpenFile<T>(file: string, use: (descriptor: number) => T): T {
+  const descriptor = fs.openSync(file, 'r');
+  try {
+    return use(descriptor);
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}

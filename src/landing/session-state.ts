@@ -1,0 +1,100 @@
+// session.state holds the session's next sequence number and what is known of
+// its liveness.
+//
+// One counter spans every stream of a session, so a landed file's sequence
+// alone orders it against every other file of the session and a gap is
+// visible. That is also why a session is processed by one collector at a time
+// (lock.ts): two writers would hand out the same number.
+//
+// The filesystem is the authority on the counter. A crash between landing a
+// file and saving session.state must not reuse that file's number, so the
+// next number is never lower than one past the highest sequence on disk.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseLandedName, sessionStatePath, sessionFolder } from './layout.ts';
+import { readState, writeState, wholeNumber } from './state-text.ts';
+
+export const SESSION_STATE_SCHEMA = 1;
+
+/**
+ * Whether the session may still grow. No record ever says a session ended,
+ * and a transcript quiet for a month can be resumed, so a session is never
+ * complete: at best it is quiet since a time (seed design-notes/01 §2.7).
+ */
+export type Liveness = 'live' | 'quiet' | 'unknown';
+
+export interface SessionState {
+  readonly nextSeq: number;
+  readonly liveness: Liveness;
+  /** Modification time of the newest source, when known. */
+  readonly quietSince?: string;
+  readonly lastScan?: string;
+}
+
+export function readSessionState(data: string, session: string): SessionState {
+  const file = sessionStatePath(data, session);
+  const values = readState(file);
+  const onDisk = highestSeqOnDisk(data, session);
+  if (!values) return { nextSeq: onDisk + 1, liveness: 'unknown' };
+  const saved = wholeNumber(values, 'next_seq', file);
+  const liveness = values.get('liveness');
+  return {
+    nextSeq: Math.max(saved, onDisk + 1),
+    liveness: liveness === 'live' || liveness === 'quiet' ? liveness : 'unknown',
+    quietSince: values.get('quiet_since') || undefined,
+    lastScan: values.get('last_scan') || undefined,
+  };
+}
+
+export function writeSessionState(data: string, session: string, state: SessionState): void {
+  writeState(sessionStatePath(data, session), [
+    ['schema', SESSION_STATE_SCHEMA],
+    ['next_seq', state.nextSeq],
+    ['liveness', state.liveness],
+    ['quiet_since', state.quietSince],
+    ['last_scan', state.lastScan],
+  ]);
+}
+
+/** The highest sequence number of any landed file of the session, or 0. */
+export function highestSeqOnDisk(data: string, session: string): number {
+  let highest = 0;
+  for (const file of landedFilesOfSession(data, session)) highest = Math.max(highest, file.seq);
+  return highest;
+}
+
+export interface LandedFileEntry {
+  /** Absolute path. */
+  readonly path: string;
+  /** Path inside the session folder, with forward slashes: streams/main/transcript-….jsonl */
+  readonly relative: string;
+  readonly prefix: string;
+  readonly seq: number;
+}
+
+/** Every landed file of a session, in sequence order. */
+export function landedFilesOfSession(data: string, session: string): LandedFileEntry[] {
+  const files: LandedFileEntry[] = [];
+  const root = sessionFolder(data, session);
+  for (const group of ['streams', 'runs']) {
+    for (const place of listFolder(path.join(root, group))) {
+      const folder = path.join(root, group, place);
+      for (const name of listFolder(folder)) {
+        const parsed = parseLandedName(name);
+        if (!parsed) continue;
+        files.push({ path: path.join(folder, name), relative: `${group}/${place}/${name}`, prefix: parsed.prefix, seq: parsed.seq });
+      }
+    }
+  }
+  return files.sort((a, b) => a.seq - b.seq);
+}
+
+function listFolder(folder: string): string[] {
+  try {
+    return fs.readdirSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw error;
+  }
+}

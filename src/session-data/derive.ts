@@ -1,0 +1,139 @@
+// Writes the `.sd` for a landed file, and reads `.sd` files back.
+//
+// The conversion itself belongs to the adapter, which is the only code that
+// knows its runtime's fields. This module knows only the two formats: it feeds
+// each landed record to the adapter's converter, writes the rows write-once
+// beside the landed file with the same sequence number, and accounts for every
+// record: each landed record gets exactly one row.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
+import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
+import { sessionDataName } from '../landing/layout.ts';
+import { landedFilesOfSession } from '../landing/session-state.ts';
+import { readLines } from '../landing/line-reader.ts';
+import type { PartKind } from '../model/vocabulary.ts';
+import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from './format.ts';
+
+/** The adapter's half: one landed record in, one row out. It must not throw on bad input. */
+export interface Converter {
+  /** The runtime vocabulary and its version, such as claude-code/1. */
+  readonly dialect: string;
+  convert(record: LandedRecord, header: LandedHeader, row: number): SessionDataRow;
+}
+
+export interface DerivationReport {
+  readonly sessionData: string;
+  readonly rows: number;
+  readonly parts: Partial<Record<PartKind, number>>;
+  /** Shapes the adapter could not describe, by its reason, with how often each occurred. */
+  readonly unknownShapes: Map<string, number>;
+  readonly droppedBytes: number;
+}
+
+/**
+ * Derives `<landed>.sd` from a landed file. `landedDigest` is the landed
+ * file's SHA-256 when the caller has it already (it was just written); it is
+ * computed otherwise.
+ */
+export function deriveSessionData(landed: string, converter: Converter, landedDigest?: string): DerivationReport {
+  const target = path.join(path.dirname(landed), sessionDataName(path.basename(landed)));
+  const ofSha = landedDigest ?? digestOfFile(landed);
+  const pending = new PendingFile(target);
+  const parts: Partial<Record<PartKind, number>> = {};
+  const unknownShapes = new Map<string, number>();
+  let rows = 0;
+  let droppedBytes = 0;
+  try {
+    let header: LandedHeader | undefined;
+    for (const entry of readLandedFile(landed)) {
+      if (entry.type === 'header') {
+        header = entry.header;
+        pending.write(`${JSON.stringify(sessionDataHeader(header, converter.dialect, path.basename(landed), ofSha))}\n`);
+        continue;
+      }
+      const row = converter.convert(entry.record, header!, entry.row);
+      pending.write(`${JSON.stringify(row)}\n`);
+      rows++;
+      for (const part of row.parts) {
+        parts[part.k] = (parts[part.k] ?? 0) + 1;
+        if (part.k === 'unknown') unknownShapes.set(part.why, (unknownShapes.get(part.why) ?? 0) + 1);
+      }
+      for (const drop of row.dropped ?? []) droppedBytes += drop.bytes;
+    }
+    // A derived file may be rebuilt, so an old one is replaced; it is still
+    // read-only between rebuilds.
+    fs.rmSync(target, { force: true });
+    pending.finish(READ_ONLY);
+  } catch (error) {
+    pending.abandon();
+    throw error;
+  }
+  return { sessionData: target, rows, parts, unknownShapes, droppedBytes };
+}
+
+function sessionDataHeader(header: LandedHeader, dialect: string, of: string, ofSha: string): SessionDataHeader {
+  const value: Record<string, unknown> = {
+    h: 1,
+    schema: SESSION_DATA_SCHEMA,
+    dialect,
+    seq: header.seq,
+    session: header.session,
+    stream: header.stream,
+  };
+  if (header.run !== undefined) value.run = header.run;
+  value.kind = header.kind;
+  value.of = of;
+  value.of_sha = ofSha;
+  return value as unknown as SessionDataHeader;
+}
+
+export type SessionDataEntry = { readonly type: 'header'; readonly header: SessionDataHeader } | { readonly type: 'row'; readonly row: SessionDataRow };
+
+/** Reads a `.sd` file: its header, then its rows. */
+export function* readSessionData(file: string): Generator<SessionDataEntry> {
+  const descriptor = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(descriptor).size;
+    let line = 0;
+    for (const { bytes } of readLines(descriptor, 0, size)) {
+      line++;
+      let value: unknown;
+      try {
+        value = JSON.parse(bytes.toString('utf8'));
+      } catch {
+        throw new Error(`${file}: line ${line}: not JSON`);
+      }
+      if (line === 1) {
+        if ((value as SessionDataHeader).schema !== SESSION_DATA_SCHEMA) throw new Error(`${file}: not a ${SESSION_DATA_SCHEMA} file`);
+        yield { type: 'header', header: value as SessionDataHeader };
+      } else {
+        yield { type: 'row', row: value as SessionDataRow };
+      }
+    }
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
+/**
+ * Derives the `.sd` of every landed file of a session that has none: one left
+ * behind by an interrupted pass, or one deleted on purpose to rebuild it. A
+ * landed file that cannot be read is reported, not fatal: the others are
+ * still derived.
+ */
+export function deriveMissingSessionData(data: string, session: string, converter: Converter): { derived: number; failures: string[] } {
+  let derived = 0;
+  const failures: string[] = [];
+  for (const landed of landedFilesOfSession(data, session)) {
+    if (fs.existsSync(path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path))))) continue;
+    try {
+      deriveSessionData(landed.path, converter);
+      derived++;
+    } catch (error) {
+      failures.push((error as Error).message);
+    }
+  }
+  return { derived, failures };
+}

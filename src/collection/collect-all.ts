@@ -16,6 +16,8 @@ export interface CollectAllOptions {
   /** Which sessions to collect; a session left out is not touched at all. */
   readonly selected: (session: Pick<DiscoveredSession, 'id' | 'folders' | 'primary'>) => boolean;
   readonly onSession?: (outcome: SessionOutcome, done: number, total: number) => void;
+  /** See CollectOptions.deriveSessionData. */
+  readonly deriveSessionData?: boolean;
 }
 
 export interface CollectAllReport {
@@ -31,7 +33,7 @@ export function collectAll(options: CollectAllOptions): CollectAllReport {
   const vanished = storedSessions(options.data).filter((id) => !discovered.has(id) && options.selected({ id, folders: [] }));
   const total = chosen.length + vanished.length;
   const outcomes: SessionOutcome[] = [];
-  const common = { data: options.data, adapter: options.adapter, sourceRoot: options.discovery.root };
+  const common = { data: options.data, adapter: options.adapter, sourceRoot: options.discovery.root, deriveSessionData: options.deriveSessionData };
   for (const session of chosen) {
     const outcome = collectSession(session, common);
     outcomes.push(outcome);

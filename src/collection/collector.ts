@@ -93,6 +93,8 @@ export interface CollectOptions {
   readonly sourceRoot: string;
   readonly adapter: Adapter;
   readonly now?: () => Date;
+  /** False to land only, leaving every `.sd` to a later pass. The benchmark measures the two stages apart this way. */
+  readonly deriveSessionData?: boolean;
 }
 
 /** Collects one session. Never throws for a problem with one source: that source's outcome says what failed. */
@@ -119,7 +121,7 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
       outcomes.push(collectSource(context, source, cursorFile));
     }
     outcomes.push(...markVanishedSources(context, visited));
-    const mending = deriveMissingSessionData(options.data, session.id, options.adapter.converter);
+    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
     let newest = 0;
     for (const source of session.sources) {
       try {
@@ -279,6 +281,7 @@ class Landing {
 
   /** Derives the `.sd` of a file just landed. A failure here loses nothing: the next pass mends it. */
   deriveSessionData(file: string, digest: string): void {
+    if (this.context.deriveSessionData === false) return;
     let report: DerivationReport;
     try {
       report = deriveSessionData(file, this.context.adapter.converter, digest);

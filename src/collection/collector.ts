@@ -181,7 +181,7 @@ function collectSource(context: SessionContext, source: CollectableSource, curso
       if (cursor) writeCursor(cursorFile, { ...cursor, state: 'source_gone' }, context.now());
       return outcome(source, 'gone', 'the source disappeared during collection; what was landed stays');
     }
-    return outcome(source, 'failed', `${source.relative}: ${(error as Error).message}`);
+    return outcome(source, 'failed', (error as Error).message);
   }
 }
 
@@ -190,7 +190,7 @@ function collectSource(context: SessionContext, source: CollectableSource, curso
 // the old one; the landed data is never touched.
 function stop(context: SessionContext, source: CollectableSource, cursorFile: string, cursor: Cursor, why: string): SourceOutcome {
   writeCursor(cursorFile, { ...cursor, state: 'conflict', conflict: why }, context.now());
-  return outcome(source, 'conflict', `${source.relative}: ${why}. Collection of this source stopped; its landed data is kept`);
+  return outcome(source, 'conflict', `${why}. Collection of this source stopped; its landed data is kept`);
 }
 
 class Landing {

@@ -1,0 +1,338 @@
+// Writes fixtures/claude-code/projects: small synthetic Claude Code trees,
+// one session per hazard the seed measured, in one projects folder. It is
+// also the sample corpus that `npm run export` uses on a machine with no
+// Claude Code history.
+//
+//   node --import tsx scripts/write-fixtures.ts
+//
+// The output is committed, so a reviewer can read every fixture; this script
+// is how it was made and how it is changed. It is deterministic: running it
+// again writes the same bytes.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { imageBlock, stableUuid, textBlock, thinkingBlock, toolUseBlock, Transcript } from './claude-code-records.ts';
+
+export const FIXTURE_ROOT = fileURLToPath(new URL('../fixtures/claude-code/projects', import.meta.url));
+
+/** The session id of each hazard fixture, by hazard name. Tests import these. */
+export const FIXTURE_SESSIONS = {
+  duplicates: stableUuid('fixture', 1),
+  parallelLinear: stableUuid('fixture', 2),
+  parallelForked: stableUuid('fixture', 3),
+  compaction: stableUuid('fixture', 4),
+  rewind: stableUuid('fixture', 5),
+  nestedAgents: stableUuid('fixture', 6),
+  workflow: stableUuid('fixture', 7),
+  hugeLine: stableUuid('fixture', 8),
+  bareStringResult: stableUuid('fixture', 9),
+  imageAndText: stableUuid('fixture', 10),
+  prunedMain: stableUuid('fixture', 11),
+  partialLine: stableUuid('fixture', 12),
+  // Older versions wrote upper-case ids in some sessions; they stay as they are.
+  legacyAgents: stableUuid('fixture', 13).toUpperCase(),
+  malformedLines: stableUuid('fixture', 14),
+  empty: stableUuid('fixture', 15),
+} as const;
+
+/** The child agent ids the fixtures use. */
+export const FIXTURE_AGENTS = {
+  nestedOuter: 'a1b2c3d4e5f60718a',
+  nestedInner: 'a9f8e7d6c5b4a3921',
+  workflowFirst: 'a0000000000000001',
+  workflowSecond: 'a0000000000000002',
+  prunedOnly: 'a4444444444444444',
+  legacy: '3ea04571',
+} as const;
+
+export const FIXTURE_RUN = 'wf_5e3a91c0-77b';
+
+type Files = Map<string, string | Buffer>;
+
+function slug(name: string): string {
+  return `-home-user-fixtures-${name}`;
+}
+
+function main(files: Files, folder: string, transcript: Transcript): void {
+  files.set(`${slug(folder)}/${transcript.options.session}.jsonl`, transcript.text());
+}
+
+// Keep-first duplicate handling is forced by these blocks: before a
+// compaction Claude Code re-emits the records its own parent chain fails to
+// reach, each exactly twice, the copy differing in slug and promptId
+// (design-notes/01 §1.2, §1.12b).
+function duplicates(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.duplicates });
+  const lines: string[] = [];
+  t.prompt('Rename the config loader to settings loader.', { promptId: 'p-1' });
+  const [read] = t.call([toolUseBlock('toolu_dup01', 'Read', { file_path: '/home/user/project/config.ts' })]);
+  t.result('toolu_dup01', read!, 'export function loadConfig() {}', { toolUseResult: { type: 'text', file: { filePath: '/home/user/project/config.ts' } } });
+  t.call([textBlock('Renamed in one file.')]);
+  const block = t.lines.slice(0);
+  // The re-emitted copies: same uuid, same timestamp, a slug added, a new promptId.
+  for (const line of block) {
+    const record = JSON.parse(line) as Record<string, unknown>;
+    lines.push(JSON.stringify({ ...record, slug: 'rename-config-loader', ...(record.type === 'user' ? { promptId: 'p-1-replayed' } : {}) }));
+  }
+  for (const line of lines) t.raw(line);
+  t.compact('Summary: the config loader was renamed in config.ts.', []);
+  t.prompt('Now update the imports.', { promptId: 'p-2' });
+  t.call([textBlock('Imports updated.')]);
+  main(files, 'duplicates', t);
+}
+
+// Layout A, 80.5% of parallel batches: strictly linear and interleaved, no fork.
+function parallelLinear(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.parallelLinear });
+  t.prompt('Read both files.');
+  const messageId = 'msg_parallel_linear_01';
+  const [first] = t.call([toolUseBlock('toolu_lin01', 'Read', { file_path: 'a.ts' })], { messageId });
+  t.result('toolu_lin01', first!, 'contents of a', { toolUseResult: { type: 'text' } });
+  const [second] = t.call([toolUseBlock('toolu_lin02', 'Read', { file_path: 'b.ts' })], { messageId, parent: t.last });
+  t.result('toolu_lin02', second!, 'contents of b', { toolUseResult: { type: 'text' } });
+  t.call([textBlock('Both read.')]);
+  main(files, 'parallel-linear', t);
+}
+
+// Layout B: the parent chain forks, tool_use#1 → { tool_use#2, tool_result#1 }.
+// Not a branch: an ancestor walk from the next call would drop one pair.
+function parallelForked(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.parallelForked });
+  t.prompt('Run the tests and the linter.');
+  const messageId = 'msg_parallel_forked_01';
+  const [first] = t.call([toolUseBlock('toolu_fork01', 'Bash', { command: 'npm test' })], { messageId });
+  const [second] = t.call([toolUseBlock('toolu_fork02', 'Bash', { command: 'npm run lint' })], { messageId, parent: first });
+  t.result('toolu_fork01', first!, 'tests passed', { toolUseResult: { stdout: 'tests passed', stderr: '', interrupted: false } });
+  t.result('toolu_fork02', second!, 'no lint errors', { toolUseResult: { stdout: 'no lint errors', stderr: '', interrupted: false } });
+  t.call([textBlock('Tests and linter are clean.')]);
+  main(files, 'parallel-forked', t);
+}
+
+// A compaction is explicit: the boundary's parentUuid is null and
+// logicalParentUuid names the last record before it; the summary is the very
+// next line (design-notes/01 §1.6).
+function compaction(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.compaction });
+  const prompt = t.prompt('Explain the build.');
+  const [answer] = t.call([thinkingBlock(), textBlock('The build runs tsc, then bundles.')]);
+  t.compact('Summary: we discussed the build (tsc, then bundling).', [prompt, answer!]);
+  t.prompt('And the tests?');
+  t.call([textBlock('Vitest runs them.')], { usage: { input_tokens: 40, output_tokens: 9 } });
+  main(files, 'compaction', t);
+}
+
+// A rewind: the person went back and typed a different prompt from an
+// earlier point, so a second path starts with a real human prompt.
+function rewind(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.rewind });
+  t.prompt('Write a haiku about rain.');
+  const [first] = t.call([textBlock('Rain on the tin roof.')]);
+  t.prompt('Make it sadder.');
+  t.call([textBlock('Rain on an empty house.')]);
+  t.prompt('Actually, make it about snow.', { parent: first });
+  t.call([textBlock('Snow hushes the road.')]);
+  t.bookkeeping({ type: 'last-prompt', lastPrompt: 'Actually, make it about snow.', leafUuid: t.last });
+  main(files, 'rewind', t);
+}
+
+// Nesting to depth 2: an Agent tool call starts the outer child; inside it a
+// skill fork starts the inner child, whose sidecar alone names its parent
+// agent. The inner child's completion notice lands in the MAIN transcript
+// while the call it completes lives in the outer child's file, so the join is
+// exact but crosses files (design-notes/01 §1.5).
+function nestedAgents(files: Files): void {
+  const session = FIXTURE_SESSIONS.nestedAgents;
+  const { nestedOuter: outer, nestedInner: inner } = FIXTURE_AGENTS;
+  const t = new Transcript({ session });
+  t.prompt('Survey the repository with a helper.');
+  const prompt = 'List the packages and what each does.';
+  const [call] = t.call([toolUseBlock('toolu_agent01', 'Agent', { description: 'Survey packages', prompt, subagent_type: 'general-purpose' })]);
+  const child = new Transcript({ session, agent: outer });
+  child.prompt(prompt, { parent: null, origin: false });
+  const [skill] = child.call([toolUseBlock('toolu_skill01', 'Skill', { skill: 'summarise' })], { streaming: true });
+  child.result('toolu_skill01', skill!, 'Forked to a skill agent.');
+  const grandchild = new Transcript({ session, agent: inner });
+  grandchild.prompt('Summarise each package in one line.', { parent: null, origin: false });
+  grandchild.call([thinkingBlock(120), textBlock('core: the model; cli: the commands.')], { streaming: true });
+  child.call([textBlock('There are two packages.')], { streaming: true });
+  t.result('toolu_agent01', call!, [textBlock('There are two packages.')], { toolUseResult: { status: 'completed', agentId: outer, content: [textBlock('There are two packages.')], totalTokens: 900 } });
+  t.prompt(`<task-notification>\n<task-id>${inner}</task-id>\n<tool-use-id>toolu_skill01</tool-use-id>\n<status>completed</status>\n<summary>Skill agent finished</summary>\n</task-notification>`, { origin: false });
+  t.call([textBlock('The survey is done.')]);
+  main(files, 'nested-agents', t);
+  const folder = `${slug('nested-agents')}/${session}/subagents`;
+  files.set(`${folder}/agent-${outer}.jsonl`, child.text());
+  files.set(`${folder}/agent-${outer}.meta.json`, JSON.stringify({ agentType: 'general-purpose', description: 'Survey packages', toolUseId: 'toolu_agent01', spawnDepth: 1 }));
+  files.set(`${folder}/agent-${inner}.jsonl`, grandchild.text());
+  files.set(`${folder}/agent-${inner}.meta.json`, `${JSON.stringify({ agentType: 'summarise', spawnDepth: 2, parentAgentId: outer }, null, 2)}\n`);
+}
+
+// A workflow run: the Workflow tool's result names the run and the folder of
+// its children; the journal names each child it starts, sometimes before the
+// child's file exists; the manifest and the script sit in workflows/. The
+// script is also filed under another project folder, as Claude Code does
+// when the agent's working directory changed, so discovery must union the
+// session across folders.
+function workflow(files: Files): void {
+  const session = FIXTURE_SESSIONS.workflow;
+  const run = FIXTURE_RUN;
+  const t = new Transcript({ session });
+  t.prompt('Review the three modules in parallel.');
+  const [call] = t.call([toolUseBlock('toolu_wf01', 'Workflow', { script: 'review-modules' })]);
+  t.result('toolu_wf01', call!, 'Workflow started.', {
+    toolUseResult: { status: 'async_launched', runId: run, taskId: 'task_77', transcriptDir: `/home/user/.claude/projects/${slug('workflow')}/${session}/subagents/workflows/${run}` },
+  });
+  t.prompt(`<task-notification>\n<task-id>task_77</task-id>\n<tool-use-id>toolu_wf01</tool-use-id>\n<summary>Workflow finished</summary>\n</task-notification>`, { origin: false });
+  t.call([textBlock('The reviews are in.')]);
+  main(files, 'workflow', t);
+  const runFolder = `${slug('workflow')}/${session}/subagents/workflows/${run}`;
+  const journal: string[] = [];
+  for (const agent of [FIXTURE_AGENTS.workflowFirst, FIXTURE_AGENTS.workflowSecond]) {
+    const child = new Transcript({ session, agent });
+    child.prompt(`Review module ${agent.slice(-1)}.`, { parent: null, origin: false });
+    const [read] = child.call([toolUseBlock(`toolu_wfc${agent.slice(-1)}`, 'Read', { file_path: `module${agent.slice(-1)}.ts` })], { streaming: true });
+    // Child transcripts carry only the error-string form of toolUseResult.
+    child.result(`toolu_wfc${agent.slice(-1)}`, read!, 'File does not exist.', { isError: true, toolUseResult: 'Error: File does not exist.' });
+    child.call([textBlock(`Module ${agent.slice(-1)} is missing.`)], { streaming: true });
+    files.set(`${runFolder}/agent-${agent}.jsonl`, child.text());
+    files.set(`${runFolder}/agent-${agent}.meta.json`, JSON.stringify({ agentType: 'reviewer', spawnDepth: 1 }));
+    journal.push(JSON.stringify({ type: 'started', key: `v2:${agent}`, agentId: agent }));
+    journal.push(JSON.stringify({ type: 'result', key: `v2:${agent}`, agentId: agent, result: `Module ${agent.slice(-1)} is missing.` }));
+  }
+  // The journal leads the filesystem: a third child started, its file not written yet.
+  journal.push(JSON.stringify({ type: 'started', key: 'v2:a0000000000000003', agentId: 'a0000000000000003' }));
+  files.set(`${runFolder}/journal.jsonl`, journal.map((line) => `${line}\n`).join(''));
+  files.set(`${slug('workflow')}/${session}/workflows/${run}.json`, `${JSON.stringify({ runId: run, workflowName: 'review-modules', status: 'completed', durationMs: 5230, totalTokens: 4100 }, null, 2)}\n`);
+  const script = `// review-modules\nexport default async function run(agents) {\n  return Promise.all(['1', '2', '3'].map((n) => agents.start('reviewer', \`Review module \${n}.\`)));\n}\n`;
+  files.set(`${slug('workflow')}/${session}/workflows/scripts/review-modules-${run}.js`, script);
+  files.set(`${slug('workflow-scratch')}/${session}/workflows/scripts/second-pass-${run}.js`, '// second-pass\nexport default async function run() {}\n');
+}
+
+// One line of 1.5 MB: past the 64 KB default of line readers that fail
+// silently, and past the 1 MB mark the collector reports.
+function hugeLine(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.hugeLine });
+  t.prompt('Print the log.');
+  const [call] = t.call([toolUseBlock('toolu_huge01', 'Bash', { command: 'cat build.log' })]);
+  // The output appears twice on the line, in the content and in stdout, as
+  // Claude Code writes it: the line is about 1.5 MB.
+  const output = 'build step ok\n'.repeat(Math.ceil(750_000 / 14));
+  t.result('toolu_huge01', call!, output, { toolUseResult: { stdout: output, stderr: '', interrupted: false } });
+  t.call([textBlock('The log is long but clean.')]);
+  main(files, 'huge-line', t);
+}
+
+// toolUseResult is a bare string 7.2% of the time in the seed's corpus; a
+// decoder that expects an object fails on the whole record.
+function bareStringResult(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.bareStringResult });
+  t.prompt('Delete the temporary folder.');
+  const [call] = t.call([toolUseBlock('toolu_bare01', 'Bash', { command: 'rm -r /tmp/scratch' })]);
+  t.result('toolu_bare01', call!, 'rm: /tmp/scratch: Permission denied', { isError: true, toolUseResult: 'Error: rm: /tmp/scratch: Permission denied' });
+  t.call([textBlock('I could not delete it: permission denied.')]);
+  main(files, 'bare-string-result', t);
+}
+
+// A prompt of [image, text]: reading content[0] would render a base64 image
+// as the person's words (37 such records in the seed's corpus).
+function imageAndText(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.imageAndText });
+  t.prompt([imageBlock(600), textBlock('What is wrong in this screenshot?')]);
+  t.call([textBlock('The button label is cut off.')]);
+  main(files, 'image-and-text', t);
+}
+
+// The main transcript was deleted while the child streams survived (12 of
+// 41 session folders in the seed's corpus). Normal, not corruption.
+function prunedMain(files: Files): void {
+  const session = FIXTURE_SESSIONS.prunedMain;
+  const child = new Transcript({ session, agent: FIXTURE_AGENTS.prunedOnly });
+  child.prompt('Check the changelog.', { parent: null, origin: false });
+  child.call([textBlock('The changelog is current.')], { streaming: true });
+  const folder = `${slug('pruned-main')}/${session}/subagents`;
+  files.set(`${folder}/agent-${FIXTURE_AGENTS.prunedOnly}.jsonl`, child.text());
+  files.set(`${folder}/agent-${FIXTURE_AGENTS.prunedOnly}.meta.json`, JSON.stringify({ agentType: 'general-purpose', description: 'Check changelog', toolUseId: 'toolu_gone01', spawnDepth: 1 }));
+  // A sibling of the session folders that is not a session.
+  files.set(`${slug('pruned-main')}/memory/notes.md`, '# Notes\nNot a session.\n');
+}
+
+// The last line has no newline yet: a write in progress. It must not be
+// landed until it is complete. The fixture holds the first 120 bytes of
+// PARTIAL_LINE; a test writes the rest.
+export const PARTIAL_LINE = (() => {
+  const partial = new Transcript({ session: FIXTURE_SESSIONS.partialLine, start: '2026-03-01T10:05:00.000Z' });
+  partial.call([textBlock('Still working')]);
+  return partial.lines[0]!;
+})();
+export const PARTIAL_LINE_WRITTEN = 120;
+
+function partialLine(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.partialLine });
+  t.prompt('Keep going.');
+  t.call([textBlock('Working on it.')]);
+  files.set(`${slug('partial-line')}/${FIXTURE_SESSIONS.partialLine}.jsonl`, t.text() + PARTIAL_LINE.slice(0, PARTIAL_LINE_WRITTEN));
+}
+
+// Versions before 2.1 wrote children beside the sessions, at project level,
+// with 8-hex-digit ids and no origin on any record. The child's file name
+// does not name its session; its records do.
+function legacyAgents(files: Files): void {
+  const session = FIXTURE_SESSIONS.legacyAgents;
+  const t = new Transcript({ session, version: '1.0.53' });
+  t.prompt('Find the flaky test.', { origin: false });
+  const [call] = t.call([toolUseBlock('toolu_legacy01', 'Task', { description: 'Find flaky test', prompt: 'Look for the flaky test.' })]);
+  t.result('toolu_legacy01', call!, 'It is the timer test.', { toolUseResult: { content: [textBlock('It is the timer test.')] } });
+  t.call([textBlock('The timer test is flaky.')]);
+  t.bookkeeping({ type: 'summary', summary: 'Finding a flaky test', leafUuid: t.last });
+  main(files, 'legacy-agents', t);
+  const child = new Transcript({ session, agent: FIXTURE_AGENTS.legacy, version: '1.0.53' });
+  child.prompt('Look for the flaky test.', { parent: null, origin: false });
+  child.call([textBlock('It is the timer test.')]);
+  files.set(`${slug('legacy-agents')}/agent-${FIXTURE_AGENTS.legacy}.jsonl`, child.text());
+}
+
+// Lines that are not JSON, and a line that is not even UTF-8, in the middle
+// of a transcript. They are landed and reported, never dropped.
+function malformedLines(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.malformedLines });
+  t.prompt('Hello.');
+  t.raw('{"type":"user","message":{"role":"user","content":"cut off');
+  t.raw('');
+  t.call([textBlock('Hello to you.')]);
+  t.bookkeeping({ type: 'file-history-snapshot', messageId: t.last, snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false });
+  t.attachment({ type: 'future_attachment_kind', widgets: 3 });
+  t.call([{ type: 'hologram', frames: 2 }]);
+  const text = t.text();
+  const lines = text.split('\n');
+  const invalid = Buffer.from([0x7b, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]); // {"x":"\xff\xfe"}
+  files.set(
+    `${slug('malformed-lines')}/${FIXTURE_SESSIONS.malformedLines}.jsonl`,
+    Buffer.concat([Buffer.from(`${lines.slice(0, 3).join('\n')}\n`), invalid, Buffer.from(`\n${lines.slice(3).join('\n')}`)]),
+  );
+}
+
+function empty(files: Files): void {
+  files.set(`${slug('empty')}/${FIXTURE_SESSIONS.empty}.jsonl`, '');
+}
+
+export function fixtureFiles(): Files {
+  const files: Files = new Map();
+  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty]) {
+    write(files);
+  }
+  return files;
+}
+
+function writeAll(root: string): void {
+  fs.rmSync(root, { recursive: true, force: true });
+  for (const [relative, content] of fixtureFiles()) {
+    const target = path.join(root, relative);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, content);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  writeAll(FIXTURE_ROOT);
+  process.stdout.write(`wrote ${fixtureFiles().size} files under ${FIXTURE_ROOT}\n`);
+}

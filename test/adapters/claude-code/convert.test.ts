@@ -1,0 +1,151 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDataRow } from '../../../src/session-data/format.ts';
+import { FIXTURE_AGENTS, FIXTURE_RUN, FIXTURE_SESSIONS } from '../../../scripts/write-fixtures.ts';
+import { collectOnce, copyOfFixtures, landedOf, sessionDataOf, temporaryFolder } from '../../helpers.ts';
+
+// Every test reads the `.sd` that collection wrote for a hazard fixture and
+// checks the reading the seed says is right, and that the obvious wrong
+// reading is not what came out.
+
+let data: string;
+beforeAll(() => {
+  data = temporaryFolder({ forFile: true });
+  collectOnce(copyOfFixtures({ forFile: true }), data);
+});
+
+function rows(session: string, place = 'streams/main/transcript'): SessionDataRow[] {
+  return landedOf(data, session)
+    .filter((file) => file.relative.startsWith(place))
+    .flatMap((file) => sessionDataOf(file.path).rows);
+}
+
+describe('Claude Code records as .sd', () => {
+  it('keeps a bare-string toolUseResult as the result’s data and an explicit failure as failed', () => {
+    const result = rows(FIXTURE_SESSIONS.bareStringResult).flatMap((row) => row.parts).find((part) => part.k === 'result');
+    expect(result).toEqual({ k: 'result', state: 'available', bytes: 35, of: 'toolu_bare01', text: 'rm: /tmp/scratch: Permission denied', failed: true, data: 'Error: rm: /tmp/scratch: Permission denied' });
+  });
+
+  it('reads every block of [image, text] content, so the prompt is the text and the image is media', () => {
+    const [prompt] = rows(FIXTURE_SESSIONS.imageAndText);
+    expect(prompt!.parts.map((part) => part.k)).toEqual(['media', 'text']);
+    expect(prompt!.parts[0]).toMatchObject({ k: 'media', media_type: 'image/png', bytes: 600, state: 'available' });
+    expect(prompt!.parts[1]).toMatchObject({ text: 'What is wrong in this screenshot?' });
+    expect(prompt!.from).toBe('person');
+    expect(prompt!.trigger).toBe('external');
+    expect(prompt!.flags).toContain('external_input');
+  });
+
+  it('marks withheld reasoning unavailable and names the dropped signature with its size', () => {
+    const call = rows(FIXTURE_SESSIONS.compaction).find((row) => row.parts.some((part) => part.k === 'reasoning'))!;
+    expect(call.parts[0]).toEqual({ k: 'reasoning', state: 'unavailable', bytes: 0, text: '' });
+    expect(call.dropped).toEqual([{ what: 'reasoning signature', bytes: 400, why: 'a provider verifies it; a reader cannot read it' }]);
+  });
+
+  it('gives provider-call fragments the message id as call, usage, model and stop reason', () => {
+    const fragments = rows(FIXTURE_SESSIONS.parallelLinear).filter((row) => row.call === 'msg_parallel_linear_01');
+    expect(fragments.length).toBe(2);
+    expect(fragments.map((row) => row.parts[0]!.k)).toEqual(['call', 'call']);
+    expect(fragments[0]!).toMatchObject({ from: 'agent', model: 'claude-opus-4-5', stop: 'tool_use', usage: { input: 100, output: 20, cache_read: 1000, cache_write: 50 } });
+    expect(fragments[0]!.flags).toContain('finished');
+    // A tool result is the tool's output, in the user role: not a person.
+    const results = rows(FIXTURE_SESSIONS.parallelLinear).filter((row) => row.parts.some((part) => part.k === 'result'));
+    expect(results.map((row) => row.from)).toEqual(['tool', 'tool']);
+    expect(results.every((row) => row.call === undefined)).toBe(true);
+  });
+
+  it('carries both halves of a compaction: the boundary’s continues, and the summary that follows it', () => {
+    const all = rows(FIXTURE_SESSIONS.compaction);
+    const boundary = all.find((row) => row.flags?.includes('context_reset'))!;
+    const summary = all[all.indexOf(boundary) + 1]!;
+    expect(boundary.parent).toBeUndefined();
+    expect(boundary.continues).toBe(all[all.indexOf(boundary) - 1]!.id);
+    expect(summary.parent).toBe(boundary.id);
+    expect(summary.flags).toContain('reset_summary');
+    expect(summary.flags).not.toContain('external_input');
+    expect(summary.flags).not.toContain('apparent_input');
+  });
+
+  it('names the child a completed Agent call returned, and the call and child a completion notice names', () => {
+    const main = rows(FIXTURE_SESSIONS.nestedAgents);
+    const returned = main.find((row) => row.child === FIXTURE_AGENTS.nestedOuter)!;
+    expect(returned.flags).toContain('child_result');
+    const notice = main.find((row) => row.parts.some((part) => part.k === 'text' && part.text.startsWith('<task-notification>')))!;
+    expect(notice).toMatchObject({ tool: 'toolu_skill01', child: FIXTURE_AGENTS.nestedInner });
+    // A runtime-written notice in the user role is not a person's prompt.
+    expect(notice.from).toBe('runtime');
+    expect(notice.flags ?? []).not.toContain('apparent_input');
+  });
+
+  it('reads a nested child’s sidecar as the agent that started it, and a direct child’s as the call', () => {
+    const inner = rows(FIXTURE_SESSIONS.nestedAgents, `streams/${FIXTURE_AGENTS.nestedInner}/meta`);
+    expect(inner).toEqual([expect.objectContaining({ child: FIXTURE_AGENTS.nestedInner, started_by: FIXTURE_AGENTS.nestedOuter, from: 'runtime' })]);
+    const outer = rows(FIXTURE_SESSIONS.nestedAgents, `streams/${FIXTURE_AGENTS.nestedOuter}/meta`);
+    expect(outer).toEqual([expect.objectContaining({ child: FIXTURE_AGENTS.nestedOuter, tool: 'toolu_agent01', label: 'Survey packages' })]);
+    const child = rows(FIXTURE_SESSIONS.nestedAgents, `streams/${FIXTURE_AGENTS.nestedOuter}/transcript`);
+    expect(child.every((row) => row.flags?.includes('sidechain'))).toBe(true);
+    // A child's first prompt comes from its parent agent, not from a person.
+    expect(child[0]!.flags).not.toContain('apparent_input');
+  });
+
+  it('reads a workflow run: the launch acknowledgement, the journal’s children and results, the manifest and scripts', () => {
+    const launch = rows(FIXTURE_SESSIONS.workflow).find((row) => row.batch === FIXTURE_RUN)!;
+    expect(launch.flags).toContain('launch_ack');
+    expect(launch.flags).not.toContain('child_result');
+    const journal = rows(FIXTURE_SESSIONS.workflow, `runs/${FIXTURE_RUN}/journal`);
+    expect(journal.map((row) => [row.child, row.flags])).toEqual([
+      [FIXTURE_AGENTS.workflowFirst, ['structural']],
+      [FIXTURE_AGENTS.workflowFirst, ['structural', 'child_result']],
+      [FIXTURE_AGENTS.workflowSecond, ['structural']],
+      [FIXTURE_AGENTS.workflowSecond, ['structural', 'child_result']],
+      ['a0000000000000003', ['structural']],
+    ]);
+    expect(rows(FIXTURE_SESSIONS.workflow, `runs/${FIXTURE_RUN}/manifest`)).toEqual([expect.objectContaining({ batch: FIXTURE_RUN, label: 'review-modules' })]);
+    const scripts = rows(FIXTURE_SESSIONS.workflow, `runs/${FIXTURE_RUN}/script`);
+    expect(scripts.length).toBe(2);
+    expect(scripts[0]!.parts[0]).toMatchObject({ k: 'data', state: 'available' });
+    // A child transcript's toolUseResult is the error-string form.
+    const childResult = rows(FIXTURE_SESSIONS.workflow, `streams/${FIXTURE_AGENTS.workflowFirst}/transcript`).flatMap((row) => row.parts).find((part) => part.k === 'result');
+    expect(childResult).toMatchObject({ failed: true, data: 'Error: File does not exist.' });
+  });
+
+  it('flags typed input as apparent when an older version stated no origin, and never as observed', () => {
+    const legacy = rows(FIXTURE_SESSIONS.legacyAgents);
+    expect(legacy[0]!.flags).toEqual(['apparent_input']);
+    expect(legacy[0]!.trigger).toBeUndefined();
+    expect(legacy[0]!.from).toBe('person');
+    const summary = legacy.at(-1)!;
+    expect(summary).toMatchObject({ leaf: legacy.at(-2)!.id, flags: ['structural'] });
+    expect(summary.parts[0]).toMatchObject({ k: 'text', text: 'Finding a flaky test' });
+    const child = rows(FIXTURE_SESSIONS.legacyAgents, `streams/${FIXTURE_AGENTS.legacy}/transcript`);
+    expect(child.length).toBe(2);
+  });
+
+  it('keeps what it cannot describe as unknown parts with their bytes, and every record has a row', () => {
+    const all = rows(FIXTURE_SESSIONS.malformedLines);
+    const unknown = all.flatMap((row) => row.parts).filter((part) => part.k === 'unknown');
+    expect(unknown.map((part) => (part.k === 'unknown' ? [part.why, part.raw] : []))).toEqual([
+      ['the record is not valid JSON', '{"type":"user","message":{"role":"user","content":"cut off'],
+      ['the record is not valid JSON', ''],
+      ['the record is not valid UTF-8', Buffer.from([0x7b, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]).toString('base64')],
+      ['block type "hologram" is not one this adapter describes', '{"type":"hologram","frames":2}'],
+    ]);
+    const attachment = all.find((row) => row.flags?.includes('injected'))!;
+    expect(attachment.parts).toEqual([{ k: 'data', state: 'available', bytes: 45, data: { type: 'future_attachment_kind', widgets: 3 } }]);
+    const snapshot = all.find((row) => row.flags?.includes('structural'))!;
+    expect(snapshot.parts[0]).toMatchObject({ k: 'data', data: { messageId: expect.any(String), snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false } });
+  });
+
+  it('gives each duplicate copy its own row, so that assembly can keep the first', () => {
+    const all = rows(FIXTURE_SESSIONS.duplicates);
+    const ids = all.map((row) => row.id).filter((id) => id !== undefined);
+    const twice = ids.filter((id, index) => ids.indexOf(id) !== index);
+    expect(twice.length).toBe(4);
+    expect(new Set(twice).size).toBe(4);
+  });
+
+  it('marks a long tool output whose full text is in the landed record as available, with its size', () => {
+    const result = rows(FIXTURE_SESSIONS.hugeLine).flatMap((row) => row.parts).find((part) => part.k === 'result')!;
+    expect(result.state).toBe('available');
+    expect(result.bytes).toBeGreaterThan(750_000);
+  });
+});

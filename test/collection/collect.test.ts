@@ -1,0 +1,280 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { claudeCodeAdapter } from '../../src/adapters/claude-code/adapter.ts';
+import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
+import { readCursor } from '../../src/landing/cursor.ts';
+import { digestOf } from '../../src/landing/landed-file.ts';
+import { lockPath, sessionStatePath } from '../../src/landing/layout.ts';
+import { landedFilesOfSession, readSessionState } from '../../src/landing/session-state.ts';
+import { collectSession, LANDED_FILE_BYTES } from '../../src/collection/collector.ts';
+import { FIXTURE_AGENTS, FIXTURE_RUN, FIXTURE_SESSIONS, PARTIAL_LINE, PARTIAL_LINE_WRITTEN } from '../../scripts/write-fixtures.ts';
+import { collectOnce, completeLines, copyOfFixtures, landedOf, sessionDataOf, temporaryFolder } from '../helpers.ts';
+
+function mainTranscript(root: string, session: string): string {
+  const found = discoverSessions(root).sessions.find((candidate) => candidate.id === session)!;
+  return found.sources.find((source) => source.place.type === 'stream' && source.place.stream === 'main')!.path;
+}
+
+function sourceOutcomes(report: ReturnType<typeof collectOnce>, session: string) {
+  return report.sessions.find((outcome) => outcome.session === session)!.sources;
+}
+
+describe('collect', () => {
+  it('lands every complete source line byte for byte, in the storage layout, read-only', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const discovery = discoverSessions(root);
+    let sessionsWithData = 0;
+    for (const session of discovery.sessions) {
+      const landed = landedOf(data, session.id);
+      for (const source of session.sources) {
+        const files = landed.filter((file) => file.header.src === source.relative);
+        const records = files.flatMap((file) => file.records);
+        if (source.nature === 'append') {
+          const lines = completeLines(source.path);
+          expect(records.map((record) => record.payload.toString('base64')), source.relative).toEqual(lines.map((line) => line.toString('base64')));
+          expect(records.map((record) => record.ord)).toEqual(lines.map((_, index) => index + 1));
+          for (const record of records) expect(record.sha).toBe(digestOf(record.payload));
+        } else {
+          expect(records.length).toBe(1);
+          expect(records[0]!.payload.equals(fs.readFileSync(source.path))).toBe(true);
+        }
+        for (const file of files) {
+          expect(fs.statSync(file.path).mode & 0o777).toBe(0o444);
+          const folder = source.place.type === 'stream' ? `streams/${source.place.stream}` : `runs/${source.place.run}`;
+          expect(file.relative.startsWith(`${folder}/${source.prefix}-`), file.relative).toBe(true);
+          expect(file.header).toMatchObject({ h: 1, kind: source.kind, adapter: 'claude-code/0.1.0', session: session.id, state: 'available' });
+        }
+      }
+      if (landed.length > 0) sessionsWithData++;
+      // One counter across every stream of the session: 1, 2, 3, … with no gap.
+      expect(landed.map((file) => file.header.seq)).toEqual(landed.map((_, index) => index + 1));
+    }
+    expect(sessionsWithData).toBe(discovery.sessions.length - 1); // all but the empty session
+  });
+
+  it('writes one .sd per landed file with the same sequence number and one row per record', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    for (const session of Object.values(FIXTURE_SESSIONS)) {
+      for (const file of landedOf(data, session)) {
+        const { header, rows } = sessionDataOf(file.path);
+        expect(header).toMatchObject({ schema: 'sd/1', dialect: 'claude-code/1', seq: file.header.seq, session, of: path.basename(file.path), of_sha: digestOf(fs.readFileSync(file.path)) });
+        expect(rows.map((row) => row.row)).toEqual(file.records.map((_, index) => index + 1));
+        expect(fs.statSync(file.path.replace(/\.jsonl$/, '.sd')).mode & 0o777).toBe(0o444);
+      }
+    }
+  });
+
+  it('lays child streams flat by agent id and workflow files under their run', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const nested = landedOf(data, FIXTURE_SESSIONS.nestedAgents).map((file) => file.relative.replace(/-\d{8}T.*$/, ''));
+    expect(nested.sort()).toEqual(
+      [
+        'streams/main/transcript',
+        `streams/${FIXTURE_AGENTS.nestedOuter}/transcript`,
+        `streams/${FIXTURE_AGENTS.nestedOuter}/meta`,
+        `streams/${FIXTURE_AGENTS.nestedInner}/transcript`,
+        `streams/${FIXTURE_AGENTS.nestedInner}/meta`,
+      ].sort(),
+    );
+    const workflow = landedOf(data, FIXTURE_SESSIONS.workflow).map((file) => file.relative.replace(/-\d{8}T.*$/, ''));
+    expect(workflow.sort()).toEqual(
+      [
+        'streams/main/transcript',
+        `streams/${FIXTURE_AGENTS.workflowFirst}/transcript`,
+        `streams/${FIXTURE_AGENTS.workflowFirst}/meta`,
+        `streams/${FIXTURE_AGENTS.workflowSecond}/transcript`,
+        `streams/${FIXTURE_AGENTS.workflowSecond}/meta`,
+        `runs/${FIXTURE_RUN}/journal`,
+        `runs/${FIXTURE_RUN}/manifest`,
+        `runs/${FIXTURE_RUN}/script`,
+        `runs/${FIXTURE_RUN}/script`,
+      ].sort(),
+    );
+    // The run's files say which run they belong to in their header as well.
+    for (const file of landedOf(data, FIXTURE_SESSIONS.workflow).filter((entry) => entry.relative.startsWith('runs/'))) {
+      expect(file.header).toMatchObject({ stream: null, run: FIXTURE_RUN });
+    }
+  });
+
+  it('lands nothing on a second pass over unchanged sources, and exactly an appended line after it', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const before = landedFilesOfSession(data, FIXTURE_SESSIONS.rewind).length;
+    const again = collectOnce(root, data);
+    expect(again.sessions.flatMap((session) => session.sources).flatMap((source) => source.landed)).toEqual([]);
+
+    const file = mainTranscript(root, FIXTURE_SESSIONS.rewind);
+    const lines = completeLines(file).length;
+    const appended = '{"type":"user","uuid":"appended-1","message":{"role":"user","content":"one more"}}';
+    fs.appendFileSync(file, `${appended}\n`);
+    collectOnce(root, data);
+    const landed = landedOf(data, FIXTURE_SESSIONS.rewind);
+    expect(landed.length).toBe(before + 1);
+    const last = landed.at(-1)!;
+    expect(last.records.map((record) => [record.ord, record.payload.toString()])).toEqual([[lines + 1, appended]]);
+    expect(last.header.seq).toBe(before + 1);
+    expect(readCursor(path.join(data, FIXTURE_SESSIONS.rewind, 'streams/main/transcript.cursor'))).toMatchObject({ lastRecord: 'appended-1', ord: lines + 1, offset: fs.statSync(file).size });
+  });
+
+  it('leaves a partial last line for the next pass and lands it once complete', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    const first = collectOnce(root, data);
+    const outcome = sourceOutcomes(first, FIXTURE_SESSIONS.partialLine)[0]!;
+    expect(outcome.inFlightBytes).toBe(120);
+    const file = mainTranscript(root, FIXTURE_SESSIONS.partialLine);
+    const complete = completeLines(file).length;
+    expect(landedOf(data, FIXTURE_SESSIONS.partialLine).flatMap((landed) => landed.records).length).toBe(complete);
+    // The writer finishes its line.
+    fs.appendFileSync(file, `${PARTIAL_LINE.slice(PARTIAL_LINE_WRITTEN)}\n`);
+    collectOnce(root, data);
+    const records = landedOf(data, FIXTURE_SESSIONS.partialLine).flatMap((landed) => landed.records);
+    expect(records.length).toBe(complete + 1);
+    expect(records.at(-1)!.payload.toString()).toBe(PARTIAL_LINE);
+  });
+
+  it('lands lines of 1 MB and more, non-JSON lines and invalid UTF-8, and reports each', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    const report = collectOnce(root, data);
+    const huge = sourceOutcomes(report, FIXTURE_SESSIONS.hugeLine)[0]!;
+    expect(huge.problems).toEqual([{ ord: 3, offset: expect.any(Number), what: expect.stringMatching(/^a line of 1\d{6} bytes$/) }]);
+    const malformed = sourceOutcomes(report, FIXTURE_SESSIONS.malformedLines)[0]!;
+    expect(malformed.problems.map((problem) => [problem.ord, problem.what])).toEqual([
+      [2, 'not JSON; landed as text'],
+      [3, 'an empty line; landed as text'],
+      [4, 'not valid UTF-8; landed as base64'],
+    ]);
+    const records = landedOf(data, FIXTURE_SESSIONS.malformedLines).flatMap((landed) => landed.records);
+    expect(records[3]!.encoding).toBe('base64');
+    expect([...records[3]!.payload]).toEqual([0x7b, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+    expect(records.length).toBe(completeLines(mainTranscript(root, FIXTURE_SESSIONS.malformedLines)).length);
+  });
+
+  it('stops a replaced source with a conflict that names the file, keeps its landed data, and collects the rest', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const file = mainTranscript(root, FIXTURE_SESSIONS.rewind);
+    const landedBefore = landedOf(data, FIXTURE_SESSIONS.rewind).map((landed) => fs.readFileSync(landed.path).toString('base64'));
+    // Rotation: the same path and content, then more, in a new file renamed over the old one.
+    fs.writeFileSync(`${file}.new`, Buffer.concat([fs.readFileSync(file), Buffer.from('{"type":"user","uuid":"x"}\n')]));
+    fs.renameSync(`${file}.new`, file);
+    const other = mainTranscript(root, FIXTURE_SESSIONS.compaction);
+    fs.appendFileSync(other, '{"type":"user","uuid":"y"}\n');
+    const report = collectOnce(root, data);
+    const outcome = sourceOutcomes(report, FIXTURE_SESSIONS.rewind)[0]!;
+    expect(outcome.status).toBe('conflict');
+    expect(outcome.message).toMatch(/^the file was replaced: device and inode were \d+\/\d+, now \d+\/\d+\. Collection of this source stopped; its landed data is kept$/);
+    expect(landedOf(data, FIXTURE_SESSIONS.rewind).map((landed) => fs.readFileSync(landed.path).toString('base64'))).toEqual(landedBefore);
+    expect(sourceOutcomes(report, FIXTURE_SESSIONS.compaction)[0]!.status).toBe('landed');
+    // The stop is remembered: the next pass says so again and still lands nothing.
+    const next = sourceOutcomes(collectOnce(root, data), FIXTURE_SESSIONS.rewind)[0]!;
+    expect(next.status).toBe('conflict');
+    expect(next.message).toMatch(/^stopped by an earlier conflict: the file was replaced/);
+    expect(landedOf(data, FIXTURE_SESSIONS.rewind).length).toBe(landedBefore.length);
+  });
+
+  it('stops a truncated source, and one whose landed bytes were rewritten in place', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const truncated = mainTranscript(root, FIXTURE_SESSIONS.rewind);
+    fs.truncateSync(truncated, 100);
+    const rewritten = mainTranscript(root, FIXTURE_SESSIONS.compaction);
+    const descriptor = fs.openSync(rewritten, 'r+');
+    fs.writeSync(descriptor, Buffer.from('X'), 0, 1, 5); // same inode, one byte changed inside the landed prefix
+    fs.closeSync(descriptor);
+    fs.appendFileSync(rewritten, '{"type":"user","uuid":"z"}\n');
+    const report = collectOnce(root, data);
+    expect(sourceOutcomes(report, FIXTURE_SESSIONS.rewind)[0]!.message).toMatch(/the file was truncated: \d+ bytes were landed, the file now has 100/);
+    expect(sourceOutcomes(report, FIXTURE_SESSIONS.compaction)[0]!.message).toMatch(/the \d+ bytes already landed have changed/);
+    expect(landedOf(data, FIXTURE_SESSIONS.compaction).flatMap((landed) => landed.records).some((record) => record.payload.includes('"uuid":"z"'))).toBe(false);
+  });
+
+  it('marks a vanished source as gone and keeps what it landed, including a session pruned whole', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const landedBefore = landedOf(data, FIXTURE_SESSIONS.nestedAgents).length;
+    fs.rmSync(mainTranscript(root, FIXTURE_SESSIONS.nestedAgents));
+    fs.rmSync(mainTranscript(root, FIXTURE_SESSIONS.imageAndText));
+    const report = collectOnce(root, data);
+    const nested = sourceOutcomes(report, FIXTURE_SESSIONS.nestedAgents).filter((source) => source.status === 'gone');
+    expect(nested.map((source) => source.source)).toEqual([`-home-user-fixtures-nested-agents/${FIXTURE_SESSIONS.nestedAgents}.jsonl`]);
+    expect(readCursor(path.join(data, FIXTURE_SESSIONS.nestedAgents, 'streams/main/transcript.cursor'))!.state).toBe('source_gone');
+    expect(landedOf(data, FIXTURE_SESSIONS.nestedAgents).length).toBe(landedBefore);
+    expect(sourceOutcomes(report, FIXTURE_SESSIONS.imageAndText).map((source) => source.status)).toEqual(['gone']);
+    expect(landedOf(data, FIXTURE_SESSIONS.imageAndText).length).toBe(1);
+  });
+
+  it('re-lands after a crash between landing and the cursor, without reusing a sequence number', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const session = FIXTURE_SESSIONS.compaction;
+    // As if the process died after the rename and before the cursor and session.state were written.
+    fs.rmSync(path.join(data, session, 'streams/main/transcript.cursor'));
+    fs.rmSync(sessionStatePath(data, session));
+    collectOnce(root, data);
+    const landed = landedOf(data, session);
+    expect(landed.map((file) => file.header.seq)).toEqual([1, 2]);
+    expect(landed[1]!.records.map((record) => record.payload.toString())).toEqual(landed[0]!.records.map((record) => record.payload.toString()));
+    expect(readSessionState(data, session).nextSeq).toBe(3);
+  });
+
+  it('derives a missing .sd on the next pass', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const [file] = landedOf(data, FIXTURE_SESSIONS.rewind);
+    const sd = file!.path.replace(/\.jsonl$/, '.sd');
+    const original = fs.readFileSync(sd);
+    fs.rmSync(sd);
+    const report = collectOnce(root, data);
+    expect(report.sessions.find((session) => session.session === FIXTURE_SESSIONS.rewind)!.mended).toBe(1);
+    expect(fs.readFileSync(sd).equals(original)).toBe(true);
+  });
+
+  it('leaves a session alone while another collector holds its lock', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    fs.mkdirSync(path.join(data, FIXTURE_SESSIONS.rewind));
+    fs.writeFileSync(lockPath(data, FIXTURE_SESSIONS.rewind), 'pid 1 on another-host\n');
+    const report = collectOnce(root, data);
+    const outcome = report.sessions.find((session) => session.session === FIXTURE_SESSIONS.rewind)!;
+    expect(outcome.locked).toBe(`session ${FIXTURE_SESSIONS.rewind} is being collected by another collector (pid 1 on another-host); it was left alone`);
+    expect(landedOf(data, FIXTURE_SESSIONS.rewind)).toEqual([]);
+    expect(landedOf(data, FIXTURE_SESSIONS.compaction).length).toBe(1);
+  });
+
+  it('splits a large backfill into several landed files, committing the cursor after each', () => {
+    const root = path.join(temporaryFolder(), 'projects');
+    const session = '0f0f0f0f-1111-4222-8333-444455556666';
+    fs.mkdirSync(path.join(root, 'big'), { recursive: true });
+    const line = JSON.stringify({ type: 'user', uuid: 'u', message: { role: 'user', content: 'x'.repeat(400_000) } });
+    const count = Math.ceil((LANDED_FILE_BYTES * 2.5) / line.length);
+    fs.writeFileSync(path.join(root, 'big', `${session}.jsonl`), `${line}\n`.repeat(count));
+    const data = temporaryFolder();
+    const [found] = discoverSessions(root).sessions;
+    const outcome = collectSession(found!, { data, adapter: claudeCodeAdapter, sourceRoot: root });
+    expect(outcome.sources[0]!.landed.length).toBe(3);
+    expect(outcome.sources[0]!.landed.reduce((sum, file) => sum + file.records, 0)).toBe(count);
+    expect(readCursor(path.join(data, session, 'streams/main/transcript.cursor'))).toMatchObject({ ord: count, lastSeq: 3 });
+  });
+
+  it('leaves no trace of a session that has only empty files', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    expect(fs.existsSync(path.join(data, FIXTURE_SESSIONS.empty))).toBe(false);
+  });
+});

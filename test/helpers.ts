@@ -1,0 +1,89 @@
+// Shared by the tests: temporary folders, a fixture tree to change freely,
+// and a way to read back what landed.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach } from 'vitest';
+import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
+import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
+import { sessionMatcher } from '../src/adapters/claude-code/filters.ts';
+import { collectAll, type CollectAllReport } from '../src/collection/collect-all.ts';
+import { readLandedFile, type LandedHeader, type LandedRecord } from '../src/landing/landed-file.ts';
+import { landedFilesOfSession } from '../src/landing/session-state.ts';
+import { readSessionData, type SessionDataEntry } from '../src/session-data/derive.ts';
+import type { SessionDataRow } from '../src/session-data/format.ts';
+import { FIXTURE_ROOT } from '../scripts/write-fixtures.ts';
+
+const madeForTest: string[] = [];
+const madeForFile: string[] = [];
+
+// Landed files are read-only; the folders holding them are not, so removal works.
+function remove(folders: string[]): void {
+  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+}
+afterEach(() => remove(madeForTest));
+afterAll(() => remove(madeForFile));
+
+/** A folder removed after the test; with `forFile`, after the whole test file (for beforeAll). */
+export function temporaryFolder(options: { forFile?: boolean } = {}): string {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sessionizer-test-'));
+  (options.forFile ? madeForFile : madeForTest).push(folder);
+  return folder;
+}
+
+/** A private copy of the fixture tree, so a test can append, rotate or delete. */
+export function copyOfFixtures(options: { forFile?: boolean } = {}): string {
+  const root = path.join(temporaryFolder(options), 'projects');
+  fs.cpSync(FIXTURE_ROOT, root, { recursive: true });
+  return root;
+}
+
+export function collectOnce(root: string, data: string, options: { include?: string[]; exclude?: string[] } = {}): CollectAllReport {
+  return collectAll({
+    data,
+    adapter: claudeCodeAdapter,
+    discovery: discoverSessions(root),
+    selected: sessionMatcher({ include: options.include ?? [], exclude: options.exclude ?? [] }),
+  });
+}
+
+export interface LandedFileContent {
+  readonly path: string;
+  readonly relative: string;
+  readonly header: LandedHeader;
+  readonly records: LandedRecord[];
+}
+
+export function landedOf(data: string, session: string): LandedFileContent[] {
+  return landedFilesOfSession(data, session).map((file) => {
+    let header: LandedHeader | undefined;
+    const records: LandedRecord[] = [];
+    for (const entry of readLandedFile(file.path)) {
+      if (entry.type === 'header') header = entry.header;
+      else records.push({ ...entry.record, payload: Buffer.from(entry.record.payload) });
+    }
+    return { path: file.path, relative: file.relative, header: header!, records };
+  });
+}
+
+export function sessionDataOf(landed: string): { header: Extract<SessionDataEntry, { type: 'header' }>['header']; rows: SessionDataRow[] } {
+  const entries = [...readSessionData(landed.replace(/\.jsonl$/, '.sd'))];
+  const header = entries[0];
+  if (header?.type !== 'header') throw new Error(`${landed}: .sd without a header`);
+  return { header: header.header, rows: entries.slice(1).map((entry) => (entry as Extract<SessionDataEntry, { type: 'row' }>).row) };
+}
+
+/** The complete lines of a source file, as bytes, without their newlines. */
+export function completeLines(file: string): Buffer[] {
+  const bytes = fs.readFileSync(file);
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (;;) {
+    const newline = bytes.indexOf(0x0a, start);
+    if (newline < 0) break;
+    lines.push(bytes.subarray(start, newline));
+    start = newline + 1;
+  }
+  return lines;
+}

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeOnce } from '../../src/landing/atomic-file.ts';
+import { digestOf, encodingFor, headerLine, LandedFormatError, parseRecordLine, readLandedFile, recordLine, type LandedHeader } from '../../src/landing/landed-file.ts';
+import { temporaryFolder } from '../helpers.ts';
+
+const header: LandedHeader = { h: 1, seq: 3, at: '2026-03-01T10:00:00.000Z', kind: 'transcript', adapter: 'claude-code/0.1.0', src: 'p/s.jsonl', session: 's', stream: 'main', state: 'available' };
+
+function line(bytes: Buffer, ord = 1): Buffer {
+  const pieces = recordLine(ord, 10, digestOf(bytes), encodingFor(bytes), bytes);
+  return Buffer.concat(pieces.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)));
+}
+
+describe('the landed envelope', () => {
+  it('inlines a JSON line byte for byte, keeping key order, spacing and number spelling', () => {
+    const source = Buffer.from('{"b": 1.50,  "a":[ 1e2 ]}');
+    const written = line(source);
+    expect(written.toString()).toBe(`{"ord":1,"off":10,"sha":"${digestOf(source)}","payload":{"b": 1.50,  "a":[ 1e2 ]}}\n`);
+    const record = parseRecordLine(written.subarray(0, -1));
+    expect(record.encoding).toBe('raw');
+    expect(record.payload.equals(source)).toBe(true);
+  });
+
+  it('encodes a line that is not JSON as text, and invalid UTF-8 as base64, keeping the exact bytes', () => {
+    for (const [source, encoding] of [
+      [Buffer.from('{"cut off'), 'utf8'],
+      [Buffer.from(''), 'utf8'],
+      [Buffer.from('{"a":\n1}'), 'utf8'],
+      [Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]), 'base64'],
+    ] as const) {
+      const written = line(source);
+      expect(written.toString().split('\n').length).toBe(2);
+      JSON.parse(written.toString()); // the envelope line itself is always JSON
+      const record = parseRecordLine(written.subarray(0, -1));
+      expect(record.encoding).toBe(encoding);
+      expect(record.payload.equals(source)).toBe(true);
+      expect(record.sha).toBe(digestOf(source));
+    }
+  });
+
+  it('reads a landed file back as its header and records, and names the file and line of a malformed one', () => {
+    const folder = temporaryFolder();
+    const good = path.join(folder, 'transcript-20260301T100000.000Z-000003.jsonl');
+    writeOnce(good, Buffer.concat([Buffer.from(headerLine(header)), line(Buffer.from('{"x":1}'), 1), line(Buffer.from('oops'), 2)]));
+    const entries = [...readLandedFile(good)];
+    expect(entries.map((entry) => entry.type)).toEqual(['header', 'record', 'record']);
+    expect(fs.statSync(good).mode & 0o777).toBe(0o444);
+
+    const bad = path.join(folder, 'transcript-20260301T100000.000Z-000004.jsonl');
+    writeOnce(bad, `${headerLine(header)}{"ord":1,"payload":{}}\n`);
+    expect(() => [...readLandedFile(bad)]).toThrow(new LandedFormatError(`${bad}: line 2: the line is not a landed record`));
+
+    const cut = path.join(folder, 'transcript-20260301T100000.000Z-000005.jsonl');
+    writeOnce(cut, `${headerLine(header)}{"ord":1`);
+    expect(() => [...readLandedFile(cut)]).toThrow(/cut short/);
+  });
+
+  it('refuses to rewrite a landed file', () => {
+    const file = path.join(temporaryFolder(), 'a.jsonl');
+    writeOnce(file, 'x\n');
+    expect(() => writeOnce(file, 'y\n')).toThrow(/already exists/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('x\n');
+  });
+});

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { sessionStatePath } from '../landing/layout.ts';
 import { collectSession, collectVanishedSession, type SessionOutcome } from './collector.ts';
+import { collectInParallel, defaultWorkers, PARALLEL_FROM_BYTES, pendingBytes } from './parallel.ts';
 import type { Adapter, DiscoveredSession, Discovery } from './source.ts';
 
 export interface CollectAllOptions {
@@ -25,26 +26,77 @@ export interface CollectAllReport {
   readonly skipped: number;
 }
 
+/** One pass on this thread. */
 export function collectAll(options: CollectAllOptions): CollectAllReport {
+  const plan = planOf(options);
+  const outcomes: SessionOutcome[] = [];
+  for (const session of plan.chosen) {
+    const outcome = collectSession(session, plan.common);
+    outcomes.push(outcome);
+    options.onSession?.(outcome, outcomes.length, plan.total);
+  }
+  return finish(options, plan, outcomes);
+}
+
+export interface CoresOptions extends CollectAllOptions {
+  /** Worker threads to use; by default one per core. */
+  readonly workers?: number;
+  /** The fewest new bytes for which workers are started; see PARALLEL_FROM_BYTES. */
+  readonly parallelFromBytes?: number;
+}
+
+/** One pass, on every core when there is enough new data to pay for starting workers. */
+export async function collectAllOnCores(options: CoresOptions): Promise<CollectAllReport> {
+  const workers = options.workers ?? defaultWorkers();
+  const plan = planOf(options);
+  if (workers < 2 || plan.chosen.length === 0 || options.deriveSessionData === false || pendingBytes(plan.chosen, options.data) < (options.parallelFromBytes ?? PARALLEL_FROM_BYTES)) {
+    return collectAll(options);
+  }
+  const outcomes: SessionOutcome[] = [];
+  await collectInParallel(plan.chosen, {
+    data: options.data,
+    sourceRoot: options.discovery.root,
+    adapter: options.adapter,
+    workers,
+    onSession(outcome) {
+      outcomes.push(outcome);
+      options.onSession?.(outcome, outcomes.length, plan.total);
+    },
+  });
+  // Outcomes arrive in the order sessions finish; reports list them by session.
+  const position = new Map(plan.chosen.map((session, index) => [session.id, index]));
+  outcomes.sort((a, b) => position.get(a.session)! - position.get(b.session)!);
+  return finish(options, plan, outcomes);
+}
+
+interface Plan {
+  readonly chosen: DiscoveredSession[];
+  readonly vanished: string[];
+  readonly total: number;
+  readonly common: { data: string; adapter: Adapter; sourceRoot: string; deriveSessionData?: boolean };
+}
+
+function planOf(options: CollectAllOptions): Plan {
   const chosen = options.discovery.sessions.filter(options.selected);
   const discovered = new Set(options.discovery.sessions.map((session) => session.id));
   // A session whose every source was pruned is no longer discovered, but its
   // landed data is still here and its cursors should say the sources are gone.
   const vanished = storedSessions(options.data).filter((id) => !discovered.has(id) && options.selected({ id, folders: [] }));
-  const total = chosen.length + vanished.length;
-  const outcomes: SessionOutcome[] = [];
-  const common = { data: options.data, adapter: options.adapter, sourceRoot: options.discovery.root, deriveSessionData: options.deriveSessionData };
-  for (const session of chosen) {
-    const outcome = collectSession(session, common);
+  return {
+    chosen,
+    vanished,
+    total: chosen.length + vanished.length,
+    common: { data: options.data, adapter: options.adapter, sourceRoot: options.discovery.root, deriveSessionData: options.deriveSessionData },
+  };
+}
+
+function finish(options: CollectAllOptions, plan: Plan, outcomes: SessionOutcome[]): CollectAllReport {
+  for (const id of plan.vanished) {
+    const outcome = collectVanishedSession(id, plan.common);
     outcomes.push(outcome);
-    options.onSession?.(outcome, outcomes.length, total);
+    options.onSession?.(outcome, outcomes.length, plan.total);
   }
-  for (const id of vanished) {
-    const outcome = collectVanishedSession(id, common);
-    outcomes.push(outcome);
-    options.onSession?.(outcome, outcomes.length, total);
-  }
-  return { sessions: outcomes, skipped: options.discovery.sessions.length - chosen.length };
+  return { sessions: outcomes, skipped: options.discovery.sessions.length - plan.chosen.length };
 }
 
 /** Sessions that have been collected into this storage zone before. */

@@ -47,6 +47,8 @@ export interface Discovery {
 export interface Adapter {
   /** Adapter name and version, written into every landed header: claude-code/0.1.0. */
   readonly name: string;
+  /** Where a worker thread loads this adapter from: a module URL and the name it is exported as. */
+  readonly location: { readonly module: string; readonly export: string };
   readonly converter: Converter;
   /** The record id of one source record, used as the cursor's diagnostic anchor. */
   recordId(line: Buffer): string;

@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 
 export const READ_ONLY = 0o444;
 
@@ -35,7 +36,8 @@ export class PendingFile {
   constructor(target: string, options: { digest?: boolean } = {}) {
     this.target = target;
     this.digest = options.digest ? crypto.createHash('sha256') : undefined;
-    this.temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
+    // Process and thread in the name: workers of one process share a process id.
+    this.temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}-${threadId}.tmp`);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     this.descriptor = fs.openSync(this.temporary, 'w', 0o644);
   }

@@ -8,6 +8,7 @@ import { digestOf } from '../../src/landing/landed-file.ts';
 import { lockPath, sessionStatePath } from '../../src/landing/layout.ts';
 import { landedFilesOfSession, readSessionState } from '../../src/landing/session-state.ts';
 import { collectSession, LANDED_FILE_BYTES } from '../../src/collection/collector.ts';
+import { collectAllOnCores } from '../../src/collection/collect-all.ts';
 import { FIXTURE_AGENTS, FIXTURE_RUN, FIXTURE_SESSIONS, PARTIAL_LINE, PARTIAL_LINE_WRITTEN } from '../../scripts/write-fixtures.ts';
 import { collectOnce, completeLines, copyOfFixtures, landedOf, sessionDataOf, temporaryFolder } from '../helpers.ts';
 
@@ -276,5 +277,32 @@ describe('collect', () => {
     const data = temporaryFolder();
     collectOnce(root, data);
     expect(fs.existsSync(path.join(data, FIXTURE_SESSIONS.empty))).toBe(false);
+  });
+});
+
+describe('collect on several cores', () => {
+  it('lands and derives exactly what one thread does, and reports the same problems', { timeout: 60_000 }, async () => {
+    const root = copyOfFixtures();
+    const alone = temporaryFolder();
+    const sequential = collectOnce(root, alone);
+    const together = temporaryFolder();
+    const parallel = await collectAllOnCores({ data: together, adapter: claudeCodeAdapter, discovery: discoverSessions(root), selected: () => true, workers: 2, parallelFromBytes: 0 });
+    const summary = (report: typeof sequential) =>
+      report.sessions.map((session) => ({
+        session: session.session,
+        sources: session.sources.map((source) => ({ source: source.source, status: source.status, records: source.landed.map((file) => file.records), problems: source.problems, shapes: [...source.unknownShapes] })),
+      }));
+    expect(summary(parallel)).toEqual(summary(sequential));
+    for (const session of Object.values(FIXTURE_SESSIONS)) {
+      const one = landedOf(alone, session);
+      const other = landedOf(together, session);
+      expect(other.map((file) => file.relative.replace(/-\d{8}T[^-]*-/, '-'))).toEqual(one.map((file) => file.relative.replace(/-\d{8}T[^-]*-/, '-')));
+      const plain = (records: typeof one[number]['records']) => records.map((record) => ({ ...record, payload: record.payload.toString('base64') }));
+      other.forEach((file, index) => {
+        // Compared as text: deep equality over a 1.5 MB Buffer is slow.
+        expect(plain(file.records)).toEqual(plain(one[index]!.records));
+        expect(sessionDataOf(file.path).rows).toEqual(sessionDataOf(one[index]!.path).rows);
+      });
+    }
   });
 });

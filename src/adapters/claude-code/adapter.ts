@@ -8,6 +8,7 @@ export const ADAPTER_NAME = 'claude-code/0.1.0';
 
 export const claudeCodeAdapter: Adapter = {
   name: ADAPTER_NAME,
+  location: { module: import.meta.url, export: 'claudeCodeAdapter' },
   converter: claudeCodeConverter,
   recordId(line: Buffer): string {
     try {

@@ -68,7 +68,7 @@ function unreadable(row: number, record: LandedRecord, why: string): SessionData
 // for a nested child; for most children it holds just the type and depth, and
 // the join has to come from the parent's side or the run journal.
 function sidecarRow(row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
-  return compact({
+  return {
     row,
     tool: text(value.toolUseId),
     child: text(value.agentId) ?? header.stream ?? undefined,
@@ -77,7 +77,7 @@ function sidecarRow(row: number, value: Json, header: LandedHeader, record: Land
     from: 'runtime',
     flags: ['structural'],
     parts: [dataPart(value, record.payload.length)],
-  });
+  };
 }
 
 // A run journal announces each child it starts, often before the child's
@@ -86,7 +86,7 @@ function sidecarRow(row: number, value: Json, header: LandedHeader, record: Land
 function journalRow(row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
   const flags: RecordFlag[] = ['structural'];
   if (value.result !== undefined) flags.push('child_result');
-  return compact({
+  return {
     row,
     ts: text(value.timestamp),
     child: text(value.agentId),
@@ -94,19 +94,23 @@ function journalRow(row: number, value: Json, header: LandedHeader, record: Land
     from: 'runtime',
     flags,
     parts: [dataPart(value, record.payload.length)],
-  });
+  };
 }
 
 function manifestRow(row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
-  return compact({
+  return {
     row,
     batch: text(value.runId) ?? header.run,
     label: text(value.workflowName),
     from: 'runtime',
     flags: ['structural'],
     parts: [dataPart(value, record.payload.length)],
-  });
+  };
 }
+
+// Rows are built with absent fields left undefined: JSON.stringify leaves
+// them out, so a row never carries an empty field and the same record always
+// gives the same bytes.
 
 // Fields that say who and where a record is, or that are turned into
 // record-level roles or parts below. Whatever else a record carries is its
@@ -151,7 +155,7 @@ function transcriptRow(row: number, value: Json): SessionDataRow {
   const flags = flagsOf(type, value, message, attachment, toolObject, parts, trigger);
   const stop = message !== undefined ? text(message.stop_reason) : undefined;
 
-  return compact({
+  return {
     row,
     id: text(value.uuid),
     parent: text(value.parentUuid),
@@ -172,7 +176,7 @@ function transcriptRow(row: number, value: Json): SessionDataRow {
     usage: message !== undefined ? usageOf(message.usage) : undefined,
     parts: parts.length > 0 ? parts : [dataPart(value)],
     dropped: dropped.length > 0 ? dropped : undefined,
-  });
+  };
 }
 
 // A hook's or a progress record's tool pointer is sometimes a real tool use id
@@ -458,13 +462,13 @@ function producerOf(type: string, flags: RecordFlag[], parts: Part[]): Producer 
 
 function usageOf(value: unknown): Usage | undefined {
   if (!isObject(value)) return undefined;
-  const usage = compact({
+  const usage = {
     input: whole(value.input_tokens),
     output: whole(value.output_tokens),
     cache_read: whole(value.cache_read_input_tokens),
     cache_write: whole(value.cache_creation_input_tokens),
-  });
-  return Object.keys(usage).length > 0 ? usage : undefined;
+  };
+  return Object.values(usage).some((count) => count !== undefined) ? usage : undefined;
 }
 
 function restOf(value: Json): Json | undefined {
@@ -511,11 +515,3 @@ function jsonBytes(value: unknown): number {
   return byteLength(JSON.stringify(value) ?? '');
 }
 
-// Leaves out absent fields, so rows stay small and the same record always
-// gives the same bytes.
-function compact<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) {
-    if (value[key] === undefined) delete value[key];
-  }
-  return value;
-}

@@ -9,7 +9,7 @@ import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
-import { collectAll, landedTotals, type CollectAllReport } from '../../collection/collect-all.ts';
+import { collectAllOnCores, landedTotals, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/collector.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
@@ -31,7 +31,7 @@ export async function collect(argv: string[], io: Io): Promise<number> {
   if (!values.json) io.error(`${describeSourceRoot(source)}\ndata ${data}\n`);
 
   for (;;) {
-    const exit = onePass(source.root, data, selected, values.json === true, io);
+    const exit = await onePass(source.root, data, selected, values.json === true, io);
     if (values.once) return exit;
     // Between passes an interruption ends the command cleanly. During a pass
     // it simply stops the process: landing commits each file before its
@@ -51,12 +51,12 @@ export async function collect(argv: string[], io: Io): Promise<number> {
   }
 }
 
-function onePass(root: string, data: string, selected: ReturnType<typeof sessionMatcher>, json: boolean, io: Io): number {
+async function onePass(root: string, data: string, selected: ReturnType<typeof sessionMatcher>, json: boolean, io: Io): Promise<number> {
   const started = performance.now();
   const discovery = discoverSessions(root);
   const bar = progress(io.interactive && !json);
   let landedBytes = 0;
-  const report = collectAll({
+  const report = await collectAllOnCores({
     data,
     adapter: claudeCodeAdapter,
     discovery,

@@ -111,28 +111,35 @@ function skipWhiteSpace(bytes: Uint8Array, position: number, end: number): numbe
 // position is just after the opening quote. Returns the position after the
 // closing quote, or -1.
 function skipString(bytes: Uint8Array, position: number, end: number): number {
-  while (position < end) {
+  for (;;) {
+    // The plain run: one table look-up a byte, which measured faster than
+    // three comparisons.
+    while (position < end && STRING_STOP[bytes[position]!] === 0) position++;
+    if (position >= end) return -1;
     const byte = bytes[position++]!;
     if (byte === QUOTE) return position;
-    if (byte < 0x20) return -1;
-    if (byte === BACKSLASH) {
-      if (position >= end) return -1;
-      const escaped = bytes[position++]!;
-      if (escaped === 0x75 /* u */) {
-        if (position + 4 > end) return -1;
-        for (let i = 0; i < 4; i++) {
-          if (!isHexDigit(bytes[position++]!)) return -1;
-        }
-      } else if (!SIMPLE_ESCAPES.has(escaped)) {
-        return -1;
+    if (byte !== BACKSLASH || position >= end) return -1; // a control byte, or a string cut off
+    const escaped = bytes[position++]!;
+    if (escaped === 0x75 /* u */) {
+      if (position + 4 > end) return -1;
+      for (let i = 0; i < 4; i++) {
+        if (!isHexDigit(bytes[position++]!)) return -1;
       }
+    } else if (SIMPLE_ESCAPE[escaped] === 0) {
+      return -1;
     }
   }
-  return -1;
 }
 
-// " \ / b f n r t
-const SIMPLE_ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
+// Bytes that end the plain run inside a string: control bytes, the quote and the backslash.
+const STRING_STOP = new Uint8Array(256);
+for (let byte = 0; byte < 0x20; byte++) STRING_STOP[byte] = 1;
+STRING_STOP[QUOTE] = 1;
+STRING_STOP[BACKSLASH] = 1;
+
+// What may follow a backslash, besides u: " \ / b f n r t
+const SIMPLE_ESCAPE = new Uint8Array(256);
+for (const byte of [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]) SIMPLE_ESCAPE[byte] = 1;
 
 function isHexDigit(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);

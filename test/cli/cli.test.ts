@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,4 +78,29 @@ describe('the sessionizer command', () => {
     expect(second.error).toContain(`error: ${FIXTURE_SESSIONS.rewind} -home-user-fixtures-rewind/${FIXTURE_SESSIONS.rewind}.jsonl: the file was truncated: `);
     expect(second.out).toMatch(/^landed 0 files, 0 records/m);
   });
+});
+
+describe('collect without --once', () => {
+  it('keeps landing new lines every interval until interrupted', async () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    const child = spawn(process.execPath, [launcher, 'collect', '--source', root, '--data', data, '--interval', '0.3', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const passes = (): { totals: { records: number } }[] => out.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    const waitFor = async (condition: () => boolean): Promise<void> => {
+      for (let tries = 0; tries < 200 && !condition(); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(condition()).toBe(true);
+    };
+    try {
+      await waitFor(() => passes().length >= 1);
+      const transcript = path.join(root, '-home-user-fixtures-rewind', `${FIXTURE_SESSIONS.rewind}.jsonl`);
+      fs.appendFileSync(transcript, '{"type":"user","uuid":"late-1","message":{"role":"user","content":"later"}}\n');
+      await waitFor(() => passes().some((pass, index) => index > 0 && pass.totals.records === 1));
+    } finally {
+      child.kill('SIGINT');
+    }
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+  }, 30_000);
 });

@@ -30,24 +30,36 @@ export async function collect(argv: string[], io: Io): Promise<number> {
   const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
   if (!values.json) io.error(`${describeSourceRoot(source)}\ndata ${data}\n`);
 
-  for (;;) {
-    const exit = await onePass(source.root, data, selected, values.json === true, io);
-    if (values.once) return exit;
-    // Between passes an interruption ends the command cleanly. During a pass
-    // it simply stops the process: landing commits each file before its
-    // cursor, so whatever was landed stays and the next pass goes on from it.
-    const interrupted = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        process.removeListener('SIGINT', wake);
-        resolve(false);
-      }, interval * 1000);
-      const wake = (): void => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      process.once('SIGINT', wake);
-    });
-    if (interrupted) return exit;
+  if (values.once) return onePass(source.root, data, selected, values.json === true, io);
+
+  // Watching: an interruption ends the command after the pass in progress, so
+  // the report of that pass is still printed; a second one ends it at once.
+  // Either is safe for the data: landing commits each file before its cursor,
+  // so whatever was landed stays and the next pass goes on from it.
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const interrupt = (): void => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    wake?.();
+  };
+  process.on('SIGINT', interrupt);
+  try {
+    for (;;) {
+      const exit = await onePass(source.root, data, selected, values.json === true, io);
+      if (stopping) return exit;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, interval * 1000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+      if (stopping) return exit;
+    }
+  } finally {
+    process.removeListener('SIGINT', interrupt);
   }
 }
 

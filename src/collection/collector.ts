@@ -27,7 +27,7 @@ import { digestOf, encodingFor, headerLine, recordLine, type LandedHeader } from
 import { cursorName, landedName, placeFolder, placePath, sessionFolder, sessionStatePath } from '../landing/layout.ts';
 import { readLines, withOpenFile } from '../landing/line-reader.ts';
 import { lockSession, SessionLockedError } from '../landing/lock.ts';
-import { readSessionState, writeSessionState } from '../landing/session-state.ts';
+import { listFolder, readSessionState, writeSessionState } from '../landing/session-state.ts';
 import { deriveMissingSessionData, deriveSessionData, type DerivationReport } from '../session-data/derive.ts';
 import type { Adapter, CollectableSource, DiscoveredSession } from './source.ts';
 
@@ -156,7 +156,11 @@ interface SessionContext extends CollectOptions {
 }
 
 function outcome(source: CollectableSource, status: SourceStatus, message?: string): SourceOutcome {
-  return { source: source.relative, place: placePath(source.place), status, message, landed: [], problems: [], problemCount: 0, inFlightBytes: 0, unknownShapes: new Map() };
+  return emptyOutcome(source.relative, placePath(source.place), status, message);
+}
+
+function emptyOutcome(source: string, place: string, status: SourceStatus, message?: string): SourceOutcome {
+  return { source, place, status, message, landed: [], problems: [], problemCount: 0, inFlightBytes: 0, unknownShapes: new Map() };
 }
 
 function collectSource(context: SessionContext, source: CollectableSource, cursorFile: string): SourceOutcome {
@@ -441,9 +445,9 @@ function markVanishedSources(context: SessionContext, visited: Set<string>): Sou
   const outcomes: SourceOutcome[] = [];
   const root = sessionFolder(context.data, context.session);
   for (const group of ['streams', 'runs']) {
-    for (const place of listNames(path.join(root, group))) {
+    for (const place of listFolder(path.join(root, group))) {
       const folder = path.join(root, group, place);
-      for (const name of listNames(folder)) {
+      for (const name of listFolder(folder)) {
         if (!name.endsWith('.cursor')) continue;
         const file = path.join(folder, name);
         if (visited.has(file)) continue;
@@ -451,17 +455,7 @@ function markVanishedSources(context: SessionContext, visited: Set<string>): Sou
         if (!cursor || cursor.state !== 'active') continue;
         if (fs.existsSync(path.join(context.sourceRoot, cursor.source))) continue;
         writeCursor(file, { ...cursor, state: 'source_gone' }, context.now());
-        outcomes.push({
-          source: cursor.source,
-          place: `${group}/${place}`,
-          status: 'gone',
-          message: 'the source no longer exists; what was landed from it stays',
-          landed: [],
-          problems: [],
-          problemCount: 0,
-          inFlightBytes: 0,
-          unknownShapes: new Map(),
-        });
+        outcomes.push(emptyOutcome(cursor.source, `${group}/${place}`, 'gone', 'the source no longer exists; what was landed from it stays'));
       }
     }
   }
@@ -481,12 +475,3 @@ function removeIfEmpty(folder: string): void {
   }
 }
 
-function listNames(folder: string): string[] {
-  try {
-    return fs.readdirSync(folder);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw error;
-  }
-}

@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { readCursor } from '../landing/cursor.ts';
-import { cursorName, placeFolder, sessionDataName } from '../landing/layout.ts';
-import { landedFilesOfSession } from '../landing/session-state.ts';
+import { cursorName, placeFolder } from '../landing/layout.ts';
+import { landedFilesWithoutSessionData } from '../session-data/derive.ts';
 import type { SessionOutcome, SourceOutcome } from './collector.ts';
 import type { Adapter, DiscoveredSession } from './source.ts';
 
@@ -110,8 +110,7 @@ export async function collectInParallel(sessions: DiscoveredSession[], options: 
       // Every landed file of the session without its `.sd`: those just landed,
       // and any left behind by an earlier interrupted pass. Derivations go to
       // the front of the queue so that a session finishes as soon as it can.
-      for (const landed of landedFilesOfSession(options.data, session).reverse()) {
-        if (fs.existsSync(path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path))))) continue;
+      for (const landed of landedFilesWithoutSessionData(options.data, session).reverse()) {
         const id = nextId++;
         owner.set(id, session);
         queue.unshift({ type: 'derive', id, file: landed.path, adapter: options.adapter.location });

@@ -90,7 +90,8 @@ export function landedFilesOfSession(data: string, session: string): LandedFileE
   return files.sort((a, b) => a.seq - b.seq);
 }
 
-function listFolder(folder: string): string[] {
+/** The names in a folder, or none when it does not exist. */
+export function listFolder(folder: string): string[] {
   try {
     return fs.readdirSync(folder);
   } catch (error) {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
 import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
 import { sessionDataName } from '../landing/layout.ts';
-import { landedFilesOfSession } from '../landing/session-state.ts';
+import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from './format.ts';
@@ -117,6 +117,11 @@ export function* readSessionData(file: string): Generator<SessionDataEntry> {
   }
 }
 
+/** The landed files of a session that have no `.sd` beside them, in sequence order. */
+export function landedFilesWithoutSessionData(data: string, session: string): LandedFileEntry[] {
+  return landedFilesOfSession(data, session).filter((landed) => !fs.existsSync(path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path)))));
+}
+
 /**
  * Derives the `.sd` of every landed file of a session that has none: one left
  * behind by an interrupted pass, or one deleted on purpose to rebuild it. A
@@ -126,8 +131,7 @@ export function* readSessionData(file: string): Generator<SessionDataEntry> {
 export function deriveMissingSessionData(data: string, session: string, converter: Converter): { derived: number; failures: string[] } {
   let derived = 0;
   const failures: string[] = [];
-  for (const landed of landedFilesOfSession(data, session)) {
-    if (fs.existsSync(path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path))))) continue;
+  for (const landed of landedFilesWithoutSessionData(data, session)) {
     try {
       deriveSessionData(landed.path, converter);
       derived++;

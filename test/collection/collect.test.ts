@@ -272,6 +272,20 @@ describe('collect', () => {
     expect(readCursor(path.join(data, session, 'streams/main/transcript.cursor'))).toMatchObject({ ord: count, lastSeq: 3 });
   });
 
+  it('lands a new version of a rewritten document, and none of an unchanged one', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const manifest = discoverSessions(root).sessions.find((session) => session.id === FIXTURE_SESSIONS.workflow)!.sources.find((source) => source.kind === 'workflow_manifest')!;
+    collectOnce(root, data);
+    const versions = () => landedOf(data, FIXTURE_SESSIONS.workflow).filter((file) => file.header.kind === 'workflow_manifest');
+    expect(versions().length).toBe(1);
+    const rewritten = fs.readFileSync(manifest.path, 'utf8').replace('"completed"', '"killed"');
+    fs.writeFileSync(manifest.path, rewritten);
+    collectOnce(root, data);
+    expect(versions().map((file) => file.records[0]!.payload.toString())).toEqual([rewritten.replace('"killed"', '"completed"'), rewritten]);
+  });
+
   it('leaves no trace of a session that has only empty files', () => {
     const root = copyOfFixtures();
     const data = temporaryFolder();

@@ -28,6 +28,12 @@ export interface TranscriptOptions {
   readonly agent?: string;
   /** A time to start from; each record is one second after the previous. */
   readonly start?: string;
+  /**
+   * What ids are derived from, instead of the session and agent: for records
+   * appended later to a transcript another Transcript wrote, whose ids must
+   * not repeat the earlier ones.
+   */
+  readonly idSeed?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -42,6 +48,8 @@ export interface Usage {
 /** Writes one transcript, record by record, keeping the last uuid as the default parent. */
 export class Transcript {
   readonly lines: string[] = [];
+  /** Bytes of text() so far: every line and its newline. */
+  bytes = 0;
   last: string | null = null;
   private counter = 0;
   private clock: number;
@@ -50,12 +58,16 @@ export class Transcript {
     this.clock = Date.parse(options.start ?? '2026-03-01T10:00:00.000Z');
   }
 
+  private get idSeed(): string {
+    return this.options.idSeed ?? `${this.options.session}/${this.options.agent ?? 'main'}`;
+  }
+
   nextUuid(): string {
-    return stableUuid(`${this.options.session}/${this.options.agent ?? 'main'}`, ++this.counter);
+    return stableUuid(this.idSeed, ++this.counter);
   }
 
   nextId(prefix: string): string {
-    return stableId(prefix, `${this.options.session}/${this.options.agent ?? 'main'}`, ++this.counter);
+    return stableId(prefix, this.idSeed, ++this.counter);
   }
 
   private common(parent: string | null | undefined): Json {
@@ -72,8 +84,13 @@ export class Transcript {
     };
   }
 
+  private append(line: string): void {
+    this.lines.push(line);
+    this.bytes += Buffer.byteLength(line) + 1;
+  }
+
   private push(record: Json): string {
-    this.lines.push(JSON.stringify(record));
+    this.append(JSON.stringify(record));
     const uuid = typeof record.uuid === 'string' ? record.uuid : undefined;
     if (uuid !== undefined) this.last = uuid;
     return uuid ?? '';
@@ -184,17 +201,28 @@ export class Transcript {
 
   /** A record type that carries no uuid: last-prompt, file-history-snapshot, permission-mode … */
   bookkeeping(record: Json): void {
-    this.lines.push(JSON.stringify({ ...record, sessionId: this.options.session }));
+    this.append(JSON.stringify({ ...record, sessionId: this.options.session }));
   }
 
   /** A line written as is, for malformed input. */
   raw(line: string): void {
-    this.lines.push(line);
+    this.append(line);
   }
 
   /** The transcript as file content: every line ends with a newline. */
   text(): string {
     return this.lines.map((line) => `${line}\n`).join('');
+  }
+
+  /**
+   * The lines written since the last drain, as file content, and forgets
+   * them, so a large transcript can be written out in pieces. `bytes` and
+   * `last` still count everything.
+   */
+  drain(): string {
+    const content = this.text();
+    this.lines.length = 0;
+    return content;
   }
 }
 

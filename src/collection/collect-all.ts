@@ -49,7 +49,7 @@ export interface CoresOptions extends CollectAllOptions {
 export async function collectAllOnCores(options: CoresOptions): Promise<CollectAllReport> {
   const workers = options.workers ?? defaultWorkers();
   const plan = planOf(options);
-  if (workers < 2 || plan.chosen.length === 0 || options.deriveSessionData === false || pendingBytes(plan.chosen, options.data) < (options.parallelFromBytes ?? PARALLEL_FROM_BYTES)) {
+  if (workers < 2 || plan.chosen.length === 0 || pendingBytes(plan.chosen, options.data) < (options.parallelFromBytes ?? PARALLEL_FROM_BYTES)) {
     return collectAll(options);
   }
   const outcomes: SessionOutcome[] = [];
@@ -58,6 +58,7 @@ export async function collectAllOnCores(options: CoresOptions): Promise<CollectA
     sourceRoot: options.discovery.root,
     adapter: options.adapter,
     workers,
+    deriveSessionData: options.deriveSessionData,
     onSession(outcome) {
       outcomes.push(outcome);
       options.onSession?.(outcome, outcomes.length, plan.total);

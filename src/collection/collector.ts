@@ -243,7 +243,7 @@ class Landing {
     const seq = context.nextSeq++;
     const at = context.now();
     const folder = placeFolder(context.data, context.session, source.place);
-    this.pending = new PendingFile(path.join(folder, landedName(source.prefix, at, seq)), { digest: true });
+    this.pending = new PendingFile(path.join(folder, landedName(source.prefix, at, seq)), { mode: READ_ONLY, durability: 'landed', digest: true });
     this.header = {
       h: 1,
       seq,
@@ -266,7 +266,7 @@ class Landing {
     this.pending = undefined;
     let digest: string;
     try {
-      digest = pending.finish(READ_ONLY)!;
+      digest = pending.finish()!;
     } catch (error) {
       pending.abandon();
       throw error;

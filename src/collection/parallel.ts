@@ -73,6 +73,8 @@ export interface ParallelOptions {
   readonly sourceRoot: string;
   readonly adapter: Adapter;
   readonly workers: number;
+  /** False to land only; see CollectOptions.deriveSessionData. */
+  readonly deriveSessionData?: boolean;
   readonly onSession?: (outcome: SessionOutcome) => void;
 }
 
@@ -110,7 +112,7 @@ export async function collectInParallel(sessions: DiscoveredSession[], options: 
       // Every landed file of the session without its `.sd`: those just landed,
       // and any left behind by an earlier interrupted pass. Derivations go to
       // the front of the queue so that a session finishes as soon as it can.
-      for (const landed of landedFilesWithoutSessionData(options.data, session).reverse()) {
+      for (const landed of options.deriveSessionData === false ? [] : landedFilesWithoutSessionData(options.data, session).reverse()) {
         const id = nextId++;
         owner.set(id, session);
         queue.unshift({ type: 'derive', id, file: landed.path, adapter: options.adapter.location });

@@ -40,7 +40,7 @@ export interface DerivationReport {
 export function deriveSessionData(landed: string, converter: Converter, landedDigest?: string): DerivationReport {
   const target = path.join(path.dirname(landed), sessionDataName(path.basename(landed)));
   const ofSha = landedDigest ?? digestOfFile(landed);
-  const pending = new PendingFile(target);
+  const pending = new PendingFile(target, { mode: READ_ONLY, durability: 'replaced' });
   const parts: Partial<Record<PartKind, number>> = {};
   const unknownShapes = new Map<string, number>();
   let rows = 0;
@@ -62,10 +62,8 @@ export function deriveSessionData(landed: string, converter: Converter, landedDi
       }
       for (const drop of row.dropped ?? []) droppedBytes += drop.bytes;
     }
-    // A derived file may be rebuilt, so an old one is replaced; it is still
-    // read-only between rebuilds.
-    fs.rmSync(target, { force: true });
-    pending.finish(READ_ONLY);
+    // A derived file may be rebuilt; the rename replaces the old one whole.
+    pending.finish();
   } catch (error) {
     pending.abandon();
     throw error;

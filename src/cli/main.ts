@@ -3,6 +3,7 @@
 
 import { collect } from './commands/collect.ts';
 import { sources } from './commands/sources.ts';
+import { verify } from './commands/verify.ts';
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, type Command, type Io } from './command.ts';
 import { SourceRootError } from '../adapters/claude-code/source-root.ts';
 
@@ -15,7 +16,7 @@ export const COMMANDS: readonly Command[] = [
   { name: 'fork', synopsis: 'fork ID --at EVENT [--name NAME] [--data DIR]', summary: 'explicit branch at a stable boundary' },
   { name: 'restore', synopsis: 'restore ID --branch NAME --out DIR', summary: 'the branch as a resumable transcript' },
   { name: 'export', synopsis: 'export   [--source DIR] [--data DIR] [--out DIR] [--archive FILE] [--conversation ID]...', summary: 'the bundle and the site' },
-  { name: 'verify', synopsis: 'verify PATH [--deep]', summary: 'check a storage root, an export folder or a .tar.zst' },
+  { name: 'verify', synopsis: 'verify PATH [--deep] [--json]', summary: 'check a storage root (export folders and .tar.zst: not built yet)', run: verify },
   { name: 'glossary', synopsis: 'glossary [--json]', summary: "the model's words and Claude Code's" },
 ];
 

@@ -1,0 +1,32 @@
+// `sessionizer verify PATH [--deep]`: checks a storage root from its files
+// alone. Export folders and archives arrive with the bundle.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { converterFor } from '../../adapters/dialects.ts';
+import { verifyStorage } from '../../verify/storage.ts';
+import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, parseCommandArguments, UsageError, type Io } from '../command.ts';
+
+export function verify(argv: string[], io: Io): number {
+  const { values, positionals } = parseCommandArguments('verify', argv, { deep: { type: 'boolean' }, json: { type: 'boolean' } }, 1);
+  const target = positionals[0];
+  if (target === undefined) throw new UsageError('verify: PATH is missing');
+  const root = path.resolve(target);
+  if (!fs.existsSync(root)) {
+    io.error(`sessionizer verify: ${target}: no such file or folder\n`);
+    return EXIT_REJECTED;
+  }
+  if (!fs.statSync(root).isDirectory() || fs.existsSync(path.join(root, 'manifest-sha256.txt'))) {
+    io.error(`sessionizer verify: ${target}: verifying export folders and .tar.zst archives is not built yet; it arrives with the bundle\n`);
+    return EXIT_USAGE;
+  }
+  const report = verifyStorage(root, { deep: values.deep, converterFor });
+  if (values.json) {
+    io.out(`${JSON.stringify(report)}\n`);
+  } else {
+    for (const problem of report.problems) io.error(`error: ${problem.path}: ${problem.what}\n`);
+    for (const note of report.notes) io.error(`note: ${note.path}: ${note.what}\n`);
+    io.out(`verified ${report.landedFiles} landed files, ${report.records} records in ${report.sessions} sessions${values.deep ? ', every .sd derived again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}\n`);
+  }
+  return report.problems.length === 0 ? EXIT_OK : EXIT_REJECTED;
+}

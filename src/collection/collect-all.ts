@@ -31,7 +31,7 @@ export function collectAll(options: CollectAllOptions): CollectAllReport {
   const plan = planOf(options);
   const outcomes: SessionOutcome[] = [];
   for (const session of plan.chosen) {
-    const outcome = collectSession(session, plan.common);
+    const outcome = collectGuarded(session.id, () => collectSession(session, plan.common));
     outcomes.push(outcome);
     options.onSession?.(outcome, outcomes.length, plan.total);
   }
@@ -93,11 +93,21 @@ function planOf(options: CollectAllOptions): Plan {
 
 function finish(options: CollectAllOptions, plan: Plan, outcomes: SessionOutcome[]): CollectAllReport {
   for (const id of plan.vanished) {
-    const outcome = collectVanishedSession(id, plan.common);
+    const outcome = collectGuarded(id, () => collectVanishedSession(id, plan.common));
     outcomes.push(outcome);
     options.onSession?.(outcome, outcomes.length, plan.total);
   }
   return { sessions: outcomes, skipped: options.discovery.sessions.length - plan.chosen.length };
+}
+
+// A failure that escapes one session (a folder it cannot write, a disk
+// error) is that session's outcome; the pass goes on with the others.
+function collectGuarded(session: string, collect: () => SessionOutcome): SessionOutcome {
+  try {
+    return collect();
+  } catch (error) {
+    return { session, sources: [], mended: 0, unreadable: [`session ${session}: ${(error as Error).message}`] };
+  }
 }
 
 /** Sessions that have been collected into this storage zone before. */

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseLandedName, sessionStatePath, sessionFolder } from './layout.ts';
-import { readState, writeState, wholeNumber } from './state-text.ts';
+import { readState, writeState } from './state-text.ts';
 
 export const SESSION_STATE_SCHEMA = 1;
 
@@ -37,10 +37,11 @@ export function readSessionState(data: string, session: string): SessionState {
   const values = readState(file);
   const onDisk = highestSeqOnDisk(data, session);
   if (!values) return { nextSeq: onDisk + 1, liveness: 'unknown' };
-  const saved = wholeNumber(values, 'next_seq', file);
+  // A damaged counter costs nothing: the files on disk say what it must be.
+  const saved = Number(values.get('next_seq'));
   const liveness = values.get('liveness');
   return {
-    nextSeq: Math.max(saved, onDisk + 1),
+    nextSeq: Number.isSafeInteger(saved) && saved > 0 ? Math.max(saved, onDisk + 1) : onDisk + 1,
     liveness: liveness === 'live' || liveness === 'quiet' ? liveness : 'unknown',
     quietSince: values.get('quiet_since') || undefined,
     lastScan: values.get('last_scan') || undefined,

@@ -320,3 +320,26 @@ describe('collect on several cores', () => {
     }
   });
 });
+
+describe('damage in the storage zone', () => {
+  it('recovers the sequence counter from the files when session.state is damaged', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    fs.writeFileSync(sessionStatePath(data, FIXTURE_SESSIONS.rewind), 'schema 1\nnext_seq banana\n');
+    fs.appendFileSync(mainTranscript(root, FIXTURE_SESSIONS.rewind), '{"type":"user","uuid":"after-damage"}\n');
+    collectOnce(root, data);
+    expect(landedOf(data, FIXTURE_SESSIONS.rewind).map((file) => file.header.seq)).toEqual([1, 2]);
+  });
+
+  it('reports a session it cannot write to and collects the others', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    // A file where the session's folder should be: nothing can be written there.
+    fs.writeFileSync(path.join(data, FIXTURE_SESSIONS.rewind), 'not a folder');
+    const report = collectOnce(root, data);
+    const outcome = report.sessions.find((session) => session.session === FIXTURE_SESSIONS.rewind)!;
+    expect(outcome.unreadable).toEqual([expect.stringMatching(new RegExp(`^session ${FIXTURE_SESSIONS.rewind}: .*(ENOTDIR|EEXIST)`))]);
+    expect(landedOf(data, FIXTURE_SESSIONS.compaction).length).toBe(1);
+  });
+});

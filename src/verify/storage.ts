@@ -19,6 +19,7 @@ import { parseLandedName, sessionDataName, sessionStatePath } from '../landing/l
 import { landedFilesOfSession, listFolder } from '../landing/session-state.ts';
 import { readState } from '../landing/state-text.ts';
 import { deriveSessionData, readSessionData, type Converter } from '../session-data/derive.ts';
+import { INDEX_NAME } from '../index/session-index.ts';
 
 export interface Problem {
   /** Path inside the storage zone, with forward slashes. */
@@ -79,7 +80,7 @@ export function verifyStorage(data: string, options: VerifyOptions = {}): Storag
 function checkPlaces(data: string, session: string, problem: (file: string, what: string) => void, note: (file: string, what: string) => void): void {
   const root = path.join(data, session);
   for (const name of listFolder(root)) {
-    if (!['streams', 'runs', 'session.state', 'collect.lock'].includes(name)) problem(path.join(root, name), 'a file the storage layout has no place for');
+    if (!['streams', 'runs', 'session.state', 'collect.lock', INDEX_NAME].includes(name)) problem(path.join(root, name), 'a file the storage layout has no place for');
   }
   for (const group of ['streams', 'runs']) {
     for (const place of listFolder(path.join(root, group))) {

@@ -1,0 +1,143 @@
+// The index: every `.sd` row of a session reduced to its identifiers.
+//
+// Assembly needs ids, never content: removing duplicates needs record ids,
+// grouping provider calls needs call ids, joining tools needs tool-use ids,
+// joining children needs agent and run ids. The seed measured the index at
+// about a twelfth of the landed bytes (design-notes/02 §0), so reading it is
+// far cheaper than reading `.sd` with its text.
+//
+// It is derived and disposable. It is rebuilt whenever it is missing, damaged
+// or older than the newest landed file, and nothing may treat it as
+// authoritative: the `.sd` files are what it is made from. It speaks only the
+// model's words.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { replaceFile } from '../landing/atomic-file.ts';
+import { sessionDataName, sessionFolder } from '../landing/layout.ts';
+import { landedFilesOfSession } from '../landing/session-state.ts';
+import { readLines, withOpenFile } from '../landing/line-reader.ts';
+import type { ContentState, PartKind, Producer, RecordFlag, Trigger } from '../model/vocabulary.ts';
+import { readSessionData } from '../session-data/derive.ts';
+import type { Usage } from '../session-data/format.ts';
+
+export const INDEX_SCHEMA = 'index/1';
+export const INDEX_NAME = 'session.index';
+
+/** One `.sd` row's identifiers. */
+export interface IndexEntry {
+  /** Evidence coordinate: landed file sequence and row. */
+  readonly seq: number;
+  readonly row: number;
+  /** streams/<stream> or runs/<run>. */
+  readonly place: string;
+  /** What the landed file holds: transcript, agent_meta, journal, workflow_manifest, workflow_script. */
+  readonly kind: string;
+  readonly id?: string;
+  readonly parent?: string;
+  readonly call?: string;
+  /** The agent loop (`run` in `.sd`); named cycle here to keep it apart from workflow runs. */
+  readonly cycle?: string;
+  readonly ts?: string;
+  readonly trigger?: Trigger;
+  readonly continues?: string;
+  readonly tool?: string;
+  readonly child?: string;
+  readonly batch?: string;
+  readonly startedBy?: string;
+  readonly leaf?: string;
+  readonly stop?: string;
+  readonly from: Producer;
+  readonly flags: RecordFlag[];
+  readonly usage?: Usage;
+  /** The kind of each part, in order. */
+  readonly parts: PartKind[];
+  /** Ids of the calls this record makes, with their names. */
+  readonly calls: { readonly id: string; readonly name: string }[];
+  /** The calls this record answers. */
+  readonly results: { readonly of: string; readonly failed?: boolean; readonly state: ContentState }[];
+}
+
+export interface SessionIndex {
+  readonly session: string;
+  /** The newest landed file the index covers. */
+  readonly throughSeq: number;
+  /** In landed order: by sequence, then row. */
+  readonly entries: IndexEntry[];
+}
+
+export function indexPath(data: string, session: string): string {
+  return path.join(sessionFolder(data, session), INDEX_NAME);
+}
+
+/** The session's index, rebuilt from its `.sd` files when it is missing, damaged or behind. */
+export function loadSessionIndex(data: string, session: string): SessionIndex {
+  const landed = landedFilesOfSession(data, session);
+  const throughSeq = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
+  const saved = readSavedIndex(indexPath(data, session), session);
+  if (saved && saved.throughSeq === throughSeq) return saved;
+  const entries: IndexEntry[] = [];
+  for (const file of landed) {
+    const sessionData = path.join(path.dirname(file.path), sessionDataName(path.basename(file.path)));
+    const place = file.relative.split('/').slice(0, 2).join('/');
+    let kind = '';
+    for (const entry of readSessionData(sessionData)) {
+      if (entry.type === 'header') {
+        kind = entry.header.kind;
+        continue;
+      }
+      const row = entry.row;
+      entries.push({
+        seq: file.seq,
+        row: row.row,
+        place,
+        kind,
+        id: row.id,
+        parent: row.parent,
+        call: row.call,
+        cycle: row.run,
+        ts: row.ts,
+        trigger: row.trigger,
+        continues: row.continues,
+        tool: row.tool,
+        child: row.child,
+        batch: row.batch,
+        startedBy: row.started_by,
+        leaf: row.leaf,
+        stop: row.stop,
+        from: row.from,
+        flags: row.flags ?? [],
+        usage: row.usage,
+        parts: row.parts.map((part) => part.k),
+        calls: row.parts.flatMap((part) => (part.k === 'call' ? [{ id: part.id, name: part.name }] : [])),
+        results: row.parts.flatMap((part) => (part.k === 'result' ? [{ of: part.of, failed: part.failed, state: part.state }] : [])),
+      });
+    }
+  }
+  const index: SessionIndex = { session, throughSeq, entries };
+  replaceFile(indexPath(data, session), `${JSON.stringify({ schema: INDEX_SCHEMA, session, through_seq: throughSeq, entries: entries.length })}\n${entries.map((entry) => JSON.stringify(entry)).join('\n')}${entries.length > 0 ? '\n' : ''}`);
+  return index;
+}
+
+// A saved index is used only when it is whole: its header says how many
+// entries follow, and a schema it does not know means it is rebuilt, never
+// migrated.
+function readSavedIndex(file: string, session: string): SessionIndex | undefined {
+  if (!fs.existsSync(file)) return undefined;
+  try {
+    return withOpenFile(file, (descriptor) => {
+      const size = fs.fstatSync(descriptor).size;
+      let header: { schema?: string; session?: string; through_seq?: number; entries?: number } | undefined;
+      const entries: IndexEntry[] = [];
+      for (const line of readLines(descriptor, 0, size)) {
+        const value = JSON.parse(line.bytes.toString('utf8'));
+        if (header === undefined) header = value;
+        else entries.push(value as IndexEntry);
+      }
+      if (header?.schema !== INDEX_SCHEMA || header.session !== session || header.entries !== entries.length || typeof header.through_seq !== 'number') return undefined;
+      return { session, throughSeq: header.through_seq, entries };
+    });
+  } catch {
+    return undefined;
+  }
+}

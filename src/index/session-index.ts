@@ -62,6 +62,8 @@ export interface SessionIndex {
   readonly session: string;
   /** The newest landed file the index covers. */
   readonly throughSeq: number;
+  /** Each landed file's SHA-256, by sequence, as its `.sd` names it: what a round consumed. */
+  readonly files: { readonly seq: number; readonly digest: string }[];
   /** In landed order: by sequence, then row. */
   readonly entries: IndexEntry[];
 }
@@ -77,6 +79,7 @@ export function loadSessionIndex(data: string, session: string): SessionIndex {
   const saved = readSavedIndex(indexPath(data, session), session);
   if (saved && saved.throughSeq === throughSeq) return saved;
   const entries: IndexEntry[] = [];
+  const files: { seq: number; digest: string }[] = [];
   for (const file of landed) {
     const sessionData = path.join(path.dirname(file.path), sessionDataName(path.basename(file.path)));
     const place = file.relative.split('/').slice(0, 2).join('/');
@@ -84,6 +87,7 @@ export function loadSessionIndex(data: string, session: string): SessionIndex {
     for (const entry of readSessionData(sessionData)) {
       if (entry.type === 'header') {
         kind = entry.header.kind;
+        files.push({ seq: file.seq, digest: entry.header.of_sha });
         continue;
       }
       const row = entry.row;
@@ -114,8 +118,8 @@ export function loadSessionIndex(data: string, session: string): SessionIndex {
       });
     }
   }
-  const index: SessionIndex = { session, throughSeq, entries };
-  replaceFile(indexPath(data, session), `${JSON.stringify({ schema: INDEX_SCHEMA, session, through_seq: throughSeq, entries: entries.length })}\n${entries.map((entry) => JSON.stringify(entry)).join('\n')}${entries.length > 0 ? '\n' : ''}`);
+  const index: SessionIndex = { session, throughSeq, files, entries };
+  replaceFile(indexPath(data, session), `${JSON.stringify({ schema: INDEX_SCHEMA, session, through_seq: throughSeq, files, entries: entries.length })}\n${entries.map((entry) => JSON.stringify(entry)).join('\n')}${entries.length > 0 ? '\n' : ''}`);
   return index;
 }
 
@@ -127,15 +131,15 @@ function readSavedIndex(file: string, session: string): SessionIndex | undefined
   try {
     return withOpenFile(file, (descriptor) => {
       const size = fs.fstatSync(descriptor).size;
-      let header: { schema?: string; session?: string; through_seq?: number; entries?: number } | undefined;
+      let header: { schema?: string; session?: string; through_seq?: number; files?: { seq: number; digest: string }[]; entries?: number } | undefined;
       const entries: IndexEntry[] = [];
       for (const line of readLines(descriptor, 0, size)) {
         const value = JSON.parse(line.bytes.toString('utf8'));
         if (header === undefined) header = value;
         else entries.push(value as IndexEntry);
       }
-      if (header?.schema !== INDEX_SCHEMA || header.session !== session || header.entries !== entries.length || typeof header.through_seq !== 'number') return undefined;
-      return { session, throughSeq: header.through_seq, entries };
+      if (header?.schema !== INDEX_SCHEMA || header.session !== session || header.entries !== entries.length || typeof header.through_seq !== 'number' || !Array.isArray(header.files)) return undefined;
+      return { session, throughSeq: header.through_seq, files: header.files, entries };
     });
   } catch {
     return undefined;

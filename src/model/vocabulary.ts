@@ -70,6 +70,7 @@ export const RECORD_FLAGS = {
   notice: 'any other notice from the harness',
   sidechain: 'written by a child agent rather than the main agent',
   queued: 'held in the runtime’s input queue while the agent was busy',
+  interrupt: 'marks that the person interrupted the agent',
   structural: 'bookkeeping that is not part of the conversation: progress, snapshots, pointers, settings',
 } as const;
 export type RecordFlag = keyof typeof RECORD_FLAGS;

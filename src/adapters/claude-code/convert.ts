@@ -413,6 +413,8 @@ function flagsOf(
     // by default rather than by a list, because a list has to be right about
     // types that do not exist yet.
     if (attachment?.type === 'queued_command' && attachment.commandMode === 'prompt') {
+      // Typed while the agent worked: steering inside the running Talk, never a Talk start.
+      flags.add('queued');
       if (trigger === 'external') flags.add('external_input');
       else if (trigger === undefined) flags.add('apparent_input');
     } else {
@@ -424,6 +426,7 @@ function flagsOf(
     if (trigger === 'external' && value.isMeta !== true) flags.add('external_input');
     else if (trigger === undefined && typed) flags.add('apparent_input');
     const first = parts[0];
+    if (first?.k === 'text' && first.text.startsWith('[Request interrupted by user')) flags.add('interrupt');
     if (first?.k === 'text' && first.text.startsWith('<command-name>')) flags.add('command');
     if (first?.k === 'text' && (first.text.startsWith('<local-command-stdout>') || first.text.startsWith('<local-command-stderr>'))) flags.add('command');
   }

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { converterFor } from '../../adapters/dialects.ts';
+import { verifyChains } from '../../verify/chains.ts';
 import { verifyStorage } from '../../verify/storage.ts';
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, parseCommandArguments, UsageError, type Io } from '../command.ts';
 
@@ -20,13 +21,18 @@ export function verify(argv: string[], io: Io): number {
     io.error(`sessionizer verify: ${target}: verifying export folders and .tar.zst archives is not built yet; it arrives with the bundle\n`);
     return EXIT_USAGE;
   }
-  const report = verifyStorage(root, { deep: values.deep, converterFor });
+  const storage = verifyStorage(root, { deep: values.deep, converterFor });
+  const chains = verifyChains(root);
+  const problems = [...storage.problems, ...chains.problems];
   if (values.json) {
-    io.out(`${JSON.stringify(report)}\n`);
+    io.out(`${JSON.stringify({ ...storage, chains: chains.chains, rounds: chains.rounds, problems })}\n`);
   } else {
-    for (const problem of report.problems) io.error(`error: ${problem.path}: ${problem.what}\n`);
-    for (const note of report.notes) io.error(`note: ${note.path}: ${note.what}\n`);
-    io.out(`verified ${report.landedFiles} landed files, ${report.records} records in ${report.sessions} sessions${values.deep ? ', every .sd derived again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}\n`);
+    for (const problem of problems) io.error(`error: ${problem.path}: ${problem.what}\n`);
+    for (const note of storage.notes) io.error(`note: ${note.path}: ${note.what}\n`);
+    io.out(
+      `verified ${storage.landedFiles} landed files, ${storage.records} records in ${storage.sessions} sessions${values.deep ? ', every .sd derived again' : ''}, and ${chains.rounds} rounds in ${chains.chains} chains: ` +
+        `${problems.length === 0 ? 'all intact' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}\n`,
+    );
   }
-  return report.problems.length === 0 ? EXIT_OK : EXIT_REJECTED;
+  return problems.length === 0 ? EXIT_OK : EXIT_REJECTED;
 }

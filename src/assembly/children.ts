@@ -1,0 +1,132 @@
+// Stage 5: join child agents to the calls that started them.
+//
+// No single field spans the ways a child starts, so each is read where it
+// lives (seed design-notes/02 §1.5), most work first:
+//   journal      a workflow run's journal names each child it started; the run
+//                is the one the launching call's result names (about 96%)
+//   result       the parent's result of an agent call names the child
+//   sidecar      a direct child's sidecar names the call; a nested child's
+//                names only the agent that started it
+//   notification a completion notice names both the call and the child
+// Several candidates for one child are all kept, as exact_ambiguous: the
+// assembler never chooses. A child nothing names is an orphan, recorded, not
+// guessed. Completion notices name the call they complete; that call may sit
+// in another stream of the session, so it is looked up across all of them.
+
+import type { IndexEntry } from '../index/session-index.ts';
+import type { CorrelationQuality } from '../model/structure.ts';
+import type { EvidenceRef } from '../session-flow/format.ts';
+import type { Partition } from './streams.ts';
+import type { ToolStep } from './tools.ts';
+
+export interface Spawn {
+  readonly child: string;
+  /** The tool step that started it, or, for a nested child named only by its sidecar, the parent stream. */
+  readonly from: { readonly type: 'tool'; readonly step: ToolStep } | { readonly type: 'stream'; readonly stream: string };
+  readonly via: 'journal' | 'result' | 'sidecar' | 'notification';
+  readonly quality: CorrelationQuality;
+  readonly evidence: EvidenceRef[];
+}
+
+export interface Report {
+  readonly notice: IndexEntry;
+  readonly stream: string;
+  readonly step: ToolStep | undefined;
+  readonly quality: CorrelationQuality;
+}
+
+export interface ChildJoin {
+  readonly spawns: Spawn[];
+  readonly orphans: string[];
+  /** Children a call or a journal names whose transcript is not here, with the naming record. */
+  readonly missing: { readonly child: string; readonly evidence: IndexEntry }[];
+  readonly reports: Report[];
+}
+
+const ref = (entry: IndexEntry): EvidenceRef => ({ seq: entry.seq, row: entry.row });
+
+export function joinChildren(partition: Partition, steps: readonly ToolStep[]): ChildJoin {
+  const stepsByTool = new Map<string, ToolStep[]>();
+  const stepsByRun = new Map<string, ToolStep[]>();
+  const stepsByChild = new Map<string, ToolStep[]>();
+  for (const step of steps) {
+    push(stepsByTool, step.id, step);
+    if (step.result === 'unavailable') continue;
+    if (step.result.batch !== undefined) push(stepsByRun, step.result.batch, step);
+    if (step.result.child !== undefined) push(stepsByChild, step.result.child, step);
+  }
+  const journalNames = new Map<string, IndexEntry[]>();
+  for (const [run, records] of partition.runs) {
+    for (const record of records) {
+      if (record.kind === 'journal' && record.child !== undefined) push(journalNames, record.child, { ...record, batch: record.batch ?? run });
+    }
+  }
+
+  const noticesByChild = new Map<string, IndexEntry[]>();
+  for (const stream of partition.streams.values()) {
+    for (const record of stream.records) if (isNotice(record) && record.child !== undefined) push(noticesByChild, record.child, record);
+  }
+
+  const spawns: Spawn[] = [];
+  const orphans: string[] = [];
+  for (const stream of partition.streams.values()) {
+    if (stream.id === 'main') continue;
+    const candidates: Omit<Spawn, 'quality'>[] = [];
+    for (const step of stepsByChild.get(stream.id) ?? []) candidates.push({ child: stream.id, from: { type: 'tool', step }, via: 'result', evidence: [ref(step.result as IndexEntry)] });
+    for (const record of journalNames.get(stream.id) ?? []) {
+      for (const step of stepsByRun.get(record.batch!) ?? []) candidates.push({ child: stream.id, from: { type: 'tool', step }, via: 'journal', evidence: [ref(record), ref(step.result as IndexEntry)] });
+    }
+    for (const notice of noticesByChild.get(stream.id) ?? []) {
+      for (const step of stepsByTool.get(notice.tool!) ?? []) candidates.push({ child: stream.id, from: { type: 'tool', step }, via: 'notification', evidence: [ref(notice)] });
+    }
+    for (const sidecar of stream.sidecar) {
+      for (const step of sidecar.tool !== undefined ? stepsByTool.get(sidecar.tool) ?? [] : []) candidates.push({ child: stream.id, from: { type: 'tool', step }, via: 'sidecar', evidence: [ref(sidecar)] });
+    }
+    // The same call found by two routes is one start, confirmed twice.
+    const byFrom = new Map<string, Omit<Spawn, 'quality'>>();
+    for (const candidate of candidates) {
+      const key = candidate.from.type === 'tool' ? `tool:${candidate.from.step.stream}/${candidate.from.step.id}` : `stream:${candidate.from.stream}`;
+      const known = byFrom.get(key);
+      byFrom.set(key, known ? { ...known, evidence: [...known.evidence, ...candidate.evidence] } : candidate);
+    }
+    if (byFrom.size === 0) {
+      // A nested child's sidecar names the agent that started it and nothing
+      // more: an exact pointer to a stream, not to a call.
+      const parent = stream.sidecar.find((record) => record.startedBy !== undefined);
+      if (parent && partition.streams.has(parent.startedBy!)) {
+        spawns.push({ child: stream.id, from: { type: 'stream', stream: parent.startedBy! }, via: 'sidecar', quality: 'exact_unique', evidence: [ref(parent)] });
+      } else {
+        orphans.push(stream.id);
+      }
+      continue;
+    }
+    const quality: CorrelationQuality = byFrom.size === 1 ? 'exact_unique' : 'exact_ambiguous';
+    for (const candidate of byFrom.values()) spawns.push({ ...candidate, quality });
+  }
+
+  const missing: { child: string; evidence: IndexEntry }[] = [];
+  for (const [child, records] of journalNames) if (!partition.streams.has(child)) missing.push({ child, evidence: records[0]! });
+  for (const [child, named] of stepsByChild) if (!partition.streams.has(child) && !journalNames.has(child)) missing.push({ child, evidence: named[0]!.result as IndexEntry });
+
+  const reports: Report[] = [];
+  for (const stream of partition.streams.values()) {
+    for (const record of stream.records) {
+      if (!isNotice(record)) continue;
+      const found = stepsByTool.get(record.tool!) ?? [];
+      reports.push({ notice: record, stream: stream.id, step: found[0], quality: found.length === 1 ? 'exact_unique' : found.length === 0 ? 'unresolved' : 'exact_ambiguous' });
+    }
+  }
+  return { spawns, orphans, missing, reports };
+}
+
+/** A completion notice: the runtime's own text in the parent, naming the call whose work finished. */
+export function isNotice(record: IndexEntry): boolean {
+  if (record.tool === undefined || record.results.length > 0 || record.flags.includes('structural')) return false;
+  return record.trigger === 'notification' || (record.from === 'runtime' && record.parts[0] === 'text' && record.call === undefined);
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

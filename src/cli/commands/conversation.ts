@@ -1,0 +1,88 @@
+// `sessionizer conversation ID [--data DIR] [--json] [--terms unified|native|both]`:
+// the folded conversation, as stable JSON or as a readable tree.
+
+import path from 'node:path';
+import { termFor } from '../../adapters/claude-code/glossary.ts';
+import { ChainError, readChain, type Folded } from '../../session-flow/chain.ts';
+import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
+import { DEFAULT_DATA } from './collect.ts';
+
+type Terms = 'unified' | 'native' | 'both';
+
+export function conversation(argv: string[], io: Io): number {
+  const { values, positionals } = parseCommandArguments('conversation', argv, { data: { type: 'string' }, json: { type: 'boolean' }, terms: { type: 'string' } }, 1);
+  const id = positionals[0];
+  if (id === undefined) throw new UsageError('conversation: ID is missing');
+  const terms = (values.terms ?? 'unified') as Terms;
+  if (!['unified', 'native', 'both'].includes(terms)) throw new UsageError(`conversation: --terms is unified, native or both, not ${JSON.stringify(values.terms)}`);
+  const data = path.resolve(values.data ?? DEFAULT_DATA);
+  let folded: Folded;
+  try {
+    folded = readChain(data, id);
+  } catch (error) {
+    if (!(error instanceof ChainError)) throw error;
+    io.error(`error: ${error.message}\n`);
+    return EXIT_REJECTED;
+  }
+  const head = folded.rounds.at(-1);
+  if (!head) {
+    io.error(`error: conversation ${id}: no rounds in ${data}; run sessionizer parse first\n`);
+    return EXIT_REJECTED;
+  }
+  const session = [...folded.nodes.values()].find((node) => node.kind === 'session');
+  const counts = (session?.attrs?.counts ?? {}) as Record<string, number>;
+  if (values.json) {
+    const strip = <T extends { t: string; tombstone?: true }>(frame: T) => {
+      const { t: _t, tombstone: _tombstone, ...rest } = frame;
+      return rest;
+    };
+    io.out(
+      `${JSON.stringify({
+        conversation: id,
+        head: { round: head.header.round, digest: head.commit.digest, through_seq: head.header.through_seq },
+        rounds: folded.rounds.length,
+        nodes: [...folded.nodes.values()].map((node) => ({ parent: undefined, stream: undefined, ref: undefined, refs: undefined, attrs: undefined, ...strip(node) })),
+        relations: [...folded.relations.values()].map(strip),
+        unresolved: [...folded.unresolved.values()].map(strip),
+        counts,
+      })}\n`,
+    );
+    return EXIT_OK;
+  }
+  printTree(folded, terms, io);
+  io.out(`\nround ${head.header.round} of ${folded.rounds.length}, through landed sequence ${head.header.through_seq}\n`);
+  io.out(`${counts.talks ?? 0} talks, ${counts.runs ?? 0} runs, ${counts.provider_calls ?? 0} provider calls, ${counts.tool_uses_joined ?? 0} of ${counts.tool_uses ?? 0} tool uses joined, ${counts.child_streams_started ?? 0} of ${counts.child_streams ?? 0} child streams started by a known call\n`);
+  const open = [...folded.unresolved.values()].filter((entry) => entry.state !== 'resolved');
+  for (const entry of open) io.out(`unresolved ${termFor(entry.kind, terms)} ${entry.ref} (${entry.state})\n`);
+  return EXIT_OK;
+}
+
+function printTree(folded: Folded, terms: Terms, io: Io): void {
+  const children = new Map<string, string[]>();
+  for (const node of folded.nodes.values()) {
+    const parent = node.parent ?? '';
+    const list = children.get(parent);
+    if (list) list.push(node.id);
+    else children.set(parent, [node.id]);
+  }
+  // Siblings in landed order: a deterministic projection, not a claim about causality.
+  const position = (id: string): number => {
+    const ref = folded.nodes.get(id)?.ref;
+    return ref ? ref.seq * 1e7 + ref.row : -1;
+  };
+  const relationsFrom = new Map<string, string[]>();
+  for (const relation of folded.relations.values()) {
+    const text = `${termFor(relation.type, terms)} → ${relation.to} [${relation.quality}, via ${relation.via}]`;
+    relationsFrom.set(relation.from, [...(relationsFrom.get(relation.from) ?? []), text]);
+  }
+  const visit = (id: string, depth: number): void => {
+    const node = folded.nodes.get(id)!;
+    const attrs = node.attrs ?? {};
+    const detail = node.kind === 'tool' || node.kind === 'agent.call' ? ` ${attrs.name}${attrs.result === 'unavailable' ? ' (result unavailable)' : ''}` : node.kind === 'llm.call' ? ` ${attrs.fragments} fragments` : '';
+    const where = node.ref ? ` @${node.ref.seq}:${node.ref.row}` : '';
+    io.out(`${'  '.repeat(depth)}${termFor(node.kind, terms)}${detail}${where}  ${id}\n`);
+    for (const text of relationsFrom.get(id) ?? []) io.out(`${'  '.repeat(depth + 1)}${text}\n`);
+    for (const child of (children.get(id) ?? []).sort((a, b) => position(a) - position(b) || (a < b ? -1 : 1))) visit(child, depth + 1);
+  };
+  for (const root of children.get('') ?? []) visit(root, 0);
+}

@@ -1,0 +1,230 @@
+// The round chain of one conversation: reading, folding, appending, checking.
+//
+//   <data>/_conversations/<conversation>/rounds/r000001-<digest12>.sf   immutable, 0444
+//   <data>/_conversations/<conversation>/conversation.state              head pointer, outside every digest
+//
+// A round is the difference between the fold of the rounds before it and a
+// full assembly of the evidence through its `through_seq`: new and changed
+// entities whole, tombstones for what is gone, and an unresolved reference
+// that resolved superseded with state `resolved` rather than removed (absence
+// would be indistinguishable from never noticed). The filesystem is the
+// authority on the head: a crash between writing a round and saving the state
+// leaves a round the state does not mention, so the head is found by listing.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeOnce } from '../landing/atomic-file.ts';
+import { listFolder } from '../landing/session-state.ts';
+import { readState, writeState } from '../landing/state-text.ts';
+import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type FlowNode, type FlowRelation, type FlowUnresolved, type RoundHeader, type Structure } from './format.ts';
+
+export function conversationFolder(data: string, conversation: string): string {
+  return path.join(data, '_conversations', conversation);
+}
+
+export interface Round {
+  readonly file: string;
+  readonly header: RoundHeader;
+  readonly entities: EntityFrame[];
+  readonly commit: CommitFrame;
+}
+
+export class ChainError extends Error {}
+
+const ROUND_NAME = /^r(\d{6,})-([0-9a-f]{12})\.sf$/;
+
+/** Reads one round, checking that its digest matches its bytes. */
+export function readRound(file: string): Round {
+  const bytes = fs.readFileSync(file);
+  const text = bytes.toString('utf8');
+  if (!text.endsWith('\n')) throw new ChainError(`${file}: the round does not end with a newline; it is cut short`);
+  const lines = text.slice(0, -1).split('\n');
+  const last = lines[lines.length - 1]!;
+  const before = Buffer.byteLength(text) - Buffer.byteLength(last) - 1;
+  let header: RoundHeader;
+  let commit: CommitFrame;
+  const entities: EntityFrame[] = [];
+  try {
+    header = JSON.parse(lines[0]!) as RoundHeader;
+    commit = JSON.parse(last) as CommitFrame;
+    for (const line of lines.slice(1, -1)) entities.push(JSON.parse(line) as EntityFrame);
+  } catch (error) {
+    throw new ChainError(`${file}: a line is not JSON (${(error as Error).message})`);
+  }
+  if (header.t !== 'header' || header.schema !== SESSION_FLOW_SCHEMA) throw new ChainError(`${file}: the first line is not an ${SESSION_FLOW_SCHEMA} header`);
+  if (commit.t !== 'commit') throw new ChainError(`${file}: the last line is not a commit`);
+  const digest = crypto.createHash('sha256').update(bytes.subarray(0, before)).digest('hex');
+  if (digest !== commit.digest) throw new ChainError(`${file}: its bytes do not match its commit digest (expected ${commit.digest}, found ${digest})`);
+  const named = ROUND_NAME.exec(path.basename(file));
+  if (!named || Number(named[1]) !== header.round || named[2] !== digest.slice(0, 12)) throw new ChainError(`${file}: its name does not match round ${header.round} and digest ${digest.slice(0, 12)}`);
+  return { file, header, entities, commit };
+}
+
+/** The round files of a conversation, in round order. */
+export function roundFiles(data: string, conversation: string): string[] {
+  const folder = path.join(conversationFolder(data, conversation), 'rounds');
+  return listFolder(folder)
+    .filter((name) => ROUND_NAME.test(name))
+    .sort((a, b) => Number(ROUND_NAME.exec(a)![1]) - Number(ROUND_NAME.exec(b)![1]))
+    .map((name) => path.join(folder, name));
+}
+
+export interface Folded {
+  readonly rounds: Round[];
+  readonly nodes: Map<string, EntityFrame & { t: 'node' }>;
+  readonly relations: Map<string, EntityFrame & { t: 'relation' }>;
+  readonly unresolved: Map<string, EntityFrame & { t: 'unresolved' }>;
+}
+
+/** Folds rounds in chain order: last writer wins per id, whole; a tombstone removes. */
+export function fold(rounds: Round[]): Folded {
+  const folded: Folded = { rounds, nodes: new Map(), relations: new Map(), unresolved: new Map() };
+  for (const round of rounds) {
+    for (const frame of round.entities) {
+      const map = (frame.t === 'node' ? folded.nodes : frame.t === 'relation' ? folded.relations : folded.unresolved) as Map<string, EntityFrame>;
+      if (frame.tombstone) map.delete(frame.id);
+      else map.set(frame.id, frame);
+    }
+  }
+  return folded;
+}
+
+/** Reads and checks every round of a conversation, in order, and folds them. */
+export function readChain(data: string, conversation: string): Folded {
+  const rounds = roundFiles(data, conversation).map(readRound);
+  const problems = checkLinks(rounds);
+  if (problems.length > 0) throw new ChainError(problems.join('; '));
+  return fold(rounds);
+}
+
+/** Every broken link between rounds: a gap, a wrong predecessor digest, skipped evidence. */
+export function checkLinks(rounds: Round[]): string[] {
+  const problems: string[] = [];
+  rounds.forEach((round, index) => {
+    const previous = rounds[index - 1];
+    if (round.header.round !== index + 1) problems.push(`${round.file}: it is round ${round.header.round}, expected ${index + 1} (a round is missing before it)`);
+    const expectedPrevious = previous?.commit.digest ?? null;
+    if (round.header.previous !== expectedPrevious) problems.push(`${round.file}: it names ${round.header.previous ?? 'no round'} as its predecessor, expected ${expectedPrevious ?? 'none'}`);
+    const expectedFrom = (previous?.header.through_seq ?? 0) + 1;
+    if (round.header.from_seq !== expectedFrom) problems.push(`${round.file}: it reads from landed sequence ${round.header.from_seq}, expected ${expectedFrom} (evidence would be skipped or read twice)`);
+    if (round.header.through_seq < round.header.from_seq - 1) problems.push(`${round.file}: through_seq ${round.header.through_seq} is before from_seq ${round.header.from_seq}`);
+  });
+  return problems;
+}
+
+function sameContent(frame: EntityFrame, entity: FlowNode | FlowRelation | FlowUnresolved): boolean {
+  const { t: _t, revision: _revision, ...rest } = frame as EntityFrame & Record<string, unknown>;
+  return JSON.stringify(rest) === JSON.stringify(entity);
+}
+
+export interface AppendInput {
+  readonly conversation: string;
+  readonly session: string;
+  readonly structure: Structure;
+  readonly throughSeq: number;
+  /** SHA-256 of each landed file, by sequence; the round binds those from from_seq to through_seq. */
+  readonly landed: readonly { readonly seq: number; readonly digest: string }[];
+  readonly parser: string;
+  readonly policy: string;
+}
+
+export interface AppendResult {
+  readonly round?: Round;
+  readonly changed: { readonly written: number; readonly tombstones: number; readonly resolved: number };
+}
+
+/**
+ * Appends one round when there is new evidence or a changed entity. The
+ * bytes depend only on the chain, the evidence and the versions: no clock.
+ */
+export function appendRound(data: string, input: AppendInput, now: Date = new Date()): AppendResult {
+  const folded = readChain(data, input.conversation);
+  const head = folded.rounds[folded.rounds.length - 1];
+  if (head && (head.header.parser !== input.parser || head.header.policy !== input.policy)) {
+    throw new ChainError(
+      `conversation ${input.conversation}: its chain was built by ${head.header.parser} with ${head.header.policy}; this build is ${input.parser} with ${input.policy}. A change of meaning starts a new chain: move ${conversationFolder(data, input.conversation)} aside to begin one`,
+    );
+  }
+  const throughBefore = head?.header.through_seq ?? 0;
+  if (input.throughSeq < throughBefore) throw new ChainError(`conversation ${input.conversation}: the chain has read through landed sequence ${throughBefore}, but the evidence now ends at ${input.throughSeq}`);
+  const round = (head?.header.round ?? 0) + 1;
+  const frames: EntityFrame[] = [];
+  let tombstones = 0;
+  let resolved = 0;
+  const diff = <T extends FlowNode | FlowRelation | FlowUnresolved>(t: EntityFrame['t'], current: T[], previous: Map<string, EntityFrame>): void => {
+    const present = new Set<string>();
+    for (const entity of current) {
+      present.add(entity.id);
+      const before = previous.get(entity.id);
+      if (!before || !sameContent(before, entity)) frames.push({ t, revision: round, ...entity } as unknown as EntityFrame);
+    }
+    for (const [id, before] of previous) {
+      if (present.has(id)) continue;
+      if (t === 'unresolved') {
+        if ((before as EntityFrame & { state?: string }).state === 'resolved') continue;
+        const { t: _t, revision: _revision, ...rest } = before as EntityFrame & Record<string, unknown>;
+        frames.push({ t, revision: round, ...rest, state: 'resolved' } as unknown as EntityFrame);
+        resolved++;
+      } else {
+        frames.push({ t, id, revision: round, tombstone: true } as EntityFrame);
+        tombstones++;
+      }
+    }
+  };
+  diff('node', input.structure.nodes, folded.nodes);
+  diff('relation', input.structure.relations, folded.relations);
+  diff('unresolved', input.structure.unresolved, folded.unresolved);
+  if (frames.length === 0 && input.throughSeq === throughBefore) return { changed: { written: 0, tombstones: 0, resolved: 0 } };
+
+  frames.sort((a, b) => (a.t === b.t ? compare(a.id, b.id) : ORDER[a.t] - ORDER[b.t]));
+  const previousInput = head?.header.input_digest ?? '';
+  const header: RoundHeader = {
+    t: 'header',
+    schema: SESSION_FLOW_SCHEMA,
+    conversation: input.conversation,
+    session: input.session,
+    round,
+    previous: head?.commit.digest ?? null,
+    from_seq: throughBefore + 1,
+    through_seq: input.throughSeq,
+    // Chained: what this round read, bound to everything before it, at a cost
+    // proportional to what is new. Sorted, since listing order is not stable.
+    input_digest: crypto
+      .createHash('sha256')
+      .update([previousInput, ...input.landed.filter((file) => file.seq > throughBefore && file.seq <= input.throughSeq).map((file) => file.digest).sort()].join('\n'))
+      .digest('hex'),
+    parser: input.parser,
+    policy: input.policy,
+  };
+  const body = [header, ...frames].map((frame) => `${JSON.stringify(frame)}\n`).join('');
+  const digest = crypto.createHash('sha256').update(body).digest('hex');
+  const counts = {
+    nodes: frames.filter((frame) => frame.t === 'node' && !frame.tombstone).length,
+    relations: frames.filter((frame) => frame.t === 'relation' && !frame.tombstone).length,
+    unresolved: frames.filter((frame) => frame.t === 'unresolved').length,
+    tombstones,
+  };
+  const commit: CommitFrame = { t: 'commit', digest, counts };
+  const file = path.join(conversationFolder(data, input.conversation), 'rounds', `r${String(round).padStart(6, '0')}-${digest.slice(0, 12)}.sf`);
+  writeOnce(file, `${body}${JSON.stringify(commit)}\n`);
+  writeState(path.join(conversationFolder(data, input.conversation), 'conversation.state'), [
+    ['schema', 1],
+    ['head', round],
+    ['head_digest', digest],
+    ['through_seq', input.throughSeq],
+    ['updated_at', now.toISOString()],
+  ]);
+  return { round: { file, header, entities: frames, commit }, changed: { written: frames.length - tombstones - resolved, tombstones, resolved } };
+}
+
+/** The saved head pointer, for display only: the rounds folder is the authority. */
+export function conversationState(data: string, conversation: string): Map<string, string> | undefined {
+  return readState(path.join(conversationFolder(data, conversation), 'conversation.state'));
+}
+
+const ORDER: Record<EntityFrame['t'], number> = { node: 0, relation: 1, unresolved: 2 };
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,64 +1,93 @@
 // The collection benchmark: `npm run bench [-- --sizes 20MB,200MB --runs 3 --seed 1]`.
 //
-// For each size it generates a seeded corpus once (kept in bench/work), then
-// measures, in every run and on the same bytes:
-//   baselines   sha256sum of every file (GNU coreutils); cp -r of the corpus;
-//               read + SHA-256 in Node (OpenSSL)
-//   ours        landing alone on one thread and on every core; `collect --once`
-//               as a person runs it (landing and .sd); a second collect with
-//               nothing new; a collect after one appended line
-// Each of ours runs in a fresh process, so its time and peak memory are its
-// own. The page cache is warm for every step alike. Medians are reported,
-// with ratios to the baselines of the same run, and the table is written to
-// bench/results/collect-<date>.md.
+// For each size it generates a seeded corpus once, into
+// bench/work/corpus-<size>-<seed>/projects (kept and reused while its
+// complete.json says it was finished by the same generator), then measures on
+// those bytes, in every run:
+//
+//   baselines  sha256sum (GNU coreutils) of every file; read + SHA-256 in Node
+//              (1 MiB reads); cp -r of the corpus into a fresh folder
+//   ours       land (collectAll, no .sd); land + .sd (collectAll's default);
+//              a second collect on that data with nothing changed;
+//              `sessionizer collect --once` through the CLI (every core);
+//              one appended line in a copy of the biggest main transcript
+//
+// Every Node step runs in a fresh child process (bench/step.ts), so its time
+// and its peak memory are its own. The page cache is warm for every step
+// alike (the corpus is read once before the first run), and `sync` runs after
+// each step so that no step pays for the write-back of the one before. Each
+// data folder is deleted after its step. Medians are reported with ratios to
+// the baselines and peak memory over the runs; the table goes to stdout and to
+// bench/results/collect-<YYYY-MM-DD>.md (the same day's file is replaced).
 
+import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus, parseSize, type CorpusSummary } from '../scripts/generate-corpus.ts';
+import { Transcript } from '../scripts/claude-code-records.ts';
 
 const bench = path.dirname(fileURLToPath(import.meta.url));
+const repository = path.dirname(bench);
 const work = path.join(bench, 'work');
 
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
+  if (at < 0) return fallback;
+  const value = process.argv[at + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a value`);
+  return value;
 }
 
-const sizes = option('sizes', '200MB').split(',').map((size) => size.trim());
+const sizes = option('sizes', '200MB')
+  .split(',')
+  .map((size) => size.trim())
+  .filter((size) => size !== '');
 const runs = Number(option('runs', '3'));
 const seed = option('seed', '1');
+if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number from 1, not ${runs}`);
+for (const size of sizes) parseSize(size);
 
 interface Measured {
+  /** Time of the step's work alone. */
   ms: number;
+  /** Time around the child process: its start and module loading included. */
+  wallMs?: number;
   max_rss_kb?: number;
   records?: number;
+  files?: number;
+  bytes?: number;
 }
 
+const log = (text: string): void => void process.stderr.write(`${text}\n`);
+
+/** An external command, timed from outside. */
 function timed(command: string, args: string[]): Measured {
   const started = performance.now();
   const result = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}`);
-  return { ms: performance.now() - started };
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}`);
+  return { ms };
 }
 
+/** One bench/step.ts step in a fresh Node process. */
 function step(name: string, ...args: string[]): Measured {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(bench, 'step.ts'), name, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  if (result.status !== 0) throw new Error(`bench step ${name} failed:\n${result.stderr}`);
-  return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as Measured;
+  const started = performance.now();
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(bench, 'step.ts'), name, ...args], { cwd: repository, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const wallMs = performance.now() - started;
+  if (result.status !== 0) throw new Error(`bench step ${name} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stderr}`);
+  const last = result.stdout.trim().split('\n').at(-1) ?? '';
+  return { ...(JSON.parse(last) as Measured), wallMs };
 }
 
-function corpusFor(size: string): { root: string; summary: CorpusSummary } {
-  const folder = path.join(work, `corpus-${size}-${seed}`);
-  const marker = path.join(folder, 'complete.json');
-  const root = path.join(folder, 'projects');
-  if (fs.existsSync(marker)) return { root, summary: JSON.parse(fs.readFileSync(marker, 'utf8')) as CorpusSummary };
-  process.stderr.write(`generating a ${size} corpus with seed ${seed} …\n`);
-  const summary = generateCorpus({ out: root, bytes: parseSize(size), seed });
-  fs.writeFileSync(marker, JSON.stringify(summary));
-  return { root, summary };
+function sync(): void {
+  spawnSync('sync', [], { stdio: 'ignore' });
+}
+
+function remove(folder: string): void {
+  fs.rmSync(folder, { recursive: true, force: true });
 }
 
 function filesUnder(folder: string): string[] {
@@ -66,9 +95,47 @@ function filesUnder(folder: string): string[] {
   for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) found.push(...filesUnder(full));
-    else found.push(full);
+    else if (entry.isFile()) found.push(full);
   }
-  return found;
+  return found.sort();
+}
+
+function bytesUnder(folder: string, filter: (file: string) => boolean = () => true): number {
+  let total = 0;
+  for (const file of filesUnder(folder)) if (filter(file)) total += fs.statSync(file).size;
+  return total;
+}
+
+// A corpus is reused only if the generator that wrote it is the one here now.
+function generatorVersion(): string {
+  const hash = crypto.createHash('sha256');
+  for (const file of ['scripts/generate-corpus.ts', 'scripts/claude-code-records.ts']) hash.update(fs.readFileSync(path.join(repository, file)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+interface Corpus {
+  readonly root: string;
+  readonly summary: CorpusSummary;
+  readonly generatedMs?: number;
+}
+
+function corpusFor(size: string): Corpus {
+  const folder = path.join(work, `corpus-${size}-${seed}`);
+  const marker = path.join(folder, 'complete.json');
+  const root = path.join(folder, 'projects');
+  const version = generatorVersion();
+  if (fs.existsSync(marker)) {
+    const stored = JSON.parse(fs.readFileSync(marker, 'utf8')) as { version?: string; summary?: CorpusSummary };
+    if (stored.version === version && stored.summary) return { root, summary: stored.summary };
+    log(`${folder}: written by another version of the generator; generating again`);
+  }
+  remove(folder);
+  log(`generating a ${size} corpus with seed ${seed} into ${path.relative(process.cwd(), root)} …`);
+  const started = performance.now();
+  const summary = generateCorpus({ out: root, bytes: parseSize(size), seed });
+  const generatedMs = performance.now() - started;
+  fs.writeFileSync(marker, `${JSON.stringify({ version, size, seed, summary, generatedMs: Math.round(generatedMs) }, null, 2)}\n`);
+  return { root, summary, generatedMs };
 }
 
 function median(values: number[]): number {
@@ -77,109 +144,235 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-function biggestMainTranscript(root: string): string {
-  let biggest = '';
-  let size = -1;
-  for (const file of filesUnder(root)) {
-    if (!/\/[0-9a-f-]{36}\.jsonl$/.test(file)) continue;
-    const bytes = fs.statSync(file).size;
-    if (bytes > size) [biggest, size] = [file, bytes];
+/** The largest `<project>/<session>.jsonl`. */
+function biggestMainTranscript(root: string, files: string[]): { file: string; relative: string; size: number } {
+  let best = { file: '', relative: '', size: -1 };
+  for (const file of files) {
+    const relative = path.relative(root, file).split(path.sep).join('/');
+    if (!/^[^/]+\/[0-9a-fA-F-]{36}\.jsonl$/.test(relative)) continue;
+    const size = fs.statSync(file).size;
+    if (size > best.size) best = { file, relative, size };
   }
-  return biggest;
+  if (best.size < 0) throw new Error(`${root}: no main transcript`);
+  return best;
+}
+
+/** One valid transcript line continuing `file`: a prompt parented on its last record. */
+function nextLine(file: string, tag: string): string {
+  const size = fs.statSync(file).size;
+  const tail = Buffer.alloc(Math.min(size, 4 << 20));
+  const descriptor = fs.openSync(file, 'r');
+  try {
+    fs.readSync(descriptor, tail, 0, tail.length, size - tail.length);
+  } finally {
+    fs.closeSync(descriptor);
+  }
+  const lines = tail.toString('utf8').split('\n');
+  for (let index = lines.length - 1; index >= 0; index--) {
+    let record: { uuid?: unknown; sessionId?: unknown; cwd?: unknown; timestamp?: unknown };
+    try {
+      record = JSON.parse(lines[index]!) as typeof record;
+    } catch {
+      continue;
+    }
+    if (typeof record.uuid !== 'string' || typeof record.sessionId !== 'string') continue;
+    const t = new Transcript({
+      session: record.sessionId,
+      cwd: typeof record.cwd === 'string' ? record.cwd : undefined,
+      start: typeof record.timestamp === 'string' ? record.timestamp : undefined,
+      idSeed: `bench-append:${tag}`,
+    });
+    t.prompt('One more thing: run the tests again.', { parent: record.uuid });
+    return t.text();
+  }
+  throw new Error(`${file}: no record with a uuid near its end`);
 }
 
 const ROWS = [
-  ['sha256sum', 'baseline: GNU sha256sum of every file'],
-  ['copy', 'baseline: cp -r of the corpus'],
-  ['hash', 'baseline: read + SHA-256 in Node (OpenSSL)'],
-  ['land-1', 'land, one thread (no .sd)'],
-  ['land-cores', 'land, every core (no .sd)'],
-  ['collect', 'collect --once (land + .sd, every core)'],
-  ['again', 'second collect, nothing changed'],
-  ['append', 'collect after one appended line'],
+  { key: 'sha256sum', label: 'baseline: sha256sum (GNU, every file)' },
+  { key: 'hash', label: 'baseline: read + SHA-256 (Node, 1 MiB reads)' },
+  { key: 'copy', label: 'baseline: copy (cp -r)' },
+  { key: 'land', label: 'land (collectAll, no .sd)' },
+  { key: 'collect', label: '**land + .sd** (collectAll default)' },
+  { key: 'again', label: 'second collect (nothing changed)' },
+  { key: 'cli', label: 'collect --once via the CLI (every core)' },
+  { key: 'append', label: 'append one line, collect again' },
 ] as const;
-type Row = (typeof ROWS)[number][0];
+type Row = (typeof ROWS)[number]['key'];
 
-const sections: string[] = [];
-for (const size of sizes) {
-  const { root, summary } = corpusFor(size);
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+const seconds = (ms: number): string => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`);
+
+function measureSize(size: string): string {
+  const corpus = corpusFor(size);
+  const { root, summary } = corpus;
   const files = filesUnder(root);
-  const list = path.join(work, `files-${size}-${seed}.txt`);
+  const sourceBytes = files.reduce((total, file) => total + fs.statSync(file).size, 0);
+  const biggest = biggestMainTranscript(root, files);
+  const records = recordsIn(files);
+  const list = path.join(work, `files-${size}-${seed}.list`);
   fs.writeFileSync(list, files.join('\0'));
-  const measured = new Map<Row, Measured[]>(ROWS.map(([row]) => [row, []]));
-  const cores = os.availableParallelism();
-  for (let run = 1; run <= runs; run++) {
-    process.stderr.write(`${size}: run ${run} of ${runs}\n`);
-    const scratch = path.join(work, `run-${process.pid}`);
-    fs.rmSync(scratch, { recursive: true, force: true });
-    fs.mkdirSync(scratch, { recursive: true });
-    try {
+  const measured = new Map<Row, Measured[]>(ROWS.map(({ key }) => [key, []]));
+  let dataBytes: { total: number; landed: number; sd: number } | undefined;
+
+  // Into the page cache before anything is timed, and tsx's transform cache warm.
+  step('hash', root);
+
+  const scratch = path.join(work, `run-${process.pid}`);
+  try {
+    for (let run = 1; run <= runs; run++) {
+      log(`${size}: run ${run} of ${runs}`);
+      remove(scratch);
+      fs.mkdirSync(scratch, { recursive: true });
+      sync();
+
       measured.get('sha256sum')!.push(timed('sh', ['-c', `xargs -0 sha256sum < '${list}' > /dev/null`]));
-      measured.get('copy')!.push(timed('cp', ['-r', root, path.join(scratch, 'copy')]));
-      fs.rmSync(path.join(scratch, 'copy'), { recursive: true, force: true });
       measured.get('hash')!.push(step('hash', root));
-      measured.get('land-1')!.push(step('land', root, path.join(scratch, 'land-1'), '1'));
-      fs.rmSync(path.join(scratch, 'land-1'), { recursive: true, force: true });
-      measured.get('land-cores')!.push(step('land', root, path.join(scratch, 'land-cores'), String(cores)));
-      fs.rmSync(path.join(scratch, 'land-cores'), { recursive: true, force: true });
+      const copy = path.join(scratch, 'copy');
+      measured.get('copy')!.push(timed('cp', ['-r', root, copy]));
+      remove(copy);
+      sync();
+
+      const landed = path.join(scratch, 'land');
+      measured.get('land')!.push(expectAll(step('land', root, landed), records, 'land'));
+      remove(landed);
+      sync();
+
       const data = path.join(scratch, 'data');
-      measured.get('collect')!.push(step('collect', root, data));
-      measured.get('again')!.push(step('collect', root, data));
-      // One appended line in the largest transcript, taken back afterwards so
-      // the cached corpus stays as it was generated.
-      const transcript = biggestMainTranscript(root);
-      const before = fs.statSync(transcript).size;
-      fs.appendFileSync(transcript, `${JSON.stringify({ type: 'user', uuid: `bench-${run}`, message: { role: 'user', content: 'one more line' } })}\n`);
-      try {
-        const appended = step('collect', root, data);
-        if (appended.records !== 1) throw new Error(`one appended line landed ${appended.records} records`);
-        measured.get('append')!.push(appended);
-      } finally {
-        fs.truncateSync(transcript, before);
+      measured.get('collect')!.push(expectAll(step('collect', root, data), records, 'land + .sd'));
+      sync();
+      if (run === 1) {
+        const landedBytes = bytesUnder(data, (file) => file.endsWith('.jsonl'));
+        const sdBytes = bytesUnder(data, (file) => file.endsWith('.sd'));
+        dataBytes = { total: bytesUnder(data), landed: landedBytes, sd: sdBytes };
       }
-    } finally {
-      fs.rmSync(scratch, { recursive: true, force: true });
+      const again = step('collect', root, data);
+      if (again.records !== 0) throw new Error(`a second collect with nothing changed landed ${again.records} records`);
+      measured.get('again')!.push(again);
+      remove(data);
+      sync();
+
+      const cliData = path.join(scratch, 'cli');
+      measured.get('cli')!.push(expectAll(step('cli', root, cliData), records, 'collect --once'));
+      remove(cliData);
+      sync();
+
+      // The biggest session's main transcript, copied into a source root of
+      // its own (the corpus itself is never touched), landed once, then one
+      // line longer and collected again.
+      const appendRoot = path.join(scratch, 'append-source');
+      const appendData = path.join(scratch, 'append-data');
+      const copyOf = path.join(appendRoot, biggest.relative);
+      fs.mkdirSync(path.dirname(copyOf), { recursive: true });
+      fs.copyFileSync(biggest.file, copyOf);
+      step('collect', appendRoot, appendData);
+      fs.appendFileSync(copyOf, nextLine(copyOf, `${seed}:${run}`));
+      sync();
+      const appended = step('collect', appendRoot, appendData);
+      if (appended.records !== 1) throw new Error(`one appended line landed ${appended.records} records, not 1`);
+      measured.get('append')!.push(appended);
+      remove(appendRoot);
+      remove(appendData);
+      sync();
     }
+  } finally {
+    remove(scratch);
   }
 
-  const mb = summary.bytes / 1e6;
   const time = (row: Row): number => median(measured.get(row)!.map((entry) => entry.ms));
-  const sha256sumAndCopy = time('sha256sum') + time('copy');
-  const hashAndCopy = time('hash') + time('copy');
+  const peak = (row: Row): number => Math.max(0, ...measured.get(row)!.map((entry) => entry.max_rss_kb ?? 0));
+  const hash = time('hash');
+  const hashAndCopy = hash + time('copy');
+  const rowBytes = (row: Row): number => (row === 'append' ? biggest.size : sourceBytes);
+  const startup = median(ROWS.flatMap(({ key }) => measured.get(key)!).flatMap((entry) => (entry.wallMs !== undefined ? [entry.wallMs - entry.ms] : [])));
+
   const lines = [
-    `## ${size} corpus (seed ${seed})`,
+    `## ${size} corpus, seed ${seed}`,
     '',
-    `${summary.files} files, ${summary.sessions} sessions, ${mb.toFixed(1)} MB; largest file ${(summary.largestFile / 1e6).toFixed(1)} MB. Median of ${runs} runs.`,
+    `${summary.files} files, ${summary.sessions} sessions, ${records} records, ${mb(sourceBytes)}; largest source file ${mb(summary.largestFile)} (the biggest session's main transcript). ` +
+      `Median of ${runs} run${runs === 1 ? '' : 's'}; peak RSS is the maximum over the runs.` +
+      (corpus.generatedMs !== undefined ? ` The corpus was generated in ${seconds(corpus.generatedMs)}.` : ''),
     '',
-    '| step | median | MB/s | × (sha256sum + cp) | × (Node read + SHA-256 + cp) | peak memory |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    '| step | median | MB/s | × read + SHA-256 | × (read + SHA-256 + copy) | peak RSS | largest source file |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
-  for (const [row, label] of ROWS) {
-    const ms = time(row);
-    const peak = Math.max(...measured.get(row)!.map((entry) => entry.max_rss_kb ?? 0));
-    const ours = !['sha256sum', 'copy', 'hash'].includes(row);
+  for (const { key, label } of ROWS) {
+    const ms = time(key);
+    const rss = peak(key);
     lines.push(
-      `| ${label} | ${(ms / 1000).toFixed(3)} s | ${row === 'again' || row === 'append' ? '-' : (mb / (ms / 1000)).toFixed(0)} | ${ours ? (ms / sha256sumAndCopy).toFixed(2) : '-'} | ${ours ? (ms / hashAndCopy).toFixed(2) : '-'} | ${peak > 0 ? `${(peak / 1024).toFixed(0)} MB` : '-'} |`,
+      `| ${label} | ${seconds(ms)} | ${(rowBytes(key) / 1e6 / (ms / 1000)).toFixed(0)} | ${(ms / hash).toFixed(2)} | ${(ms / hashAndCopy).toFixed(2)} | ` +
+        `${rss > 0 ? `${(rss / 1024).toFixed(0)} MB` : '-'} | ${rss > 0 ? mb(key === 'append' ? biggest.size : summary.largestFile) : ''} |`,
     );
   }
+  const collectRatio = time('collect') / hash;
+  const idle = peak('hash') / 1024;
   lines.push(
     '',
-    `Baselines in the same run: sha256sum + cp ${(sha256sumAndCopy / 1000).toFixed(3)} s; Node read + SHA-256 + cp ${(hashAndCopy / 1000).toFixed(3)} s.`,
-    `Target (issue 2): collect within 2x of reading, hashing and copying the same bytes, with memory bounded independent of file size.`,
+    '| target (issue) | measured | met |',
+    '| --- | --- | :---: |',
+    `| land + .sd within 2× of read + SHA-256 | ${collectRatio.toFixed(2)}× (${seconds(time('collect'))} against ${seconds(hash)}); ${(time('collect') / hashAndCopy).toFixed(2)}× read + SHA-256 + copy | ${collectRatio <= 2 ? 'yes' : 'no'} |`,
+    `| memory bounded independent of file size | land + .sd peaks at ${(peak('collect') / 1024).toFixed(0)} MB RSS (${(peak('collect') / 1024 - idle).toFixed(0)} MB above the hashing process's ${idle.toFixed(0)} MB) with a largest source file of ${mb(summary.largestFile)}; every core: ${(peak('cli') / 1024).toFixed(0)} MB | ${sizes.length > 1 ? 'see the sizes compared below' : 'compare sizes'} |`,
+    '',
+    `Notes. MB/s is source bytes over the median time: the whole corpus (${mb(sourceBytes)}), except for the appended line, whose source is the ${mb(biggest.size)} transcript copied into a root of its own, landed once, then collected again after one line was appended (exactly 1 record landed in every run). ` +
+      `Times of the Node steps are measured inside their process; starting Node with tsx and loading the modules adds a median ${seconds(startup)} more to each. ` +
+      `sha256sum and cp are timed from outside; their memory is not measured.` +
+      (dataBytes ? ` The data folder after land + .sd holds ${mb(dataBytes.total)}: ${mb(dataBytes.landed)} landed, ${mb(dataBytes.sd)} of .sd.` : ''),
   );
-  sections.push(lines.join('\n'));
+  results.push({ size, sourceBytes, largestFile: summary.largestFile, collectRss: peak('collect'), cliRss: peak('cli'), idleRss: peak('hash') });
+  return lines.join('\n');
 }
 
-const cpu = os.cpus()[0]?.model ?? 'unknown processor';
+/** Records a full landing must land: a line of every append source, one document of every other file. */
+function recordsIn(files: string[]): number {
+  let records = 0;
+  for (const file of files) {
+    if (!file.endsWith('.jsonl')) {
+      records++;
+      continue;
+    }
+    const content = fs.readFileSync(file);
+    for (let at = content.indexOf(0x0a); at >= 0; at = content.indexOf(0x0a, at + 1)) records++;
+  }
+  return records;
+}
+
+function expectAll(measured: Measured, expected: number, what: string): Measured {
+  if (measured.records !== expected) throw new Error(`${what} landed ${measured.records} records; the corpus has ${expected}`);
+  return measured;
+}
+
+const results: { size: string; sourceBytes: number; largestFile: number; collectRss: number; cliRss: number; idleRss: number }[] = [];
+// src changes under the benchmark's feet, so the table says which tree it measured (as it was when the run began).
+const git = (...args: string[]): string => spawnSync('git', args, { cwd: repository, encoding: 'utf8' }).stdout?.trim() ?? '';
+const commit = git('rev-parse', '--short', 'HEAD') || 'unknown';
+const changed = git('status', '--porcelain', '--', 'src').split('\n').filter((line) => line !== '').length;
+fs.mkdirSync(work, { recursive: true });
+const sections = sizes.map(measureSize);
+if (results.length > 1) {
+  sections.push(
+    [
+      '## Memory across sizes',
+      '',
+      '| corpus | largest source file | land + .sd peak RSS | collect --once (every core) peak RSS | hashing process |',
+      '| --- | ---: | ---: | ---: | ---: |',
+      ...results.map((entry) => `| ${entry.size} | ${mb(entry.largestFile)} | ${(entry.collectRss / 1024).toFixed(0)} MB | ${(entry.cliRss / 1024).toFixed(0)} MB | ${(entry.idleRss / 1024).toFixed(0)} MB |`),
+    ].join('\n'),
+  );
+}
+
+const now = new Date();
+const day = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+const cpu = os.cpus()[0]?.model.trim() ?? 'unknown processor';
 const header = [
-  `# Collection benchmark, ${new Date().toISOString().slice(0, 10)}`,
+  `# Collection benchmark, ${day}`,
   '',
-  `Machine: ${cpu}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ${os.type()} ${os.release()}.`,
-  `Command: npm run bench -- --sizes ${sizes.join(',')} --runs ${runs} --seed ${seed}`,
+  `Machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory; Node ${process.version}; ${os.type()} ${os.release()}.`,
+  `Tree: commit ${commit}${changed > 0 ? `, with ${changed} uncommitted change${changed === 1 ? '' : 's'} under src/` : ''}.`,
+  `Command: \`npm run bench -- --sizes ${sizes.join(',')} --runs ${runs} --seed ${seed}\` (seed ${seed}, ${runs} run${runs === 1 ? '' : 's'}).`,
   '',
 ].join('\n');
 const table = `${header}\n${sections.join('\n\n')}\n`;
-fs.mkdirSync(path.join(bench, 'results'), { recursive: true });
-const target = path.join(bench, 'results', `collect-${new Date().toISOString().slice(0, 10)}.md`);
+const target = path.join(bench, 'results', `collect-${day}.md`);
+fs.mkdirSync(path.dirname(target), { recursive: true });
 fs.writeFileSync(target, table);
 process.stdout.write(`${table}\nwritten to ${path.relative(process.cwd(), target)}\n`);

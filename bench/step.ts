@@ -1,68 +1,112 @@
-// One measured step of the collection benchmark, run in a process of its own
-// so that its time and its peak memory belong to it alone. Prints one JSON
-// line: {"ms": …, "max_rss_kb": …, …}.
+// One measured step of the collection benchmark, run by bench/run.ts in a
+// process of its own, so that its time and its peak memory belong to that
+// step alone. Prints one JSON line:
 //
-//   node --import tsx bench/step.ts hash CORPUS
-//   node --import tsx bench/step.ts land CORPUS DATA [WORKERS]
-//   node --import tsx bench/step.ts collect CORPUS DATA
+//   {"ms": …, "max_rss_kb": …, "bytes"|"records"|…: …}
+//
+// `ms` is measured inside the process, from just before the step's work to
+// just after it: Node's start and the loading of the TypeScript modules are
+// not counted (bench/run.ts reports them apart). `max_rss_kb` is the
+// process's peak resident memory, start included.
+//
+//   node --import tsx bench/step.ts hash SOURCE          read + SHA-256 of every file, 1 MiB reads
+//   node --import tsx bench/step.ts land SOURCE DATA     collectAll, deriveSessionData: false
+//   node --import tsx bench/step.ts collect SOURCE DATA  collectAll with its default: land, then derive each .sd
+//   node --import tsx bench/step.ts cli SOURCE DATA      `sessionizer collect --once` through its own entry point
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
-import { collectAllOnCores, landedTotals } from '../src/collection/collect-all.ts';
+import { collectAll, landedTotals, type CollectAllReport } from '../src/collection/collect-all.ts';
 import { main } from '../src/cli/main.ts';
 
-const [step, corpus, data, workers] = process.argv.slice(2);
+const [step, source, data] = process.argv.slice(2);
+
+function required(value: string | undefined, what: string): string {
+  if (value === undefined) throw new Error(`bench/step.ts ${step}: ${what} is missing`);
+  return value;
+}
 
 function filesUnder(folder: string): string[] {
   const found: string[] = [];
   for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) found.push(...filesUnder(full));
-    else found.push(full);
+    else if (entry.isFile()) found.push(full);
   }
-  return found;
+  return found.sort();
+}
+
+/** What a pass landed, and a failure for anything that is not a clean landing. */
+function summary(report: CollectAllReport): Record<string, number> {
+  const problems: string[] = [];
+  for (const session of report.sessions) {
+    if (session.locked !== undefined) problems.push(session.locked);
+    problems.push(...session.unreadable);
+    for (const outcome of session.sources) {
+      if (outcome.status === 'conflict' || outcome.status === 'failed' || outcome.status === 'gone') problems.push(`${outcome.source}: ${outcome.status}: ${outcome.message}`);
+    }
+  }
+  if (problems.length > 0) throw new Error(`the pass was not clean:\n${problems.slice(0, 10).join('\n')}`);
+  const totals = landedTotals(report);
+  return { sessions: report.sessions.length, files: totals.files, records: totals.records, bytes: totals.bytes };
 }
 
 async function run(): Promise<Record<string, unknown>> {
   switch (step) {
     case 'hash': {
-      // The baseline in-process: every byte read once in 1 MiB pieces and
-      // hashed with Node's SHA-256 (OpenSSL, with the processor's SHA
-      // instructions where it has them).
+      // The floor for any collector that must read and digest every byte:
+      // one read pass in 1 MiB pieces through Node's SHA-256 (OpenSSL).
       const chunk = Buffer.allocUnsafe(1 << 20);
       let bytes = 0;
-      for (const file of filesUnder(corpus!)) {
+      let files = 0;
+      for (const file of filesUnder(required(source, 'SOURCE'))) {
         const hash = crypto.createHash('sha256');
         const descriptor = fs.openSync(file, 'r');
-        for (;;) {
-          const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
-          if (got === 0) break;
-          hash.update(chunk.subarray(0, got));
-          bytes += got;
+        try {
+          for (;;) {
+            const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
+            if (got === 0) break;
+            hash.update(chunk.subarray(0, got));
+            bytes += got;
+          }
+        } finally {
+          fs.closeSync(descriptor);
         }
-        fs.closeSync(descriptor);
         hash.digest('hex');
+        files++;
       }
-      return { bytes };
+      return { files, bytes };
     }
-    case 'land': {
-      // Landing alone, no .sd: the collector's own work.
-      const report = await collectAllOnCores({ data: data!, adapter: claudeCodeAdapter, discovery: discoverSessions(corpus!), selected: () => true, deriveSessionData: false, workers: Number(workers ?? 1) });
-      return { records: landedTotals(report).records };
-    }
+    case 'land':
     case 'collect': {
-      // Exactly what `sessionizer collect --once` does, through its own entry point.
+      // Discovery is part of every pass, so it is timed with the landing.
+      const root = required(source, 'SOURCE');
+      const report = collectAll({
+        data: required(data, 'DATA'),
+        adapter: claudeCodeAdapter,
+        discovery: discoverSessions(root),
+        selected: () => true,
+        ...(step === 'land' ? { deriveSessionData: false } : {}),
+      });
+      return summary(report);
+    }
+    case 'cli': {
+      // What a person runs, on every core when the pass is big enough.
       let out = '';
-      const code = await main(['collect', '--once', '--source', corpus!, '--data', data!, '--json'], { out: (text) => (out += text), error: () => {}, interactive: false });
-      if (code !== 0) throw new Error(`collect exited ${code}`);
-      const report = JSON.parse(out) as { totals: { records: number; files: number } };
-      return { records: report.totals.records, files: report.totals.files };
+      const code = await main(['collect', '--once', '--source', required(source, 'SOURCE'), '--data', required(data, 'DATA'), '--json'], {
+        out: (text) => (out += text),
+        error: (text) => process.stderr.write(text),
+        interactive: false,
+      });
+      if (code !== 0) throw new Error(`sessionizer collect --once exited ${code}`);
+      const report = JSON.parse(out) as { totals: { files: number; records: number; bytes: number }; sessions: unknown[] };
+      return { sessions: report.sessions.length, ...report.totals };
     }
   }
-  throw new Error(`unknown step ${step}`);
+  throw new Error(`bench/step.ts: unknown step ${JSON.stringify(step)} (hash, land, collect or cli)`);
 }
 
 const started = performance.now();

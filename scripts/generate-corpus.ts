@@ -337,6 +337,8 @@ export function generateCorpus(options: CorpusOptions): CorpusSummary {
 
   const hex = (...parts: (string | number)[]): string => crypto.createHash('sha256').update(parts.join('/')).digest('hex');
 
+  // No other session comes near the first: at most 8 MB, and at most 4% of a small corpus.
+  const largest = Math.max(20_000, Math.min(8_000_000, options.bytes * 0.04));
   let sessions = 0;
   for (let index = 0; written < options.bytes; index++) {
     const session = stableUuid(`corpus:${options.seed}`, index);
@@ -346,7 +348,7 @@ export function generateCorpus(options: CorpusOptions): CorpusSummary {
     const remaining = options.bytes - written;
     // The first session is a fifth of the corpus; the rest range from a few
     // kilobytes to several megabytes, log-uniformly, as real histories do.
-    const budget = index === 0 ? options.bytes * BIG_SESSION_SHARE : Math.min(remaining, logBetween(3_000, 8_000_000));
+    const budget = index === 0 ? options.bytes * BIG_SESSION_SHARE : Math.min(remaining, logBetween(3_000, largest));
     const start = new Date(Date.UTC(2026, 0, 1) + index * 3_600_000 * 7).toISOString();
     const withChildren = index === 0 || random() < 0.33;
     const withWorkflow = index % 12 === 5;

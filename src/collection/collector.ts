@@ -53,6 +53,8 @@ export interface LandedFileSummary {
   readonly file: string;
   readonly records: number;
   readonly sourceBytes: number;
+  /** SHA-256 of the landed file, computed as it was written. */
+  readonly digest: string;
 }
 
 /** Something about a record that was landed anyway, but that a person should know. */
@@ -272,7 +274,7 @@ class Landing {
       throw error;
     }
     const file = path.relative(this.context.data, pending.target).split(path.sep).join('/');
-    this.files.push({ seq: this.header!.seq, file, records: this.records, sourceBytes: this.sourceBytes });
+    this.files.push({ seq: this.header!.seq, file, records: this.records, sourceBytes: this.sourceBytes, digest });
     this.records = 0;
     this.sourceBytes = 0;
     return { seq: this.header!.seq, file: pending.target, digest };

@@ -22,7 +22,7 @@ import type { Adapter, DiscoveredSession } from './source.ts';
 /** Below this many new bytes in a pass, one thread is faster than starting workers. */
 export const PARALLEL_FROM_BYTES = 64 << 20;
 
-export type Task = ({ type: 'land'; session: DiscoveredSession; data: string; sourceRoot: string } | { type: 'derive'; file: string }) & {
+export type Task = ({ type: 'land'; session: DiscoveredSession; data: string; sourceRoot: string } | { type: 'derive'; file: string; digest?: string }) & {
   id: number;
   adapter: Adapter['location'];
 };
@@ -112,10 +112,13 @@ export async function collectInParallel(sessions: DiscoveredSession[], options: 
       // Every landed file of the session without its `.sd`: those just landed,
       // and any left behind by an earlier interrupted pass. Derivations go to
       // the front of the queue so that a session finishes as soon as it can.
+      // The digest of a file landed in this pass is known already; reading it
+      // again only to hash it would cost a second pass over every byte.
+      const digests = new Map(outcome.sources.flatMap((source) => source.landed.map((file) => [file.file, file.digest] as const)));
       for (const landed of options.deriveSessionData === false ? [] : landedFilesWithoutSessionData(options.data, session).reverse()) {
         const id = nextId++;
         owner.set(id, session);
-        queue.unshift({ type: 'derive', id, file: landed.path, adapter: options.adapter.location });
+        queue.unshift({ type: 'derive', id, file: landed.path, digest: digests.get(`${session}/${landed.relative}`), adapter: options.adapter.location });
         state.derivations++;
       }
       finishIfDone(session);

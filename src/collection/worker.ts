@@ -26,7 +26,7 @@ parentPort!.on('message', async (task: Task) => {
     if (task.type === 'land') {
       answer = { type: 'landed', id: task.id, outcome: collectSession(task.session, { data: task.data, sourceRoot: task.sourceRoot, adapter, deriveSessionData: false }) };
     } else {
-      const report = deriveSessionData(task.file, adapter.converter);
+      const report = deriveSessionData(task.file, adapter.converter, task.digest);
       answer = { type: 'derived', id: task.id, file: task.file, unknownShapes: report.unknownShapes };
     }
   } catch (error) {

@@ -9,6 +9,7 @@ import { lockPath, sessionStatePath } from '../../src/landing/layout.ts';
 import { landedFilesOfSession, readSessionState } from '../../src/landing/session-state.ts';
 import { collectSession, LANDED_FILE_BYTES } from '../../src/collection/collector.ts';
 import { collectAllOnCores } from '../../src/collection/collect-all.ts';
+import { verifyStorage } from '../../src/verify/storage.ts';
 import { FIXTURE_AGENTS, FIXTURE_RUN, FIXTURE_SESSIONS, PARTIAL_LINE, PARTIAL_LINE_WRITTEN } from '../../scripts/write-fixtures.ts';
 import { collectOnce, completeLines, copyOfFixtures, landedOf, sessionDataOf, temporaryFolder } from '../helpers.ts';
 
@@ -307,6 +308,8 @@ describe('collect on several cores', () => {
         sources: session.sources.map((source) => ({ source: source.source, status: source.status, records: source.landed.map((file) => file.records), problems: source.problems, shapes: [...source.unknownShapes] })),
       }));
     expect(summary(parallel)).toEqual(summary(sequential));
+    // Each .sd names its landed file's digest, handed over rather than recomputed.
+    expect(verifyStorage(together).problems).toEqual([]);
     for (const session of Object.values(FIXTURE_SESSIONS)) {
       const one = landedOf(alone, session);
       const other = landedOf(together, session);

@@ -104,3 +104,36 @@ describe('collect without --once', () => {
     expect(code).toBe(0);
   }, 30_000);
 });
+
+describe('parse, conversation and glossary', () => {
+  it('parses collected data into rounds and prints the folded conversation as stable JSON and as a tree', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    sessionizer(['collect', '--once', '--source', root, '--data', data]);
+    const parsed = sessionizer(['parse', '--data', data]);
+    expect(parsed.code).toBe(0);
+    expect(parsed.out).toContain(`${FIXTURE_SESSIONS.nestedAgents}: round 1 through landed sequence 5`);
+    expect(sessionizer(['parse', '--data', data]).out).toContain(`${FIXTURE_SESSIONS.nestedAgents}: unchanged`);
+    const json = sessionizer(['conversation', FIXTURE_SESSIONS.nestedAgents, '--data', data, '--json']);
+    expect(json.code).toBe(0);
+    const folded = JSON.parse(json.out) as { conversation: string; head: { round: number }; rounds: number; nodes: Record<string, unknown>[]; relations: unknown[]; unresolved: unknown[]; counts: Record<string, number> };
+    expect(Object.keys(folded)).toEqual(['conversation', 'head', 'rounds', 'nodes', 'relations', 'unresolved', 'counts']);
+    expect(Object.keys(folded.nodes[0]!).sort()).toEqual(['attrs', 'id', 'kind', 'parent', 'ref', 'refs', 'revision', 'stream'].filter((key) => key in folded.nodes[0]!).sort());
+    expect(folded.counts).toMatchObject({ talks: 3, tool_uses: 2, tool_uses_joined: 2 });
+    const tree = sessionizer(['conversation', FIXTURE_SESSIONS.nestedAgents, '--data', data, '--terms', 'both']);
+    expect(tree.out).toMatch(/^\s+llm\.call \(message\.id\) 1 fragments @1:2 {2}main\/call\//m);
+    expect(tree.out).toContain('2 of 2 tool uses joined');
+    const missing = sessionizer(['conversation', 'no-such-conversation', '--data', data]);
+    expect(missing.code).toBe(1);
+    expect(missing.error).toMatch(/no rounds/);
+    const verified = sessionizer(['verify', data]);
+    expect(verified.code).toBe(0);
+    expect(verified.out).toMatch(/and 14 rounds in 14 chains: all intact/);
+  });
+
+  it('prints the glossary', () => {
+    const { code, out } = sessionizer(['glossary', '--json']);
+    expect(code).toBe(0);
+    expect(JSON.parse(out).entries.run.native).toBe('promptId');
+  });
+});

@@ -13,7 +13,11 @@ import { partitionStreams } from '../../src/assembly/streams.ts';
 import { joinTools } from '../../src/assembly/tools.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { stableUuid } from '../../scripts/claude-code-records.ts';
-import { collectOnce, temporaryFolder } from '../helpers.ts';
+import { collectOnce, foldedEntities, temporaryFolder } from '../helpers.ts';
+import { assemble } from '../../src/assembly/assemble.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { readChain } from '../../src/session-flow/chain.ts';
+import { verifyChains } from '../../src/verify/chains.ts';
 
 const corpus = path.resolve(fileURLToPath(new URL('../..', import.meta.url)), '..', 'shared', 'corpus');
 const present = fs.existsSync(path.join(corpus, 'MANIFEST.json'));
@@ -56,5 +60,89 @@ describe.skipIf(!present)('assembly stages on ../shared/corpus', () => {
     }
     expect(steps).toBeGreaterThan(2000);
     expect(unavailable).toBe(2);
+  });
+});
+
+describe.skipIf(!present)('conversation structure on the real projects trees', () => {
+  const trees = [path.join(corpus, 'claude-code-log', 'test', 'test_data', 'real_projects'), path.join(corpus, 'spotter', 'test', 'fixtures')];
+
+  it('attaches every child stream to the call that started it or names it as an orphan, and no record lands in two talks', { timeout: 120_000 }, () => {
+    let children = 0;
+    let started = 0;
+    for (const tree of trees) {
+      const data = temporaryFolder();
+      collectOnce(tree, data);
+      for (const session of fs.readdirSync(data).filter((name) => !name.startsWith('_'))) {
+        const index = loadSessionIndex(data, session);
+        const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+        const nodes = new Map(structure.nodes.map((node) => [node.id, node]));
+        const starts = structure.relations.filter((relation) => relation.type === 'starts');
+        const orphans = structure.unresolved.filter((entry) => entry.kind === 'orphan_stream').map((entry) => entry.ref);
+        const childStreams = structure.nodes.filter((node) => node.kind === 'stream' && node.id !== 'stream/main').map((node) => node.id);
+        // Each child is either started by a known call (or, nested, by its parent stream) or recorded as an orphan.
+        expect(childStreams.filter((id) => !starts.some((relation) => relation.to === id) && !orphans.includes(id)), session).toEqual([]);
+        for (const relation of starts) expect(['agent.call', 'stream'], relation.id).toContain(nodes.get(relation.from)!.kind);
+        children += childStreams.length;
+        started += new Set(starts.map((relation) => relation.to)).size;
+        // Walk each step node up to its talk: a record belongs to one talk only.
+        const talkOf = (id: string): string | undefined => {
+          for (let at = nodes.get(id); at; at = at.parent !== undefined ? nodes.get(at.parent) : undefined) if (at.kind === 'talk') return at.id;
+          return undefined;
+        };
+        const seen = new Map<string, string>();
+        for (const node of structure.nodes) {
+          if (!node.ref || ['talk', 'epoch', 'segment', 'session', 'stream', 'run'].includes(node.kind)) continue;
+          const talk = talkOf(node.id);
+          if (talk === undefined) continue;
+          for (const ref of node.refs ?? [node.ref]) {
+            const key = `${ref.seq}:${ref.row}`;
+            const earlier = seen.get(key);
+            if (earlier !== undefined) expect(earlier, `${session} ${key}`).toBe(talk);
+            seen.set(key, talk);
+          }
+        }
+        // Where records state an origin, each stated human prompt (not a queued one) starts exactly one talk.
+        const stated = index.entries.filter((entry) => entry.place === 'streams/main' && entry.trigger === 'external' && !entry.flags.includes('queued') && !entry.flags.includes('injected'));
+        if (stated.length > 0) expect(structure.nodes.filter((node) => node.kind === 'talk' && node.stream === 'main' && node.attrs?.started_by === 'stated_trigger').length, session).toBe(new Set(stated.map((entry) => entry.cycle ?? entry.id)).size);
+      }
+    }
+    expect(children).toBeGreaterThan(50);
+    expect(started).toBeGreaterThanOrEqual(14);
+  });
+
+  it('folds rounds parsed after each of three collections to exactly one assembly of all the evidence', { timeout: 180_000 }, () => {
+    const source = path.join(temporaryFolder(), 'projects');
+    fs.cpSync(trees[1]!, source, { recursive: true });
+    const files: { file: string; lines: Buffer[] }[] = [];
+    const walk = (folder: string): void => {
+      for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+        const full = path.join(folder, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name.endsWith('.jsonl')) {
+          const bytes = fs.readFileSync(full);
+          const lines: Buffer[] = [];
+          for (let start = 0, end = bytes.indexOf(0x0a); end >= 0; start = end + 1, end = bytes.indexOf(0x0a, start)) lines.push(bytes.subarray(start, end + 1));
+          files.push({ file: full, lines });
+          fs.writeFileSync(full, '');
+        }
+      }
+    };
+    walk(source);
+    const data = temporaryFolder();
+    for (const [from, to] of [[0, 0.34], [0.34, 0.67], [0.67, 1]] as const) {
+      for (const { file, lines } of files) fs.appendFileSync(file, Buffer.concat(lines.slice(Math.ceil(lines.length * from), Math.ceil(lines.length * to))));
+      collectOnce(source, data);
+      for (const session of fs.readdirSync(data).filter((name) => !name.startsWith('_'))) parseSession(data, session);
+    }
+    const sessions = fs.readdirSync(data).filter((name) => !name.startsWith('_'));
+    expect(sessions.length).toBe(6);
+    for (const session of sessions) {
+      const folded = readChain(data, session);
+      expect(folded.rounds.length, session).toBe(3);
+      const index = loadSessionIndex(data, session);
+      const full = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+      expect(foldedEntities(folded), session).toEqual({ nodes: full.nodes, relations: full.relations, unresolved: full.unresolved });
+    }
+    expect(verifyChains(data).problems).toEqual([]);
   });
 });

@@ -78,9 +78,13 @@ export function loadSessionIndex(data: string, session: string): SessionIndex {
   const throughSeq = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
   const saved = readSavedIndex(indexPath(data, session), session);
   if (saved && saved.throughSeq === throughSeq) return saved;
-  const entries: IndexEntry[] = [];
-  const files: { seq: number; digest: string }[] = [];
-  for (const file of landed) {
+  // A saved index that covers a prefix of what is landed now is extended by
+  // the new files alone, so a round after one new line does not re-read every
+  // .sd. Anything else (a gap, a file that changed under it) is rebuilt.
+  const extendable = saved !== undefined && saved.files.length <= landed.length && saved.files.every((file, position) => landed[position]?.seq === file.seq) && saved.throughSeq === (saved.files.at(-1)?.seq ?? 0);
+  const entries: IndexEntry[] = extendable ? [...saved.entries] : [];
+  const files: { seq: number; digest: string }[] = extendable ? [...saved.files] : [];
+  for (const file of extendable ? landed.slice(saved.files.length) : landed) {
     const sessionData = path.join(path.dirname(file.path), sessionDataName(path.basename(file.path)));
     const place = file.relative.split('/').slice(0, 2).join('/');
     let kind = '';

@@ -46,6 +46,9 @@ describe('the index', () => {
     const after = loadSessionIndex(data, FIXTURE_SESSIONS.rewind);
     expect(after.throughSeq).toBe(before.throughSeq + 1);
     expect(after.entries.at(-1)).toMatchObject({ id: 'new-1', seq: before.throughSeq + 1, row: 1 });
+    // Extended by the new file alone, it is what a rebuild from every .sd gives.
+    fs.rmSync(indexPath(data, FIXTURE_SESSIONS.rewind));
+    expect(loadSessionIndex(data, FIXTURE_SESSIONS.rewind)).toEqual(after);
   });
 });
 

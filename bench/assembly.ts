@@ -73,7 +73,8 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-const landedFiles = landedFilesOfSession(data, session);
+// Each run starts from the same evidence, landed afresh, so the names of the landed files change between runs.
+let landedFiles = landedFilesOfSession(data, session);
 const landedBytes = landedFiles.reduce((sum, file) => sum + fs.statSync(file.path).size, 0);
 const sdBytes = landedFiles.reduce((sum, file) => sum + fs.statSync(file.path.replace(/\.jsonl$/, '.sd')).size, 0);
 const rows: Record<string, number[]> = { baseline: [], indexBuild: [], indexLoad: [], assemble: [], parse: [], fold: [], subtree: [], nextRound: [] };
@@ -81,6 +82,7 @@ let nodes = 0;
 let records = 0;
 for (let run = 0; run < runs; run++) {
   process.stderr.write(`assembly: run ${run + 1} of ${runs}\n`);
+  landedFiles = landedFilesOfSession(data, session);
   rows.baseline!.push(
     timed(() => {
       for (const file of landedFiles) for (const target of [file.path, file.path.replace(/\.jsonl$/, '.sd')]) crypto.createHash('sha256').update(fs.readFileSync(target)).digest('hex');

@@ -28,6 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus, parseSize, type CorpusSummary } from '../scripts/generate-corpus.ts';
 import { Transcript } from '../scripts/claude-code-records.ts';
+import { filesUnder } from '../scripts/files-under.ts';
 
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const repository = path.dirname(bench);
@@ -90,15 +91,6 @@ function remove(folder: string): void {
   fs.rmSync(folder, { recursive: true, force: true });
 }
 
-function filesUnder(folder: string): string[] {
-  const found: string[] = [];
-  for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
-    const full = path.join(folder, entry.name);
-    if (entry.isDirectory()) found.push(...filesUnder(full));
-    else if (entry.isFile()) found.push(full);
-  }
-  return found.sort();
-}
 
 function bytesUnder(folder: string, filter: (file: string) => boolean = () => true): number {
   let total = 0;

@@ -21,6 +21,7 @@ import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { collectAll, landedTotals, type CollectAllReport } from '../src/collection/collect-all.ts';
 import { main } from '../src/cli/main.ts';
+import { filesUnder } from '../scripts/files-under.ts';
 
 const [step, source, data] = process.argv.slice(2);
 
@@ -29,15 +30,6 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
-function filesUnder(folder: string): string[] {
-  const found: string[] = [];
-  for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
-    const full = path.join(folder, entry.name);
-    if (entry.isDirectory()) found.push(...filesUnder(full));
-    else if (entry.isFile()) found.push(full);
-  }
-  return found.sort();
-}
 
 /** What a pass landed, and a failure for anything that is not a clean landing. */
 function summary(report: CollectAllReport): Record<string, number> {

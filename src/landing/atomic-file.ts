@@ -127,19 +127,16 @@ export class PendingFile {
 /** Writes a whole write-once file: temporary name, mode 0444, fsync, rename, folder fsync. */
 export function writeOnce(target: string, content: Buffer | string): void {
   if (fs.existsSync(target)) throw new Error(`${target}: already exists; landed files are never rewritten`);
-  const pending = new PendingFile(target, { mode: READ_ONLY, durability: 'landed' });
-  try {
-    pending.write(content);
-    pending.finish();
-  } catch (error) {
-    pending.abandon();
-    throw error;
-  }
+  writeWhole(target, content, { mode: READ_ONLY, durability: 'landed' });
 }
 
 /** Replaces a small state file whole, so a crash leaves either the old or the new content. */
 export function replaceFile(target: string, content: string): void {
-  const pending = new PendingFile(target, { mode: 0o644, durability: 'replaced' });
+  writeWhole(target, content, { mode: 0o644, durability: 'replaced' });
+}
+
+function writeWhole(target: string, content: Buffer | string, options: PendingOptions): void {
+  const pending = new PendingFile(target, options);
   try {
     pending.write(content);
     pending.finish();

@@ -13,6 +13,7 @@ import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
 import { isSessionId } from '../../src/adapters/claude-code/identifiers.ts';
 import { stableUuid } from '../../scripts/claude-code-records.ts';
 import { collectOnce, completeLines, landedOf, sessionDataOf, temporaryFolder } from '../helpers.ts';
+import { filesUnder } from '../../scripts/files-under.ts';
 
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 const corpus = path.resolve(repository, '..', 'shared', 'corpus');
@@ -27,15 +28,6 @@ interface ManifestEntry {
   readonly trailing_newline?: boolean;
 }
 
-function filesUnder(folder: string): string[] {
-  const found: string[] = [];
-  for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
-    const full = path.join(folder, entry.name);
-    if (entry.isDirectory()) found.push(...filesUnder(full));
-    else found.push(full);
-  }
-  return found.sort();
-}
 
 describe.skipIf(!present)('conformance on ../shared/corpus', () => {
   const manifest = present ? (JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as ManifestEntry[]) : [];

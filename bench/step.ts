@@ -16,7 +16,6 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { collectAll, landedTotals, type CollectAllReport } from '../src/collection/collect-all.ts';

@@ -34,6 +34,11 @@ export const FIXTURE_SESSIONS = {
   legacyAgents: stableUuid('fixture', 13).toUpperCase(),
   malformedLines: stableUuid('fixture', 14),
   empty: stableUuid('fixture', 15),
+  retry: stableUuid('fixture', 16),
+  lateResult: stableUuid('fixture', 17),
+  rewindAtFirstPrompt: stableUuid('fixture', 18),
+  rewindAfterCompaction: stableUuid('fixture', 19),
+  structuralChildren: stableUuid('fixture', 20),
 } as const;
 
 /** The child agent ids the fixtures use. */
@@ -311,13 +316,73 @@ function malformedLines(files: Files): void {
   );
 }
 
+// A provider error and the reply that came after the retry hang from the
+// same prompt: two children, and not a branch.
+function retry(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.retry });
+  const prompt = t.prompt('Summarise the changelog.');
+  t.system('api_error', 'API Error: 529 overloaded', { retryAttempt: 1, retryInMs: 500, maxRetries: 10, error: { status: 529 } }, { parent: prompt });
+  t.call([textBlock('The changelog adds two commands.')], { parent: prompt });
+  main(files, 'retry', t);
+}
+
+// A tool result that lands after the agent already went on: the call has two
+// children, its continuation and its late result, and it is not a branch.
+function lateResult(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.lateResult });
+  t.prompt('Start the build in the background and tell me when it is done.');
+  const [call] = t.call([toolUseBlock('toolu_late01', 'Bash', { command: 'npm run build &', run_in_background: true })]);
+  t.call([textBlock('The build is running; I will report back.')], { parent: call });
+  t.result('toolu_late01', call!, 'build finished', { toolUseResult: { stdout: 'build finished', stderr: '', interrupted: false } });
+  main(files, 'late-result', t);
+}
+
+// A rewind to the very first prompt leaves two roots in one file.
+function rewindAtFirstPrompt(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.rewindAtFirstPrompt });
+  t.prompt('Name the project "lark".', { parent: null });
+  t.call([textBlock('Renamed to lark.')]);
+  t.prompt('Name the project "wren".', { parent: null });
+  t.call([textBlock('Renamed to wren.')]);
+  t.bookkeeping({ type: 'last-prompt', lastPrompt: 'Name the project "wren".', leafUuid: t.last });
+  main(files, 'rewind-at-first-prompt', t);
+}
+
+// A rewind after a compaction: the two paths fork below the summary, and the
+// tree is joined across the reset by the boundary's explicit pointer.
+function rewindAfterCompaction(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.rewindAfterCompaction });
+  const first = t.prompt('Plan the migration.');
+  const [plan] = t.call([textBlock('Three steps: schema, data, switch.')]);
+  const { summary } = t.compact('Summary: a three-step migration plan.', [first, plan!]);
+  t.prompt('Start with the schema.', { parent: summary });
+  t.call([textBlock('Schema migrated.')]);
+  t.prompt('Start with the data instead.', { parent: summary });
+  t.call([textBlock('Data copied.')]);
+  t.bookkeeping({ type: 'last-prompt', lastPrompt: 'Start with the data instead.', leafUuid: t.last });
+  main(files, 'rewind-after-compaction', t);
+}
+
+// Bookkeeping that hangs from a reply beside the next prompt: progress and a
+// hook's attachment. The fork is structural, not a branch.
+function structuralChildren(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.structuralChildren });
+  t.prompt('Format the code.');
+  const [reply] = t.call([textBlock('Formatted.')]);
+  t.raw(JSON.stringify({ parentUuid: reply, isSidechain: false, type: 'progress', data: { type: 'hook_progress', hookEvent: 'Stop' }, uuid: stableUuid('fixture-progress', 1), timestamp: '2026-03-01T10:00:03.500Z', sessionId: FIXTURE_SESSIONS.structuralChildren }));
+  t.attachment({ type: 'hook_success', hookName: 'Stop', content: 'formatted 3 files' }, { parent: reply });
+  t.prompt('Now run the tests.', { parent: reply });
+  t.call([textBlock('All tests pass.')]);
+  main(files, 'structural-children', t);
+}
+
 function empty(files: Files): void {
   files.set(`${slug('empty')}/${FIXTURE_SESSIONS.empty}.jsonl`, '');
 }
 
 export function fixtureFiles(): Files {
   const files: Files = new Map();
-  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty]) {
+  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren]) {
     write(files);
   }
   return files;

@@ -20,6 +20,7 @@ import { DEFAULT_IDLE_GAP_MS, proposeSegments } from './segments.ts';
 import { partitionStreams } from './streams.ts';
 import { buildTalks, type TalkBuild } from './talks.ts';
 import { joinTools, type ToolStep } from './tools.ts';
+import { analyseBranches } from '../branches/natural.ts';
 
 export const PARSER_VERSION = 'sessionizer-assembly/1';
 
@@ -186,6 +187,38 @@ export function assemble(index: SessionIndex, options: AssembleOptions): Structu
     }
   }
 
+  // Natural branches of the main stream: published as nodes, so the fold of
+  // the chain gives the same branches as a fresh assembly.
+  const forkCounts: Record<string, number> = {};
+  let offPath = 0;
+  if (main) {
+    const analysis = analyseBranches(main.records);
+    for (const fork of analysis.forks) forkCounts[`forks_${fork.kind}`] = (forkCounts[`forks_${fork.kind}`] ?? 0) + 1;
+    for (const branch of analysis.branches) {
+      if (!branch.active) offPath++;
+      node({
+        id: `branch/${branch.name}`,
+        kind: 'branch',
+        parent: sessionNode,
+        stream: 'main',
+        ref: evidenceOf(branch.first),
+        refs: [evidenceOf(branch.first), evidenceOf(branch.tip)],
+        attrs: {
+          name: branch.name,
+          active: branch.active,
+          origin: 'natural',
+          fork_point: branch.forkPoint?.id ?? 'root',
+          first: branch.first.id,
+          tip: branch.tip.id,
+          length: branch.path.length,
+          turns: branch.turns,
+          summary: branch.summary,
+          ...(branch.active ? { chosen_by: analysis.activeBy } : {}),
+        },
+      });
+    }
+  }
+
   const joined = allSteps.filter((step) => step.result !== 'unavailable').length;
   const notified = children.reports.filter((report) => report.step).length;
   const counts = {
@@ -207,6 +240,8 @@ export function assemble(index: SessionIndex, options: AssembleOptions): Structu
       notifications: children.reports.length,
       notifications_joined: notified,
       segments: segmentCount,
+      branches: offPath,
+      ...forkCounts,
   };
   // The counts travel on the session node, so the fold of the chain carries
   // every denominator along with the structure it describes.

@@ -11,6 +11,7 @@ export const CONTAINER_KINDS = {
   talk: 'one interaction that began outside the agent',
   run: 'one agent loop inside a Talk',
   segment: 'an activity window proposed for commit; a time window, joined by relation, never a parent',
+  branch: 'one path through the conversation tree from a fork point to its tip; the active one, or one a rewind left',
 } as const;
 
 /** Steps: the observed occurrences inside a run. */

@@ -129,7 +129,7 @@ describe('structure invariants on every fixture', () => {
       const ids = new Set(s.nodes.map((node) => node.id));
       expect(ids.size).toBe(s.nodes.length);
       for (const node of s.nodes) if (node.parent !== undefined) expect(ids.has(node.parent), `${session} ${node.id} → ${node.parent}`).toBe(true);
-      const refs = s.nodes.filter((node) => !['session', 'stream', 'epoch', 'talk', 'run', 'segment', 'llm.call'].includes(node.kind)).map((node) => `${node.ref?.seq}:${node.ref?.row}:${node.kind === 'agent.launch_ack' ? 'ack' : ''}`);
+      const refs = s.nodes.filter((node) => !['session', 'stream', 'epoch', 'talk', 'run', 'segment', 'llm.call', 'branch'].includes(node.kind)).map((node) => `${node.ref?.seq}:${node.ref?.row}:${node.kind === 'agent.launch_ack' ? 'ack' : ''}`);
       expect(new Set(refs).size, session).toBe(refs.length);
       for (const relation of s.relations) {
         expect(ids.has(relation.from), relation.id).toBe(true);

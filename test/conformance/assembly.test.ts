@@ -17,6 +17,7 @@ import { collectOnce, foldedEntities, temporaryFolder } from '../helpers.ts';
 import { assemble } from '../../src/assembly/assemble.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
+import { analyseBranches } from '../../src/branches/natural.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
 
 const corpus = path.resolve(fileURLToPath(new URL('../..', import.meta.url)), '..', 'shared', 'corpus');
@@ -144,5 +145,34 @@ describe.skipIf(!present)('conversation structure on the real projects trees', (
       expect(foldedEntities(folded), session).toEqual({ nodes: full.nodes, relations: full.relations, unresolved: full.unresolved });
     }
     expect(verifyChains(data).problems).toEqual([]);
+  });
+});
+
+describe.skipIf(!present)('natural branches on the real projects trees', () => {
+  it('reports the branches found per session, and counts no parallel-tool fork as a branch', { timeout: 120_000 }, () => {
+    const report: Record<string, { forks: Record<string, number>; branches: string[] }> = {};
+    for (const tree of [path.join(corpus, 'claude-code-log', 'test', 'test_data', 'real_projects'), path.join(corpus, 'spotter', 'test', 'fixtures')]) {
+      const data = temporaryFolder();
+      collectOnce(tree, data);
+      for (const session of fs.readdirSync(data).filter((name) => !name.startsWith('_'))) {
+        const main = partitionStreams(removeDuplicates(loadSessionIndex(data, session).entries).canonical).streams.get('main');
+        if (!main) continue;
+        const result = analyseBranches(main.records);
+        const forks: Record<string, number> = {};
+        for (const fork of result.forks) forks[fork.kind] = (forks[fork.kind] ?? 0) + 1;
+        report[session] = { forks, branches: result.branches.filter((branch) => !branch.active).map((branch) => branch.name) };
+        for (const fork of result.forks.filter((entry) => entry.kind === 'branch')) {
+          // A real branch never forks at a tool call whose children answer it.
+          expect(fork.at?.calls.length ?? 0, `${session} ${fork.at?.id}`).toBe(0);
+        }
+      }
+    }
+    const artifacts = path.join(fileURLToPath(new URL('../..', import.meta.url)), 'test', 'artifacts');
+    fs.mkdirSync(artifacts, { recursive: true });
+    fs.writeFileSync(path.join(artifacts, 'conformance-branches.json'), `${JSON.stringify(report, null, 2)}\n`);
+    const parallel = Object.values(report).reduce((sum, entry) => sum + (entry.forks.parallel_tools ?? 0), 0);
+    const branched = Object.entries(report).filter(([, entry]) => entry.branches.length > 0);
+    expect(parallel).toBeGreaterThan(50);
+    expect(branched.length).toBeGreaterThanOrEqual(1);
   });
 });

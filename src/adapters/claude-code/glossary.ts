@@ -28,6 +28,13 @@ export const GLOSSARY: Record<string, GlossaryEntry> = {
   talk: NONE('derived here: starts at a user record with origin.kind "human", or at a promptId with no origin'),
   run: AT('promptId', 'on user records; assistant records reach it through parentUuid'),
   segment: NONE('derived here from idle gaps; Claude Code records no session end'),
+  branch: AT('rewind (parentUuid of a re-typed prompt), last-prompt.leafUuid', 'a second prompt whose parentUuid is an earlier record; leafUuid names the active leaf'),
+  structural_fork: NONE('derived here: bookkeeping beside the conversation'),
+  parallel_tools: AT('parallel tool_use', 'tool_use and tool_result records sharing one message.id parent'),
+  retry: AT('system api_error', 'a failed request beside the reply that followed it'),
+  compaction_replay: AT('re-written records before compact_boundary', 'copies with one timestamp'),
+  local_commands: AT('<command-name>, <bash-input>', 'local commands hung beside the conversation'),
+  unclassified: NONE('derived here: two conversational paths, none starting with a prompt'),
   // Steps.
   'message.external': AT('user record with origin.kind "human"', 'type "user", or an attachment of type queued_command with commandMode "prompt"'),
   'message.assistant': AT('assistant text block', 'type "assistant", message.content[].type "text"'),

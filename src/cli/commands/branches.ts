@@ -1,0 +1,50 @@
+// `sessionizer branches ID [--data DIR] [--json]`: the conversation's branches,
+// read from the folded round chain: the active path and every path a rewind
+// left, each with its fork point, length, turns and summary.
+
+import path from 'node:path';
+import { ChainError, readChain } from '../../session-flow/chain.ts';
+import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
+import { DEFAULT_DATA } from './collect.ts';
+
+interface BranchAttributes {
+  readonly name: string;
+  readonly active: boolean;
+  readonly origin: string;
+  readonly fork_point: string;
+  readonly length: number;
+  readonly turns: number;
+  readonly summary: string;
+}
+
+export function branches(argv: string[], io: Io): number {
+  const { values, positionals } = parseCommandArguments('branches', argv, { data: { type: 'string' }, json: { type: 'boolean' } }, 1);
+  const id = positionals[0];
+  if (id === undefined) throw new UsageError('branches: ID is missing');
+  const data = path.resolve(values.data ?? DEFAULT_DATA);
+  let folded;
+  try {
+    folded = readChain(data, id);
+  } catch (error) {
+    if (!(error instanceof ChainError)) throw error;
+    io.error(`error: ${error.message}\n`);
+    return EXIT_REJECTED;
+  }
+  if (folded.rounds.length === 0) {
+    io.error(`error: conversation ${id}: no rounds in ${data}; run sessionizer parse first\n`);
+    return EXIT_REJECTED;
+  }
+  const list = [...folded.nodes.values()]
+    .filter((node) => node.kind === 'branch')
+    .map((node) => ({ ...(node.attrs as unknown as BranchAttributes), ref: node.ref, revision: node.revision }))
+    .sort((a, b) => (a.active === b.active ? (a.name < b.name ? -1 : 1) : a.active ? -1 : 1));
+  if (values.json) {
+    io.out(`${JSON.stringify({ conversation: id, branches: list })}\n`);
+    return EXIT_OK;
+  }
+  for (const branch of list) {
+    io.out(`${branch.active ? '* ' : '  '}${branch.name}  ${branch.origin}, from ${branch.fork_point}, ${branch.length} records, ${branch.turns} turns  ${branch.summary}\n`);
+  }
+  if (list.length === 0) io.out('no branches: the conversation has no main stream\n');
+  return EXIT_OK;
+}

@@ -8,6 +8,7 @@ import { parse } from './commands/parse.ts';
 import { conversation } from './commands/conversation.ts';
 import { glossary } from './commands/glossary.ts';
 import { branches } from './commands/branches.ts';
+import { fork, restore } from './commands/fork.ts';
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, type Command, type Io } from './command.ts';
 import { SourceRootError } from '../adapters/claude-code/source-root.ts';
 
@@ -16,9 +17,9 @@ export const COMMANDS: readonly Command[] = [
   { name: 'collect', synopsis: 'collect  [--source DIR] [--data DIR] [--once] [--interval SECONDS] [--include PATTERN]... [--exclude PATTERN]... [--json]', summary: 'land new source data', run: collect },
   { name: 'parse', synopsis: 'parse    [--data DIR] [SESSION] [--json]', summary: 'append a round to each changed chain', run: parse },
   { name: 'conversation', synopsis: 'conversation ID [--data DIR] [--json] [--terms unified|native|both]', summary: 'the folded conversation', run: conversation },
-  { name: 'branches', synopsis: 'branches ID [--data DIR] [--json]', summary: 'natural and explicit branches (explicit: not built yet)', run: branches },
-  { name: 'fork', synopsis: 'fork ID --at EVENT [--name NAME] [--data DIR]', summary: 'explicit branch at a stable boundary' },
-  { name: 'restore', synopsis: 'restore ID --branch NAME --out DIR', summary: 'the branch as a resumable transcript' },
+  { name: 'branches', synopsis: 'branches ID [--data DIR] [--json]', summary: 'natural and explicit branches', run: branches },
+  { name: 'fork', synopsis: 'fork ID --at EVENT [--name NAME] [--data DIR] [--by ACTOR] [--reason TEXT] [--allow-tool-closed] [--json]', summary: 'explicit branch at a stable boundary', run: fork },
+  { name: 'restore', synopsis: 'restore ID --branch NAME --out DIR [--data DIR]', summary: 'the branch as a resumable transcript', run: restore },
   { name: 'export', synopsis: 'export   [--source DIR] [--data DIR] [--out DIR] [--archive FILE] [--conversation ID]...', summary: 'the bundle and the site' },
   { name: 'verify', synopsis: 'verify PATH [--deep] [--json]', summary: 'check a storage root (export folders and .tar.zst: not built yet)', run: verify },
   { name: 'glossary', synopsis: 'glossary [--json]', summary: "the model's words and Claude Code's", run: glossary },

@@ -195,3 +195,12 @@ export function* readLandedFile(file: string): Generator<LandedEntry> {
     fs.closeSync(descriptor);
   }
 }
+
+/** The payloads of the given rows of a landed file, by row, read in one pass. */
+export function readRecordsAt(file: string, rows: ReadonlySet<number>): Map<number, Buffer> {
+  const found = new Map<number, Buffer>();
+  for (const entry of readLandedFile(file)) {
+    if (entry.type === 'record' && rows.has(entry.row)) found.set(entry.row, Buffer.from(entry.record.payload));
+  }
+  return found;
+}

@@ -1,4 +1,4 @@
-// Verifies every round chain in a storage zone: rounds 1..N with no gap, each
+// Verifies every round chain in a storage zone, and every branch record: rounds 1..N with no gap, each
 // naming its predecessor's digest, each digest matching its bytes, and each
 // round reading on from exactly where the one before stopped. The last check
 // is the one no digest can make: it catches skipped evidence (seed
@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { listFolder } from '../landing/session-state.ts';
+import { explicitBranches } from '../branches/explicit.ts';
 import { ChainError, checkLinks, readRound, roundFiles, type Round } from '../session-flow/chain.ts';
 import type { Problem } from './storage.ts';
 
@@ -30,6 +31,8 @@ export function verifyChains(data: string): { chains: number; rounds: number; pr
       const [file, ...what] = problem.split(': ');
       problems.push({ path: relative(file!), what: what.join(': ') });
     }
+    // Branch records are immutable and named by their digest.
+    for (const branch of explicitBranches(data, conversation)) if (!branch.intact) problems.push({ path: relative(branch.file), what: branch.problem! });
   }
   return { chains: conversations.length, rounds, problems };
 }

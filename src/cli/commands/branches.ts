@@ -3,6 +3,7 @@
 // left, each with its fork point, length, turns and summary.
 
 import path from 'node:path';
+import { explicitBranches } from '../../branches/explicit.ts';
 import { ChainError, readChain } from '../../session-flow/chain.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
 import { DEFAULT_DATA } from './collect.ts';
@@ -38,13 +39,22 @@ export function branches(argv: string[], io: Io): number {
     .filter((node) => node.kind === 'branch')
     .map((node) => ({ ...(node.attrs as unknown as BranchAttributes), ref: node.ref, revision: node.revision }))
     .sort((a, b) => (a.active === b.active ? (a.name < b.name ? -1 : 1) : a.active ? -1 : 1));
+  const explicit = explicitBranches(data, id);
   if (values.json) {
-    io.out(`${JSON.stringify({ conversation: id, branches: list })}\n`);
-    return EXIT_OK;
+    io.out(`${JSON.stringify({ conversation: id, branches: list, explicit: explicit.map((entry) => ({ ...entry.record, file: entry.file, intact: entry.intact, problem: entry.problem })) })}\n`);
+    return explicit.every((entry) => entry.intact) ? EXIT_OK : EXIT_REJECTED;
   }
   for (const branch of list) {
     io.out(`${branch.active ? '* ' : '  '}${branch.name}  ${branch.origin}, from ${branch.fork_point}, ${branch.length} records, ${branch.turns} turns  ${branch.summary}\n`);
   }
-  if (list.length === 0) io.out('no branches: the conversation has no main stream\n');
-  return EXIT_OK;
+  for (const { record, intact, problem, file } of explicit) {
+    if (!intact) {
+      io.error(`error: ${file}: ${problem}\n`);
+      continue;
+    }
+    io.out(`  ${record.name}  explicit, from ${record.boundary.event} (${record.boundary.kind}) on ${record.parent_branch}, cut from round ${record.cut_from.round}, by ${record.provenance.actor}${record.provenance.reason ? `: ${record.provenance.reason}` : ''}\n`);
+    for (const effect of record.side_effects) io.out(`      ${effect.name} ${effect.tool_use} (${effect.category}): ${effect.effect}\n`);
+  }
+  if (list.length === 0 && explicit.length === 0) io.out('no branches: the conversation has no main stream\n');
+  return explicit.every((entry) => entry.intact) ? EXIT_OK : EXIT_REJECTED;
 }

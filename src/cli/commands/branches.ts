@@ -4,6 +4,7 @@
 
 import path from 'node:path';
 import { explicitBranches } from '../../branches/explicit.ts';
+import { currentLabels } from '../../branches/labels.ts';
 import { ChainError, readChain } from '../../session-flow/chain.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
 import { DEFAULT_DATA } from './collect.ts';
@@ -35,24 +36,30 @@ export function branches(argv: string[], io: Io): number {
     io.error(`error: conversation ${id}: no rounds in ${data}; run sessionizer parse first\n`);
     return EXIT_REJECTED;
   }
+  const labels = currentLabels(data, id);
+  // A caller-given summary replaces the stub; labels travel beside.
+  const withLabels = <T extends { name: string; summary?: string }>(branch: T) => {
+    const label = labels.get(branch.name);
+    return { ...branch, labels: label?.labels ?? [], ...(label?.summary !== undefined ? { summary: label.summary } : {}) };
+  };
   const list = [...folded.nodes.values()]
     .filter((node) => node.kind === 'branch')
-    .map((node) => ({ ...(node.attrs as unknown as BranchAttributes), ref: node.ref, revision: node.revision }))
+    .map((node) => withLabels({ ...(node.attrs as unknown as BranchAttributes), ref: node.ref, revision: node.revision }))
     .sort((a, b) => (a.active === b.active ? (a.name < b.name ? -1 : 1) : a.active ? -1 : 1));
-  const explicit = explicitBranches(data, id);
+  const explicit = explicitBranches(data, id).map((entry) => ({ ...entry, record: withLabels(entry.record) }));
   if (values.json) {
     io.out(`${JSON.stringify({ conversation: id, branches: list, explicit: explicit.map((entry) => ({ ...entry.record, file: entry.file, intact: entry.intact, problem: entry.problem })) })}\n`);
     return explicit.every((entry) => entry.intact) ? EXIT_OK : EXIT_REJECTED;
   }
   for (const branch of list) {
-    io.out(`${branch.active ? '* ' : '  '}${branch.name}  ${branch.origin}, from ${branch.fork_point}, ${branch.length} records, ${branch.turns} turns  ${branch.summary}\n`);
+    io.out(`${branch.active ? '* ' : '  '}${branch.name}  ${branch.origin}, from ${branch.fork_point}, ${branch.length} records, ${branch.turns} turns  ${branch.summary}${branch.labels.length > 0 ? `  [${branch.labels.join(', ')}]` : ''}\n`);
   }
   for (const { record, intact, problem, file } of explicit) {
     if (!intact) {
       io.error(`error: ${file}: ${problem}\n`);
       continue;
     }
-    io.out(`  ${record.name}  explicit, from ${record.boundary.event} (${record.boundary.kind}) on ${record.parent_branch}, cut from round ${record.cut_from.round}, by ${record.provenance.actor}${record.provenance.reason ? `: ${record.provenance.reason}` : ''}\n`);
+    io.out(`  ${record.name}  explicit, from ${record.boundary.event} (${record.boundary.kind}) on ${record.parent_branch}, cut from round ${record.cut_from.round}, by ${record.provenance.actor}${record.provenance.reason ? `: ${record.provenance.reason}` : ''}${'summary' in record && record.summary ? `  ${record.summary}` : ''}${record.labels.length > 0 ? `  [${record.labels.join(', ')}]` : ''}\n`);
     for (const effect of record.side_effects) io.out(`      ${effect.name} ${effect.tool_use} (${effect.category}): ${effect.effect}\n`);
   }
   if (list.length === 0 && explicit.length === 0) io.out('no branches: the conversation has no main stream\n');

@@ -3,7 +3,8 @@
 // branch as a transcript that can be resumed.
 
 import path from 'node:path';
-import { fork as makeFork, ForkRejected } from '../../branches/explicit.ts';
+import { branchPath, fork as makeFork, ForkRejected } from '../../branches/explicit.ts';
+import { labelBranch } from '../../branches/labels.ts';
 import { restoreBranch } from '../../branches/restore.ts';
 import { ChainError } from '../../session-flow/chain.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
@@ -56,4 +57,23 @@ export function restore(argv: string[], io: Io): number {
     io.error(`error: ${error.message}\n`);
     return EXIT_REJECTED;
   }
+}
+
+export function label(argv: string[], io: Io): number {
+  const { values, positionals } = parseCommandArguments('label', argv, { branch: { type: 'string' }, label: { type: 'string', multiple: true }, summary: { type: 'string' }, data: { type: 'string' }, by: { type: 'string' } }, 1);
+  const conversation = positionals[0];
+  if (conversation === undefined) throw new UsageError('label: ID is missing');
+  if (values.branch === undefined) throw new UsageError('label: --branch NAME is missing');
+  const data = path.resolve(values.data ?? DEFAULT_DATA);
+  try {
+    // The branch must exist, natural or explicit; its path is the check.
+    branchPath(data, conversation, values.branch);
+  } catch (error) {
+    if (!(error instanceof ForkRejected)) throw error;
+    io.error(`error: ${error.message}\n`);
+    return EXIT_REJECTED;
+  }
+  const { record, file } = labelBranch(data, conversation, values.branch, { labels: values.label ?? [], summary: values.summary, by: values.by });
+  io.out(`branch ${record.branch}: labels [${record.labels.join(', ')}]${record.summary !== undefined ? `, summary ${JSON.stringify(record.summary)}` : ''}: ${file}\n`);
+  return EXIT_OK;
 }

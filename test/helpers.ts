@@ -13,7 +13,6 @@ import { readLandedFile, type LandedHeader, type LandedRecord } from '../src/lan
 import { landedFilesOfSession } from '../src/landing/session-state.ts';
 import { readSessionData, type SessionDataEntry } from '../src/session-data/derive.ts';
 import type { SessionDataRow } from '../src/session-data/format.ts';
-import type { Folded } from '../src/session-flow/chain.ts';
 import { FIXTURE_ROOT } from '../scripts/write-fixtures.ts';
 
 const madeForTest: string[] = [];
@@ -89,20 +88,4 @@ export function completeLines(file: string): Buffer[] {
   return lines;
 }
 
-/** The fold as plain entities, without the round bookkeeping; resolved references are history, not structure. */
-export function foldedEntities(folded: Folded) {
-  const plain = <T extends { t: string; revision: number }>(frame: T) => {
-    const { t: _t, revision: _revision, ...rest } = frame;
-    return rest;
-  };
-  return {
-    nodes: [...folded.nodes.values()].map(plain).sort(byId),
-    relations: [...folded.relations.values()].map(plain).sort(byId),
-    unresolved: [...folded.unresolved.values()].filter((entry) => entry.state !== 'resolved').map(plain).sort(byId),
-  };
-}
-
-function byId(a: { id: string }, b: { id: string }): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
+export { foldedStructure as foldedEntities } from '../src/session-flow/chain.ts';

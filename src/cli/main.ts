@@ -9,6 +9,7 @@ import { conversation } from './commands/conversation.ts';
 import { glossary } from './commands/glossary.ts';
 import { branches } from './commands/branches.ts';
 import { fork, label, restore } from './commands/fork.ts';
+import { exportCommand } from './commands/export.ts';
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, type Command, type Io } from './command.ts';
 import { SourceRootError } from '../adapters/claude-code/source-root.ts';
 
@@ -21,7 +22,7 @@ export const COMMANDS: readonly Command[] = [
   { name: 'fork', synopsis: 'fork ID --at EVENT [--name NAME] [--data DIR] [--by ACTOR] [--reason TEXT] [--allow-tool-closed] [--json]', summary: 'explicit branch at a stable boundary', run: fork },
   { name: 'restore', synopsis: 'restore ID --branch NAME --out DIR [--data DIR]', summary: 'the branch as a resumable transcript', run: restore },
   { name: 'label', synopsis: 'label ID --branch NAME [--label LABEL]... [--summary TEXT] [--data DIR]', summary: 'labels and a summary for a branch, as a new record', run: label },
-  { name: 'export', synopsis: 'export   [--source DIR] [--data DIR] [--out DIR] [--archive FILE] [--conversation ID]...', summary: 'the bundle and the site' },
+  { name: 'export', synopsis: 'export   [--source DIR] [--data DIR] [--out DIR] [--archive FILE] [--conversation ID]... [--json]', summary: 'the bundle with its manifest and root digest (the site and --archive: not built yet)', run: exportCommand },
   { name: 'verify', synopsis: 'verify PATH [--deep] [--json]', summary: 'check a storage root (export folders and .tar.zst: not built yet)', run: verify },
   { name: 'glossary', synopsis: 'glossary [--json]', summary: "the model's words and Claude Code's", run: glossary },
 ];

@@ -72,11 +72,15 @@ export function indexPath(data: string, session: string): string {
   return path.join(sessionFolder(data, session), INDEX_NAME);
 }
 
-/** The session's index, rebuilt from its `.sd` files when it is missing, damaged or behind. */
-export function loadSessionIndex(data: string, session: string): SessionIndex {
+/**
+ * The session's index, rebuilt from its `.sd` files when it is missing,
+ * damaged or behind. With `persist: false` nothing is written, for a storage
+ * zone that must stay as it is (a bundle being verified).
+ */
+export function loadSessionIndex(data: string, session: string, options: { persist?: boolean } = {}): SessionIndex {
   const landed = landedFilesOfSession(data, session);
   const throughSeq = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
-  const saved = readSavedIndex(indexPath(data, session), session);
+  const saved = options.persist === false ? undefined : readSavedIndex(indexPath(data, session), session);
   if (saved && saved.throughSeq === throughSeq) return saved;
   // A saved index that covers a prefix of what is landed now is extended by
   // the new files alone, so a round after one new line does not re-read every
@@ -123,6 +127,7 @@ export function loadSessionIndex(data: string, session: string): SessionIndex {
     }
   }
   const index: SessionIndex = { session, throughSeq, files, entries };
+  if (options.persist === false) return index;
   replaceFile(indexPath(data, session), `${JSON.stringify({ schema: INDEX_SCHEMA, session, through_seq: throughSeq, files, entries: entries.length })}\n${entries.map((entry) => JSON.stringify(entry)).join('\n')}${entries.length > 0 ? '\n' : ''}`);
   return index;
 }

@@ -228,3 +228,20 @@ const ORDER: Record<EntityFrame['t'], number> = { node: 0, relation: 1, unresolv
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** The fold as plain entities, without round bookkeeping; references that resolved are history, not structure. */
+export function foldedStructure(folded: Folded) {
+  const plain = <T extends { t: string; revision: number }>(frame: T) => {
+    const { t: _t, revision: _revision, ...rest } = frame;
+    return rest;
+  };
+  return {
+    nodes: [...folded.nodes.values()].map(plain).sort(byId),
+    relations: [...folded.relations.values()].map(plain).sort(byId),
+    unresolved: [...folded.unresolved.values()].filter((entry) => entry.state !== 'resolved').map(plain).sort(byId),
+  };
+}
+
+function byId(a: { id: string }, b: { id: string }): number {
+  return compare(a.id, b.id);
+}

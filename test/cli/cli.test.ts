@@ -22,13 +22,18 @@ describe('the sessionizer command', () => {
       expect(out).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
     expect(out).toMatch(/land new source data\n/);
-    expect(out).toMatch(/the bundle and the site \(not built yet\)/);
+    expect(out).toMatch(/the bundle with its manifest and root digest \(the site and --archive: not built yet\)/);
   });
 
-  it('says a command is not built yet and exits 2', () => {
-    const { code, error } = sessionizer(['export']);
-    expect(code).toBe(2);
-    expect(error).toBe('sessionizer export: not built yet; it arrives with a later issue. See sessionizer --help.\n');
+  it('says what is not built yet and exits 2', () => {
+    const archive = sessionizer(['export', '--archive', 'out.tar.zst']);
+    expect(archive.code).toBe(2);
+    expect(archive.error).toBe('sessionizer export: --archive (the .tar.zst) is not built yet; it arrives with the archive stage\n');
+    const file = path.join(temporaryFolder(), 'export.tar.zst');
+    fs.writeFileSync(file, 'x');
+    const verify = sessionizer(['verify', file]);
+    expect(verify.code).toBe(2);
+    expect(verify.error).toMatch(/verifying a \.tar\.zst archive is not built yet/);
   });
 
   it('exits 2 on a usage error and names what was wrong', () => {

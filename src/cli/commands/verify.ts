@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { converterFor } from '../../adapters/dialects.ts';
 import { verifyChains } from '../../verify/chains.ts';
+import { isExportFolder, verifyExport } from '../../verify/export.ts';
 import { verifyStorage } from '../../verify/storage.ts';
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, parseCommandArguments, UsageError, type Io } from '../command.ts';
 
@@ -17,9 +18,19 @@ export function verify(argv: string[], io: Io): number {
     io.error(`sessionizer verify: ${target}: no such file or folder\n`);
     return EXIT_REJECTED;
   }
-  if (!fs.statSync(root).isDirectory() || fs.existsSync(path.join(root, 'manifest-sha256.txt'))) {
-    io.error(`sessionizer verify: ${target}: verifying export folders and .tar.zst archives is not built yet; it arrives with the bundle\n`);
+  if (!fs.statSync(root).isDirectory()) {
+    io.error(`sessionizer verify: ${target}: verifying a .tar.zst archive is not built yet; it arrives with the archive stage\n`);
     return EXIT_USAGE;
+  }
+  if (isExportFolder(root)) {
+    const report = verifyExport(root, { deep: values.deep, converterFor });
+    if (values.json) io.out(`${JSON.stringify(report)}\n`);
+    else {
+      for (const problem of report.problems) io.error(`error: ${problem.path}: ${problem.what}\n`);
+      for (const note of report.notes) io.error(`note: ${note.path}: ${note.what}\n`);
+      io.out(`verified export ${target}: ${report.files} files, root digest ${report.rootDigest ?? 'missing'}${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}\n`);
+    }
+    return report.problems.length === 0 ? EXIT_OK : EXIT_REJECTED;
   }
   const storage = verifyStorage(root, { deep: values.deep, converterFor });
   const chains = verifyChains(root);

@@ -1,0 +1,104 @@
+// The export's manifest: what proves the export's integrity to anyone, offline.
+//
+//   manifest.json         every file of the export but the three below: path, size, SHA-256
+//   manifest-sha256.txt   the same files as `<hex>  <path>` lines, so `sha256sum -c` checks them with stock tools
+//   root-digest.txt       SHA-256 of manifest.json, written last: one value that stands for the whole export
+//
+// Paths are relative, with forward slashes, normalised, and safe: no absolute
+// path, no `..` or `.` segment, no empty segment, no backslash, no control
+// character. Entries are sorted bytewise, never by locale, so the same files
+// always give the same manifest.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const MANIFEST_SCHEMA = 'manifest/1';
+export const MANIFEST = 'manifest.json';
+export const PLAIN_MANIFEST = 'manifest-sha256.txt';
+export const ROOT_DIGEST = 'root-digest.txt';
+export const META_FILES = new Set([MANIFEST, PLAIN_MANIFEST, ROOT_DIGEST]);
+
+export interface ManifestEntry {
+  readonly path: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+export interface Manifest {
+  readonly schema: typeof MANIFEST_SCHEMA;
+  readonly algorithm: 'sha256';
+  readonly files: ManifestEntry[];
+}
+
+/** Why a relative path is unsafe, or undefined when it is safe. */
+export function unsafePath(relative: string): string | undefined {
+  if (relative === '') return 'the path is empty';
+  if (relative.startsWith('/')) return 'the path is absolute';
+  if (relative.includes('\\')) return 'the path has a backslash';
+  if (/[\u0000-\u001f\u007f]/.test(relative)) return 'the path has a control character';
+  for (const segment of relative.split('/')) {
+    if (segment === '') return 'the path has an empty segment';
+    if (segment === '.' || segment === '..') return `the path has a "${segment}" segment`;
+  }
+  return undefined;
+}
+
+export function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+export function sha256OfFile(file: string): string {
+  const hash = crypto.createHash('sha256');
+  const descriptor = fs.openSync(file, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
+      if (got === 0) break;
+      hash.update(chunk.subarray(0, got));
+    }
+  } finally {
+    fs.closeSync(descriptor);
+  }
+  return hash.digest('hex');
+}
+
+/** Every regular file under a folder, relative, sorted bytewise; links and other kinds are reported, never followed. */
+export function exportFiles(root: string): { files: string[]; strange: { path: string; what: string }[] } {
+  const files: string[] = [];
+  const strange: { path: string; what: string }[] = [];
+  const walk = (relative: string): void => {
+    for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true })) {
+      const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) files.push(child);
+      else strange.push({ path: child, what: entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' });
+    }
+  };
+  walk('');
+  return { files: files.sort(compareBytes), strange };
+}
+
+/** Writes the manifest, the plain manifest and, last, the root digest. Returns the root digest. */
+export function writeManifest(root: string): { rootDigest: string; files: number; bytes: number } {
+  const { files, strange } = exportFiles(root);
+  if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
+  const entries: ManifestEntry[] = [];
+  let bytes = 0;
+  for (const relative of files) {
+    if (META_FILES.has(relative)) continue;
+    const problem = unsafePath(relative);
+    if (problem) throw new Error(`${root}: ${relative}: ${problem}`);
+    const size = fs.statSync(path.join(root, relative)).size;
+    bytes += size;
+    entries.push({ path: relative, size, sha256: sha256OfFile(path.join(root, relative)) });
+  }
+  const manifest: Manifest = { schema: MANIFEST_SCHEMA, algorithm: 'sha256', files: entries };
+  const manifestBytes = `${JSON.stringify(manifest, null, 1)}\n`;
+  fs.writeFileSync(path.join(root, MANIFEST), manifestBytes);
+  fs.writeFileSync(path.join(root, PLAIN_MANIFEST), entries.map((entry) => `${entry.sha256}  ${entry.path}\n`).join(''));
+  const rootDigest = crypto.createHash('sha256').update(manifestBytes).digest('hex');
+  fs.writeFileSync(path.join(root, ROOT_DIGEST), `${rootDigest}\n`);
+  return { rootDigest, files: entries.length, bytes };
+}

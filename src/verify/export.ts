@@ -1,0 +1,118 @@
+// Verifies an export folder from its files alone: the root digest against
+// the manifest, every listed file's size and SHA-256, files missing and files
+// extra (anywhere, the top included), the plain manifest against the JSON
+// one, and then the bundle inside as a storage zone: landed files, `.sd`,
+// every round chain and branch record. With `deep`, every `.sd` is derived
+// again and every conversation assembled again and compared with its fold.
+// Every problem is collected, with its path, what was expected and what was
+// found.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { assemble } from '../assembly/assemble.ts';
+import { BUNDLE } from '../bundle/export.ts';
+import { exportFiles, MANIFEST, MANIFEST_SCHEMA, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, sha256OfFile, unsafePath, type Manifest } from '../bundle/manifest.ts';
+import { loadSessionIndex } from '../index/session-index.ts';
+import { listFolder } from '../landing/session-state.ts';
+import type { Converter } from '../session-data/derive.ts';
+import { ChainError, foldedStructure, readChain } from '../session-flow/chain.ts';
+import { verifyChains } from './chains.ts';
+import { verifyStorage, type Problem } from './storage.ts';
+
+export interface ExportReport {
+  readonly files: number;
+  readonly bytes: number;
+  readonly rootDigest?: string;
+  readonly problems: Problem[];
+  readonly notes: Problem[];
+}
+
+export function isExportFolder(root: string): boolean {
+  return fs.existsSync(path.join(root, MANIFEST)) || fs.existsSync(path.join(root, ROOT_DIGEST)) || fs.existsSync(path.join(root, BUNDLE));
+}
+
+export function verifyExport(root: string, options: { deep?: boolean; converterFor?: (dialect: string) => Converter | undefined } = {}): ExportReport {
+  const problems: Problem[] = [];
+  const problem = (where: string, what: string): void => void problems.push({ path: where, what });
+  let rootDigest: string | undefined;
+  const manifestPath = path.join(root, MANIFEST);
+  if (!fs.existsSync(path.join(root, ROOT_DIGEST))) problem(ROOT_DIGEST, 'the root digest is missing');
+  else rootDigest = fs.readFileSync(path.join(root, ROOT_DIGEST), 'utf8').trim();
+  let manifest: Manifest | undefined;
+  if (!fs.existsSync(manifestPath)) {
+    problem(MANIFEST, 'the manifest is missing');
+  } else {
+    const bytes = fs.readFileSync(manifestPath);
+    const found = crypto.createHash('sha256').update(bytes).digest('hex');
+    if (rootDigest !== undefined && !/^[0-9a-f]{64}$/.test(rootDigest)) problem(ROOT_DIGEST, `the root digest is not a lowercase SHA-256 (found ${JSON.stringify(rootDigest)})`);
+    else if (rootDigest !== undefined && found !== rootDigest) problem(MANIFEST, `the manifest does not match the root digest (expected ${rootDigest}, found ${found})`);
+    try {
+      manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
+      if (manifest.schema !== MANIFEST_SCHEMA || manifest.algorithm !== 'sha256' || !Array.isArray(manifest.files)) throw new Error(`not a ${MANIFEST_SCHEMA} manifest with algorithm sha256`);
+    } catch (error) {
+      problem(MANIFEST, `the manifest cannot be read: ${(error as Error).message}`);
+      manifest = undefined;
+    }
+  }
+  const { files, strange } = exportFiles(root);
+  for (const entry of strange) problem(entry.path, `${entry.what}; an export holds regular files only`);
+  let bytes = 0;
+  if (manifest) {
+    const listed = new Map<string, Manifest['files'][number]>();
+    for (const entry of manifest.files) {
+      const unsafe = unsafePath(entry.path);
+      if (unsafe) {
+        problem(entry.path, `listed in the manifest, but ${unsafe}`);
+        continue;
+      }
+      if (listed.has(entry.path)) problem(entry.path, 'listed twice in the manifest');
+      listed.set(entry.path, entry);
+    }
+    const present = new Set(files);
+    for (const [relative, entry] of listed) {
+      if (!present.has(relative)) {
+        problem(relative, `missing: the manifest lists it (${entry.size} bytes, sha256 ${entry.sha256})`);
+        continue;
+      }
+      const size = fs.statSync(path.join(root, relative)).size;
+      bytes += size;
+      if (size !== entry.size) problem(relative, `its size is ${size} bytes, expected ${entry.size}`);
+      const found = sha256OfFile(path.join(root, relative));
+      if (found !== entry.sha256) problem(relative, `its SHA-256 is ${found}, expected ${entry.sha256}`);
+    }
+    for (const relative of files) if (!META_FILES.has(relative) && !listed.has(relative)) problem(relative, 'extra: the manifest does not list it');
+    const plain = path.join(root, PLAIN_MANIFEST);
+    const expected = manifest.files.map((entry) => `${entry.sha256}  ${entry.path}\n`).join('');
+    if (!fs.existsSync(plain)) problem(PLAIN_MANIFEST, 'the plain manifest is missing');
+    else if (fs.readFileSync(plain, 'utf8') !== expected) problem(PLAIN_MANIFEST, 'the plain manifest does not list the same files and digests as manifest.json');
+  }
+  // The bundle itself: evidence, derived files, chains, branch records.
+  const bundle = path.join(root, BUNDLE);
+  const notes: Problem[] = [];
+  if (fs.existsSync(bundle)) {
+    const inside = (entries: Problem[]) => entries.map((entry) => ({ path: `${BUNDLE}/${entry.path}`, what: entry.what }));
+    const storage = verifyStorage(bundle, options);
+    problems.push(...inside(storage.problems));
+    notes.push(...inside(storage.notes));
+    problems.push(...inside(verifyChains(bundle).problems));
+    if (options.deep) {
+      for (const conversation of listFolder(path.join(bundle, '_conversations'))) {
+        try {
+          const folded = readChain(bundle, conversation);
+          const head = folded.rounds.at(-1);
+          if (!head) continue;
+          const index = loadSessionIndex(bundle, head.header.session, { persist: false });
+          const structure = assemble(index, { conversation, throughSeq: head.header.through_seq });
+          const again = { nodes: structure.nodes, relations: structure.relations, unresolved: structure.unresolved };
+          if (JSON.stringify(foldedStructure(folded)) !== JSON.stringify(again)) problem(`${BUNDLE}/_conversations/${conversation}`, 'assembling its evidence again does not give the structure its rounds fold to');
+        } catch (error) {
+          if (!(error instanceof ChainError)) throw error;
+        }
+      }
+    }
+  } else {
+    problem(BUNDLE, 'the bundle folder is missing');
+  }
+  return { files: manifest?.files.length ?? 0, bytes, rootDigest, problems, notes };
+}

@@ -1,0 +1,215 @@
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { converterFor } from '../../src/adapters/dialects.ts';
+import { writeExport } from '../../src/bundle/export.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { verifyExport } from '../../src/verify/export.ts';
+import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+
+const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
+
+function exported(sessions: string[] = Object.values(FIXTURE_SESSIONS).filter((session) => session !== FIXTURE_SESSIONS.empty)): string {
+  const data = temporaryFolder();
+  collectOnce(copyOfFixtures(), data);
+  for (const session of sessions) parseSession(data, session);
+  const out = path.join(temporaryFolder(), 'export');
+  writeExport(data, out, sessions);
+  return out;
+}
+
+const writable = (file: string): void => fs.chmodSync(file, 0o644);
+const sha = (bytes: Buffer | string): string => crypto.createHash('sha256').update(bytes).digest('hex');
+const problems = (out: string, deep = false) => verifyExport(out, { deep, converterFor }).problems;
+
+/** Rewrites the manifest after a change, and fixes up the root digest and the plain manifest too. */
+function refreshManifest(out: string, change: (entries: { path: string; size: number; sha256: string }[]) => void): void {
+  const manifestPath = path.join(out, 'manifest.json');
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as { files: { path: string; size: number; sha256: string }[] };
+  change(manifest.files);
+  const bytes = `${JSON.stringify(manifest, null, 1)}\n`;
+  fs.writeFileSync(manifestPath, bytes);
+  fs.writeFileSync(path.join(out, 'manifest-sha256.txt'), manifest.files.map((entry) => `${entry.sha256}  ${entry.path}\n`).join(''));
+  fs.writeFileSync(path.join(out, 'root-digest.txt'), `${sha(bytes)}\n`);
+}
+
+const landedIn = (out: string, session: string): string => {
+  const folder = path.join(out, 'bundle', session, 'streams', 'main');
+  return path.join(folder, fs.readdirSync(folder).find((name) => name.endsWith('.jsonl'))!);
+};
+
+describe('the export folder', () => {
+  it('covers every file with size and SHA-256, passes sha256sum -c and a deep verify, and is the same bytes twice', () => {
+    const out = exported();
+    expect(problems(out, true)).toEqual([]);
+    const check = spawnSync('sha256sum', ['-c', '--quiet', 'manifest-sha256.txt'], { cwd: out, encoding: 'utf8' });
+    expect([check.status, check.stdout + check.stderr]).toEqual([0, '']);
+    const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
+    const listed = manifest.files.map((entry) => entry.path);
+    expect(listed).toEqual([...listed].sort());
+    expect(listed.every((entry) => entry.startsWith('bundle/'))).toBe(true);
+    expect(listed.some((entry) => entry.endsWith('.cursor') || entry.endsWith('session.state') || entry.endsWith('session.index'))).toBe(false);
+    expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(sha(fs.readFileSync(path.join(out, 'manifest.json'))));
+  });
+
+  it('gives the same bytes for the same evidence, and a small bundle for the chosen conversations only', () => {
+    const data = temporaryFolder();
+    collectOnce(copyOfFixtures(), data);
+    parseSession(data, FIXTURE_SESSIONS.rewind);
+    const first = writeExport(data, path.join(temporaryFolder(), 'a'), [FIXTURE_SESSIONS.rewind]);
+    const second = writeExport(data, path.join(temporaryFolder(), 'b'), [FIXTURE_SESSIONS.rewind]);
+    expect(second.rootDigest).toBe(first.rootDigest);
+    expect(fs.readdirSync(path.join(first.out, 'bundle')).sort()).toEqual([FIXTURE_SESSIONS.rewind, '_conversations'].sort());
+  });
+
+  it('replaces an earlier export only once the new one is whole', () => {
+    const data = temporaryFolder();
+    collectOnce(copyOfFixtures(), data);
+    parseSession(data, FIXTURE_SESSIONS.rewind);
+    const out = path.join(temporaryFolder(), 'export');
+    const first = writeExport(data, out, [FIXTURE_SESSIONS.rewind]);
+    expect(() => writeExport(data, out, ['../../escape'])).toThrow('conversation "../../escape": not a name a storage zone can hold');
+    // A failed write leaves the earlier export as it was.
+    fs.mkdirSync(`${out}.partial-${process.pid}`, { recursive: true });
+    fs.writeFileSync(path.join(`${out}.partial-${process.pid}`, 'leftover'), 'x');
+    writeExport(data, out, [FIXTURE_SESSIONS.rewind]);
+    expect(fs.existsSync(`${out}.partial-${process.pid}`)).toBe(false);
+    expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(first.rootDigest);
+  });
+});
+
+describe('a bad export: one case per error, each reported exactly', () => {
+  it('a tampered byte', () => {
+    const out = exported([FIXTURE_SESSIONS.rewind]);
+    const file = landedIn(out, FIXTURE_SESSIONS.rewind);
+    writable(file);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('tin roof', 'tin ROOF'));
+    const relative = path.relative(out, file);
+    expect(problems(out)).toEqual(expect.arrayContaining([{ path: relative, what: expect.stringMatching(/^its SHA-256 is [0-9a-f]{64}, expected [0-9a-f]{64}$/) }]));
+  });
+
+  it('a truncated file', () => {
+    const out = exported([FIXTURE_SESSIONS.rewind]);
+    const file = landedIn(out, FIXTURE_SESSIONS.rewind);
+    const size = fs.statSync(file).size;
+    writable(file);
+    fs.truncateSync(file, size - 10);
+    expect(problems(out)).toEqual(expect.arrayContaining([{ path: path.relative(out, file), what: `its size is ${size - 10} bytes, expected ${size}` }]));
+  });
+
+  it('a missing file, and a renamed one', () => {
+    const out = exported([FIXTURE_SESSIONS.rewind]);
+    const file = landedIn(out, FIXTURE_SESSIONS.rewind);
+    const sd = file.replace(/\.jsonl$/, '.sd');
+    fs.renameSync(sd, `${sd}.old`);
+    fs.rmSync(file);
+    const found = problems(out);
+    expect(found).toEqual(expect.arrayContaining([
+      { path: path.relative(out, file), what: expect.stringMatching(/^missing: the manifest lists it \(\d+ bytes, sha256 [0-9a-f]{64}\)$/) },
+      { path: path.relative(out, sd), what: expect.stringMatching(/^missing: /) },
+      { path: `${path.relative(out, sd)}.old`, what: 'extra: the manifest does not list it' },
+    ]));
+  });
+
+  it('an extra file at the top and one deep inside', () => {
+    const out = exported([FIXTURE_SESSIONS.rewind]);
+    fs.writeFileSync(path.join(out, 'README'), 'not listed');
+    fs.writeFileSync(path.join(out, 'bundle', FIXTURE_SESSIONS.rewind, 'streams', 'main', 'notes'), 'not listed');
+    expect(problems(out)).toEqual(expect.arrayContaining([
+      { path: 'README', what: 'extra: the manifest does not list it' },
+      { path: `bundle/${FIXTURE_SESSIONS.rewind}/streams/main/notes`, what: 'extra: the manifest does not list it' },
+    ]));
+  });
+
+  it('swapped rounds, and a broken chain link with every digest fixed up', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    const session = FIXTURE_SESSIONS.rewind;
+    const transcript = path.join(root, '-home-user-fixtures-rewind', `${session}.jsonl`);
+    const lines = completeLines(transcript);
+    fs.writeFileSync(transcript, Buffer.concat(lines.slice(0, 2).flatMap((line) => [line, Buffer.from('\n')])));
+    collectOnce(root, data);
+    parseSession(data, session);
+    fs.appendFileSync(transcript, Buffer.concat(lines.slice(2).flatMap((line) => [line, Buffer.from('\n')])));
+    collectOnce(root, data);
+    parseSession(data, session);
+    const out = path.join(temporaryFolder(), 'export');
+    writeExport(data, out, [session]);
+    const rounds = path.join(out, 'bundle', '_conversations', session, 'rounds');
+    const [one, two] = fs.readdirSync(rounds).sort();
+    // Swapped: each round's bytes under the other's name.
+    const swapped = path.join(temporaryFolder(), 'swapped');
+    fs.cpSync(out, swapped, { recursive: true });
+    const a = path.join(swapped, 'bundle', '_conversations', session, 'rounds', one!);
+    const b = path.join(swapped, 'bundle', '_conversations', session, 'rounds', two!);
+    const [bytesA, bytesB] = [fs.readFileSync(a), fs.readFileSync(b)];
+    writable(a);
+    writable(b);
+    fs.writeFileSync(a, bytesB);
+    fs.writeFileSync(b, bytesA);
+    expect(problems(swapped)).toEqual(expect.arrayContaining([{ path: path.relative(swapped, a), what: expect.stringMatching(/^its name does not match round 2/) }]));
+    // A broken link: round 2 re-written to name another predecessor, its own digest, its name, the manifest and the root digest all fixed up.
+    const second = path.join(rounds, two!);
+    const text = fs.readFileSync(second, 'utf8').split('\n');
+    const header = JSON.parse(text[0]!);
+    header.previous = 'f'.repeat(64);
+    const body = [JSON.stringify(header), ...text.slice(1, -2)].map((line) => `${line}\n`).join('');
+    const digest = sha(body);
+    const commit = { ...JSON.parse(text.at(-2)!), digest };
+    const relinked = path.join(rounds, `r000002-${digest.slice(0, 12)}.sf`);
+    fs.rmSync(second);
+    fs.writeFileSync(relinked, `${body}${JSON.stringify(commit)}\n`);
+    refreshManifest(out, (entries) => {
+      const entry = entries.find((item) => item.path.endsWith(two!))!;
+      entry.path = path.relative(out, relinked);
+      entry.size = fs.statSync(relinked).size;
+      entry.sha256 = sha(fs.readFileSync(relinked));
+      entries.sort((x, y) => Buffer.compare(Buffer.from(x.path), Buffer.from(y.path)));
+    });
+    expect(problems(out)).toEqual([{ path: path.relative(out, relinked), what: `it names ${'f'.repeat(64)} as its predecessor, expected ${JSON.parse(fs.readFileSync(path.join(rounds, one!), 'utf8').trim().split('\n').at(-1)!).digest}` }]);
+  });
+
+  it('a manifest edited with the root digest fixed up: the evidence itself still says no', () => {
+    const out = exported([FIXTURE_SESSIONS.rewind]);
+    const file = landedIn(out, FIXTURE_SESSIONS.rewind);
+    writable(file);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('tin roof', 'tin ROOF'));
+    refreshManifest(out, (entries) => {
+      const entry = entries.find((item) => item.path === path.relative(out, file))!;
+      entry.sha256 = sha(fs.readFileSync(file));
+    });
+    const found = problems(out);
+    expect(found.some((entry) => entry.path === path.relative(out, file) && /^record 2 \(source line 2\): its bytes do not match its digest/.test(entry.what))).toBe(true);
+    expect(found.every((entry) => entry.path.startsWith('bundle/'))).toBe(true);
+  });
+
+  it('the root digest missing, or not matching the manifest', () => {
+    const out = exported([FIXTURE_SESSIONS.rewind]);
+    fs.writeFileSync(path.join(out, 'root-digest.txt'), `${'0'.repeat(64)}\n`);
+    expect(problems(out)).toEqual([{ path: 'manifest.json', what: `the manifest does not match the root digest (expected ${'0'.repeat(64)}, found ${sha(fs.readFileSync(path.join(out, 'manifest.json')))})` }]);
+    fs.rmSync(path.join(out, 'root-digest.txt'));
+    expect(problems(out)).toEqual([{ path: 'root-digest.txt', what: 'the root digest is missing' }]);
+  });
+
+  it('a symbolic link inside the export', () => {
+    const out = exported([FIXTURE_SESSIONS.rewind]);
+    fs.symlinkSync('/etc/passwd', path.join(out, 'bundle', 'link'));
+    expect(problems(out)).toEqual(expect.arrayContaining([{ path: 'bundle/link', what: 'a symbolic link; an export holds regular files only' }]));
+  });
+});
+
+describe('npm run export on a machine with no Claude Code history', () => {
+  it('exports the sample corpus, says so, and the export verifies', () => {
+    const home = temporaryFolder();
+    const result = spawnSync(process.execPath, [launcher, 'export'], { cwd: home, encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' } });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^Exported the sample corpus \(no Claude Code history was found\)\.\nexport written to .*: 19 conversations/);
+    expect(result.stdout).toMatch(/^root digest [0-9a-f]{64}$/m);
+    const verified = spawnSync(process.execPath, [launcher, 'verify', 'export'], { cwd: home, encoding: 'utf8' });
+    expect([verified.status, verified.stdout]).toEqual([0, expect.stringMatching(/all intact\n$/)]);
+  });
+});

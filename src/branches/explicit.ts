@@ -141,21 +141,25 @@ export function explicitBranches(data: string, conversation: string): { file: st
   return listFolder(folder)
     .filter((name) => RECORD_NAME.test(name))
     .sort()
-    .map((name) => {
-      const file = path.join(folder, name);
-      const bytes = fs.readFileSync(file);
-      const digest = crypto.createHash('sha256').update(bytes).digest('hex');
-      let record: BranchRecord;
-      try {
-        record = JSON.parse(bytes.toString('utf8')) as BranchRecord;
-      } catch {
-        return { file, record: { name: RECORD_NAME.exec(name)![1]! } as BranchRecord, intact: false, problem: 'it is not JSON' };
-      }
-      if (record.schema !== BRANCH_SCHEMA) return { file, record, intact: false, problem: `it is not a ${BRANCH_SCHEMA} record` };
-      if (digest.slice(0, 12) !== RECORD_NAME.exec(name)![2]) return { file, record, intact: false, problem: `its bytes do not match the digest in its name (found ${digest.slice(0, 12)})` };
-      if (record.name !== RECORD_NAME.exec(name)![1]) return { file, record, intact: false, problem: `it names itself ${record.name}, not ${RECORD_NAME.exec(name)![1]}` };
-      return { file, record, intact: true };
-    });
+    .map((name) => checkBranchRecord(path.join(folder, name), fs.readFileSync(path.join(folder, name))));
+}
+
+/** Checks one branch record's bytes against the digest and name its file name carries. */
+export function checkBranchRecord(file: string, bytes: Buffer): { file: string; record: BranchRecord; intact: boolean; problem?: string } {
+  const name = path.basename(file);
+  const named = RECORD_NAME.exec(name);
+  const digest = crypto.createHash('sha256').update(bytes).digest('hex');
+  let record: BranchRecord;
+  try {
+    record = JSON.parse(bytes.toString('utf8')) as BranchRecord;
+  } catch {
+    return { file, record: { name: named?.[1] ?? name } as BranchRecord, intact: false, problem: 'it is not JSON' };
+  }
+  if (!named) return { file, record, intact: false, problem: 'its name is not <branch>-<digest12>.json' };
+  if (record.schema !== BRANCH_SCHEMA) return { file, record, intact: false, problem: `it is not a ${BRANCH_SCHEMA} record` };
+  if (digest.slice(0, 12) !== named[2]) return { file, record, intact: false, problem: `its bytes do not match the digest in its name (found ${digest.slice(0, 12)})` };
+  if (record.name !== named[1]) return { file, record, intact: false, problem: `it names itself ${record.name}, not ${named[1]}` };
+  return { file, record, intact: true };
 }
 
 /** The records of a branch, root to its end: a natural branch to its tip, an explicit one to its boundary. Fails closed. */

@@ -36,7 +36,11 @@ const ROUND_NAME = /^r(\d{6,})-([0-9a-f]{12})\.sf$/;
 
 /** Reads one round, checking that its digest matches its bytes. */
 export function readRound(file: string): Round {
-  const bytes = fs.readFileSync(file);
+  return parseRound(fs.readFileSync(file), file);
+}
+
+/** Parses one round's bytes, named `file`; the same checks as readRound, for bytes held in memory (an archive). */
+export function parseRound(bytes: Buffer, file: string): Round {
   const text = bytes.toString('utf8');
   if (!text.endsWith('\n')) throw new ChainError(`${file}: the round does not end with a newline; it is cut short`);
   const lines = text.slice(0, -1).split('\n');

@@ -32,31 +32,37 @@ export function isExportFolder(root: string): boolean {
   return fs.existsSync(path.join(root, MANIFEST)) || fs.existsSync(path.join(root, ROOT_DIGEST)) || fs.existsSync(path.join(root, BUNDLE));
 }
 
-export function verifyExport(root: string, options: { deep?: boolean; converterFor?: (dialect: string) => Converter | undefined } = {}): ExportReport {
+export interface PresentFile {
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/**
+ * The checks an export folder and an archive share: the root digest against
+ * the manifest's bytes, every listed file present with its size and SHA-256,
+ * nothing present that is not listed, and the plain manifest saying the same
+ * as the JSON one. `present` is every file found, with its size and digest.
+ */
+export function checkManifest(present: ReadonlyMap<string, PresentFile>, meta: { manifest?: Buffer; rootDigest?: string; plain?: string }): { problems: Problem[]; manifest?: Manifest; bytes: number } {
   const problems: Problem[] = [];
   const problem = (where: string, what: string): void => void problems.push({ path: where, what });
-  let rootDigest: string | undefined;
-  const manifestPath = path.join(root, MANIFEST);
-  if (!fs.existsSync(path.join(root, ROOT_DIGEST))) problem(ROOT_DIGEST, 'the root digest is missing');
-  else rootDigest = fs.readFileSync(path.join(root, ROOT_DIGEST), 'utf8').trim();
+  const rootDigest = meta.rootDigest?.trim();
+  if (rootDigest === undefined) problem(ROOT_DIGEST, 'the root digest is missing');
   let manifest: Manifest | undefined;
-  if (!fs.existsSync(manifestPath)) {
+  if (meta.manifest === undefined) {
     problem(MANIFEST, 'the manifest is missing');
   } else {
-    const bytes = fs.readFileSync(manifestPath);
-    const found = crypto.createHash('sha256').update(bytes).digest('hex');
+    const found = crypto.createHash('sha256').update(meta.manifest).digest('hex');
     if (rootDigest !== undefined && !/^[0-9a-f]{64}$/.test(rootDigest)) problem(ROOT_DIGEST, `the root digest is not a lowercase SHA-256 (found ${JSON.stringify(rootDigest)})`);
     else if (rootDigest !== undefined && found !== rootDigest) problem(MANIFEST, `the manifest does not match the root digest (expected ${rootDigest}, found ${found})`);
     try {
-      manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
+      manifest = JSON.parse(meta.manifest.toString('utf8')) as Manifest;
       if (manifest.schema !== MANIFEST_SCHEMA || manifest.algorithm !== 'sha256' || !Array.isArray(manifest.files)) throw new Error(`not a ${MANIFEST_SCHEMA} manifest with algorithm sha256`);
     } catch (error) {
       problem(MANIFEST, `the manifest cannot be read: ${(error as Error).message}`);
       manifest = undefined;
     }
   }
-  const { files, strange } = exportFiles(root);
-  for (const entry of strange) problem(entry.path, `${entry.what}; an export holds regular files only`);
   let bytes = 0;
   if (manifest) {
     const listed = new Map<string, Manifest['files'][number]>();
@@ -69,24 +75,37 @@ export function verifyExport(root: string, options: { deep?: boolean; converterF
       if (listed.has(entry.path)) problem(entry.path, 'listed twice in the manifest');
       listed.set(entry.path, entry);
     }
-    const present = new Set(files);
     for (const [relative, entry] of listed) {
-      if (!present.has(relative)) {
+      const found = present.get(relative);
+      if (!found) {
         problem(relative, `missing: the manifest lists it (${entry.size} bytes, sha256 ${entry.sha256})`);
         continue;
       }
-      const size = fs.statSync(path.join(root, relative)).size;
-      bytes += size;
-      if (size !== entry.size) problem(relative, `its size is ${size} bytes, expected ${entry.size}`);
-      const found = sha256OfFile(path.join(root, relative));
-      if (found !== entry.sha256) problem(relative, `its SHA-256 is ${found}, expected ${entry.sha256}`);
+      bytes += found.size;
+      if (found.size !== entry.size) problem(relative, `its size is ${found.size} bytes, expected ${entry.size}`);
+      if (found.sha256 !== entry.sha256) problem(relative, `its SHA-256 is ${found.sha256}, expected ${entry.sha256}`);
     }
-    for (const relative of files) if (!META_FILES.has(relative) && !listed.has(relative)) problem(relative, 'extra: the manifest does not list it');
-    const plain = path.join(root, PLAIN_MANIFEST);
+    for (const relative of present.keys()) if (!META_FILES.has(relative) && !listed.has(relative)) problem(relative, 'extra: the manifest does not list it');
     const expected = manifest.files.map((entry) => `${entry.sha256}  ${entry.path}\n`).join('');
-    if (!fs.existsSync(plain)) problem(PLAIN_MANIFEST, 'the plain manifest is missing');
-    else if (fs.readFileSync(plain, 'utf8') !== expected) problem(PLAIN_MANIFEST, 'the plain manifest does not list the same files and digests as manifest.json');
+    if (meta.plain === undefined) problem(PLAIN_MANIFEST, 'the plain manifest is missing');
+    else if (meta.plain !== expected) problem(PLAIN_MANIFEST, 'the plain manifest does not list the same files and digests as manifest.json');
   }
+  return { problems, manifest, bytes };
+}
+
+export function verifyExport(root: string, options: { deep?: boolean; converterFor?: (dialect: string) => Converter | undefined } = {}): ExportReport {
+  const problems: Problem[] = [];
+  const problem = (where: string, what: string): void => void problems.push({ path: where, what });
+  const { files, strange } = exportFiles(root);
+  for (const entry of strange) problem(entry.path, `${entry.what}; an export holds regular files only`);
+  const present = new Map<string, PresentFile>();
+  for (const relative of files) if (!META_FILES.has(relative)) present.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: sha256OfFile(path.join(root, relative)) });
+  const read = (name: string): Buffer | undefined => (fs.existsSync(path.join(root, name)) ? fs.readFileSync(path.join(root, name)) : undefined);
+  const checked = checkManifest(present, { manifest: read(MANIFEST), rootDigest: read(ROOT_DIGEST)?.toString('utf8'), plain: read(PLAIN_MANIFEST)?.toString('utf8') });
+  problems.push(...checked.problems);
+  const rootDigest = read(ROOT_DIGEST)?.toString('utf8').trim();
+  const manifest = checked.manifest;
+  const bytes = checked.bytes;
   // The bundle itself: evidence, derived files, chains, branch records.
   const bundle = path.join(root, BUNDLE);
   const notes: Problem[] = [];

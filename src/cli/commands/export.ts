@@ -7,11 +7,12 @@ import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
+import { writeArchive } from '../../bundle/archive.ts';
 import { writeExport } from '../../bundle/export.ts';
 import { collectAllOnCores, landedTotals, storedSessions } from '../../collection/collect-all.ts';
 import { parseSession } from '../../parse/parse.ts';
 import { ChainError } from '../../session-flow/chain.ts';
-import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, parseCommandArguments, SOURCE_OPTIONS, type Io } from '../command.ts';
+import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 import { DEFAULT_DATA } from './collect.ts';
 
@@ -19,10 +20,6 @@ export const DEFAULT_OUT = 'export';
 
 export async function exportCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseCommandArguments('export', argv, { ...SOURCE_OPTIONS, data: { type: 'string' }, out: { type: 'string' }, archive: { type: 'string' }, conversation: { type: 'string', multiple: true } });
-  if (values.archive !== undefined) {
-    io.error('sessionizer export: --archive (the .tar.zst) is not built yet; it arrives with the archive stage\n');
-    return EXIT_USAGE;
-  }
   const source = resolveSourceRoot(values.source);
   const data = path.resolve(values.data ?? DEFAULT_DATA);
   const out = path.resolve(values.out ?? DEFAULT_OUT);
@@ -65,14 +62,16 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   }
   bar.done();
   const result = writeExport(data, out, chosen);
+  const archive = values.archive !== undefined ? await writeArchive(out, path.resolve(values.archive)) : undefined;
   const totals = landedTotals(report);
   if (quiet) {
-    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, landed: totals, new_rounds: rounds, elapsed_ms: Math.round(performance.now() - started) })}\n`);
+    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, archive: archive?.archive, archive_bytes: archive?.bytes, landed: totals, new_rounds: rounds, elapsed_ms: Math.round(performance.now() - started) })}\n`);
   } else {
     io.out(
       `${source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}` +
         `export written to ${out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds, in ${((performance.now() - started) / 1000).toFixed(2)} s\n` +
         `root digest ${result.rootDigest}\n` +
+        (archive ? `archive ${archive.archive}: ${megabytes(archive.bytes)} (tar --zstd -xf it, or npx sessionizer verify it)\n` : '') +
         `verify it with: npx sessionizer verify ${path.relative(process.cwd(), out) || '.'}   or, with stock tools: (cd ${path.relative(process.cwd(), out) || '.'} && sha256sum -c --quiet manifest-sha256.txt)\n` +
         `The bundle is in ${path.join(path.relative(process.cwd(), out) || '.', 'bundle')}; the static site arrives with a later stage.\n`,
     );

@@ -6,10 +6,11 @@ import path from 'node:path';
 import { converterFor } from '../../adapters/dialects.ts';
 import { verifyChains } from '../../verify/chains.ts';
 import { isExportFolder, verifyExport } from '../../verify/export.ts';
+import { verifyArchive } from '../../verify/archive.ts';
 import { verifyStorage } from '../../verify/storage.ts';
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, parseCommandArguments, UsageError, type Io } from '../command.ts';
 
-export function verify(argv: string[], io: Io): number {
+export async function verify(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArguments('verify', argv, { deep: { type: 'boolean' }, json: { type: 'boolean' } }, 1);
   const target = positionals[0];
   if (target === undefined) throw new UsageError('verify: PATH is missing');
@@ -18,17 +19,18 @@ export function verify(argv: string[], io: Io): number {
     io.error(`sessionizer verify: ${target}: no such file or folder\n`);
     return EXIT_REJECTED;
   }
-  if (!fs.statSync(root).isDirectory()) {
-    io.error(`sessionizer verify: ${target}: verifying a .tar.zst archive is not built yet; it arrives with the archive stage\n`);
+  const archive = !fs.statSync(root).isDirectory();
+  if (archive && values.deep) {
+    io.error(`sessionizer verify: ${target}: --deep derives and assembles again from files, and an archive is only ever read as a stream; extract it (tar --zstd -xf) and verify the folder with --deep\n`);
     return EXIT_USAGE;
   }
-  if (isExportFolder(root)) {
-    const report = verifyExport(root, { deep: values.deep, converterFor });
+  if (archive || isExportFolder(root)) {
+    const report = archive ? await verifyArchive(root) : verifyExport(root, { deep: values.deep, converterFor });
     if (values.json) io.out(`${JSON.stringify(report)}\n`);
     else {
       for (const problem of report.problems) io.error(`error: ${problem.path}: ${problem.what}\n`);
       for (const note of report.notes) io.error(`note: ${note.path}: ${note.what}\n`);
-      io.out(`verified export ${target}: ${report.files} files, root digest ${report.rootDigest ?? 'missing'}${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}\n`);
+      io.out(`verified ${archive ? 'archive' : 'export'} ${target}: ${report.files} files, root digest ${report.rootDigest ?? 'missing'}${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}\n`);
     }
     return report.problems.length === 0 ? EXIT_OK : EXIT_REJECTED;
   }

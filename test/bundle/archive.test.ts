@@ -1,0 +1,138 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import tar from 'tar-stream';
+import { compress } from 'zstd-napi';
+import { archiveTime, writeArchive } from '../../src/bundle/archive.ts';
+import { writeExport } from '../../src/bundle/export.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { verifyArchive } from '../../src/verify/archive.ts';
+import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+
+let out: string;
+let archive: string;
+beforeAll(async () => {
+  const data = temporaryFolder({ forFile: true });
+  collectOnce(copyOfFixtures({ forFile: true }), data);
+  const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.hugeLine];
+  for (const session of sessions) parseSession(data, session);
+  out = path.join(temporaryFolder({ forFile: true }), 'export');
+  writeExport(data, out, sessions);
+  archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
+  await writeArchive(out, archive);
+});
+
+/** An archive built by hand, for the hostile cases: entries as given, compressed with frame checksums. */
+async function craft(entries: { name: string; type?: 'file' | 'directory' | 'symlink' | 'link' | 'character-device'; body?: string; linkname?: string }[]): Promise<string> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  pack.on('data', (chunk: unknown) => void chunks.push(chunk as Buffer));
+  const done = new Promise<void>((resolve) => pack.on('end', () => resolve()));
+  for (const entry of entries) {
+    const header = { name: entry.name, type: entry.type ?? 'file', linkname: entry.linkname, mtime: new Date(0), mode: 0o644 } as const;
+    if (entry.type === undefined || entry.type === 'file') pack.entry(header, Buffer.from(entry.body ?? '', 'latin1'));
+    else pack.entry(header);
+  }
+  pack.finalize();
+  await done;
+  const file = path.join(temporaryFolder(), 'crafted.tar.zst');
+  fs.writeFileSync(file, await compress(Buffer.concat(chunks), { checksumFlag: true }));
+  return file;
+}
+
+/** The real export's entries, to carry one hostile entry among good ones. */
+function realEntries(): { name: string; body: string }[] {
+  const list: { name: string; body: string }[] = [];
+  const walk = (relative: string): void => {
+    for (const entry of fs.readdirSync(path.join(out, relative), { withFileTypes: true })) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(child);
+      else list.push({ name: `export/${child}`, body: fs.readFileSync(path.join(out, child), 'latin1') });
+    }
+  };
+  walk('');
+  return list;
+}
+
+describe('the archive', () => {
+  it('verifies as a stream, and is the same bytes when made twice', async () => {
+    expect((await verifyArchive(archive)).problems).toEqual([]);
+    const again = path.join(temporaryFolder(), 'again.tar.zst');
+    await writeArchive(out, again);
+    expect(fs.readFileSync(again).equals(fs.readFileSync(archive))).toBe(true);
+  });
+
+  it('has sorted entries, one fixed mtime from the newest evidence or SOURCE_DATE_EPOCH, owner 0 and fixed modes', () => {
+    const listing = spawnSync('tar', ['--zstd', '-tvf', archive], { encoding: 'utf8' });
+    expect(listing.status).toBe(0);
+    const lines = listing.stdout.trim().split('\n');
+    const names = lines.map((line) => line.split(/\s+/).at(-1)!);
+    expect(names).toEqual([...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+    expect(lines.every((line) => /^(-rw-r--r--|drwxr-xr-x) 0\/0 /.test(line))).toBe(true);
+    expect(new Set(lines.map((line) => line.split(/\s+/).slice(3, 5).join(' '))).size).toBe(1);
+    expect(archiveTime(out, { SOURCE_DATE_EPOCH: '1700000000' }).toISOString()).toBe('2023-11-14T22:13:20.000Z');
+  });
+
+  it('round-trips with stock tools: zstd -t, GNU tar --zstd -x, then sha256sum -c', () => {
+    expect(spawnSync('zstd', ['-q', '-t', archive]).status).toBe(0);
+    const target = temporaryFolder();
+    expect(spawnSync('tar', ['--zstd', '-xf', archive, '-C', target]).status).toBe(0);
+    const check = spawnSync('sha256sum', ['-c', '--quiet', 'manifest-sha256.txt'], { cwd: path.join(target, 'export'), encoding: 'utf8' });
+    expect([check.status, check.stdout]).toEqual([0, '']);
+  });
+
+  it('accepts an export folder packed by GNU tar --zstd -c', async () => {
+    const packed = path.join(temporaryFolder(), 'gnu.tar.zst');
+    expect(spawnSync('tar', ['--zstd', '-cf', packed, '-C', path.dirname(out), 'export']).status).toBe(0);
+    expect((await verifyArchive(packed)).problems).toEqual([]);
+  });
+});
+
+describe('a hostile or damaged archive: each case reported, nothing written', () => {
+  it('an absolute path, a .. segment, a symbolic link, a hard link and a device', async () => {
+    const file = await craft([
+      ...realEntries(),
+      { name: '/etc/evil', body: 'x' },
+      { name: 'export/../evil', body: 'x' },
+      { name: 'export/bundle/link', type: 'symlink', linkname: '/etc/passwd' },
+      { name: 'export/bundle/hard', type: 'link', linkname: 'export/manifest.json' },
+      { name: 'export/bundle/device', type: 'character-device' },
+    ]);
+    const problems = (await verifyArchive(file)).problems;
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        { path: '/etc/evil', what: 'an archive entry where the path is absolute; it was not read' },
+        { path: 'export/../evil', what: 'an archive entry where the path has a ".." segment; it was not read' },
+        { path: 'export/bundle/link', what: 'a symbolic link; an export holds regular files only, and it was not followed' },
+        { path: 'export/bundle/hard', what: 'a hard link; an export holds regular files only, and it was not followed' },
+        { path: 'export/bundle/device', what: 'a character-device entry; an export holds regular files only, and it was not followed' },
+      ]),
+    );
+    expect(fs.existsSync('/etc/evil')).toBe(false);
+  });
+
+  it('a duplicate entry and a case collision', async () => {
+    const entries = realEntries();
+    const manifestEntry = entries.find((entry) => entry.name === 'export/manifest.json')!;
+    const landed = entries.find((entry) => entry.name.endsWith('.jsonl'))!;
+    const file = await craft([...entries, { ...manifestEntry }, { name: landed.name.toUpperCase().replace('EXPORT/', 'export/'), body: 'x' }]);
+    const problems = (await verifyArchive(file)).problems;
+    expect(problems).toEqual(expect.arrayContaining([{ path: 'export/manifest.json', what: 'a second entry with the same name' }]));
+    expect(problems.some((entry) => /differs only in case from export\//.test(entry.what))).toBe(true);
+  });
+
+  it('a truncated stream and a flipped bit', async () => {
+    const bytes = fs.readFileSync(archive);
+    const truncated = path.join(temporaryFolder(), 'truncated.tar.zst');
+    fs.writeFileSync(truncated, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    expect((await verifyArchive(truncated)).problems[0]).toEqual({ path: truncated, what: expect.stringMatching(/^the archive is cut short or damaged: /) });
+    const flipped = Buffer.from(bytes);
+    flipped[Math.floor(flipped.length / 2)]! ^= 0x10;
+    const damaged = path.join(temporaryFolder(), 'flipped.tar.zst');
+    fs.writeFileSync(damaged, flipped);
+    // The frames carry checksums: the flip is caught by the decoder itself.
+    expect((await verifyArchive(damaged)).problems[0]).toEqual({ path: damaged, what: "the archive is cut short or damaged: Restored data doesn't match checksum" });
+  });
+});

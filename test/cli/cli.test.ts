@@ -22,18 +22,18 @@ describe('the sessionizer command', () => {
       expect(out).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
     expect(out).toMatch(/land new source data\n/);
-    expect(out).toMatch(/the bundle with its manifest and root digest \(the site and --archive: not built yet\)/);
+    expect(out).toMatch(/the bundle with its manifest and root digest, and a \.tar\.zst with --archive \(the site: not built yet\)/);
   });
 
-  it('says what is not built yet and exits 2', () => {
-    const archive = sessionizer(['export', '--archive', 'out.tar.zst']);
-    expect(archive.code).toBe(2);
-    expect(archive.error).toBe('sessionizer export: --archive (the .tar.zst) is not built yet; it arrives with the archive stage\n');
+  it('refuses --deep on an archive, which is only ever read as a stream, with exit 2', () => {
     const file = path.join(temporaryFolder(), 'export.tar.zst');
     fs.writeFileSync(file, 'x');
-    const verify = sessionizer(['verify', file]);
-    expect(verify.code).toBe(2);
-    expect(verify.error).toMatch(/verifying a \.tar\.zst archive is not built yet/);
+    const deep = sessionizer(['verify', file, '--deep']);
+    expect(deep.code).toBe(2);
+    expect(deep.error).toMatch(/an archive is only ever read as a stream; extract it \(tar --zstd -xf\) and verify the folder with --deep/);
+    const damaged = sessionizer(['verify', file]);
+    expect(damaged.code).toBe(1);
+    expect(damaged.error).toMatch(/the archive is cut short or damaged/);
   });
 
   it('exits 2 on a usage error and names what was wrong', () => {

@@ -5,9 +5,9 @@
 import path from 'node:path';
 import { explicitBranches } from '../../branches/explicit.ts';
 import { currentLabels } from '../../branches/labels.ts';
-import { ChainError, readChain } from '../../session-flow/chain.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
 import { DEFAULT_DATA } from './collect.ts';
+import { readConversation } from './read-conversation.ts';
 
 interface BranchAttributes {
   readonly name: string;
@@ -24,18 +24,8 @@ export function branches(argv: string[], io: Io): number {
   const id = positionals[0];
   if (id === undefined) throw new UsageError('branches: ID is missing');
   const data = path.resolve(values.data ?? DEFAULT_DATA);
-  let folded;
-  try {
-    folded = readChain(data, id);
-  } catch (error) {
-    if (!(error instanceof ChainError)) throw error;
-    io.error(`error: ${error.message}\n`);
-    return EXIT_REJECTED;
-  }
-  if (folded.rounds.length === 0) {
-    io.error(`error: conversation ${id}: no rounds in ${data}; run sessionizer parse first\n`);
-    return EXIT_REJECTED;
-  }
+  const folded = readConversation(data, id, io);
+  if (!folded) return EXIT_REJECTED;
   const labels = currentLabels(data, id);
   // A caller-given summary replaces the stub; labels travel beside.
   const withLabels = <T extends { name: string; summary?: string }>(branch: T) => {

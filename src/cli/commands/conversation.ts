@@ -3,9 +3,10 @@
 
 import path from 'node:path';
 import { termFor } from '../../adapters/claude-code/glossary.ts';
-import { ChainError, readChain, type Folded } from '../../session-flow/chain.ts';
+import type { Folded } from '../../session-flow/chain.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
 import { DEFAULT_DATA } from './collect.ts';
+import { readConversation } from './read-conversation.ts';
 
 type Terms = 'unified' | 'native' | 'both';
 
@@ -16,19 +17,9 @@ export function conversation(argv: string[], io: Io): number {
   const terms = (values.terms ?? 'unified') as Terms;
   if (!['unified', 'native', 'both'].includes(terms)) throw new UsageError(`conversation: --terms is unified, native or both, not ${JSON.stringify(values.terms)}`);
   const data = path.resolve(values.data ?? DEFAULT_DATA);
-  let folded: Folded;
-  try {
-    folded = readChain(data, id);
-  } catch (error) {
-    if (!(error instanceof ChainError)) throw error;
-    io.error(`error: ${error.message}\n`);
-    return EXIT_REJECTED;
-  }
-  const head = folded.rounds.at(-1);
-  if (!head) {
-    io.error(`error: conversation ${id}: no rounds in ${data}; run sessionizer parse first\n`);
-    return EXIT_REJECTED;
-  }
+  const folded = readConversation(data, id, io);
+  if (!folded) return EXIT_REJECTED;
+  const head = folded.rounds.at(-1)!;
   const session = [...folded.nodes.values()].find((node) => node.kind === 'session');
   const counts = (session?.attrs?.counts ?? {}) as Record<string, number>;
   if (values.json) {

@@ -17,6 +17,7 @@
 // B, so a person can fork there instead.
 
 import type { IndexEntry } from '../index/session-index.ts';
+import { ancestry, isPrompt, type Tree } from './tree.ts';
 
 export type BoundaryRule = 'exists' | 'ancestry' | 'main_stream' | 'complete_call' | 'no_pending_tool' | 'outside_compaction' | 'conversational';
 
@@ -33,46 +34,7 @@ export type BoundaryCheck =
   | { readonly valid: true; readonly boundary: IndexEntry | undefined; readonly kind: BoundaryKind; readonly path: IndexEntry[] }
   | { readonly valid: false; readonly rule: BoundaryRule; readonly why: string; readonly nearest?: { readonly id: string; readonly kind: BoundaryKind } };
 
-export interface Tree {
-  readonly records: IndexEntry[];
-  readonly byId: Map<string, IndexEntry>;
-  readonly children: Map<IndexEntry, IndexEntry[]>;
-  readonly position: Map<IndexEntry, number>;
-  parentOf(record: IndexEntry): IndexEntry | undefined;
-}
-
-export function treeOf(records: readonly IndexEntry[]): Tree {
-  const list = records.filter((record) => record.id !== undefined);
-  const byId = new Map(list.map((record) => [record.id!, record]));
-  const parentOf = (record: IndexEntry): IndexEntry | undefined =>
-    record.parent !== undefined ? byId.get(record.parent) : record.flags.includes('context_reset') && record.continues !== undefined ? byId.get(record.continues) : undefined;
-  const children = new Map<IndexEntry, IndexEntry[]>();
-  for (const record of list) {
-    const parent = parentOf(record);
-    if (parent) children.set(parent, [...(children.get(parent) ?? []), record]);
-  }
-  return { records: list, byId, children, position: new Map(list.map((record, index) => [record, index])), parentOf };
-}
-
-const isPrompt = (record: IndexEntry): boolean =>
-  (record.flags.includes('external_input') || record.flags.includes('apparent_input')) && !record.flags.includes('queued') && !record.flags.includes('injected') && !record.flags.includes('command');
 const isBookkeeping = (record: IndexEntry): boolean => ['structural', 'injected', 'notice', 'turn_duration', 'error', 'command'].some((flag) => record.flags.includes(flag as IndexEntry['flags'][number]));
-
-/** Root to B, or why not: fails closed on a cycle or a missing parent. */
-export function ancestry(tree: Tree, record: IndexEntry): IndexEntry[] | string {
-  const path: IndexEntry[] = [];
-  const seen = new Set<IndexEntry>();
-  for (let at: IndexEntry | undefined = record; at; ) {
-    if (seen.has(at)) return `the parents of ${record.id} run in a cycle through ${at.id}`;
-    seen.add(at);
-    path.push(at);
-    const parent = tree.parentOf(at);
-    const named = at.parent ?? (at.flags.includes('context_reset') ? at.continues : undefined);
-    if (!parent && named !== undefined) return `${at.id} names a parent ${named} that is not in the evidence`;
-    at = parent;
-  }
-  return path.reverse();
-}
 
 export function checkBoundary(tree: Tree, allRecords: readonly IndexEntry[], event: string, options: { allowToolClosed?: boolean } = {}): BoundaryCheck {
   if (event === 'root') return { valid: true, boundary: undefined, kind: 'root', path: [] };
@@ -92,7 +54,7 @@ export function checkBoundary(tree: Tree, allRecords: readonly IndexEntry[], eve
 function firstFailure(tree: Tree, record: IndexEntry, path: IndexEntry[], options: { allowToolClosed?: boolean }): { rule: BoundaryRule; why: string } | undefined {
   if (record.flags.includes('sidechain')) return { rule: 'main_stream', why: `${record.id} was written by a child agent` };
   if (record.call !== undefined) {
-    const later = tree.records.find((other) => other.call === record.call && tree.position.get(other)! > tree.position.get(record)!);
+    const later = tree.fragments.get(record.call)!.find((other) => tree.position.get(other)! > tree.position.get(record)!);
     if (later) return { rule: 'complete_call', why: `${record.id} is not the last fragment of provider call ${record.call}; ${later.id} comes after it` };
   }
   const pending = pendingTools(tree, path);
@@ -131,7 +93,7 @@ function kindOf(tree: Tree, record: IndexEntry, path: IndexEntry[], options: { a
   const children = (tree.children.get(record) ?? []).filter((child) => !isBookkeeping(child));
   if (children.length === 0) return 'tip';
   if (children.some(isPrompt)) return 'turn';
-  if (record.call !== undefined && record.flags.includes('finished') && tree.records.filter((entry) => entry.call === record.call).every((entry) => entry.calls.length === 0)) return 'run_end';
+  if (record.call !== undefined && record.flags.includes('finished') && tree.fragments.get(record.call)!.every((entry) => entry.calls.length === 0)) return 'run_end';
   if (record.results.length > 0 && options.allowToolClosed && pendingTools(tree, path).length === 0) return 'tool_closed';
   return undefined;
 }

@@ -22,7 +22,8 @@ import { writeOnce } from '../landing/atomic-file.ts';
 import { listFolder } from '../landing/session-state.ts';
 import type { EvidenceRef } from '../session-flow/format.ts';
 import { conversationFolder, readChain } from '../session-flow/chain.ts';
-import { ancestry, checkBoundary, sideEffectOf, treeOf, type BoundaryKind, type BoundaryRule } from './boundary.ts';
+import { checkBoundary, sideEffectOf, type BoundaryKind, type BoundaryRule } from './boundary.ts';
+import { ancestry, treeOf } from './tree.ts';
 import { analyseBranches } from './natural.ts';
 
 export const BRANCH_SCHEMA = 'branch/1';

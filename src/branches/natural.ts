@@ -27,6 +27,7 @@
 // its own, and is never read as a rewind (assembly records it as unresolved).
 
 import type { IndexEntry } from '../index/session-index.ts';
+import { isPrompt, treeOf } from './tree.ts';
 
 export type ForkKind = 'structural' | 'parallel_tools' | 'retry' | 'compaction_replay' | 'local_commands' | 'branch' | 'unclassified';
 
@@ -61,28 +62,11 @@ export interface BranchAnalysis {
   readonly activeBy: 'leaf_pointer' | 'newest_leaf' | 'empty';
 }
 
-const isPrompt = (record: IndexEntry): boolean =>
-  (record.flags.includes('external_input') || record.flags.includes('apparent_input')) && !record.flags.includes('queued') && !record.flags.includes('injected') && !record.flags.includes('command');
-
 const isConversational = (record: IndexEntry): boolean => !record.flags.includes('structural') && !record.flags.includes('injected') && !record.flags.includes('notice') && !record.flags.includes('turn_duration');
 
 export function analyseBranches(records: readonly IndexEntry[], summaries: ReadonlyMap<string, string> = new Map()): BranchAnalysis {
-  const tree = records.filter((record) => record.id !== undefined && !record.flags.includes('sidechain'));
-  const byId = new Map(tree.map((record) => [record.id!, record]));
-  const position = new Map(tree.map((record, index) => [record, index]));
-  // The tree parent, bridging a reset through its explicit pointer.
-  const parentOf = (record: IndexEntry): IndexEntry | undefined => {
-    if (record.parent !== undefined) return byId.get(record.parent);
-    if (record.flags.includes('context_reset') && record.continues !== undefined) return byId.get(record.continues);
-    return undefined;
-  };
-  const children = new Map<IndexEntry, IndexEntry[]>();
-  const roots: IndexEntry[] = [];
-  for (const record of tree) {
-    const parent = parentOf(record);
-    if (parent) children.set(parent, [...(children.get(parent) ?? []), record]);
-    else roots.push(record);
-  }
+  const { records: tree, position, children, fragments, byId, parentOf } = treeOf(records.filter((record) => !record.flags.includes('sidechain')));
+  const roots = tree.filter((record) => parentOf(record) === undefined);
 
   // Whether any conversation lies at or below a record: structural side
   // branches are stitched away. Iterative, since real chains are deep.
@@ -103,8 +87,7 @@ export function analyseBranches(records: readonly IndexEntry[], summaries: Reado
     if (live.length <= 1) return 'structural';
     const starts = live.map(startOf).filter((start): start is IndexEntry => start !== undefined);
     if (at !== undefined && at.call !== undefined) {
-      const group = tree.filter((record) => record.call === at.call);
-      const toolIds = new Set(group.flatMap((record) => record.calls.map((call) => call.id)));
+      const toolIds = new Set(fragments.get(at.call)!.flatMap((record) => record.calls.map((call) => call.id)));
       const answersOwn = (child: IndexEntry): boolean => child.results.length > 0 && child.results.every((result) => toolIds.has(result.of)) && !isPrompt(child);
       const continues = (child: IndexEntry): boolean => child.from === 'agent' && !isPrompt(child);
       // Judged on where each child's conversation starts: newer versions thread
@@ -144,6 +127,8 @@ export function analyseBranches(records: readonly IndexEntry[], summaries: Reado
       }
     }
   }
+  // Tolerant on purpose, unlike a fork's fail-closed ancestry: a natural
+  // branch is shown as far back as its parents reach.
   const pathTo = (leaf: IndexEntry): IndexEntry[] => {
     const path: IndexEntry[] = [];
     const seen = new Set<IndexEntry>();

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { writeRestoredTranscript } from '../adapters/claude-code/restore.ts';
 import { readRecordsAt } from '../landing/landed-file.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
-import { treeOf } from './boundary.ts';
+import { treeOf } from './tree.ts';
 import { branchPath, mainStreamOf } from './explicit.ts';
 
 export function restoreBranch(data: string, conversation: string, name: string, out: string, session = conversation): { file: string; session: string; records: number } {

@@ -15,8 +15,7 @@ export interface Command {
   readonly name: string;
   readonly synopsis: string;
   readonly summary: string;
-  /** Undefined for a command that is planned but not built yet. */
-  readonly run?: (argv: string[], io: Io) => Promise<number> | number;
+  readonly run: (argv: string[], io: Io) => Promise<number> | number;
 }
 
 export interface Io {

@@ -9,6 +9,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** The target transcript exists already: restore never overwrites one. */
+export class TranscriptExists extends Error {}
+
 export interface RestoredRecord {
   /** The landed payload: one Claude Code record. */
   readonly payload: Buffer;
@@ -34,7 +37,7 @@ export function writeRestoredTranscript(out: string, project: string, session: s
   }
   const file = path.join(out, project, `${session}.jsonl`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  if (fs.existsSync(file)) throw new Error(`${file} already exists; restore never overwrites a transcript`);
+  if (fs.existsSync(file)) throw new TranscriptExists(`${file} already exists; restore never overwrites a transcript`);
   fs.writeFileSync(file, lines.map((line) => `${line}\n`).join(''));
   return file;
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { branchPath, fork as makeFork, ForkRejected } from '../../branches/explicit.ts';
 import { labelBranch } from '../../branches/labels.ts';
 import { restoreBranch } from '../../branches/restore.ts';
+import { TranscriptExists } from '../../adapters/claude-code/restore.ts';
 import { ChainError } from '../../session-flow/chain.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
 import { DEFAULT_DATA } from './collect.ts';
@@ -47,13 +48,7 @@ export function restore(argv: string[], io: Io): number {
     io.out(`restored branch ${values.branch} as session ${restored.session}, ${restored.records} records: ${restored.file}\n`);
     return EXIT_OK;
   } catch (error) {
-    if (!(error instanceof ForkRejected)) {
-      if ((error as Error).message.includes('already exists')) {
-        io.error(`error: ${(error as Error).message}\n`);
-        return EXIT_REJECTED;
-      }
-      throw error;
-    }
+    if (!(error instanceof ForkRejected) && !(error instanceof TranscriptExists)) throw error;
     io.error(`error: ${error.message}\n`);
     return EXIT_REJECTED;
   }

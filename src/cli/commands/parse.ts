@@ -10,11 +10,12 @@ import { DEFAULT_DATA } from './collect.ts';
 export function parse(argv: string[], io: Io): number {
   const { values, positionals } = parseCommandArguments('parse', argv, { data: { type: 'string' }, json: { type: 'boolean' } }, 1);
   const data = path.resolve(values.data ?? DEFAULT_DATA);
-  const sessions = positionals[0] !== undefined ? [positionals[0]] : storedSessions(data);
+  const stored = new Set(storedSessions(data));
+  const sessions = positionals[0] !== undefined ? [positionals[0]] : [...stored];
   let failed = false;
   const results = [];
   for (const session of sessions) {
-    if (!storedSessions(data).includes(session)) {
+    if (!stored.has(session)) {
       io.error(`error: session ${session}: nothing is landed for it in ${data}\n`);
       failed = true;
       continue;

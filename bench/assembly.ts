@@ -28,6 +28,7 @@ import { landedFilesOfSession } from '../src/landing/session-state.ts';
 import { parseSession } from '../src/parse/parse.ts';
 import { conversationFolder, readChain } from '../src/session-flow/chain.ts';
 import { stableUuid, textBlock, thinkingBlock, toolUseBlock, Transcript } from '../scripts/claude-code-records.ts';
+import { median } from './median.ts';
 
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const option = (name: string, fallback: string): string => {
@@ -67,11 +68,6 @@ function timed<T>(work: () => T): { ms: number; value: T } {
   return { ms: performance.now() - started, value };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 // Each run starts from the same evidence, landed afresh, so the names of the landed files change between runs.
 let landedFiles = landedFilesOfSession(data, session);

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus, parseSize } from '../scripts/generate-corpus.ts';
+import { median } from './median.ts';
 
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const option = (name: string, fallback: string): string => {
@@ -49,11 +50,6 @@ function timed(command: string, args: string[], cwd?: string): Timed {
   return { seconds: Number(seconds), peakKb: Number(peak) };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 function folderBytes(folder: string): number {
   let total = 0;

@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { generateCorpus, parseSize, type CorpusSummary } from '../scripts/generate-corpus.ts';
 import { Transcript } from '../scripts/claude-code-records.ts';
 import { filesUnder } from '../scripts/files-under.ts';
+import { median } from './median.ts';
 
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const repository = path.dirname(bench);
@@ -130,11 +131,6 @@ function corpusFor(size: string): Corpus {
   return { root, summary, generatedMs };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /** The largest `<project>/<session>.jsonl`. */
 function biggestMainTranscript(root: string, files: string[]): { file: string; relative: string; size: number } {

@@ -71,8 +71,8 @@ export interface ForkOptions {
 }
 
 /** The main stream's canonical records and its natural branches, as the fork rules read them. */
-export function mainStreamOf(data: string, session: string) {
-  const index = loadSessionIndex(data, session);
+export function mainStreamOf(data: string, session: string, options: { persist?: boolean } = {}) {
+  const index = loadSessionIndex(data, session, options);
   const canonical = removeDuplicates(index.entries).canonical;
   const main = partitionStreams(canonical).streams.get('main');
   return { canonical, records: main?.records ?? [] };

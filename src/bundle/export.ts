@@ -5,6 +5,7 @@
 //   <out>/bundle/<session>/runs/…
 //   <out>/bundle/_conversations/<id>/rounds/*.sf        the round chain
 //   <out>/bundle/_conversations/<id>/branches/, labels/ explicit branches and labels
+//   <out>/site/index.html, c/, b/, s/ …                  the static site, built from <out>/bundle alone
 //   <out>/manifest.json, manifest-sha256.txt, root-digest.txt
 //
 // Only what re-verifies and re-derives the conversation travels: cursors,
@@ -21,9 +22,17 @@ import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
+import { buildSite, SITE, type SiteResult } from '../site/build/site.ts';
 import { unsafePath, writeManifest } from './manifest.ts';
 
 export const BUNDLE = 'bundle';
+
+export interface ExportOptions {
+  /** Build the static site into <out>/site; on by default. */
+  readonly site?: boolean;
+  /** Where highlighted code is cached between exports; by default <data>/_site-cache, outside every export. */
+  readonly siteCache?: string;
+}
 
 export interface ExportResult {
   readonly out: string;
@@ -31,9 +40,10 @@ export interface ExportResult {
   readonly rootDigest: string;
   readonly files: number;
   readonly bytes: number;
+  readonly site?: SiteResult;
 }
 
-export function writeExport(data: string, out: string, conversations: readonly string[]): ExportResult {
+export async function writeExport(data: string, out: string, conversations: readonly string[], options: ExportOptions = {}): Promise<ExportResult> {
   for (const conversation of conversations) {
     if (conversation.includes('/') || unsafePath(conversation)) throw new Error(`conversation ${JSON.stringify(conversation)}: not a name a storage zone can hold`);
   }
@@ -58,14 +68,17 @@ export function writeExport(data: string, out: string, conversations: readonly s
         for (const name of listFolder(path.join(chain, 'labels', branch))) copy(path.join(chain, 'labels', branch, name), path.join(bundle, '_conversations', conversation, 'labels', branch, name));
       }
     }
-    fs.mkdirSync(partial, { recursive: true });
+    fs.mkdirSync(bundle, { recursive: true });
+    // The site is a pure function of the bundle: it reads nothing else, and
+    // it is written before the manifest so that every page is covered.
+    const site = options.site === false ? undefined : await buildSite(bundle, path.join(partial, SITE), options.siteCache ?? path.join(data, '_site-cache'));
     const manifest = writeManifest(partial);
     // Swap in the new export; the earlier one goes only once the new one is whole.
     const previous = `${out}.previous-${process.pid}`;
     if (fs.existsSync(out)) fs.renameSync(out, previous);
     fs.renameSync(partial, out);
     fs.rmSync(previous, { recursive: true, force: true });
-    return { out, conversations: [...conversations], ...manifest };
+    return { out, conversations: [...conversations], ...manifest, ...(site ? { site } : {}) };
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;

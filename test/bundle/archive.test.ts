@@ -19,7 +19,7 @@ beforeAll(async () => {
   const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.hugeLine];
   for (const session of sessions) parseSession(data, session);
   out = path.join(temporaryFolder({ forFile: true }), 'export');
-  writeExport(data, out, sessions);
+  await writeExport(data, out, sessions, { site: false });
   archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
   await writeArchive(out, archive);
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { converterFor } from '../../src/adapters/dialects.ts';
-import { writeExport } from '../../src/bundle/export.ts';
+import { writeExport, type ExportOptions } from '../../src/bundle/export.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
@@ -13,12 +13,14 @@ import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 
-function exported(sessions: string[] = Object.values(FIXTURE_SESSIONS).filter((session) => session !== FIXTURE_SESSIONS.empty)): string {
+// The site is built by the first test and the determinism test; the cases of
+// damage are about the bundle and its manifest, and skip it to stay fast.
+async function exported(sessions: string[] = Object.values(FIXTURE_SESSIONS).filter((session) => session !== FIXTURE_SESSIONS.empty), options: ExportOptions = { site: false }): Promise<string> {
   const data = temporaryFolder();
   collectOnce(copyOfFixtures(), data);
   for (const session of sessions) parseSession(data, session);
   const out = path.join(temporaryFolder(), 'export');
-  writeExport(data, out, sessions);
+  await writeExport(data, out, sessions, options);
   return out;
 }
 
@@ -43,48 +45,49 @@ const landedIn = (out: string, session: string): string => {
 };
 
 describe('the export folder', () => {
-  it('covers every file with size and SHA-256, passes sha256sum -c and a deep verify, and is the same bytes twice', () => {
-    const out = exported();
+  it('covers every file with size and SHA-256, passes sha256sum -c and a deep verify, and is the same bytes twice', { timeout: 180_000 }, async () => {
+    const out = await exported(undefined, {});
     expect(problems(out, true)).toEqual([]);
     const check = spawnSync('sha256sum', ['-c', '--quiet', 'manifest-sha256.txt'], { cwd: out, encoding: 'utf8' });
     expect([check.status, check.stdout + check.stderr]).toEqual([0, '']);
     const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
     const listed = manifest.files.map((entry) => entry.path);
     expect(listed).toEqual([...listed].sort());
-    expect(listed.every((entry) => entry.startsWith('bundle/'))).toBe(true);
+    expect(listed.every((entry) => entry.startsWith('bundle/') || entry.startsWith('site/'))).toBe(true);
+    expect(listed).toContain('site/index.html');
     expect(listed.some((entry) => entry.endsWith('.cursor') || entry.endsWith('session.state') || entry.endsWith('session.index'))).toBe(false);
     expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(sha(fs.readFileSync(path.join(out, 'manifest.json'))));
   });
 
-  it('gives the same bytes for the same evidence, and a small bundle for the chosen conversations only', () => {
+  it('gives the same bytes for the same evidence, and a small bundle for the chosen conversations only', { timeout: 180_000 }, async () => {
     const data = temporaryFolder();
     collectOnce(copyOfFixtures(), data);
     parseSession(data, FIXTURE_SESSIONS.rewind);
-    const first = writeExport(data, path.join(temporaryFolder(), 'a'), [FIXTURE_SESSIONS.rewind]);
-    const second = writeExport(data, path.join(temporaryFolder(), 'b'), [FIXTURE_SESSIONS.rewind]);
+    const first = await writeExport(data, path.join(temporaryFolder(), 'a'), [FIXTURE_SESSIONS.rewind]);
+    const second = await writeExport(data, path.join(temporaryFolder(), 'b'), [FIXTURE_SESSIONS.rewind]);
     expect(second.rootDigest).toBe(first.rootDigest);
     expect(fs.readdirSync(path.join(first.out, 'bundle')).sort()).toEqual([FIXTURE_SESSIONS.rewind, '_conversations'].sort());
   });
 
-  it('replaces an earlier export only once the new one is whole', () => {
+  it('replaces an earlier export only once the new one is whole', async () => {
     const data = temporaryFolder();
     collectOnce(copyOfFixtures(), data);
     parseSession(data, FIXTURE_SESSIONS.rewind);
     const out = path.join(temporaryFolder(), 'export');
-    const first = writeExport(data, out, [FIXTURE_SESSIONS.rewind]);
-    expect(() => writeExport(data, out, ['../../escape'])).toThrow('conversation "../../escape": not a name a storage zone can hold');
+    const first = await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false });
+    await expect(writeExport(data, out, ['../../escape'])).rejects.toThrow('conversation "../../escape": not a name a storage zone can hold');
     // A failed write leaves the earlier export as it was.
     fs.mkdirSync(`${out}.partial-${process.pid}`, { recursive: true });
     fs.writeFileSync(path.join(`${out}.partial-${process.pid}`, 'leftover'), 'x');
-    writeExport(data, out, [FIXTURE_SESSIONS.rewind]);
+    await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false });
     expect(fs.existsSync(`${out}.partial-${process.pid}`)).toBe(false);
     expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(first.rootDigest);
   });
 });
 
 describe('a bad export: one case per error, each reported exactly', () => {
-  it('a tampered byte', () => {
-    const out = exported([FIXTURE_SESSIONS.rewind]);
+  it('a tampered byte', async () => {
+    const out = await exported([FIXTURE_SESSIONS.rewind]);
     const file = landedIn(out, FIXTURE_SESSIONS.rewind);
     writable(file);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('tin roof', 'tin ROOF'));
@@ -92,8 +95,8 @@ describe('a bad export: one case per error, each reported exactly', () => {
     expect(problems(out)).toEqual(expect.arrayContaining([{ path: relative, what: expect.stringMatching(/^its SHA-256 is [0-9a-f]{64}, expected [0-9a-f]{64}$/) }]));
   });
 
-  it('a truncated file', () => {
-    const out = exported([FIXTURE_SESSIONS.rewind]);
+  it('a truncated file', async () => {
+    const out = await exported([FIXTURE_SESSIONS.rewind]);
     const file = landedIn(out, FIXTURE_SESSIONS.rewind);
     const size = fs.statSync(file).size;
     writable(file);
@@ -101,8 +104,8 @@ describe('a bad export: one case per error, each reported exactly', () => {
     expect(problems(out)).toEqual(expect.arrayContaining([{ path: path.relative(out, file), what: `its size is ${size - 10} bytes, expected ${size}` }]));
   });
 
-  it('a missing file, and a renamed one', () => {
-    const out = exported([FIXTURE_SESSIONS.rewind]);
+  it('a missing file, and a renamed one', async () => {
+    const out = await exported([FIXTURE_SESSIONS.rewind]);
     const file = landedIn(out, FIXTURE_SESSIONS.rewind);
     const sd = file.replace(/\.jsonl$/, '.sd');
     fs.renameSync(sd, `${sd}.old`);
@@ -115,8 +118,8 @@ describe('a bad export: one case per error, each reported exactly', () => {
     ]));
   });
 
-  it('an extra file at the top and one deep inside', () => {
-    const out = exported([FIXTURE_SESSIONS.rewind]);
+  it('an extra file at the top and one deep inside', async () => {
+    const out = await exported([FIXTURE_SESSIONS.rewind]);
     fs.writeFileSync(path.join(out, 'README'), 'not listed');
     fs.writeFileSync(path.join(out, 'bundle', FIXTURE_SESSIONS.rewind, 'streams', 'main', 'notes'), 'not listed');
     expect(problems(out)).toEqual(expect.arrayContaining([
@@ -125,7 +128,7 @@ describe('a bad export: one case per error, each reported exactly', () => {
     ]));
   });
 
-  it('swapped rounds, and a broken chain link with every digest fixed up', () => {
+  it('swapped rounds, and a broken chain link with every digest fixed up', async () => {
     const root = copyOfFixtures();
     const data = temporaryFolder();
     const session = FIXTURE_SESSIONS.rewind;
@@ -138,7 +141,7 @@ describe('a bad export: one case per error, each reported exactly', () => {
     collectOnce(root, data);
     parseSession(data, session);
     const out = path.join(temporaryFolder(), 'export');
-    writeExport(data, out, [session]);
+    await writeExport(data, out, [session], { site: false });
     const rounds = path.join(out, 'bundle', '_conversations', session, 'rounds');
     const [one, two] = fs.readdirSync(rounds).sort();
     // Swapped: each round's bytes under the other's name.
@@ -173,8 +176,8 @@ describe('a bad export: one case per error, each reported exactly', () => {
     expect(problems(out)).toEqual([{ path: path.relative(out, relinked), what: `it names ${'f'.repeat(64)} as its predecessor, expected ${JSON.parse(fs.readFileSync(path.join(rounds, one!), 'utf8').trim().split('\n').at(-1)!).digest}` }]);
   });
 
-  it('a manifest edited with the root digest fixed up: the evidence itself still says no', () => {
-    const out = exported([FIXTURE_SESSIONS.rewind]);
+  it('a manifest edited with the root digest fixed up: the evidence itself still says no', async () => {
+    const out = await exported([FIXTURE_SESSIONS.rewind]);
     const file = landedIn(out, FIXTURE_SESSIONS.rewind);
     writable(file);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('tin roof', 'tin ROOF'));
@@ -187,23 +190,23 @@ describe('a bad export: one case per error, each reported exactly', () => {
     expect(found.every((entry) => entry.path.startsWith('bundle/'))).toBe(true);
   });
 
-  it('the root digest missing, or not matching the manifest', () => {
-    const out = exported([FIXTURE_SESSIONS.rewind]);
+  it('the root digest missing, or not matching the manifest', async () => {
+    const out = await exported([FIXTURE_SESSIONS.rewind]);
     fs.writeFileSync(path.join(out, 'root-digest.txt'), `${'0'.repeat(64)}\n`);
     expect(problems(out)).toEqual([{ path: 'manifest.json', what: `the manifest does not match the root digest (expected ${'0'.repeat(64)}, found ${sha(fs.readFileSync(path.join(out, 'manifest.json')))})` }]);
     fs.rmSync(path.join(out, 'root-digest.txt'));
     expect(problems(out)).toEqual([{ path: 'root-digest.txt', what: 'the root digest is missing' }]);
   });
 
-  it('a symbolic link inside the export', () => {
-    const out = exported([FIXTURE_SESSIONS.rewind]);
+  it('a symbolic link inside the export', async () => {
+    const out = await exported([FIXTURE_SESSIONS.rewind]);
     fs.symlinkSync('/etc/passwd', path.join(out, 'bundle', 'link'));
     expect(problems(out)).toEqual(expect.arrayContaining([{ path: 'bundle/link', what: 'a symbolic link; an export holds regular files only' }]));
   });
 });
 
 describe('npm run export on a machine with no Claude Code history', () => {
-  it('exports the sample corpus, says so, and the export verifies', () => {
+  it('exports the sample corpus, says so, and the export verifies', { timeout: 180_000 }, async () => {
     const home = temporaryFolder();
     const result = spawnSync(process.execPath, [launcher, 'export'], { cwd: home, encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' } });
     expect(result.status).toBe(0);

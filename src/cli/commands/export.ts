@@ -61,11 +61,11 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
     bar.update(`parse: ${done + 1}/${chosen.length} conversations, ${rounds} new rounds`);
   }
   bar.done();
-  const result = writeExport(data, out, chosen);
+  const result = await writeExport(data, out, chosen);
   const archive = values.archive !== undefined ? await writeArchive(out, path.resolve(values.archive)) : undefined;
   const totals = landedTotals(report);
   if (quiet) {
-    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, archive: archive?.archive, archive_bytes: archive?.bytes, landed: totals, new_rounds: rounds, elapsed_ms: Math.round(performance.now() - started) })}\n`);
+    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, archive: archive?.archive, archive_bytes: archive?.bytes, landed: totals, new_rounds: rounds, elapsed_ms: Math.round(performance.now() - started) })}\n`);
   } else {
     io.out(
       `${source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}` +
@@ -73,7 +73,8 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
         `root digest ${result.rootDigest}\n` +
         (archive ? `archive ${archive.archive}: ${megabytes(archive.bytes)} (tar --zstd -xf it, or npx sessionizer verify it)\n` : '') +
         `verify it with: npx sessionizer verify ${path.relative(process.cwd(), out) || '.'}   or, with stock tools: (cd ${path.relative(process.cwd(), out) || '.'} && sha256sum -c --quiet manifest-sha256.txt)\n` +
-        `The bundle is in ${path.join(path.relative(process.cwd(), out) || '.', 'bundle')}; the static site arrives with a later stage.\n`,
+        `The bundle is in ${path.join(path.relative(process.cwd(), out) || '.', 'bundle')}.\n` +
+        (result.site ? `Open the site: ${path.join(path.relative(process.cwd(), out) || '.', 'site', 'index.html')} (${result.site.pages} pages, built in ${(result.site.milliseconds / 1000).toFixed(1)} s; it works from file:// with no server)\n` : ''),
     );
   }
   return rejected ? EXIT_REJECTED : EXIT_OK;

@@ -1,0 +1,20 @@
+// The static site's build settings. The export stage (src/site/build/site.ts)
+// runs the build programmatically with a throwaway root and its own output
+// folder, so paths here are absolute: nothing Astro writes lands in the
+// repository or in the export beyond the pages.
+import { fileURLToPath } from 'node:url';
+import react from '@astrojs/react';
+import { defineConfig } from 'astro/config';
+
+export default defineConfig({
+  srcDir: fileURLToPath(new URL('./src/site', import.meta.url)),
+  publicDir: fileURLToPath(new URL('./public', import.meta.url)),
+  output: 'static',
+  // c/<id>.html rather than c/<id>/index.html: file:// resolves no directory index.
+  build: { format: 'file', inlineStylesheets: 'never' },
+  integrations: [react()],
+  devToolbar: { enabled: false },
+  prefetch: false,
+  // Astro's own in-page styles would be bundled to /_astro; the site links one plain style sheet instead.
+  scopedStyleStrategy: 'class',
+});

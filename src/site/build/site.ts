@@ -1,0 +1,81 @@
+// The site stage of an export: from `<export>/bundle` only, into `<export>/site`.
+//
+// 1. highlight every code block of every conversation into the cache (a
+//    second export of the same conversations highlights nothing);
+// 2. run Astro's build with a throwaway root under node_modules, so its
+//    `.astro` folder and vite cache never land in the repository or the export;
+// 3. write the highlight style sheet and make every link relative, since
+//    Astro emits `/_astro/...` and file:// has no server root.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { conversationsOfBundle, loadConversation } from '../data/bundle.ts';
+import { CACHE_VARIABLE } from '../data/highlighted.ts';
+import { BUNDLE_VARIABLE } from '../data/site.ts';
+import { conversationStructure } from '../data/streams.ts';
+import type { StepView } from '../data/views.ts';
+import { createHighlighter } from './highlight.ts';
+import { relativeLinks } from './relative-links.ts';
+
+export const SITE = 'site';
+
+export interface SiteResult {
+  readonly pages: number;
+  readonly blocks: { readonly highlighted: number; readonly cached: number; readonly plain: number };
+  readonly largestPage: { readonly file: string; readonly bytes: number };
+  readonly milliseconds: number;
+}
+
+const CONFIG = fileURLToPath(new URL('../../../astro.config.mjs', import.meta.url));
+const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
+
+export async function buildSite(bundle: string, out: string, cache: string): Promise<SiteResult> {
+  const started = performance.now();
+  const blocks = { highlighted: 0, cached: 0, plain: 0 };
+  const highlighter = await createHighlighter(cache);
+  try {
+    for (const id of conversationsOfBundle(bundle)) {
+      const { streams } = conversationStructure(loadConversation(bundle, id), () => undefined);
+      const steps = streams.flatMap((stream) => [...stream.epochs.flatMap((epoch) => epoch.steps), ...stream.talks.flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])]);
+      const visit = async (step: StepView): Promise<void> => {
+        for (const part of step.parts) for (const segment of part.segments) if (segment.language) blocks[await highlighter.ensure(segment.language, segment.text)]++;
+        for (const child of step.children) await visit(child);
+      };
+      for (const step of steps) await visit(step);
+    }
+  } finally {
+    highlighter.dispose();
+  }
+  // Inside node_modules, so that the build resolves astro and react from the
+  // project, yet outside what git tracks; removed after the build.
+  fs.mkdirSync(BUILD_ROOTS, { recursive: true });
+  const root = fs.mkdtempSync(path.join(BUILD_ROOTS, 'astro-'));
+  const saved = { bundle: process.env[BUNDLE_VARIABLE], cache: process.env[CACHE_VARIABLE], telemetry: process.env.ASTRO_TELEMETRY_DISABLED };
+  process.env[BUNDLE_VARIABLE] = path.resolve(bundle);
+  process.env[CACHE_VARIABLE] = path.resolve(cache);
+  // Astro's telemetry would make a network request; a build makes none.
+  process.env.ASTRO_TELEMETRY_DISABLED = '1';
+  try {
+    const { build } = await import('astro');
+    // Astro joins the config file to the root, so it is given relative to it.
+    await build({ root, configFile: path.relative(root, CONFIG), outDir: path.resolve(out), cacheDir: path.join(root, 'cache'), logLevel: 'error', mode: 'production' });
+  } finally {
+    restore(BUNDLE_VARIABLE, saved.bundle);
+    restore(CACHE_VARIABLE, saved.cache);
+    restore('ASTRO_TELEMETRY_DISABLED', saved.telemetry);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  const highlighterForCss = await createHighlighter(cache);
+  fs.writeFileSync(path.join(out, 'highlight.css'), highlighterForCss.styleSheet());
+  highlighterForCss.dispose();
+  const pages = relativeLinks(out);
+  let largestPage = { file: '', bytes: 0 };
+  for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
+  return { pages: pages.length, blocks, largestPage, milliseconds: performance.now() - started };
+}
+
+function restore(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}

@@ -1,0 +1,84 @@
+// One conversation of a bundle, read for the site: the folded round chain,
+// every `.sd` row by its evidence coordinate, where each landed file is, and
+// the branches. The site reads the bundle and nothing else (DESIGN.md: it is
+// a pure function of the bundle), and it never writes into it: the session
+// index is rebuilt in memory rather than saved beside the evidence.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { currentLabels } from '../../branches/labels.ts';
+import { explicitBranches, mainStreamOf, type BranchRecord } from '../../branches/explicit.ts';
+import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
+import { ancestry, treeOf } from '../../branches/tree.ts';
+import type { IndexEntry } from '../../index/session-index.ts';
+import { sessionDataName } from '../../landing/layout.ts';
+import { landedFilesOfSession, listFolder } from '../../landing/session-state.ts';
+import { readSessionData } from '../../session-data/derive.ts';
+import type { SessionDataRow } from '../../session-data/format.ts';
+import { readChain, type Folded } from '../../session-flow/chain.ts';
+import type { EvidenceRef } from '../../session-flow/format.ts';
+
+export interface ExplicitBranchView {
+  readonly record: BranchRecord;
+  /** The records from the root to the boundary. */
+  readonly path: IndexEntry[];
+}
+
+export interface BundleConversation {
+  readonly id: string;
+  readonly session: string;
+  readonly folded: Folded;
+  /** Every `.sd` row of the session, by `seq:row`. */
+  readonly rows: Map<string, SessionDataRow>;
+  /** Each landed file's path inside the bundle, by sequence. */
+  readonly landed: Map<number, string>;
+  /** The bytes of every bundle file of the conversation: its evidence, `.sd` and rounds. */
+  readonly bytes: number;
+  readonly branches: BranchAnalysis;
+  readonly explicit: ExplicitBranchView[];
+  /** Caller-given summaries and labels, by branch name. */
+  readonly labels: Map<string, { labels: string[]; summary?: string }>;
+}
+
+export const refKey = (ref: EvidenceRef): string => `${ref.seq}:${ref.row}`;
+
+/** The conversations of a bundle, in a stable order. */
+export function conversationsOfBundle(bundle: string): string[] {
+  return listFolder(path.join(bundle, '_conversations')).sort();
+}
+
+export function loadConversation(bundle: string, id: string): BundleConversation {
+  const folded = readChain(bundle, id);
+  const head = folded.rounds.at(-1);
+  if (!head) throw new Error(`${path.join(bundle, '_conversations', id)}: the conversation has no rounds`);
+  const session = head.header.session;
+  const rows = new Map<string, SessionDataRow>();
+  const landed = new Map<number, string>();
+  let bytes = 0;
+  for (const file of landedFilesOfSession(bundle, session)) {
+    landed.set(file.seq, `${session}/${file.relative}`);
+    bytes += fs.statSync(file.path).size;
+    const sessionData = path.join(path.dirname(file.path), sessionDataName(path.basename(file.path)));
+    if (!fs.existsSync(sessionData)) continue;
+    bytes += fs.statSync(sessionData).size;
+    for (const entry of readSessionData(sessionData)) {
+      if (entry.type === 'row') rows.set(`${file.seq}:${entry.row.row}`, entry.row);
+    }
+  }
+  for (const round of folded.rounds) bytes += fs.statSync(round.file).size;
+  const labels = new Map<string, { labels: string[]; summary?: string }>();
+  for (const [name, label] of currentLabels(bundle, id)) labels.set(name, { labels: label.labels, ...(label.summary !== undefined ? { summary: label.summary } : {}) });
+  const summaries = new Map([...labels].flatMap(([name, label]) => (label.summary !== undefined ? [[name, label.summary] as const] : [])));
+  const { records } = mainStreamOf(bundle, session, { persist: false });
+  const branches = analyseBranches(records, summaries);
+  const tree = treeOf(records);
+  const explicit: ExplicitBranchView[] = [];
+  for (const entry of explicitBranches(bundle, id)) {
+    if (!entry.intact) throw new Error(`${entry.file}: ${entry.problem}`);
+    const boundary = entry.record.boundary.event === 'root' ? undefined : tree.byId.get(entry.record.boundary.event);
+    const found = boundary === undefined ? [] : ancestry(tree, boundary);
+    // A boundary that is gone or cannot be projected is shown as such, with no path.
+    explicit.push({ record: entry.record, path: typeof found === 'string' ? [] : found });
+  }
+  return { id, session, folded, rows, landed, bytes, branches, explicit, labels };
+}

@@ -1,0 +1,96 @@
+// A `.sd` part as a page shows it: its content state and size always, its
+// content cut to a size a page can carry, and code marked for highlighting.
+
+import type { Part } from '../../session-data/format.ts';
+import type { PartView, Segment } from './views.ts';
+
+/**
+ * The most of one part a page shows. The largest real tool outputs run to
+ * megabytes; the whole content stays one link away in the landed record, and
+ * one output must not push a page past its budget by itself.
+ */
+export const SHOWN_LIMIT = 32 * 1024;
+/** Content longer than this starts folded in a `<details>`. */
+const LONG_BYTES = 1500;
+const LONG_LINES = 24;
+
+const FENCE = /^```([A-Za-z0-9_+#.-]*)[^\n]*\n([\s\S]*?)^```[ \t]*$/gm;
+
+export function partView(part: Part, callId?: string): PartView {
+  switch (part.k) {
+    case 'text':
+    case 'reasoning':
+      return view(part, part.text, undefined, prose);
+    case 'call':
+      return view(part, json(part.input), part.name, code('json'));
+    case 'result': {
+      const structured = looksLikeJson(part.text);
+      return { ...view(part, part.text, callId === undefined ? `result of ${part.of}` : undefined, structured ? code('json') : plain), ...(part.failed !== undefined ? { failed: part.failed } : {}) };
+    }
+    case 'media':
+      return view(part, '', part.media_type, plain);
+    case 'data':
+      return view(part, json(part.data), undefined, code('json'));
+    case 'unknown':
+      return view(part, part.encoding === 'base64' ? `(base64) ${part.raw}` : part.raw, part.why, plain);
+  }
+}
+
+function view(part: Part, held: string, label: string | undefined, split: (text: string) => Segment[]): PartView {
+  const heldBytes = Buffer.byteLength(held);
+  const shown = heldBytes > SHOWN_LIMIT ? cutAtBytes(held, SHOWN_LIMIT) : held;
+  const lines = shown.length === 0 ? 0 : shown.split('\n').length;
+  return {
+    kind: part.k,
+    state: part.state,
+    bytes: part.bytes,
+    heldBytes,
+    shownBytes: Buffer.byteLength(shown),
+    segments: shown.length === 0 ? [] : split(shown),
+    ...(label !== undefined ? { label } : {}),
+    long: heldBytes > LONG_BYTES || lines > LONG_LINES,
+  };
+}
+
+const plain = (text: string): Segment[] => [{ text }];
+const code =
+  (language: string) =>
+  (text: string): Segment[] => [{ text, language }];
+
+/** Prose with its fenced code blocks marked with their language, for highlighting. */
+export function prose(text: string): Segment[] {
+  const segments: Segment[] = [];
+  let at = 0;
+  for (const match of text.matchAll(FENCE)) {
+    if (match.index > at) segments.push({ text: text.slice(at, match.index) });
+    segments.push({ text: match[2]!.replace(/\n$/, ''), language: match[1] || 'text' });
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) segments.push({ text: text.slice(at) });
+  return segments;
+}
+
+function json(value: unknown): string {
+  return value === undefined ? '' : JSON.stringify(value, null, 2);
+}
+
+function looksLikeJson(text: string): boolean {
+  const trimmed = text.trim();
+  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return false;
+  try {
+    JSON.parse(trimmed);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The longest prefix of `text` within `limit` UTF-8 bytes, never splitting a character. */
+export function cutAtBytes(text: string, limit: number): string {
+  const bytes = Buffer.from(text);
+  if (bytes.length <= limit) return text;
+  let end = limit;
+  // Back up over continuation bytes (10xxxxxx) to the start of a character.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}

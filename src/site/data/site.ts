@@ -1,0 +1,272 @@
+// The whole site's plan, and one page's model, for the Astro pages.
+//
+// The bundle and the highlight cache are named by the export stage in the
+// environment (build.ts): Astro bundles the pages into chunks of their own,
+// so a module-level setting made before the build would not be the one the
+// pages see. `getStaticPaths` gets file names only, and each page loads its
+// conversation lazily: whole conversations in props doubled peak memory
+// (research §4.2). Pages are rendered in plan order, so the last
+// conversation loaded is kept for the next page.
+
+import type { BundleConversation } from './bundle.ts';
+import { conversationsOfBundle, loadConversation } from './bundle.ts';
+import { planConversation, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
+import { anchorOf, conversationStructure, type ConversationStructure } from './streams.ts';
+import type { EpochView, LinkView, StreamView, TalkView, UnresolvedView } from './views.ts';
+import type { BranchRecord } from '../../branches/explicit.ts';
+import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
+
+export const BUNDLE_VARIABLE = 'SESSIONIZER_SITE_BUNDLE';
+
+export function bundleOfBuild(): string {
+  const bundle = process.env[BUNDLE_VARIABLE];
+  if (!bundle) throw new Error(`the site is built from a bundle: set ${BUNDLE_VARIABLE} to its folder (the export stage does)`);
+  return bundle;
+}
+
+export interface SearchEntry {
+  /** Page file and anchor from the site root. */
+  readonly u: string;
+  /** Where: conversation title or id, and stream. */
+  readonly w: string;
+  /** The text searched and shown. */
+  readonly x: string;
+}
+
+export interface SitePlan {
+  readonly conversations: ConversationSummary[];
+  readonly plans: Map<string, ConversationPlan>;
+  readonly pages: PagePlan[];
+  readonly search: SearchEntry[];
+}
+
+/** How much of one talk the offline search index holds: the prompt and the start of the reply. */
+const SEARCH_TEXT = 600;
+
+const plans = new Map<string, SitePlan>();
+
+export function sitePlan(bundle = bundleOfBuild()): SitePlan {
+  const known = plans.get(bundle);
+  if (known) return known;
+  const conversations: ConversationSummary[] = [];
+  const byId = new Map<string, ConversationPlan>();
+  const pages: PagePlan[] = [];
+  const search: SearchEntry[] = [];
+  for (const id of conversationsOfBundle(bundle)) {
+    const conversation = loadConversation(bundle, id);
+    const structure = conversationStructure(conversation, () => undefined);
+    const plan = planConversation(conversation, structure);
+    conversations.push(plan.summary);
+    byId.set(id, plan);
+    pages.push(...plan.pages);
+    for (const stream of structure.streams) {
+      for (const talk of stream.talks) {
+        const page = plan.pageOfTalk.get(talk.id);
+        if (page === undefined) continue;
+        search.push({ u: `${page}#${talk.anchor}`, w: `${plan.summary.title ?? id} · ${stream.name} · talk ${talk.number}`, x: searchText(talk) });
+      }
+    }
+  }
+  const plan = { conversations, plans: byId, pages, search };
+  plans.set(bundle, plan);
+  return plan;
+}
+
+function searchText(talk: TalkView): string {
+  const words: string[] = [];
+  const visit = (steps: TalkView['loose']): void => {
+    for (const step of steps) {
+      if (step.toolName) words.push(step.toolName);
+      for (const part of step.parts) if (part.kind === 'text' || part.kind === 'call' || part.kind === 'result') words.push(part.segments.map((segment) => segment.text).join(' ').slice(0, SEARCH_TEXT));
+      visit(step.children);
+    }
+  };
+  visit(talk.loose);
+  for (const run of talk.runs) visit(run.steps);
+  return words.join(' ').replace(/\s+/g, ' ').slice(0, SEARCH_TEXT * 4);
+}
+
+export interface BranchHeader {
+  readonly name: string;
+  readonly origin: 'natural' | 'explicit';
+  readonly forkPoint: LinkView;
+  readonly boundaryKind: string;
+  readonly summary: string;
+  readonly labels: string[];
+  readonly record?: BranchRecord;
+}
+
+export interface TimelineEntry {
+  readonly label: string;
+  readonly href: string;
+  readonly time?: string;
+  /** A quiet gap before this talk, in words, when it is long enough to matter. */
+  readonly quiet?: string;
+}
+
+export interface PageModel {
+  readonly plan: PagePlan;
+  readonly summary: ConversationSummary;
+  readonly heading: string;
+  readonly stream: StreamView;
+  readonly talks: TalkView[];
+  /** The epoch a talk opens, when it is the first talk of its epoch on the page. */
+  readonly epochBefore: Map<string, EpochView>;
+  /** Links to the other paths that leave from inside a talk, placed after it. */
+  readonly forksAfter: Map<string, LinkView[]>;
+  /** Paths that leave before the first talk: rewinds to the first prompt. */
+  readonly forksAtStart: LinkView[];
+  readonly branch?: BranchHeader;
+  readonly branches: LinkView[];
+  readonly streams: LinkView[];
+  readonly counts: { readonly name: string; readonly value: string }[];
+  readonly unresolved: UnresolvedView[];
+  readonly timeline: TimelineEntry[];
+}
+
+let loaded: { bundle: string; id: string; conversation: BundleConversation; structure: ConversationStructure } | undefined;
+
+export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
+  const site = sitePlan(bundle);
+  const page = site.pages.find((candidate) => candidate.file === file);
+  if (!page) throw new Error(`the site has no page ${file}`);
+  const plan = site.plans.get(page.conversation)!;
+  if (loaded?.bundle !== bundle || loaded.id !== page.conversation) {
+    loaded = undefined;
+    const conversation = loadConversation(bundle, page.conversation);
+    const structure = conversationStructure(conversation, (nodeId, talk) => {
+      if (nodeId.startsWith('stream/')) return plan.pageOfStream.get(nodeId);
+      const at = talk ? plan.pageOfTalk.get(talk) : undefined;
+      return at ? `${at}#${anchorOf(nodeId)}` : undefined;
+    });
+    loaded = { bundle, id: page.conversation, conversation, structure };
+  }
+  const { conversation, structure } = loaded;
+  const stream = structure.streams.find((candidate) => candidate.id === page.stream) ?? { id: '', name: 'main', child: false, epochs: [], talks: [], links: [] };
+  const wanted = new Set(page.talks);
+  const talks = stream.talks.filter((talk) => wanted.has(talk.id));
+  const epochBefore = new Map<string, EpochView>();
+  let previous: string | undefined;
+  for (const talk of talks) {
+    if (talk.epoch !== previous) {
+      const epoch = stream.epochs.find((candidate) => candidate.id === talk.epoch);
+      if (epoch) epochBefore.set(talk.id, epoch);
+    }
+    previous = talk.epoch;
+  }
+
+  // Branch switchers: after the talk that holds each fork point, a link to every path leaving it.
+  const forksAfter = new Map<string, LinkView[]>();
+  const forksAtStart: LinkView[] = [];
+  const talkHolding = (key: string | undefined): TalkView | undefined => (key === undefined ? undefined : stream.talks.find((talk) => talk.keys.includes(key)));
+  const linkTo = (name: string, text: string): LinkView => ({ label: text, href: plan.pageOfBranch.get(name) });
+  const activeName = conversation.branches.branches.find((branch) => branch.active)?.name;
+  if (!stream.child) {
+    for (const branch of conversation.branches.branches) {
+      const siblings = conversation.branches.branches.filter((other) => other.forkPoint === branch.forkPoint && other !== branch);
+      if (siblings.length === 0) continue;
+      const links = [branch, ...siblings].map((path) => linkTo(path.name, `${path.active ? 'active' : path.name}: ${path.turns} turns, ${path.summary}`));
+      const holder = talkHolding(branch.forkPoint ? `${branch.forkPoint.seq}:${branch.forkPoint.row}` : undefined);
+      if (!(page.kind === 'conversation' ? branch.active : branch.name === page.subject)) continue;
+      if (holder && wanted.has(holder.id)) forksAfter.set(holder.id, [...(forksAfter.get(holder.id) ?? []), ...links]);
+      else forksAtStart.push(...links);
+    }
+    for (const explicit of conversation.explicit) {
+      const boundary = explicit.record.boundary.ref;
+      const holder = talkHolding(boundary ? `${boundary.seq}:${boundary.row}` : undefined);
+      if (page.kind === 'conversation' && holder && wanted.has(holder.id)) forksAfter.set(holder.id, [...(forksAfter.get(holder.id) ?? []), linkTo(explicit.record.name, `explicit branch ${explicit.record.name}, forked here by ${explicit.record.provenance.actor}`)]);
+    }
+  }
+
+  let branch: BranchHeader | undefined;
+  if (page.kind === 'branch') {
+    const natural = conversation.branches.branches.find((candidate) => candidate.name === page.subject);
+    const explicit = conversation.explicit.find((candidate) => candidate.record.name === page.subject);
+    const label = conversation.labels.get(page.subject);
+    if (natural) {
+      const holder = talkHolding(natural.forkPoint ? `${natural.forkPoint.seq}:${natural.forkPoint.row}` : undefined);
+      branch = {
+        name: natural.name,
+        origin: 'natural',
+        forkPoint: { label: natural.forkPoint ? `record ${natural.forkPoint.id ?? '?'} at {seq ${natural.forkPoint.seq}, row ${natural.forkPoint.row}}` : 'before the first prompt (a rewind to the start)', href: holder ? plan.pageOfTalk.get(holder.id)?.concat(`#${holder.anchor}`) : undefined },
+        boundaryKind: natural.forkPoint ? 'a person’s prompt after a rewind or an edit' : 'a rewind to the first prompt',
+        summary: natural.summary,
+        labels: label?.labels ?? [],
+      };
+    } else if (explicit) {
+      const boundary = explicit.record.boundary;
+      const holder = talkHolding(boundary.ref ? `${boundary.ref.seq}:${boundary.ref.row}` : undefined);
+      branch = {
+        name: explicit.record.name,
+        origin: 'explicit',
+        forkPoint: { label: `event ${boundary.event}${boundary.ref ? ` at {seq ${boundary.ref.seq}, row ${boundary.ref.row}}` : ''} on ${explicit.record.parent_branch}`, href: holder ? plan.pageOfTalk.get(holder.id)?.concat(`#${holder.anchor}`) : undefined },
+        boundaryKind: boundary.kind,
+        summary: label?.summary ?? ('summary' in explicit.record && typeof explicit.record.summary === 'string' ? explicit.record.summary : 'unsummarized'),
+        labels: label?.labels ?? [],
+        record: explicit.record,
+      };
+    }
+  }
+
+  const branches = [...plan.pageOfBranch.entries()].map(([name, href]) => ({ label: name === activeName ? `${name} (active)` : name, href }));
+  const streams = structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${candidate.talks.length} talks)`, href: plan.pageOfStream.get(candidate.id) }));
+  const session = [...structure.nodes.values()].find((node) => node.kind === 'session');
+  const counts = countsOf((session?.attrs?.counts ?? {}) as Record<string, number>);
+  const unresolved = [...conversation.folded.unresolved.values()].flatMap((entry) => (entry.t === 'unresolved' && entry.state !== 'resolved' ? [{ kind: entry.kind, state: entry.state, about: entry.ref, meaning: UNRESOLVED_KINDS[entry.kind as UnresolvedKind] ?? entry.kind }] : []));
+  const heading = page.kind === 'conversation' ? (plan.summary.title ?? `Conversation ${page.conversation}`) : page.kind === 'branch' ? `Branch ${page.subject}` : `Child stream ${page.subject}${stream.label ? `: ${stream.label}` : ''}`;
+  return {
+    plan: page,
+    summary: plan.summary,
+    heading,
+    stream,
+    talks,
+    epochBefore,
+    forksAfter,
+    forksAtStart,
+    ...(branch ? { branch } : {}),
+    branches,
+    streams,
+    counts,
+    unresolved,
+    timeline: page.number === 1 ? timeline(stream.talks, plan) : [],
+  };
+}
+
+/** A gap between talks this long or longer is labelled on the timeline. */
+const QUIET_MS = 30 * 60 * 1000;
+
+function timeline(talks: readonly TalkView[], plan: ConversationPlan): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  let last: string | undefined;
+  for (const talk of talks) {
+    const href = plan.pageOfTalk.get(talk.id);
+    if (href === undefined) continue;
+    const gap = last !== undefined && talk.from !== undefined ? Date.parse(talk.from) - Date.parse(last) : 0;
+    entries.push({ label: `talk ${talk.number}`, href: `${href}#${talk.anchor}`, ...(talk.from !== undefined ? { time: talk.from } : {}), ...(gap >= QUIET_MS ? { quiet: `quiet for ${duration(gap)}` } : {}) });
+    last = talk.to ?? talk.from ?? last;
+  }
+  return entries;
+}
+
+export function duration(ms: number): string {
+  const minutes = Math.round(ms / 60000);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days ${hours % 24} h`;
+}
+
+/** Counts with their denominators, so that a reader sees "2 of 3 tool uses joined". */
+function countsOf(counts: Record<string, number>): { name: string; value: string }[] {
+  const pairs: [string, string, string][] = [
+    ['tool uses joined to a result', 'tool_uses_joined', 'tool_uses'],
+    ['child streams started by a known call', 'child_streams_started', 'child_streams'],
+    ['notifications joined', 'notifications_joined', 'notifications'],
+    ['provider calls with no stop reason', 'provider_calls_without_stop', 'provider_calls'],
+    ['duplicate records removed', 'duplicates', 'records'],
+    ['structural records', 'structural_records', 'records'],
+    ['synthetic messages', 'synthetic_messages', 'records'],
+    ['orphan results', 'orphan_results', 'records'],
+  ];
+  return pairs.filter(([, part, whole]) => counts[part] !== undefined && counts[whole] !== undefined).map(([name, part, whole]) => ({ name, value: `${counts[part]!.toLocaleString('en')} of ${counts[whole]!.toLocaleString('en')}` }));
+}

@@ -1,0 +1,195 @@
+// The folded structure of one conversation as streams of epochs and talks,
+// each talk with its runs and steps, every step with the parts of the
+// records it is made of, its evidence, its relations and anything left
+// unresolved about it.
+
+import crypto from 'node:crypto';
+import { RELATION_TYPES, UNRESOLVED_KINDS, type RelationType, type UnresolvedKind } from '../../model/structure.ts';
+import type { Part, SessionDataRow, Usage } from '../../session-data/format.ts';
+import type { EntityFrame, EvidenceRef } from '../../session-flow/format.ts';
+import { refKey, type BundleConversation } from './bundle.ts';
+import { partView } from './parts.ts';
+import type { EpochView, EvidenceView, LinkView, RunView, StepView, StreamView, TalkView, UnresolvedView } from './views.ts';
+
+type Node = EntityFrame & { t: 'node' };
+
+/**
+ * Where a node is shown: a page file and anchor, or undefined when no page
+ * shows it. `talk` is the talk the node is in (for an epoch, its first talk).
+ */
+export type Resolve = (nodeId: string, talk: string | undefined) => string | undefined;
+
+/** A stable HTML id for a node: its ids hold slashes and colons, which anchors would have to escape. */
+export function anchorOf(id: string): string {
+  return `n${crypto.createHash('sha256').update(id).digest('hex').slice(0, 12)}`;
+}
+
+/** Fixed costs of a step and a talk in rendered HTML, from measured pages (badges, evidence, headings). */
+const STEP_COST = 900;
+const TALK_COST = 1200;
+/** Highlighted code renders to about three times its size in spans; prose about its escaped size. */
+const CODE_FACTOR = 3;
+const TEXT_FACTOR = 1.2;
+
+export interface ConversationStructure {
+  readonly streams: StreamView[];
+  /** The talk each node belongs to. */
+  readonly talkOf: Map<string, string>;
+  readonly nodes: Map<string, Node>;
+}
+
+export function conversationStructure(conversation: BundleConversation, resolve: Resolve): ConversationStructure {
+  const nodes = conversation.folded.nodes as Map<string, Node>;
+  const children = new Map<string, Node[]>();
+  for (const node of nodes.values()) {
+    if (node.parent === undefined) continue;
+    const list = children.get(node.parent) ?? [];
+    list.push(node);
+    children.set(node.parent, list);
+  }
+  for (const list of children.values()) list.sort(inEvidenceOrder);
+  const talkOf = new Map<string, string>();
+  const markTalk = (id: string, talk: string): void => {
+    talkOf.set(id, talk);
+    for (const child of children.get(id) ?? []) markTalk(child.id, talk);
+  };
+  for (const node of nodes.values()) if (node.kind === 'talk') markTalk(node.id, node.id);
+  const placeOf = (id: string): string | undefined => talkOf.get(id) ?? (nodes.get(id)?.kind === 'epoch' ? children.get(id)?.find((child) => child.kind === 'talk')?.id : undefined);
+
+  const outgoing = new Map<string, EntityFrame[]>();
+  const incoming = new Map<string, EntityFrame[]>();
+  for (const relation of conversation.folded.relations.values()) {
+    if (relation.t !== 'relation' || relation.type === 'in_segment') continue;
+    (outgoing.get(relation.from) ?? outgoing.set(relation.from, []).get(relation.from)!).push(relation);
+    (incoming.get(relation.to) ?? incoming.set(relation.to, []).get(relation.to)!).push(relation);
+  }
+  const unresolvedAbout = new Map<string, UnresolvedView[]>();
+  for (const entry of conversation.folded.unresolved.values()) {
+    if (entry.t !== 'unresolved' || entry.state === 'resolved') continue;
+    const list = unresolvedAbout.get(entry.ref) ?? [];
+    list.push({ kind: entry.kind, state: entry.state, about: entry.ref, meaning: UNRESOLVED_KINDS[entry.kind as UnresolvedKind] ?? entry.kind });
+    unresolvedAbout.set(entry.ref, list);
+  }
+
+  const labelOf = (id: string): string => {
+    const node = nodes.get(id);
+    if (!node) return id;
+    if (node.kind === 'stream') return `stream ${id.slice('stream/'.length)}`;
+    const name = node.attrs?.name;
+    return `${node.kind}${typeof name === 'string' ? ` ${name}` : ''}`;
+  };
+  const linksOf = (id: string): LinkView[] => {
+    const links: LinkView[] = [];
+    for (const relation of outgoing.get(id) ?? []) {
+      if (relation.t !== 'relation') continue;
+      links.push({ label: `${relation.type} → ${labelOf(relation.to)}`, href: resolve(relation.to, placeOf(relation.to)), quality: relation.quality, via: relation.via });
+    }
+    for (const relation of incoming.get(id) ?? []) {
+      if (relation.t !== 'relation') continue;
+      links.push({ label: `${inverse(relation.type as RelationType)} ← ${labelOf(relation.from)}`, href: resolve(relation.from, placeOf(relation.from)), quality: relation.quality, via: relation.via });
+    }
+    return links;
+  };
+  const evidence = (refs: readonly EvidenceRef[]): EvidenceView[] => refs.map((ref) => ({ seq: ref.seq, row: ref.row, file: conversation.landed.has(ref.seq) ? `bundle/${conversation.landed.get(ref.seq)!}` : undefined }));
+  const rowsOf = (node: Node): SessionDataRow[] => refsOf(node).flatMap((ref) => conversation.rows.get(refKey(ref)) ?? []);
+
+  const step = (node: Node): StepView => {
+    const rows = rowsOf(node);
+    const toolUse = node.kind === 'tool' || node.kind === 'agent.call' ? node.id.slice(node.id.lastIndexOf('/tool/') + '/tool/'.length) : undefined;
+    const parts: Part[] = toolUse !== undefined ? rows.flatMap((row) => row.parts.filter((part) => (part.k === 'call' && part.id === toolUse) || ((part.k === 'result' || part.k === 'media') && part.of === toolUse))) : node.kind === 'llm.call' ? [] : (rows[0]?.parts ?? []).filter((part) => part.k !== 'call' && part.k !== 'result');
+    const attrs = node.attrs ?? {};
+    const qualities = Object.entries(attrs)
+      .filter(([name, value]) => typeof value === 'string' && name !== 'name')
+      .map(([name, value]) => ({ name, value: value as string }));
+    return {
+      id: node.id,
+      anchor: anchorOf(node.id),
+      kind: node.kind,
+      ...(rows[0]?.ts !== undefined ? { time: rows[0].ts } : {}),
+      evidence: evidence(refsOf(node)),
+      parts: parts.map((part) => partView(part, toolUse)),
+      flags: [...new Set(rows.flatMap((row) => row.flags ?? []))],
+      qualities,
+      ...(attrs.usage !== undefined ? { usage: attrs.usage as Usage } : {}),
+      ...(typeof attrs.fragments === 'number' ? { fragments: attrs.fragments } : {}),
+      ...(typeof attrs.name === 'string' ? { toolName: attrs.name } : {}),
+      links: linksOf(node.id),
+      unresolved: [...(unresolvedAbout.get(node.id) ?? []), ...(toolUse !== undefined ? (unresolvedAbout.get(toolUse) ?? []) : [])],
+      children: (children.get(node.id) ?? []).map(step),
+    };
+  };
+
+  const streams: StreamView[] = [];
+  for (const streamNode of [...nodes.values()].filter((node) => node.kind === 'stream').sort((a, b) => (a.id === 'stream/main' ? -1 : b.id === 'stream/main' ? 1 : a.id < b.id ? -1 : 1))) {
+    const epochs: EpochView[] = [];
+    const talks: TalkView[] = [];
+    for (const epochNode of children.get(streamNode.id) ?? []) {
+      if (epochNode.kind !== 'epoch') continue;
+      const under = children.get(epochNode.id) ?? [];
+      epochs.push({ id: epochNode.id, anchor: anchorOf(epochNode.id), number: epochs.length + 1, steps: under.filter((node) => node.kind !== 'talk').map(step), links: linksOf(epochNode.id) });
+      for (const talkNode of under.filter((node) => node.kind === 'talk')) {
+        const runs: RunView[] = [];
+        const loose: StepView[] = [];
+        for (const child of children.get(talkNode.id) ?? []) {
+          if (child.kind === 'run') runs.push({ id: child.id, anchor: anchorOf(child.id), qualities: stringAttrs(child), steps: (children.get(child.id) ?? []).map(step) });
+          else loose.push(step(child));
+        }
+        const all = [...loose, ...runs.flatMap((run) => run.steps)].flatMap(flatten);
+        const times = all.flatMap((item) => (item.time !== undefined ? [item.time] : [])).sort();
+        talks.push({
+          id: talkNode.id,
+          anchor: anchorOf(talkNode.id),
+          number: talks.length + 1,
+          epoch: epochNode.id,
+          startedBy: typeof talkNode.attrs?.started_by === 'string' ? talkNode.attrs.started_by : 'unavailable',
+          ...(times.length > 0 ? { from: times[0]!, to: times.at(-1)! } : {}),
+          ...(talkNode.ref !== undefined ? { start: evidence([talkNode.ref])[0]! } : {}),
+          runs,
+          loose,
+          links: linksOf(talkNode.id),
+          weight: TALK_COST + all.reduce((sum, item) => sum + weightOf(item), 0),
+          keys: all.flatMap((item) => item.evidence.map((ref) => `${ref.seq}:${ref.row}`)),
+        });
+      }
+    }
+    const label = (streamNode.attrs?.label ?? streamNode.attrs?.description) as string | undefined;
+    streams.push({
+      id: streamNode.id,
+      name: streamNode.id.slice('stream/'.length),
+      child: streamNode.attrs?.child === true,
+      ...(typeof label === 'string' ? { label } : {}),
+      epochs,
+      talks,
+      links: linksOf(streamNode.id),
+    });
+  }
+  return { streams, talkOf, nodes };
+}
+
+function flatten(step: StepView): StepView[] {
+  return [step, ...step.children.flatMap(flatten)];
+}
+
+function weightOf(step: StepView): number {
+  return STEP_COST + step.parts.reduce((sum, part) => sum + part.segments.reduce((inner, segment) => inner + segment.text.length * (segment.language ? CODE_FACTOR : TEXT_FACTOR), 0), 0);
+}
+
+function stringAttrs(node: Node): { name: string; value: string }[] {
+  return Object.entries(node.attrs ?? {}).flatMap(([name, value]) => (typeof value === 'string' ? [{ name, value }] : []));
+}
+
+function refsOf(node: Node): EvidenceRef[] {
+  return node.refs ?? (node.ref ? [node.ref] : []);
+}
+
+function inEvidenceOrder(a: Node, b: Node): number {
+  const left = a.ref ?? { seq: Number.MAX_SAFE_INTEGER, row: 0 };
+  const right = b.ref ?? { seq: Number.MAX_SAFE_INTEGER, row: 0 };
+  return left.seq - right.seq || left.row - right.row || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** How a relation reads from its target's side. */
+function inverse(type: RelationType): string {
+  const names: Record<RelationType, string> = { starts: 'started by', reports: 'reported by', follows: 'continued by', summarizes: 'summarized by', in_segment: 'holds' };
+  return names[type] ?? RELATION_TYPES[type];
+}

@@ -1,0 +1,118 @@
+// The page models: what a site page shows, already in the model's words and
+// already decided (which parts, which links, which badges). The Astro pages
+// and React components only render these; nothing below them reads a bundle.
+
+import type { ContentState, PartKind } from '../../model/vocabulary.ts';
+import type { Usage } from '../../session-data/format.ts';
+
+/** A piece of a part's text: plain, or code in a language shiki may highlight. */
+export interface Segment {
+  readonly text: string;
+  readonly language?: string;
+  /** Highlighted HTML from shiki, which escapes the code; filled in just before rendering. */
+  html?: string;
+}
+
+export interface PartView {
+  readonly kind: PartKind;
+  readonly state: ContentState;
+  /** The original content's size, whatever part of it is held. */
+  readonly bytes: number;
+  /** How much of the held content the page shows; less than held when it was cut for the page. */
+  readonly shownBytes: number;
+  readonly heldBytes: number;
+  readonly segments: Segment[];
+  /** A name that goes with the part: a call's tool, a media type, why an adapter could not describe it. */
+  readonly label?: string;
+  readonly failed?: boolean;
+  /** Long content starts folded. */
+  readonly long: boolean;
+}
+
+export interface EvidenceView {
+  readonly seq: number;
+  readonly row: number;
+  /** The landed file, from the export folder's root. */
+  readonly file: string | undefined;
+}
+
+export interface LinkView {
+  readonly label: string;
+  /** A page file from the site root, with an anchor; undefined when the target is on no page. */
+  readonly href: string | undefined;
+  readonly quality?: string;
+  readonly via?: string;
+}
+
+export interface UnresolvedView {
+  readonly kind: string;
+  readonly state: string;
+  readonly about: string;
+  readonly meaning: string;
+}
+
+export interface StepView {
+  readonly id: string;
+  readonly anchor: string;
+  readonly kind: string;
+  readonly time?: string;
+  readonly evidence: EvidenceView[];
+  readonly parts: PartView[];
+  readonly flags: string[];
+  /** Facts the structure qualifies: a result's content state, an unavailable timing. */
+  readonly qualities: { readonly name: string; readonly value: string }[];
+  readonly usage?: Usage;
+  readonly fragments?: number;
+  readonly toolName?: string;
+  readonly links: LinkView[];
+  readonly unresolved: UnresolvedView[];
+  /** The steps of a provider call. */
+  readonly children: StepView[];
+}
+
+export interface RunView {
+  readonly id: string;
+  readonly anchor: string;
+  readonly qualities: { readonly name: string; readonly value: string }[];
+  readonly steps: StepView[];
+}
+
+export interface TalkView {
+  readonly id: string;
+  readonly anchor: string;
+  /** 1-based, in the stream. */
+  readonly number: number;
+  readonly epoch: string;
+  readonly startedBy: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly start?: EvidenceView;
+  readonly runs: RunView[];
+  /** Steps directly under the talk, outside any run. */
+  readonly loose: StepView[];
+  readonly links: LinkView[];
+  /** An estimate of the HTML this talk renders to, for splitting pages. */
+  readonly weight: number;
+  /** Every evidence key (`seq:row`) of its steps, to place fork points. */
+  readonly keys: string[];
+}
+
+export interface EpochView {
+  readonly id: string;
+  readonly anchor: string;
+  readonly number: number;
+  /** The boundary and summary steps of the epoch, and anything else under it that is not a talk. */
+  readonly steps: StepView[];
+  readonly links: LinkView[];
+}
+
+export interface StreamView {
+  readonly id: string;
+  /** `main`, or a child agent's stream name. */
+  readonly name: string;
+  readonly child: boolean;
+  readonly label?: string;
+  readonly epochs: EpochView[];
+  readonly talks: TalkView[];
+  readonly links: LinkView[];
+}

@@ -39,6 +39,13 @@ export const FIXTURE_SESSIONS = {
   rewindAtFirstPrompt: stableUuid('fixture', 18),
   rewindAfterCompaction: stableUuid('fixture', 19),
   structuralChildren: stableUuid('fixture', 20),
+  hostileMarkup: stableUuid('fixture', 21),
+} as const;
+
+/** Markup a transcript may hold that the site must show as text and never run. */
+export const HOSTILE_MARKUP = {
+  prompt: 'Explain this: <script>window.__xss = "prompt"</script> <img src=x onerror="window.__xss = \'img\'"> <a href="javascript:window.__xss = \'link\'">click</a> </style><style>body{display:none}</style>',
+  output: '</pre></style><script>window.__xss = "output"</script><svg onload="window.__xss = \'svg\'"></svg> [docs](javascript:alert(1))',
 } as const;
 
 /** The child agent ids the fixtures use. */
@@ -376,13 +383,24 @@ function structuralChildren(files: Files): void {
   main(files, 'structural-children', t);
 }
 
+// Markup in a prompt and in a tool output: the site must escape both, so
+// the page shows them literally and runs nothing.
+function hostileMarkup(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.hostileMarkup });
+  t.prompt(HOSTILE_MARKUP.prompt);
+  const [call] = t.call([toolUseBlock('toolu_hostile01', 'Bash', { command: 'cat page.html' })]);
+  t.result('toolu_hostile01', call!, HOSTILE_MARKUP.output, { toolUseResult: { stdout: HOSTILE_MARKUP.output, stderr: '', interrupted: false } });
+  t.call([textBlock('The page holds a <script> tag and an `onerror` handler.\n\n```html\n<script>window.__xss = "code"</script>\n```')]);
+  main(files, 'hostile-markup', t);
+}
+
 function empty(files: Files): void {
   files.set(`${slug('empty')}/${FIXTURE_SESSIONS.empty}.jsonl`, '');
 }
 
 export function fixtureFiles(): Files {
   const files: Files = new Map();
-  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren]) {
+  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren, hostileMarkup]) {
     write(files);
   }
   return files;

@@ -2,13 +2,14 @@
 // bundles is linked as `/_astro/...`, which from file:// or a sub-folder of a
 // static host points outside the site. Every root-absolute `href`/`src` in a
 // page is rewritten relative to the page; anything that would still leave
-// the site (a scheme, `//host`) is refused, since no page makes a network request.
+// the site (a scheme other than data:, `//host`) is refused, since no page
+// makes a network request.
 
 import fs from 'node:fs';
 import path from 'node:path';
 
 const ROOT_ABSOLUTE = /(\s(?:href|src)=")\/(?!\/)([^"]*)"/g;
-const REMOTE = /\s(?:href|src)="(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
+const REMOTE = /\s(?:href|src)="(?!data:)(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
 
 /** Rewrites every HTML page under `site`; returns each page with its size in bytes. */
 export function relativeLinks(site: string): { file: string; bytes: number }[] {

@@ -56,16 +56,23 @@ export async function buildSite(bundle: string, out: string, cache: string): Pro
   process.env[CACHE_VARIABLE] = path.resolve(cache);
   // Astro's telemetry would make a network request; a build makes none.
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
+  // Astro writes its server-side chunks inside the working folder when the
+  // output is outside it, and into the output otherwise; from the throwaway
+  // root they import react and astro from the project and leave no trace.
+  const cwd = process.cwd();
+  process.chdir(root);
   try {
     const { build } = await import('astro');
     // Astro joins the config file to the root, so it is given relative to it.
     await build({ root, configFile: path.relative(root, CONFIG), outDir: path.resolve(out), cacheDir: path.join(root, 'cache'), logLevel: 'error', mode: 'production' });
   } finally {
+    process.chdir(cwd);
     restore(BUNDLE_VARIABLE, saved.bundle);
     restore(CACHE_VARIABLE, saved.cache);
     restore('ASTRO_TELEMETRY_DISABLED', saved.telemetry);
     fs.rmSync(root, { recursive: true, force: true });
   }
+  removeBuildLeftovers(out);
   const highlighterForCss = await createHighlighter(cache);
   fs.writeFileSync(path.join(out, 'highlight.css'), highlighterForCss.styleSheet());
   highlighterForCss.dispose();
@@ -73,6 +80,29 @@ export async function buildSite(bundle: string, out: string, cache: string): Pro
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
   return { pages: pages.length, blocks, largestPage, milliseconds: performance.now() - started };
+}
+
+/**
+ * Astro leaves module stubs of its content layer (`content-assets.mjs`,
+ * `content-modules.mjs`) beside the pages, and the React renderer's client
+ * chunk under `_astro/` although no page hydrates anything. Neither is part
+ * of the site, and every file of an export is listed in its manifest.
+ */
+function removeBuildLeftovers(out: string): void {
+  for (const name of fs.readdirSync(out)) if (name.endsWith('.mjs')) fs.rmSync(path.join(out, name));
+  const assets = path.join(out, '_astro');
+  if (!fs.existsSync(assets)) return;
+  const used = new Set<string>();
+  const visit = (folder: string): void => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.name.endsWith('.html')) for (const match of fs.readFileSync(full, 'utf8').matchAll(/_astro\/([^"'\s)]+)/g)) used.add(match[1]!);
+    }
+  };
+  visit(out);
+  for (const name of fs.readdirSync(assets)) if (!used.has(name)) fs.rmSync(path.join(assets, name));
+  if (fs.readdirSync(assets).length === 0) fs.rmdirSync(assets);
 }
 
 function restore(name: string, value: string | undefined): void {

@@ -1,0 +1,71 @@
+// Shared by the site's browser tests: an export built once per test file,
+// a static server on 127.0.0.1 for it, and Debian's Chromium driven by
+// playwright-core, with every request, console error, page error and dialog
+// recorded so a test can assert that there were none.
+
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { writeExport } from '../../src/bundle/export.ts';
+import { storedSessions } from '../../src/collection/collect-all.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { collectOnce, temporaryFolder } from '../helpers.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Collects `source` (a Claude Code projects tree), parses every session and exports it with its site. */
+export async function exportWithSite(source: string): Promise<string> {
+  const data = temporaryFolder({ forFile: true });
+  collectOnce(source, data);
+  for (const session of storedSessions(data)) parseSession(data, session);
+  const out = path.join(temporaryFolder({ forFile: true }), 'export');
+  await writeExport(data, out, storedSessions(data), { siteCache: path.join(data, '_site-cache') });
+  return out;
+}
+
+const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.png': 'image/png' };
+
+/** Serves `root` read-only on 127.0.0.1; anything outside it is a 404. */
+export async function serve(root: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((request, response) => {
+    const wanted = path.join(root, decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname));
+    if (!wanted.startsWith(root + path.sep) || !fs.existsSync(wanted) || !fs.statSync(wanted).isFile()) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': TYPES[path.extname(wanted)] ?? 'text/plain; charset=utf-8' });
+    fs.createReadStream(wanted).pipe(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+}
+
+export interface Watched {
+  readonly page: Page;
+  readonly requests: string[];
+  readonly errors: string[];
+  readonly dialogs: string[];
+}
+
+/** A new page with JavaScript on or off, recording what it asks for and what goes wrong. */
+export async function watchedPage(browser: Browser, options: { javaScript?: boolean } = {}): Promise<Watched> {
+  const context = await browser.newContext({ javaScriptEnabled: options.javaScript ?? true, viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const watched: Watched = { page, requests: [], errors: [], dialogs: [] };
+  page.on('request', (request) => watched.requests.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') watched.errors.push(message.text());
+  });
+  page.on('pageerror', (error) => watched.errors.push(error.message));
+  page.on('dialog', (dialog) => {
+    watched.dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  return watched;
+}

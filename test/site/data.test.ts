@@ -1,0 +1,107 @@
+// The site's data layer on fixture bundles: branches found and given pages,
+// child streams linked to their parent call both ways, pages split within
+// their budget, and parts shown with their content state and size.
+
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { writeExport } from '../../src/bundle/export.ts';
+import { loadConversation } from '../../src/site/data/bundle.ts';
+import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
+import { planConversation, slug, splitByWeight } from '../../src/site/data/plan.ts';
+import { pageModel, sitePlan } from '../../src/site/data/site.ts';
+import { conversationStructure } from '../../src/site/data/streams.ts';
+import type { TalkView } from '../../src/site/data/views.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+
+let bundle: string;
+beforeAll(async () => {
+  const data = temporaryFolder({ forFile: true });
+  collectOnce(copyOfFixtures({ forFile: true }), data);
+  const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt];
+  for (const session of sessions) parseSession(data, session);
+  const out = path.join(temporaryFolder({ forFile: true }), 'export');
+  await writeExport(data, out, sessions, { site: false });
+  bundle = path.join(out, 'bundle');
+});
+
+describe('page models from a bundle', () => {
+  it('gives a rewind’s other path a branch page, and keeps it off the conversation page', () => {
+    const plan = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.rewind));
+    expect(plan.pages.map((page) => page.kind)).toEqual(['conversation', 'branch']);
+    const [conversation, branch] = plan.pages;
+    expect(conversation!.talks).toHaveLength(2);
+    expect(branch!.talks).toHaveLength(1);
+    expect(plan.pageOfBranch.get('active')).toBe(`c/${FIXTURE_SESSIONS.rewind}.html`);
+    expect(branch!.file).toMatch(new RegExp(`^b/${FIXTURE_SESSIONS.rewind}--from-[0-9a-f]{8}-[0-9a-f]{8}\\.html$`));
+    const model = pageModel(branch!.file, bundle);
+    expect(model.branch).toMatchObject({ origin: 'natural', boundaryKind: 'a person’s prompt after a rewind or an edit' });
+    expect(model.branch!.forkPoint.href).toMatch(new RegExp(`^c/${FIXTURE_SESSIONS.rewind}\\.html#n[0-9a-f]{12}$`));
+    const active = pageModel(conversation!.file, bundle);
+    expect([...active.forksAfter.values()].flat().map((link) => link.href)).toEqual([conversation!.file, branch!.file]);
+  });
+
+  it('puts a rewind to the first prompt at the top of the page, not after a talk', () => {
+    const plan = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.rewindAtFirstPrompt));
+    const model = pageModel(plan.pages[0]!.file, bundle);
+    expect(model.forksAtStart.map((link) => link.href)).toEqual([plan.pages[0]!.file, plan.pages[1]!.file]);
+    expect(model.forksAfter.size).toBe(0);
+  });
+
+  it('links a child stream to the call that started it, both ways', () => {
+    sitePlan(bundle);
+    const plan = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.nestedAgents));
+    const outer = `s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedOuter}.html`;
+    expect(plan.pages.map((page) => page.file)).toEqual([`c/${FIXTURE_SESSIONS.nestedAgents}.html`, outer, `s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedInner}.html`]);
+    const main = pageModel(`c/${FIXTURE_SESSIONS.nestedAgents}.html`, bundle);
+    const call = main.talks[0]!.runs[0]!.steps.flatMap((step) => step.children).find((step) => step.kind === 'agent.call')!;
+    expect(call.links).toEqual([{ label: `starts → stream ${FIXTURE_AGENTS.nestedOuter}`, href: outer, quality: 'exact_unique', via: 'result' }]);
+    const child = pageModel(outer, bundle);
+    expect(child.stream.links).toEqual([{ label: 'started by ← agent.call Agent', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' }]);
+  });
+
+  it('marks epochs, and gives every step its evidence in the bundle', () => {
+    const conversation = loadConversation(bundle, FIXTURE_SESSIONS.compaction);
+    const { streams } = conversationStructure(conversation, () => undefined);
+    expect(streams[0]!.epochs).toHaveLength(2);
+    const steps = streams[0]!.talks.flatMap((talk) => talk.runs.flatMap((run) => run.steps));
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) for (const ref of step.evidence) expect(ref.file).toMatch(new RegExp(`^bundle/${FIXTURE_SESSIONS.compaction}/streams/main/transcript-.*\\.jsonl$`));
+    const reasoning = steps.flatMap((step) => [step, ...step.children]).flatMap((step) => step.parts).find((part) => part.kind === 'reasoning')!;
+    expect(reasoning.state).toBe('unavailable');
+  });
+});
+
+describe('splitting', () => {
+  const talk = (weight: number, number: number): TalkView => ({ id: `t${number}`, anchor: '', number, epoch: 'e', startedBy: 'stated_trigger', runs: [], loose: [], links: [], weight, keys: [] });
+  it('keeps every page within the budget unless one talk alone is larger', () => {
+    const talks = [300, 300, 300, 900, 1500, 100, 100].map((weight, index) => talk(weight, index + 1));
+    const pages = splitByWeight(talks, 1000);
+    expect(pages.map((page) => page.map((item) => item.number))).toEqual([[1, 2, 3], [4], [5], [6, 7]]);
+    expect(pages.flat()).toHaveLength(talks.length);
+  });
+
+  it('names files safely, and two different names never share one', () => {
+    expect(slug('a1b2-C3.x')).toBe('a1b2-C3.x');
+    expect(slug('a/b')).not.toBe(slug('a_b'));
+    expect(slug('../x')).toMatch(/^[A-Za-z0-9._-]+$/);
+    expect(slug('../x').startsWith('.')).toBe(false);
+  });
+});
+
+describe('parts', () => {
+  it('shows the content state and size, and cuts long content at a character boundary', () => {
+    expect(partView({ k: 'reasoning', state: 'unavailable', bytes: 812, text: '' })).toMatchObject({ state: 'unavailable', bytes: 812, segments: [] });
+    const long = 'é'.repeat(SHOWN_LIMIT);
+    const view = partView({ k: 'result', state: 'available', bytes: Buffer.byteLength(long), of: 'toolu_1', text: long }, 'toolu_1');
+    expect(view.shownBytes).toBeLessThanOrEqual(SHOWN_LIMIT);
+    expect(view.heldBytes).toBe(Buffer.byteLength(long));
+    expect(view.long).toBe(true);
+    expect(cutAtBytes('aé', 2)).toBe('a');
+  });
+
+  it('marks fenced code for highlighting and leaves the prose around it', () => {
+    expect(prose('See:\n```ts\nconst a = 1;\n```\ndone')).toEqual([{ text: 'See:\n' }, { text: 'const a = 1;', language: 'ts' }, { text: '\ndone' }]);
+  });
+});

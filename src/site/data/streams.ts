@@ -54,7 +54,16 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     for (const child of children.get(id) ?? []) markTalk(child.id, talk);
   };
   for (const node of nodes.values()) if (node.kind === 'talk') markTalk(node.id, node.id);
-  const placeOf = (id: string): string | undefined => talkOf.get(id) ?? (nodes.get(id)?.kind === 'epoch' ? children.get(id)?.find((child) => child.kind === 'talk')?.id : undefined);
+  // A node outside every talk (an epoch, its boundary and summary) is shown
+  // in the epoch's heading, which is on the page of the epoch's first talk.
+  const placeOf = (id: string): string | undefined => {
+    for (let at = nodes.get(id); at; at = at.parent === undefined ? undefined : nodes.get(at.parent)) {
+      const talk = talkOf.get(at.id);
+      if (talk !== undefined) return talk;
+      if (at.kind === 'epoch') return children.get(at.id)?.find((child) => child.kind === 'talk')?.id;
+    }
+    return undefined;
+  };
 
   const outgoing = new Map<string, EntityFrame[]>();
   const incoming = new Map<string, EntityFrame[]>();
@@ -182,9 +191,11 @@ function refsOf(node: Node): EvidenceRef[] {
   return node.refs ?? (node.ref ? [node.ref] : []);
 }
 
+// A node with no record of its own (the first epoch, a run) comes first
+// among its siblings: it opens what it holds.
 function inEvidenceOrder(a: Node, b: Node): number {
-  const left = a.ref ?? { seq: Number.MAX_SAFE_INTEGER, row: 0 };
-  const right = b.ref ?? { seq: Number.MAX_SAFE_INTEGER, row: 0 };
+  const left = a.ref ?? { seq: 0, row: 0 };
+  const right = b.ref ?? { seq: 0, row: 0 };
   return left.seq - right.seq || left.row - right.row || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 

@@ -71,9 +71,13 @@ export interface ForkOptions {
 }
 
 /** The main stream's canonical records and its natural branches, as the fork rules read them. */
-export function mainStreamOf(data: string, session: string, options: { persist?: boolean } = {}) {
-  const index = loadSessionIndex(data, session, options);
-  const canonical = removeDuplicates(index.entries).canonical;
+export function mainStreamOf(data: string, session: string) {
+  return mainStreamOfEntries(loadSessionIndex(data, session).entries);
+}
+
+/** The same, from index entries already in hand. */
+export function mainStreamOfEntries(entries: readonly IndexEntry[]) {
+  const canonical = removeDuplicates([...entries]).canonical;
   const main = partitionStreams(canonical).streams.get('main');
   return { canonical, records: main?.records ?? [] };
 }

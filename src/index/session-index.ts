@@ -19,7 +19,7 @@ import { landedFilesOfSession } from '../landing/session-state.ts';
 import { readLines, withOpenFile } from '../landing/line-reader.ts';
 import type { ContentState, PartKind, Producer, RecordFlag, Trigger } from '../model/vocabulary.ts';
 import { readSessionData } from '../session-data/derive.ts';
-import type { Usage } from '../session-data/format.ts';
+import type { SessionDataRow, Usage } from '../session-data/format.ts';
 
 export const INDEX_SCHEMA = 'index/1';
 export const INDEX_NAME = 'session.index';
@@ -68,6 +68,35 @@ export interface SessionIndex {
   readonly entries: IndexEntry[];
 }
 
+/** One `.sd` row's identifiers, for the landed file `seq` at `place` holding `kind`. */
+export function indexEntryOf(seq: number, place: string, kind: string, row: SessionDataRow): IndexEntry {
+  return {
+    seq,
+    row: row.row,
+    place,
+    kind,
+    id: row.id,
+    parent: row.parent,
+    call: row.call,
+    cycle: row.run,
+    ts: row.ts,
+    trigger: row.trigger,
+    continues: row.continues,
+    tool: row.tool,
+    child: row.child,
+    batch: row.batch,
+    startedBy: row.started_by,
+    leaf: row.leaf,
+    stop: row.stop,
+    from: row.from,
+    flags: row.flags ?? [],
+    usage: row.usage,
+    parts: row.parts.map((part) => part.k),
+    calls: row.parts.flatMap((part) => (part.k === 'call' ? [{ id: part.id, name: part.name }] : [])),
+    results: row.parts.flatMap((part) => (part.k === 'result' ? [{ of: part.of, failed: part.failed, state: part.state }] : [])),
+  };
+}
+
 export function indexPath(data: string, session: string): string {
   return path.join(sessionFolder(data, session), INDEX_NAME);
 }
@@ -98,32 +127,7 @@ export function loadSessionIndex(data: string, session: string, options: { persi
         files.push({ seq: file.seq, digest: entry.header.of_sha });
         continue;
       }
-      const row = entry.row;
-      entries.push({
-        seq: file.seq,
-        row: row.row,
-        place,
-        kind,
-        id: row.id,
-        parent: row.parent,
-        call: row.call,
-        cycle: row.run,
-        ts: row.ts,
-        trigger: row.trigger,
-        continues: row.continues,
-        tool: row.tool,
-        child: row.child,
-        batch: row.batch,
-        startedBy: row.started_by,
-        leaf: row.leaf,
-        stop: row.stop,
-        from: row.from,
-        flags: row.flags ?? [],
-        usage: row.usage,
-        parts: row.parts.map((part) => part.k),
-        calls: row.parts.flatMap((part) => (part.k === 'call' ? [{ id: part.id, name: part.name }] : [])),
-        results: row.parts.flatMap((part) => (part.k === 'result' ? [{ of: part.of, failed: part.failed, state: part.state }] : [])),
-      });
+      entries.push(indexEntryOf(file.seq, place, kind, entry.row));
     }
   }
   const index: SessionIndex = { session, throughSeq, files, entries };

@@ -2,15 +2,15 @@
 // every `.sd` row by its evidence coordinate, where each landed file is, and
 // the branches. The site reads the bundle and nothing else (DESIGN.md: it is
 // a pure function of the bundle), and it never writes into it: the session
-// index is rebuilt in memory rather than saved beside the evidence.
+// index is built in memory from the rows rather than saved beside the evidence.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { currentLabels } from '../../branches/labels.ts';
-import { explicitBranches, mainStreamOf, type BranchRecord } from '../../branches/explicit.ts';
+import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../branches/explicit.ts';
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf } from '../../branches/tree.ts';
-import type { IndexEntry } from '../../index/session-index.ts';
+import { indexEntryOf, type IndexEntry } from '../../index/session-index.ts';
 import { sessionDataName } from '../../landing/layout.ts';
 import { landedFilesOfSession, listFolder } from '../../landing/session-state.ts';
 import { readSessionData } from '../../session-data/derive.ts';
@@ -54,6 +54,7 @@ export function loadConversation(bundle: string, id: string): BundleConversation
   const session = head.header.session;
   const rows = new Map<string, SessionDataRow>();
   const landed = new Map<number, string>();
+  const entries: IndexEntry[] = [];
   let bytes = 0;
   for (const file of landedFilesOfSession(bundle, session)) {
     landed.set(file.seq, `${session}/${file.relative}`);
@@ -61,15 +62,23 @@ export function loadConversation(bundle: string, id: string): BundleConversation
     const sessionData = path.join(path.dirname(file.path), sessionDataName(path.basename(file.path)));
     if (!fs.existsSync(sessionData)) continue;
     bytes += fs.statSync(sessionData).size;
+    // The branch analysis needs the index of these rows; it is built from
+    // them here rather than by reading every `.sd` a second time.
+    const place = file.relative.split('/').slice(0, 2).join('/');
+    let kind = '';
     for (const entry of readSessionData(sessionData)) {
-      if (entry.type === 'row') rows.set(`${file.seq}:${entry.row.row}`, entry.row);
+      if (entry.type === 'header') kind = entry.header.kind;
+      else {
+        rows.set(`${file.seq}:${entry.row.row}`, entry.row);
+        entries.push(indexEntryOf(file.seq, place, kind, entry.row));
+      }
     }
   }
   for (const round of folded.rounds) bytes += fs.statSync(round.file).size;
   const labels = new Map<string, { labels: string[]; summary?: string }>();
   for (const [name, label] of currentLabels(bundle, id)) labels.set(name, { labels: label.labels, ...(label.summary !== undefined ? { summary: label.summary } : {}) });
   const summaries = new Map([...labels].flatMap(([name, label]) => (label.summary !== undefined ? [[name, label.summary] as const] : [])));
-  const { records } = mainStreamOf(bundle, session, { persist: false });
+  const { records } = mainStreamOfEntries(entries);
   const branches = analyseBranches(records, summaries);
   const tree = treeOf(records);
   const explicit: ExplicitBranchView[] = [];

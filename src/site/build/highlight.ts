@@ -1,5 +1,5 @@
-// Highlighting, done before the Astro build and kept in the cache that the
-// pages read (data/highlighted.ts). One shiki highlighter (core with the
+// Highlighting for the pages, while Astro renders them, kept in a cache on
+// disk (data/highlighted.ts) that later builds reuse. One shiki highlighter per process (core with the
 // JavaScript regex engine: about 20 % faster than Oniguruma here and no wasm,
 // research §5), languages loaded the first time a block asks for them.
 //
@@ -13,13 +13,14 @@ import { createHighlighterCore, type HighlighterCore, type ThemeRegistrationReso
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { bundledLanguages, bundledLanguagesAlias } from 'shiki/langs';
 import { bundledThemes } from 'shiki/themes';
-import { cacheFile, HIGHLIGHT_LIMIT, highlightKey } from '../data/highlighted.ts';
+import type { StepView } from '../data/views.ts';
+import { CACHE_VARIABLE, cacheFile, HIGHLIGHT_LIMIT, highlightKey } from '../data/highlighted.ts';
 
 const THEME = 'github-light';
 
 export interface Highlighter {
-  /** Highlights into the cache unless it is there already; returns whether it was. */
-  ensure(language: string, code: string): Promise<'cached' | 'highlighted' | 'plain'>;
+  /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
+  ensure(language: string, code: string): Promise<string | undefined>;
   styleSheet(): string;
   dispose(): void;
 }
@@ -47,11 +48,12 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
   };
   return {
     async ensure(language, code) {
-      if (code.length > HIGHLIGHT_LIMIT) return 'plain';
+      if (code.length > HIGHLIGHT_LIMIT) return undefined;
       const file = cacheFile(cache, highlightKey(language, code));
-      if (fs.existsSync(file)) return 'cached';
+      const cached = readCached(file);
+      if (cached !== undefined) return cached;
       const loaded = await languageOf(language);
-      if (loaded === undefined) return 'plain';
+      if (loaded === undefined) return undefined;
       const { tokens } = (await start()).codeToTokens(code, { lang: loaded, theme: THEME });
       const html = tokens.map((line) => line.map((token) => `<span class="h-${colour(token.color)}${token.fontStyle && token.fontStyle & 1 ? ' hi' : ''}${token.fontStyle && token.fontStyle & 2 ? ' hb' : ''}">${escapeHtml(token.content)}</span>`).join('')).join('\n');
       // The cache is disposable, so no fsync; a temporary name and a rename
@@ -60,7 +62,7 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
       const temporary = `${file}.${process.pid}.tmp`;
       fs.writeFileSync(temporary, html);
       fs.renameSync(temporary, file);
-      return 'highlighted';
+      return html;
     },
     styleSheet() {
       const colours = new Set<string>();
@@ -75,6 +77,35 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
       core?.dispose();
     },
   };
+}
+
+/** Fills in the highlighted HTML of every code segment a page shows. */
+export async function highlightSteps(steps: readonly StepView[]): Promise<void> {
+  const highlighter = await pageHighlighter();
+  const visit = async (step: StepView): Promise<void> => {
+    for (const part of step.parts) {
+      for (const segment of part.segments) if (segment.language !== undefined && segment.html === undefined) segment.html = await highlighter.ensure(segment.language, segment.text);
+    }
+    for (const child of step.children) await visit(child);
+  };
+  for (const step of steps) await visit(step);
+}
+
+let shared: Promise<Highlighter> | undefined;
+
+/** The highlighter of this build, on the cache the export stage names in the environment. */
+export function pageHighlighter(): Promise<Highlighter> {
+  const cache = process.env[CACHE_VARIABLE];
+  if (cache === undefined) throw new Error(`the site's pages are highlighted into a cache: set ${CACHE_VARIABLE} (the export stage does)`);
+  return (shared ??= createHighlighter(cache));
+}
+
+function readCached(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function colour(value: string | undefined): string {

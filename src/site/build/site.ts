@@ -1,20 +1,17 @@
 // The site stage of an export: from `<export>/bundle` only, into `<export>/site`.
 //
-// 1. highlight every code block of every conversation into the cache (a
-//    second export of the same conversations highlights nothing);
-// 2. run Astro's build with a throwaway root under node_modules, so its
+// 1. run Astro's build with a throwaway root under node_modules, so its
 //    `.astro` folder and vite cache never land in the repository or the export;
-// 3. write the highlight style sheet and make every link relative, since
+//    Pages highlight their code as they render, through a cache on disk
+//    (a second export of the same conversations highlights nothing);
+// 2. write the highlight style sheet and make every link relative, since
 //    Astro emits `/_astro/...` and file:// has no server root.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { conversationsOfBundle, loadConversation } from '../data/bundle.ts';
 import { CACHE_VARIABLE } from '../data/highlighted.ts';
 import { BUNDLE_VARIABLE } from '../data/site.ts';
-import { conversationStructure } from '../data/streams.ts';
-import type { StepView } from '../data/views.ts';
 import { createHighlighter } from './highlight.ts';
 import { relativeLinks } from './relative-links.ts';
 
@@ -22,7 +19,8 @@ export const SITE = 'site';
 
 export interface SiteResult {
   readonly pages: number;
-  readonly blocks: { readonly highlighted: number; readonly cached: number; readonly plain: number };
+  /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
+  readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
   readonly milliseconds: number;
 }
@@ -32,21 +30,7 @@ const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessioni
 
 export async function buildSite(bundle: string, out: string, cache: string): Promise<SiteResult> {
   const started = performance.now();
-  const blocks = { highlighted: 0, cached: 0, plain: 0 };
-  const highlighter = await createHighlighter(cache);
-  try {
-    for (const id of conversationsOfBundle(bundle)) {
-      const { streams } = conversationStructure(loadConversation(bundle, id), () => undefined);
-      const steps = streams.flatMap((stream) => [...stream.epochs.flatMap((epoch) => epoch.steps), ...stream.talks.flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])]);
-      const visit = async (step: StepView): Promise<void> => {
-        for (const part of step.parts) for (const segment of part.segments) if (segment.language) blocks[await highlighter.ensure(segment.language, segment.text)]++;
-        for (const child of step.children) await visit(child);
-      };
-      for (const step of steps) await visit(step);
-    }
-  } finally {
-    highlighter.dispose();
-  }
+  const entriesBefore = cacheEntries(cache);
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(BUILD_ROOTS, { recursive: true });
@@ -79,7 +63,7 @@ export async function buildSite(bundle: string, out: string, cache: string): Pro
   const pages = relativeLinks(out);
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-  return { pages: pages.length, blocks, largestPage, milliseconds: performance.now() - started };
+  return { pages: pages.length, highlighted: cacheEntries(cache) - entriesBefore, largestPage, milliseconds: performance.now() - started };
 }
 
 /**
@@ -103,6 +87,11 @@ function removeBuildLeftovers(out: string): void {
   visit(out);
   for (const name of fs.readdirSync(assets)) if (!used.has(name)) fs.rmSync(path.join(assets, name));
   if (fs.readdirSync(assets).length === 0) fs.rmdirSync(assets);
+}
+
+function cacheEntries(cache: string): number {
+  if (!fs.existsSync(cache)) return 0;
+  return fs.readdirSync(cache, { recursive: true }).filter((name) => String(name).endsWith('.html')).length;
 }
 
 function restore(name: string, value: string | undefined): void {

@@ -3,7 +3,6 @@
 // the only raw HTML is shiki's, which escapes the code it wraps.
 
 import type { ReactNode } from 'react';
-import { highlighted } from '../data/highlighted.ts';
 import type { EpochView, EvidenceView, LinkView, PartView, StepView, TalkView } from '../data/views.ts';
 
 export interface TalksProps {
@@ -131,8 +130,7 @@ export function Part({ part }: { part: PartView }) {
     </span>
   );
   const content = part.segments.map((segment, index) => {
-    const html = segment.language ? highlighted(segment.language, segment.text) : undefined;
-    if (html !== undefined) return <pre className="code" key={index} data-language={segment.language} dangerouslySetInnerHTML={{ __html: html }} />;
+    if (segment.html !== undefined) return <pre className="code" key={index} data-language={segment.language} dangerouslySetInnerHTML={{ __html: segment.html }} />;
     return (
       <pre className={segment.language ? 'code' : 'text'} key={index}>
         {segment.text}

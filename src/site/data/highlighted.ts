@@ -1,11 +1,9 @@
 // The highlight cache: shiki's output for one piece of code, on disk, named
-// by the SHA-256 of its language and text. The export stage fills it before
-// the build (build/highlight.ts), so branch pages that repeat a block, and a
-// second export of the same conversations, highlight nothing again; the pages
-// only read it. It lives outside the export: it is not evidence.
+// by the SHA-256 of its language and text, so that branch pages that repeat a
+// block, and a second export of the same conversations, highlight nothing
+// again. It lives outside the export: it is not evidence.
 
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 
 export const CACHE_VARIABLE = 'SESSIONIZER_SITE_CACHE';
@@ -19,14 +17,4 @@ export function highlightKey(language: string, code: string): string {
 
 export function cacheFile(cache: string, key: string): string {
   return path.join(cache, key.slice(0, 2), `${key}.html`);
-}
-
-/** The cached HTML for a piece of code, or undefined: it is then shown plain. */
-export function highlighted(language: string, code: string, cache = process.env[CACHE_VARIABLE]): string | undefined {
-  if (cache === undefined || code.length > HIGHLIGHT_LIMIT) return undefined;
-  try {
-    return fs.readFileSync(cacheFile(cache, highlightKey(language, code)), 'utf8');
-  } catch {
-    return undefined;
-  }
 }

@@ -212,6 +212,8 @@ describe('npm run export on a machine with no Claude Code history', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^Exported the sample corpus \(no Claude Code history was found\)\.\nexport written to .*: 20 conversations/);
     expect(result.stdout).toMatch(/^root digest [0-9a-f]{64}$/m);
+    expect(result.stdout).toMatch(/^Open the site: export\/site\/index\.html \(\d+ pages, /m);
+    expect(fs.existsSync(path.join(home, 'export', 'site', 'index.html'))).toBe(true);
     const verified = spawnSync(process.execPath, [launcher, 'verify', 'export'], { cwd: home, encoding: 'utf8' });
     expect([verified.status, verified.stdout]).toEqual([0, expect.stringMatching(/all intact\n$/)]);
   });

@@ -14,14 +14,26 @@ import { collectOnce, temporaryFolder } from '../helpers.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** Collects `source` (a Claude Code projects tree), parses every session and exports it with its site. */
-export async function exportWithSite(source: string): Promise<string> {
+/** Collects `sources` (Claude Code projects trees), parses every session and exports it with its site. */
+export async function exportWithSite(...sources: string[]): Promise<string> {
   const data = temporaryFolder({ forFile: true });
-  collectOnce(source, data);
+  for (const source of sources) collectOnce(source, data);
   for (const session of storedSessions(data)) parseSession(data, session);
   const out = path.join(temporaryFolder({ forFile: true }), 'export');
   await writeExport(data, out, storedSessions(data), { siteCache: path.join(data, '_site-cache') });
   return out;
+}
+
+/** The largest HTML page under a site folder. */
+export function largestPage(site: string): { file: string; bytes: number } {
+  let largest = { file: '', bytes: 0 };
+  for (const entry of fs.readdirSync(site, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.html')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const bytes = fs.statSync(file).size;
+    if (bytes > largest.bytes) largest = { file, bytes };
+  }
+  return largest;
 }
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.png': 'image/png' };

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_ROOT, FIXTURE_SESSIONS, HOSTILE_MARKUP } from '../../scripts/write-fixtures.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { converterFor } from '../../src/adapters/dialects.ts';
-import { CHROMIUM, exportWithSite, launch, serve, watchedPage, type Watched } from './browser.ts';
+import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
+import { CHROMIUM, exportWithSite, largestPage, launch, serve, watchedPage, type Watched } from './browser.ts';
 
 const ARTIFACTS = path.resolve('test', 'artifacts');
 const present = fs.existsSync(CHROMIUM);
@@ -54,6 +55,8 @@ describe.skipIf(!present)('the static site in Chromium', () => {
     expect(verifyExport(out, { converterFor }).problems).toEqual([]);
     const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
     expect(manifest.files.map((entry) => entry.path)).toContain(`site/c/${FIXTURE_SESSIONS.rewind}.html`);
+    // The huge-line fixture's megabyte of output is cut for the page, which stays within its budget.
+    expect(largestPage(path.join(out, 'site')).bytes).toBeLessThanOrEqual(PAGE_BUDGET);
   });
 
   for (const mode of ['file', 'http'] as const) {

@@ -1,0 +1,51 @@
+// The site of the real public transcripts in ../shared/corpus, when it is
+// present beside the checkout: the export verifies, no page passes the size
+// budget (the largest sessions there have hundreds of talks), and the index
+// and the largest conversation open from file:// with no console error and no
+// request outside the export.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { converterFor } from '../../src/adapters/dialects.ts';
+import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
+import { verifyExport } from '../../src/verify/export.ts';
+import { CHROMIUM, exportWithSite, largestPage, launch, watchedPage } from './browser.ts';
+import type { Browser } from 'playwright-core';
+
+const repository = fileURLToPath(new URL('../..', import.meta.url));
+const corpus = path.resolve(repository, '..', 'shared', 'corpus');
+const trees = [path.join(corpus, 'claude-code-log', 'test', 'test_data', 'real_projects'), path.join(corpus, 'spotter', 'test', 'fixtures')];
+const present = trees.every((tree) => fs.existsSync(tree)) && fs.existsSync(CHROMIUM);
+
+describe.skipIf(!present)('the site of ../shared/corpus', () => {
+  let out: string;
+  let browser: Browser;
+  beforeAll(async () => {
+    out = await exportWithSite(...trees);
+    browser = await launch();
+  }, 600_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('verifies, and keeps every page within the budget', () => {
+    expect(verifyExport(out, { converterFor }).problems).toEqual([]);
+    expect(largestPage(path.join(out, 'site')).bytes).toBeLessThanOrEqual(PAGE_BUDGET);
+  });
+
+  it('opens the index and the largest page from file:// with no error and no request outside the export', { timeout: 120_000 }, async () => {
+    const base = pathToFileURL(out).href;
+    const watched = await watchedPage(browser);
+    await watched.page.goto(`${base}/site/index.html`);
+    expect(await watched.page.locator('#conversations tbody tr').count()).toBeGreaterThan(40);
+    await watched.page.click('#conversations tbody tr:first-child a');
+    expect(await watched.page.locator('.talk').count()).toBeGreaterThan(0);
+    await watched.page.goto(pathToFileURL(largestPage(path.join(out, 'site')).file).href);
+    expect(await watched.page.locator('.step').count()).toBeGreaterThan(10);
+    expect(watched.requests.filter((url) => !url.startsWith(`${base}/`))).toEqual([]);
+    expect(watched.errors).toEqual([]);
+    expect(watched.dialogs).toEqual([]);
+  });
+});

@@ -74,6 +74,12 @@ export function roundFiles(data: string, conversation: string): string[] {
     .map((name) => path.join(folder, name));
 }
 
+/** The newest round of a conversation, checked against its own digest, without reading the rounds before it. */
+export function readHead(data: string, conversation: string): Round | undefined {
+  const last = roundFiles(data, conversation).at(-1);
+  return last === undefined ? undefined : readRound(last);
+}
+
 export interface Folded {
   readonly rounds: Round[];
   readonly nodes: Map<string, EntityFrame & { t: 'node' }>;

@@ -13,7 +13,9 @@
 // exported twice gives the same files.
 //
 // The export is written beside the target and renamed into place at the end,
-// so an interruption leaves the earlier export untouched.
+// so an interruption leaves the earlier export untouched. Files that did not
+// change since the previous export into the same folder are hard links to it,
+// with their digests taken from it (reuse.ts).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +24,7 @@ import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
 import { unsafePath, writeManifest } from './manifest.ts';
+import { ExportReuse } from './reuse.ts';
 
 export const BUNDLE = 'bundle';
 
@@ -31,6 +34,9 @@ export interface ExportResult {
   readonly rootDigest: string;
   readonly files: number;
   readonly bytes: number;
+  /** Files linked from the previous export unchanged, and files copied from the storage zone. */
+  readonly reused: number;
+  readonly copied: number;
 }
 
 export function writeExport(data: string, out: string, conversations: readonly string[]): ExportResult {
@@ -39,40 +45,37 @@ export function writeExport(data: string, out: string, conversations: readonly s
   }
   const partial = `${out}.partial-${process.pid}`;
   fs.rmSync(partial, { recursive: true, force: true });
-  const bundle = path.join(partial, BUNDLE);
+  const reuse = ExportReuse.load(data, out);
+  const copy = (from: string, relative: string): void => reuse.place(from, partial, `${BUNDLE}/${relative}`);
   try {
     for (const conversation of conversations) {
       // The conversation is its session unless one was supplied; the session
       // a chain was built from is in its rounds.
       const session = conversation;
       for (const landed of landedFilesOfSession(data, session)) {
-        copy(landed.path, path.join(bundle, session, landed.relative));
+        copy(landed.path, `${session}/${landed.relative}`);
         const sd = path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path)));
-        if (fs.existsSync(sd)) copy(sd, path.join(bundle, session, path.dirname(landed.relative), path.basename(sd)));
+        if (fs.existsSync(sd)) copy(sd, `${session}/${path.posix.dirname(landed.relative)}/${path.basename(sd)}`);
       }
       const chain = conversationFolder(data, conversation);
       for (const part of ['rounds', 'branches']) {
-        for (const name of listFolder(path.join(chain, part))) copy(path.join(chain, part, name), path.join(bundle, '_conversations', conversation, part, name));
+        for (const name of listFolder(path.join(chain, part))) copy(path.join(chain, part, name), `_conversations/${conversation}/${part}/${name}`);
       }
       for (const branch of listFolder(path.join(chain, 'labels'))) {
-        for (const name of listFolder(path.join(chain, 'labels', branch))) copy(path.join(chain, 'labels', branch, name), path.join(bundle, '_conversations', conversation, 'labels', branch, name));
+        for (const name of listFolder(path.join(chain, 'labels', branch))) copy(path.join(chain, 'labels', branch, name), `_conversations/${conversation}/labels/${branch}/${name}`);
       }
     }
     fs.mkdirSync(partial, { recursive: true });
-    const manifest = writeManifest(partial);
+    const { entries, ...manifest } = writeManifest(partial, reuse.digests);
     // Swap in the new export; the earlier one goes only once the new one is whole.
     const previous = `${out}.previous-${process.pid}`;
     if (fs.existsSync(out)) fs.renameSync(out, previous);
     fs.renameSync(partial, out);
     fs.rmSync(previous, { recursive: true, force: true });
-    return { out, conversations: [...conversations], ...manifest };
+    reuse.save(entries);
+    return { out, conversations: [...conversations], ...manifest, reused: reuse.reused, copied: reuse.copied };
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
   }
-}
-
-function copy(from: string, to: string): void {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  fs.copyFileSync(from, to);
 }

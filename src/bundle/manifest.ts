@@ -80,8 +80,12 @@ export function exportFiles(root: string): { files: string[]; strange: { path: s
   return { files: files.sort(compareBytes), strange };
 }
 
-/** Writes the manifest, the plain manifest and, last, the root digest. Returns the root digest. */
-export function writeManifest(root: string): { rootDigest: string; files: number; bytes: number } {
+/**
+ * Writes the manifest, the plain manifest and, last, the root digest. Returns
+ * the root digest and the entries. `known` gives digests of files that need no
+ * hashing again (see reuse.ts); every other file is read and hashed.
+ */
+export function writeManifest(root: string, known: ReadonlyMap<string, string> = new Map()): { rootDigest: string; files: number; bytes: number; entries: ManifestEntry[] } {
   const { files, strange } = exportFiles(root);
   if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
   const entries: ManifestEntry[] = [];
@@ -92,7 +96,7 @@ export function writeManifest(root: string): { rootDigest: string; files: number
     if (problem) throw new Error(`${root}: ${relative}: ${problem}`);
     const size = fs.statSync(path.join(root, relative)).size;
     bytes += size;
-    entries.push({ path: relative, size, sha256: sha256OfFile(path.join(root, relative)) });
+    entries.push({ path: relative, size, sha256: known.get(relative) ?? sha256OfFile(path.join(root, relative)) });
   }
   const manifest: Manifest = { schema: MANIFEST_SCHEMA, algorithm: 'sha256', files: entries };
   const manifestBytes = `${JSON.stringify(manifest, null, 1)}\n`;
@@ -100,5 +104,5 @@ export function writeManifest(root: string): { rootDigest: string; files: number
   fs.writeFileSync(path.join(root, PLAIN_MANIFEST), entries.map((entry) => `${entry.sha256}  ${entry.path}\n`).join(''));
   const rootDigest = crypto.createHash('sha256').update(manifestBytes).digest('hex');
   fs.writeFileSync(path.join(root, ROOT_DIGEST), `${rootDigest}\n`);
-  return { rootDigest, files: entries.length, bytes };
+  return { rootDigest, files: entries.length, bytes, entries };
 }

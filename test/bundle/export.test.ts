@@ -80,6 +80,41 @@ describe('the export folder', () => {
     expect(fs.existsSync(`${out}.partial-${process.pid}`)).toBe(false);
     expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(first.rootDigest);
   });
+
+  it('links what did not change from the previous export, copies what did, and never trusts a copy that was edited', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult];
+    for (const session of sessions) parseSession(data, session);
+    const out = path.join(temporaryFolder(), 'export');
+    const first = writeExport(data, out, sessions);
+    expect([first.reused, first.copied]).toEqual([0, first.files]);
+
+    const second = writeExport(data, out, sessions);
+    expect([second.reused, second.copied, second.rootDigest]).toEqual([first.files, 0, first.rootDigest]);
+    expect(problems(out, true)).toEqual([]);
+
+    // One conversation grows by one line: its new landed file, its .sd and its
+    // new round are copied; everything else is linked.
+    const transcript = path.join(root, '-home-user-fixtures-bare-string-result', `${FIXTURE_SESSIONS.bareStringResult}.jsonl`);
+    fs.appendFileSync(transcript, `${completeLines(transcript).at(-1)!.toString('utf8')}\n`);
+    collectOnce(root, data);
+    expect(parseSession(data, FIXTURE_SESSIONS.rewind).unchanged).toBe(true);
+    expect(parseSession(data, FIXTURE_SESSIONS.bareStringResult).round).toBeDefined();
+    const third = writeExport(data, out, sessions);
+    expect([third.copied, third.reused]).toEqual([3, first.files]);
+    expect(problems(out, true)).toEqual([]);
+
+    // A copy edited in the export folder is never linked into the next one.
+    const edited = landedIn(out, FIXTURE_SESSIONS.rewind);
+    writable(edited);
+    fs.appendFileSync(edited, ' ');
+    const fourth = writeExport(data, out, sessions);
+    expect(fourth.copied).toBe(1);
+    expect(problems(out, true)).toEqual([]);
+    expect(fourth.rootDigest).toBe(third.rootDigest);
+  });
 });
 
 describe('a bad export: one case per error, each reported exactly', () => {

@@ -50,26 +50,29 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   for (const id of unknown) io.error(`error: conversation ${id}: nothing is landed for it in ${data}\n`);
   if (unknown.length > 0) return EXIT_REJECTED;
   let rounds = 0;
+  let unchanged = 0;
   for (const [done, session] of chosen.entries()) {
     try {
-      if (parseSession(data, session).round) rounds++;
+      const parsed = parseSession(data, session);
+      if (parsed.round) rounds++;
+      if (parsed.unchanged) unchanged++;
     } catch (error) {
       if (!(error instanceof ChainError)) throw error;
       io.error(`error: ${error.message}\n`);
       rejected = true;
     }
-    bar.update(`parse: ${done + 1}/${chosen.length} conversations, ${rounds} new rounds`);
+    bar.update(`parse: ${done + 1}/${chosen.length} conversations, ${rounds} new rounds, ${unchanged} unchanged`);
   }
   bar.done();
   const result = writeExport(data, out, chosen);
   const archive = values.archive !== undefined ? await writeArchive(out, path.resolve(values.archive)) : undefined;
   const totals = landedTotals(report);
   if (quiet) {
-    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, archive: archive?.archive, archive_bytes: archive?.bytes, landed: totals, new_rounds: rounds, elapsed_ms: Math.round(performance.now() - started) })}\n`);
+    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, archive: archive?.archive, archive_bytes: archive?.bytes, landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied, elapsed_ms: Math.round(performance.now() - started) })}\n`);
   } else {
     io.out(
       `${source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}` +
-        `export written to ${out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds, in ${((performance.now() - started) / 1000).toFixed(2)} s\n` +
+        `export written to ${out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds (${unchanged} conversations unchanged), ${result.copied} files copied and ${result.reused} unchanged ones kept from the previous export, in ${((performance.now() - started) / 1000).toFixed(2)} s\n` +
         `root digest ${result.rootDigest}\n` +
         (archive ? `archive ${archive.archive}: ${megabytes(archive.bytes)} (tar --zstd -xf it, or npx sessionizer verify it)\n` : '') +
         `verify it with: npx sessionizer verify ${path.relative(process.cwd(), out) || '.'}   or, with stock tools: (cd ${path.relative(process.cwd(), out) || '.'} && sha256sum -c --quiet manifest-sha256.txt)\n` +

@@ -23,8 +23,10 @@ import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
+import { isRunning } from '../landing/process.ts';
 import { unsafePath, writeManifest } from './manifest.ts';
 import { ExportReuse } from './reuse.ts';
+import { UNOBSERVED, type StepObserver } from './steps.ts';
 
 export const BUNDLE = 'bundle';
 
@@ -39,15 +41,17 @@ export interface ExportResult {
   readonly copied: number;
 }
 
-export function writeExport(data: string, out: string, conversations: readonly string[]): ExportResult {
+export function writeExport(data: string, out: string, conversations: readonly string[], observer: StepObserver = UNOBSERVED): ExportResult {
   for (const conversation of conversations) {
     if (conversation.includes('/') || unsafePath(conversation)) throw new Error(`conversation ${JSON.stringify(conversation)}: not a name a storage zone can hold`);
   }
-  const partial = `${out}.partial-${process.pid}`;
+  recoverInterruptedExports(out);
+  const partial = partialFolder(out);
   fs.rmSync(partial, { recursive: true, force: true });
   const reuse = ExportReuse.load(data, out);
-  const copy = (from: string, relative: string): void => reuse.place(from, partial, `${BUNDLE}/${relative}`);
+  const copy = (from: string, relative: string): void => observer.advance(1, reuse.place(from, partial, `${BUNDLE}/${relative}`));
   try {
+    observer.step('bundle');
     for (const conversation of conversations) {
       // The conversation is its session unless one was supplied; the session
       // a chain was built from is in its rounds.
@@ -66,9 +70,10 @@ export function writeExport(data: string, out: string, conversations: readonly s
       }
     }
     fs.mkdirSync(partial, { recursive: true });
-    const { entries, ...manifest } = writeManifest(partial, reuse.digests);
+    observer.step('manifest');
+    const { entries, ...manifest } = writeManifest(partial, reuse.digests, (bytes) => observer.advance(1, bytes));
     // Swap in the new export; the earlier one goes only once the new one is whole.
-    const previous = `${out}.previous-${process.pid}`;
+    const previous = `${out}.previous-${process.pid}`; // see recoverInterruptedExports
     if (fs.existsSync(out)) fs.renameSync(out, previous);
     fs.renameSync(partial, out);
     fs.rmSync(previous, { recursive: true, force: true });
@@ -77,5 +82,32 @@ export function writeExport(data: string, out: string, conversations: readonly s
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/** Where this process writes the export before swapping it in at `out`. */
+function partialFolder(out: string): string {
+  return `${out}.partial-${process.pid}`;
+}
+
+const LEFT_BY = /^(.*)\.(partial|previous)-(\d+)$/;
+
+/**
+ * Tidies what an export that died left beside `out` (a crash, a kill, an
+ * interruption: Ctrl-C ends the process at once, which is safe because every
+ * step before the swap writes only new files): a half-written export is removed, and an earlier export that
+ * was moved aside for the swap and never removed is put back when nothing
+ * took its place. Folders of a process still running are left to it.
+ */
+export function recoverInterruptedExports(out: string): void {
+  const folder = path.dirname(out);
+  for (const name of listFolder(folder)) {
+    const left = LEFT_BY.exec(name);
+    if (!left || left[1] !== path.basename(out)) continue;
+    const pid = Number(left[3]);
+    if (pid === process.pid || isRunning(pid)) continue;
+    const where = path.join(folder, name);
+    if (left[2] === 'previous' && !fs.existsSync(out)) fs.renameSync(where, out);
+    else fs.rmSync(where, { recursive: true, force: true });
   }
 }

@@ -85,7 +85,7 @@ export function exportFiles(root: string): { files: string[]; strange: { path: s
  * the root digest and the entries. `known` gives digests of files that need no
  * hashing again (see reuse.ts); every other file is read and hashed.
  */
-export function writeManifest(root: string, known: ReadonlyMap<string, string> = new Map()): { rootDigest: string; files: number; bytes: number; entries: ManifestEntry[] } {
+export function writeManifest(root: string, known: ReadonlyMap<string, string> = new Map(), hashed: (bytes: number) => void = () => {}): { rootDigest: string; files: number; bytes: number; entries: ManifestEntry[] } {
   const { files, strange } = exportFiles(root);
   if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
   const entries: ManifestEntry[] = [];
@@ -96,7 +96,12 @@ export function writeManifest(root: string, known: ReadonlyMap<string, string> =
     if (problem) throw new Error(`${root}: ${relative}: ${problem}`);
     const size = fs.statSync(path.join(root, relative)).size;
     bytes += size;
-    entries.push({ path: relative, size, sha256: known.get(relative) ?? sha256OfFile(path.join(root, relative)) });
+    let sha256 = known.get(relative);
+    if (sha256 === undefined) {
+      sha256 = sha256OfFile(path.join(root, relative));
+      hashed(size);
+    }
+    entries.push({ path: relative, size, sha256 });
   }
   const manifest: Manifest = { schema: MANIFEST_SCHEMA, algorithm: 'sha256', files: entries };
   const manifestBytes = `${JSON.stringify(manifest, null, 1)}\n`;

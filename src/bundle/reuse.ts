@@ -87,9 +87,9 @@ export class ExportReuse {
   /**
    * Puts the storage file `source` at `relative` inside the new export folder
    * `root`: a hard link to the previous export's copy when nothing changed,
-   * else a copy.
+   * else a copy. Returns the bytes copied: none for a link.
    */
-  place(source: string, root: string, relative: string): void {
+  place(source: string, root: string, relative: string): number {
     const target = path.join(root, relative);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const sourceStamp = stampOf(source);
@@ -101,13 +101,14 @@ export class ExportReuse {
         fs.linkSync(path.join(this.out, relative), target);
         this.known.set(relative, before.sha256);
         this.reused++;
-        return;
+        return 0;
       } catch {
         // A file system without hard links, or another volume: copy instead.
       }
     }
     fs.copyFileSync(source, target);
     this.copied++;
+    return fs.statSync(target).size;
   }
 
   /** Digests already known for files of the new export, by path inside it, for the manifest. */

@@ -73,6 +73,7 @@ export function writeExport(data: string, out: string, conversations: readonly s
     observer.step('manifest');
     const { entries, ...manifest } = writeManifest(partial, reuse.digests, (bytes) => observer.advance(1, bytes));
     // Swap in the new export; the earlier one goes only once the new one is whole.
+    observer.step('replace');
     const previous = `${out}.previous-${process.pid}`; // see recoverInterruptedExports
     if (fs.existsSync(out)) fs.renameSync(out, previous);
     fs.renameSync(partial, out);

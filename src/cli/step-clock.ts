@@ -14,7 +14,7 @@ export interface StepTiming {
   readonly peak_rss_bytes: number;
 }
 
-const NOUNS: Record<string, string> = { collect: 'sessions', parse: 'conversations', bundle: 'files', site: 'pages', manifest: 'files', archive: 'files' };
+const NOUNS: Record<string, string> = { collect: 'sessions', parse: 'conversations', bundle: 'files', site: 'pages', manifest: 'files', replace: 'files', archive: 'files' };
 
 export class StepClock implements StepObserver {
   readonly timings: StepTiming[] = [];

@@ -291,7 +291,7 @@ describe('an interrupted export', () => {
     expect(again.status).toBe(0);
     expect(fs.readdirSync(work).sort()).toEqual(['data', 'export']);
     const report = JSON.parse(again.stdout) as { conversations: number; steps: { step: string }[] };
-    expect(report.steps.map((entry) => entry.step)).toEqual(['collect', 'parse', 'bundle', 'manifest']);
+    expect(report.steps.map((entry) => entry.step)).toEqual(['collect', 'parse', 'bundle', 'manifest', 'replace']);
     expect(report.conversations).toBe(fs.readdirSync(path.join(work, 'export', 'bundle')).length - 1);
     expect(problems(path.join(work, 'export'), true)).toEqual([]);
     const storage = spawnSync(process.execPath, [launcher, 'verify', 'data'], { cwd: work, encoding: 'utf8' });

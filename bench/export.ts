@@ -1,109 +1,213 @@
-// The export benchmark (issue 5): `node --import tsx bench/export.ts [--size 200MB] [--runs 3]`
-// (part of `npm run bench`).
+// The export benchmark (issues 5 and 7), part of `npm run bench`:
 //
-// On the same generated corpus as the collection benchmark, in the same run:
-//   baseline  GNU `tar --zstd -cf` of the sources (zstd level 3, as ours)
-//   export    `sessionizer export --archive` on a fresh data folder: collect,
-//             parse, the bundle, the manifest and the .tar.zst, as a person runs it
-//   archive   the .tar.zst step alone, on the finished export folder, beside
-//             GNU `tar --zstd -cf` of that same folder
-// Time and peak memory come from GNU time around each process. Targets: the
-// whole export within 4x of `tar --zstd -c` of the sources, the archive step
-// within 1.5x of `tar --zstd -c` of the same folder.
+//   node --import tsx bench/export.ts [--sizes 20MB,200MB,1GB] [--runs 3] [--seed 1]
+//
+// For each size, on the seeded corpus of the collection benchmark, in the same run:
+//   baselines  read + SHA-256 of the sources (bench/step.ts hash), and GNU
+//              `tar --zstd -cf` of the sources (zstd level 3, as ours)
+//   first      `sessionizer export --archive --json` on a fresh data folder, as a
+//              person runs it; its --json report times every step (collect,
+//              parse, bundle, site when there is one, manifest, archive) and
+//              gives the process's peak memory at the end of each
+//   second     one line appended to one conversation, then the same export
+//              again into the same folder: once for a typical conversation (the
+//              median main transcript) and once for the biggest (a fifth of
+//              the corpus), the worst case
+//   archive    the .tar.zst step alone on the finished export folder, beside
+//              GNU `tar --zstd -cf` of that same folder
+// Each process is timed from outside with GNU time (wall seconds and peak
+// memory). A 1 GB size gets one run, the others `--runs`. The sources are a
+// copy of the corpus (untimed), so appending never touches the cached corpus.
+// Targets: whole export within 4x of `tar --zstd -c` of the sources; cost
+// growing linearly with size; a second export after a one-conversation change
+// under 10% of the first; the archive step within 1.5x of GNU tar.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { generateCorpus, parseSize } from '../scripts/generate-corpus.ts';
+import { parseSize } from '../scripts/generate-corpus.ts';
+import { filesUnder } from '../scripts/files-under.ts';
+import { bench, corpusFor, log, mainTranscripts, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
 import { median } from './median.ts';
 
-const bench = path.dirname(fileURLToPath(import.meta.url));
-const option = (name: string, fallback: string): string => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
-};
-const size = option('size', '200MB');
-const runs = Number(option('runs', '3'));
-const seed = '1';
-const work = path.join(bench, 'work');
-const corpusFolder = path.join(work, `corpus-${size}-${seed}`);
-const root = path.join(corpusFolder, 'projects');
-if (!fs.existsSync(path.join(corpusFolder, 'complete.json'))) {
-  fs.rmSync(corpusFolder, { recursive: true, force: true });
-  fs.mkdirSync(corpusFolder, { recursive: true });
-  const summary = generateCorpus({ out: root, bytes: parseSize(size), seed });
-  fs.writeFileSync(path.join(corpusFolder, 'complete.json'), JSON.stringify(summary));
-}
-const launcher = path.join(bench, '..', 'src', 'cli', 'sessionizer.mjs');
+const sizes = sizesOption('20MB,200MB,1GB');
+const runs = runsOption('3');
+const seed = option('seed', '1');
+const launcher = path.join(repository, 'src', 'cli', 'sessionizer.mjs');
 
 interface Timed {
-  seconds: number;
-  peakKb: number;
+  readonly seconds: number;
+  readonly peakKb: number;
+  readonly stdout: string;
 }
 
-function timed(command: string, args: string[], cwd?: string): Timed {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+interface StepTiming {
+  readonly step: string;
+  readonly ms: number;
+  readonly bytes: number;
+  readonly peak_rss_bytes: number;
+}
+
+function timed(command: string, args: string[]): Timed {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { cwd: repository, encoding: 'utf8', maxBuffer: 1 << 26 });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
   const [seconds, peak] = result.stderr.trim().split('\n').at(-1)!.split(' ');
-  return { seconds: Number(seconds), peakKb: Number(peak) };
+  return { seconds: Number(seconds), peakKb: Number(peak), stdout: result.stdout };
 }
 
+function sync(): void {
+  spawnSync('sync', [], { stdio: 'ignore' });
+}
 
 function folderBytes(folder: string): number {
-  let total = 0;
-  for (const entry of fs.readdirSync(folder, { withFileTypes: true, recursive: true })) if (entry.isFile()) total += fs.statSync(path.join(entry.parentPath, entry.name)).size;
-  return total;
+  return filesUnder(folder).reduce((total, file) => total + fs.statSync(file).size, 0);
 }
 
-const sourceBytes = folderBytes(root);
-const rows: Record<string, Timed[]> = { tarSources: [], export: [], archive: [], tarExport: [] };
-let exportBytes = 0;
-let archiveBytes = 0;
-let tarBytes = 0;
-for (let run = 0; run < runs; run++) {
-  process.stderr.write(`export: run ${run + 1} of ${runs}\n`);
+interface Exported extends Timed {
+  readonly steps: StepTiming[];
+  readonly reused: number;
+  readonly copied: number;
+  readonly unchanged: number;
+}
+
+function exportOnce(sources: string, scratch: string): Exported {
+  const run = timed(process.execPath, [launcher, 'export', '--source', sources, '--data', path.join(scratch, 'data'), '--out', path.join(scratch, 'export'), '--archive', path.join(scratch, 'export.tar.zst'), '--json']);
+  const report = JSON.parse(run.stdout) as { steps: StepTiming[]; reused_files: number; copied_files: number; unchanged_conversations: number };
+  return { ...run, steps: report.steps, reused: report.reused_files, copied: report.copied_files, unchanged: report.unchanged_conversations };
+}
+
+interface SizeResult {
+  readonly size: string;
+  readonly sourceBytes: number;
+  readonly exportBytes: number;
+  readonly archiveBytes: number;
+  readonly runs: number;
+  readonly rows: Map<string, Timed[]>;
+  readonly steps: Map<string, StepTiming[]>;
+  readonly second: { typical: Exported[]; biggest: Exported[]; typicalBytes: number; biggestBytes: number };
+}
+
+function measureSize(size: string): SizeResult {
+  const { root } = corpusFor(size, seed);
+  const files = filesUnder(root);
+  const sourceBytes = files.reduce((total, file) => total + fs.statSync(file).size, 0);
+  const transcripts = mainTranscripts(root, files);
+  const typical = transcripts[Math.floor(transcripts.length / 2)]!;
+  const biggest = transcripts.at(-1)!;
+  const sizeRuns = parseSize(size) >= 1e9 ? 1 : runs;
+  const rows = new Map<string, Timed[]>(['hash', 'tarSources', 'first', 'archive', 'tarExport'].map((key) => [key, []]));
+  const steps = new Map<string, StepTiming[]>();
+  const second = { typical: [] as Exported[], biggest: [] as Exported[], typicalBytes: typical.size, biggestBytes: biggest.size };
+  let exportBytes = 0;
+  let archiveBytes = 0;
   const scratch = path.join(work, `export-run-${process.pid}`);
-  fs.rmSync(scratch, { recursive: true, force: true });
-  fs.mkdirSync(scratch, { recursive: true });
   try {
-    rows.tarSources!.push(timed('tar', ['--zstd', '-cf', path.join(scratch, 'sources.tar.zst'), '-C', corpusFolder, 'projects']));
-    tarBytes = fs.statSync(path.join(scratch, 'sources.tar.zst')).size;
-    rows.export!.push(timed(process.execPath, [launcher, 'export', '--source', root, '--data', path.join(scratch, 'data'), '--out', path.join(scratch, 'export'), '--archive', path.join(scratch, 'export.tar.zst'), '--json']));
-    exportBytes = folderBytes(path.join(scratch, 'export'));
-    archiveBytes = fs.statSync(path.join(scratch, 'export.tar.zst')).size;
-    fs.rmSync(path.join(scratch, 'export.tar.zst'));
-    rows.archive!.push(timed(process.execPath, ['--import', 'tsx', '-e', `import('${path.join(bench, '..', 'src', 'bundle', 'archive.ts')}').then((m) => m.writeArchive(${JSON.stringify(path.join(scratch, 'export'))}, ${JSON.stringify(path.join(scratch, 'again.tar.zst'))}))`], path.join(bench, '..')));
-    rows.tarExport!.push(timed('tar', ['--zstd', '-cf', path.join(scratch, 'gnu-export.tar.zst'), '-C', scratch, 'export']));
+    for (let run = 1; run <= sizeRuns; run++) {
+      log(`export ${size}: run ${run} of ${sizeRuns}`);
+      fs.rmSync(scratch, { recursive: true, force: true });
+      fs.mkdirSync(scratch, { recursive: true });
+      const sources = path.join(scratch, 'projects');
+      spawnSync('cp', ['-r', root, sources]);
+      sync();
+      rows.get('hash')!.push(timed(process.execPath, ['--import', 'tsx', path.join(bench, 'step.ts'), 'hash', sources]));
+      rows.get('tarSources')!.push(timed('tar', ['--zstd', '-cf', path.join(scratch, 'sources.tar.zst'), '-C', scratch, 'projects']));
+      fs.rmSync(path.join(scratch, 'sources.tar.zst'));
+      sync();
+
+      const first = exportOnce(sources, scratch);
+      rows.get('first')!.push(first);
+      for (const timing of first.steps) steps.set(timing.step, [...(steps.get(timing.step) ?? []), timing]);
+      exportBytes = folderBytes(path.join(scratch, 'export'));
+      archiveBytes = fs.statSync(path.join(scratch, 'export.tar.zst')).size;
+      sync();
+
+      for (const [which, transcript] of [['typical', typical], ['biggest', biggest]] as const) {
+        const copy = path.join(sources, transcript.relative);
+        fs.appendFileSync(copy, nextLine(copy, `${seed}:${run}:${which}`));
+        sync();
+        const again = exportOnce(sources, scratch);
+        if (again.unchanged === 0) throw new Error('the second export re-assembled every conversation');
+        second[which].push(again);
+        sync();
+      }
+
+      rows.get('archive')!.push(timed(process.execPath, ['--import', 'tsx', '-e', `import('${path.join(repository, 'src', 'bundle', 'archive.ts')}').then((m) => m.writeArchive(${JSON.stringify(path.join(scratch, 'export'))}, ${JSON.stringify(path.join(scratch, 'again.tar.zst'))}))`]));
+      rows.get('tarExport')!.push(timed('tar', ['--zstd', '-cf', path.join(scratch, 'gnu-export.tar.zst'), '-C', scratch, 'export']));
+    }
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+  return { size, sourceBytes, exportBytes, archiveBytes, runs: sizeRuns, rows, steps, second };
 }
 
-const s = (name: string): number => median(rows[name]!.map((row) => row.seconds));
-const peak = (name: string): string => `${(Math.max(...rows[name]!.map((row) => row.peakKb)) / 1024).toFixed(0)} MB`;
-const mbps = (bytes: number, seconds: number): string => (bytes / 1e6 / seconds).toFixed(0);
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+const rate = (bytes: number, seconds: number): string => (seconds > 0 ? (bytes / 1e6 / seconds).toFixed(0) : '-');
+const seconds = (list: Timed[]): number => median(list.map((entry) => entry.seconds));
+const peak = (list: Timed[]): string => `${(Math.max(...list.map((entry) => entry.peakKb)) / 1024).toFixed(0)} MB`;
+
+function section(result: SizeResult): string[] {
+  const row = (key: string): Timed[] => result.rows.get(key)!;
+  const tar = seconds(row('tarSources'));
+  const first = seconds(row('first'));
+  const lines = [
+    `## ${result.size} corpus, seed ${seed}`,
+    '',
+    `Sources ${mb(result.sourceBytes)}; export folder ${mb(result.exportBytes)}; archive ${mb(result.archiveBytes)} (ratio ${(result.exportBytes / result.archiveBytes).toFixed(2)}). Median of ${result.runs} run${result.runs === 1 ? '' : 's'}; peak memory is the maximum.`,
+    '',
+    '| step | median | MB/s of sources | × tar --zstd of sources | peak memory |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    `| baseline: read + SHA-256 of the sources | ${seconds(row('hash')).toFixed(2)} s | ${rate(result.sourceBytes, seconds(row('hash')))} | ${(seconds(row('hash')) / tar).toFixed(2)} | ${peak(row('hash'))} |`,
+    `| baseline: tar --zstd -c of the sources | ${tar.toFixed(2)} s | ${rate(result.sourceBytes, tar)} | 1.00 | ${peak(row('tarSources'))} |`,
+    `| **whole export** (every step below, process start included) | ${first.toFixed(2)} s | ${rate(result.sourceBytes, first)} | ${(first / tar).toFixed(2)} | ${peak(row('first'))} |`,
+  ];
+  for (const [name, timings] of result.steps) {
+    const stepSeconds = median(timings.map((timing) => timing.ms)) / 1000;
+    const bytes = Math.max(...timings.map((timing) => timing.bytes));
+    lines.push(`| · ${name}${bytes > 0 ? ` (${mb(bytes)})` : ''} | ${stepSeconds.toFixed(2)} s | ${rate(result.sourceBytes, stepSeconds)} | ${(stepSeconds / tar).toFixed(2)} | ${(Math.max(...timings.map((timing) => timing.peak_rss_bytes)) / 1048576).toFixed(0)} MB so far |`);
+  }
+  for (const which of ['typical', 'biggest'] as const) {
+    const list = result.second[which];
+    const again = seconds(list);
+    const changed = which === 'typical' ? result.second.typicalBytes : result.second.biggestBytes;
+    const breakdown = list.at(-1)!.steps.map((timing) => `${timing.step} ${(timing.ms / 1000).toFixed(2)}`).join(', ');
+    lines.push(`| second export, one line added to the ${which === 'typical' ? 'median-sized' : 'biggest'} conversation (${mb(changed)}); ${list.at(-1)!.copied} files copied, ${list.at(-1)!.reused} linked; steps in s: ${breakdown} | ${again.toFixed(2)} s | - | ${(again / tar).toFixed(2)} (${((100 * again) / first).toFixed(1)}% of the first) | ${peak(list)} |`);
+  }
+  const archive = seconds(row('archive'));
+  const tarExport = seconds(row('tarExport'));
+  lines.push(
+    `| archive step alone (tar-stream + zstd-napi, level 3, checksums) | ${archive.toFixed(2)} s | ${rate(result.exportBytes, archive)} of export | ${(archive / tarExport).toFixed(2)} × tar of the export | ${peak(row('archive'))} |`,
+    `| baseline: tar --zstd -c of the export folder | ${tarExport.toFixed(2)} s | ${rate(result.exportBytes, tarExport)} of export | 1.00 | ${peak(row('tarExport'))} |`,
+    '',
+  );
+  return lines;
+}
+
+const results = sizes.map(measureSize);
+const firstOf = (result: SizeResult): number => seconds(result.rows.get('first')!);
+const tarOf = (result: SizeResult): number => seconds(result.rows.get('tarSources')!);
+const secondOf = (result: SizeResult): number => seconds(result.second.typical);
+const day = new Date().toISOString().slice(0, 10);
+const verdict = (met: boolean): string => (met ? 'met' : '**not met**');
 const table = [
-  `# Export benchmark, ${new Date().toISOString().slice(0, 10)}`,
+  `# Export benchmark, ${day}`,
   '',
-  `Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.availableParallelism()} cores; Node ${process.version}; GNU tar with zstd ${spawnSync('zstd', ['--version'], { encoding: 'utf8' }).stdout.trim()}. Command: node --import tsx bench/export.ts --size ${size} --runs ${runs}. Median of ${runs} runs; peak memory is the maximum, from GNU time.`,
+  `Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; Node ${process.version}; ${spawnSync('zstd', ['--version'], { encoding: 'utf8' }).stdout.trim()}.`,
+  `Command: \`node --import tsx bench/export.ts --sizes ${sizes.join(',')} --runs ${runs} --seed ${seed}\`. See bench/README.md for what each row measures.`,
   '',
-  `Sources: ${(sourceBytes / 1e6).toFixed(1)} MB (the collection benchmark's corpus, seed ${seed}). Export folder: ${(exportBytes / 1e6).toFixed(1)} MB. Archive: ${(archiveBytes / 1e6).toFixed(1)} MB, a compression ratio of ${(exportBytes / archiveBytes).toFixed(2)} (GNU tar --zstd of the sources: ${(sourceBytes / tarBytes).toFixed(2)}).`,
+  ...results.flatMap(section),
+  '## Across sizes',
   '',
-  '| step | median | MB/s | × baseline | peak memory |',
-  '| --- | ---: | ---: | ---: | ---: |',
-  `| baseline: tar --zstd -c of the sources | ${s('tarSources').toFixed(2)} s | ${mbps(sourceBytes, s('tarSources'))} of sources | 1.00 | ${peak('tarSources')} |`,
-  `| whole export: collect, parse, bundle, manifest, archive | ${s('export').toFixed(2)} s | ${mbps(sourceBytes, s('export'))} of sources | ${(s('export') / s('tarSources')).toFixed(2)} | ${peak('export')} |`,
-  `| baseline: tar --zstd -c of the export folder | ${s('tarExport').toFixed(2)} s | ${mbps(exportBytes, s('tarExport'))} of export | 1.00 | ${peak('tarExport')} |`,
-  `| archive step alone (tar-stream + zstd-napi, level 3, checksums) | ${s('archive').toFixed(2)} s | ${mbps(exportBytes, s('archive'))} of export | ${(s('archive') / s('tarExport')).toFixed(2)} | ${peak('archive')} |`,
+  '| size | whole export | seconds per 100 MB | × tar --zstd of sources | second export (median-sized conversation) | % of the first |',
+  '| --- | ---: | ---: | ---: | ---: | ---: |',
+  ...results.map((result) => `| ${result.size} | ${firstOf(result).toFixed(2)} s | ${((firstOf(result) * 1e8) / result.sourceBytes).toFixed(2)} | ${(firstOf(result) / tarOf(result)).toFixed(2)} | ${secondOf(result).toFixed(2)} s | ${((100 * secondOf(result)) / firstOf(result)).toFixed(1)}% |`),
   '',
-  `Targets (issue 5): whole export within 4x of tar --zstd -c of the sources — ${s('export') / s('tarSources') <= 4 ? 'met' : 'not met'} (${(s('export') / s('tarSources')).toFixed(2)}x); archive step within 1.5x — ${s('archive') / s('tarExport') <= 1.5 ? 'met' : 'not met'} (${(s('archive') / s('tarExport')).toFixed(2)}x).`,
-  '',
-  'The zstd library is zstd-napi 0.0.13 (zstd 1.5.7 by Node-API), streaming, frame checksums on. zstd-codec, which the design card named, aborts on inputs over 8-16 MiB, fails at level 11 and above and cannot write a checksum (research/bundles-and-static-sites.md §2).',
+  'Targets:',
+  ...results.map((result) => `- ${result.size}: whole export within 4x of tar --zstd -c of the sources: ${verdict(firstOf(result) / tarOf(result) <= 4)} (${(firstOf(result) / tarOf(result)).toFixed(2)}x); second export under 10% of the first: ${verdict(secondOf(result) / firstOf(result) < 0.1)} (${((100 * secondOf(result)) / firstOf(result)).toFixed(1)}%); archive step within 1.5x of GNU tar: ${verdict(seconds(result.rows.get('archive')!) / seconds(result.rows.get('tarExport')!) <= 1.5)}.`),
+  `- cost linear in size: seconds per 100 MB ${results.map((result) => ((firstOf(result) * 1e8) / result.sourceBytes).toFixed(2)).join(', ')} for ${results.map((result) => result.size).join(', ')}.`,
   '',
 ].join('\n');
 fs.mkdirSync(path.join(bench, 'results'), { recursive: true });
-const target = path.join(bench, 'results', `export-${new Date().toISOString().slice(0, 10)}.md`);
+const target = path.join(bench, 'results', `export-${day}.md`);
 fs.writeFileSync(target, table);
 process.stdout.write(`${table}\nwritten to ${path.relative(process.cwd(), target)}\n`);

@@ -20,37 +20,17 @@
 // the baselines and peak memory over the runs; the table goes to stdout and to
 // bench/results/collect-<YYYY-MM-DD>.md (the same day's file is replaced).
 
-import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { generateCorpus, parseSize, type CorpusSummary } from '../scripts/generate-corpus.ts';
-import { Transcript } from '../scripts/claude-code-records.ts';
+import { bench, biggestMainTranscript, corpusFor, log, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
 import { filesUnder } from '../scripts/files-under.ts';
 import { median } from './median.ts';
 
-const bench = path.dirname(fileURLToPath(import.meta.url));
-const repository = path.dirname(bench);
-const work = path.join(bench, 'work');
-
-function option(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at < 0) return fallback;
-  const value = process.argv[at + 1];
-  if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a value`);
-  return value;
-}
-
-const sizes = option('sizes', '200MB')
-  .split(',')
-  .map((size) => size.trim())
-  .filter((size) => size !== '');
-const runs = Number(option('runs', '3'));
+const sizes = sizesOption('200MB');
+const runs = runsOption('3');
 const seed = option('seed', '1');
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number from 1, not ${runs}`);
-for (const size of sizes) parseSize(size);
 
 interface Measured {
   /** Time of the step's work alone. */
@@ -62,8 +42,6 @@ interface Measured {
   files?: number;
   bytes?: number;
 }
-
-const log = (text: string): void => void process.stderr.write(`${text}\n`);
 
 /** An external command, timed from outside. */
 function timed(command: string, args: string[]): Measured {
@@ -99,82 +77,6 @@ function bytesUnder(folder: string, filter: (file: string) => boolean = () => tr
   return total;
 }
 
-// A corpus is reused only if the generator that wrote it is the one here now.
-function generatorVersion(): string {
-  const hash = crypto.createHash('sha256');
-  for (const file of ['scripts/generate-corpus.ts', 'scripts/claude-code-records.ts']) hash.update(fs.readFileSync(path.join(repository, file)));
-  return hash.digest('hex').slice(0, 16);
-}
-
-interface Corpus {
-  readonly root: string;
-  readonly summary: CorpusSummary;
-  readonly generatedMs?: number;
-}
-
-function corpusFor(size: string): Corpus {
-  const folder = path.join(work, `corpus-${size}-${seed}`);
-  const marker = path.join(folder, 'complete.json');
-  const root = path.join(folder, 'projects');
-  const version = generatorVersion();
-  if (fs.existsSync(marker)) {
-    const stored = JSON.parse(fs.readFileSync(marker, 'utf8')) as { version?: string; summary?: CorpusSummary };
-    if (stored.version === version && stored.summary) return { root, summary: stored.summary };
-    log(`${folder}: written by another version of the generator; generating again`);
-  }
-  remove(folder);
-  log(`generating a ${size} corpus with seed ${seed} into ${path.relative(process.cwd(), root)} …`);
-  const started = performance.now();
-  const summary = generateCorpus({ out: root, bytes: parseSize(size), seed });
-  const generatedMs = performance.now() - started;
-  fs.writeFileSync(marker, `${JSON.stringify({ version, size, seed, summary, generatedMs: Math.round(generatedMs) }, null, 2)}\n`);
-  return { root, summary, generatedMs };
-}
-
-
-/** The largest `<project>/<session>.jsonl`. */
-function biggestMainTranscript(root: string, files: string[]): { file: string; relative: string; size: number } {
-  let best = { file: '', relative: '', size: -1 };
-  for (const file of files) {
-    const relative = path.relative(root, file).split(path.sep).join('/');
-    if (!/^[^/]+\/[0-9a-fA-F-]{36}\.jsonl$/.test(relative)) continue;
-    const size = fs.statSync(file).size;
-    if (size > best.size) best = { file, relative, size };
-  }
-  if (best.size < 0) throw new Error(`${root}: no main transcript`);
-  return best;
-}
-
-/** One valid transcript line continuing `file`: a prompt parented on its last record. */
-function nextLine(file: string, tag: string): string {
-  const size = fs.statSync(file).size;
-  const tail = Buffer.alloc(Math.min(size, 4 << 20));
-  const descriptor = fs.openSync(file, 'r');
-  try {
-    fs.readSync(descriptor, tail, 0, tail.length, size - tail.length);
-  } finally {
-    fs.closeSync(descriptor);
-  }
-  const lines = tail.toString('utf8').split('\n');
-  for (let index = lines.length - 1; index >= 0; index--) {
-    let record: { uuid?: unknown; sessionId?: unknown; cwd?: unknown; timestamp?: unknown };
-    try {
-      record = JSON.parse(lines[index]!) as typeof record;
-    } catch {
-      continue;
-    }
-    if (typeof record.uuid !== 'string' || typeof record.sessionId !== 'string') continue;
-    const t = new Transcript({
-      session: record.sessionId,
-      cwd: typeof record.cwd === 'string' ? record.cwd : undefined,
-      start: typeof record.timestamp === 'string' ? record.timestamp : undefined,
-      idSeed: `bench-append:${tag}`,
-    });
-    t.prompt('One more thing: run the tests again.', { parent: record.uuid });
-    return t.text();
-  }
-  throw new Error(`${file}: no record with a uuid near its end`);
-}
 
 const ROWS = [
   { key: 'sha256sum', label: 'baseline: sha256sum (GNU, every file)' },
@@ -192,7 +94,7 @@ const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 const seconds = (ms: number): string => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`);
 
 function measureSize(size: string): string {
-  const corpus = corpusFor(size);
+  const corpus = corpusFor(size, seed);
   const { root, summary } = corpus;
   const files = filesUnder(root);
   const sourceBytes = files.reduce((total, file) => total + fs.statSync(file).size, 0);

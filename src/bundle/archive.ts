@@ -20,7 +20,10 @@ import path from 'node:path';
 import tar from 'tar-stream';
 import { CompressStream } from 'zstd-napi';
 import { parseLandedName } from '../landing/layout.ts';
+import { isRunning } from '../landing/process.ts';
+import { listFolder } from '../landing/session-state.ts';
 import { compareBytes, exportFiles } from './manifest.ts';
+import { UNOBSERVED, type StepObserver } from './steps.ts';
 
 export const ARCHIVE_TOP = 'export';
 export const COMPRESSION_LEVEL = 3;
@@ -30,6 +33,20 @@ export const COMPRESSION_LEVEL = 3;
 // an archive must be the same bytes wherever it is made.
 export const COMPRESSION_WORKERS = 2;
 const WHOLE_FILE_BYTES = 4 << 20;
+
+/** Where the archive is written before it is renamed into place. */
+function temporaryArchive(archive: string, pid = process.pid): string {
+  return `${archive}.${pid}.tmp`;
+}
+
+/** Removes what an interrupted or crashed archiver left beside `archive`. */
+function removeAbandonedArchives(archive: string): void {
+  const prefix = `${path.basename(archive)}.`;
+  for (const name of listFolder(path.dirname(archive))) {
+    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number(name.slice(prefix.length, -'.tmp'.length)) : NaN;
+    if (Number.isInteger(pid) && pid !== process.pid && !isRunning(pid) && name === path.basename(temporaryArchive(archive, pid))) fs.rmSync(path.join(path.dirname(archive), name), { force: true });
+  }
+}
 
 /** The archive's one mtime: SOURCE_DATE_EPOCH, else the newest landed file's time. */
 export function archiveTime(exportFolder: string, environment: NodeJS.ProcessEnv = process.env): Date {
@@ -45,15 +62,18 @@ export function archiveTime(exportFolder: string, environment: NodeJS.ProcessEnv
   return new Date(Math.floor(newest / 1000) * 1000);
 }
 
-export async function writeArchive(exportFolder: string, archive: string, options: { mtime?: Date } = {}): Promise<{ archive: string; bytes: number; entries: number }> {
+export async function writeArchive(exportFolder: string, archive: string, options: { mtime?: Date; observer?: StepObserver } = {}): Promise<{ archive: string; bytes: number; entries: number }> {
   const mtime = options.mtime ?? archiveTime(exportFolder);
+  const observer = options.observer ?? UNOBSERVED;
+  observer.step('archive');
   const { files, strange } = exportFiles(exportFolder);
   if (strange.length > 0) throw new Error(`${exportFolder}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
   const folders = new Set<string>();
   for (const file of files) for (let at = path.posix.dirname(file); at !== '.'; at = path.posix.dirname(at)) folders.add(at);
   const names = [...[...folders].map((folder) => ({ name: `${folder}/`, file: undefined as string | undefined })), ...files.map((file) => ({ name: file, file }))].sort((a, b) => compareBytes(a.name, b.name));
 
-  const temporary = `${archive}.${process.pid}.tmp`;
+  removeAbandonedArchives(archive);
+  const temporary = temporaryArchive(archive);
   const pack = tar.pack();
   const output = fs.createWriteStream(temporary);
   const compress = new CompressStream({ compressionLevel: COMPRESSION_LEVEL, checksumFlag: true, nbWorkers: COMPRESSION_WORKERS });
@@ -83,6 +103,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
         if (size <= WHOLE_FILE_BYTES) pack.entry(header, fs.readFileSync(source), done);
         else fs.createReadStream(source, { highWaterMark: 1 << 20 }).on('error', reject).pipe(pack.entry(header, done));
       });
+      observer.advance(1, size);
     }
     pack.finalize();
     await written;

@@ -14,24 +14,31 @@
 // exported twice gives the same files.
 //
 // The export is written beside the target and renamed into place at the end,
-// so an interruption leaves the earlier export untouched.
+// so an interruption leaves the earlier export untouched. Files that did not
+// change since the previous export into the same folder are hard links to it,
+// with their digests taken from it (reuse.ts).
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
+import { isRunning } from '../landing/process.ts';
 import { buildSite, SITE, type SiteResult } from '../site/build/site.ts';
-import { unsafePath, writeManifest } from './manifest.ts';
+import { digestFiles, unsafePath, writeManifest } from './manifest.ts';
+import { ExportReuse } from './reuse.ts';
+import { UNOBSERVED, type StepObserver } from './steps.ts';
 
 export const BUNDLE = 'bundle';
 
 export interface ExportOptions {
   /** Build the static site into <out>/site; on by default. */
   readonly site?: boolean;
-  /** Where highlighted code is cached between exports; by default <data>/_site-cache, outside every export. */
+  /** Where the site's highlighted code and finished pages are cached between exports; by default <data>/_site-cache, outside every export. */
   readonly siteCache?: string;
+  readonly observer?: StepObserver;
 }
 
 export interface ExportResult {
@@ -40,6 +47,9 @@ export interface ExportResult {
   readonly rootDigest: string;
   readonly files: number;
   readonly bytes: number;
+  /** Files linked from the previous export unchanged, and files copied from the storage zone. */
+  readonly reused: number;
+  readonly copied: number;
   readonly site?: SiteResult;
 }
 
@@ -47,45 +57,98 @@ export async function writeExport(data: string, out: string, conversations: read
   for (const conversation of conversations) {
     if (conversation.includes('/') || unsafePath(conversation)) throw new Error(`conversation ${JSON.stringify(conversation)}: not a name a storage zone can hold`);
   }
-  const partial = `${out}.partial-${process.pid}`;
+  recoverInterruptedExports(out);
+  const partial = partialFolder(out);
   fs.rmSync(partial, { recursive: true, force: true });
-  const bundle = path.join(partial, BUNDLE);
+  const observer = options.observer ?? UNOBSERVED;
+  const reuse = ExportReuse.load(data, out);
+  const copy = (from: string, relative: string): void => observer.advance(1, reuse.place(from, partial, `${BUNDLE}/${relative}`));
   try {
+    observer.step('bundle');
     for (const conversation of conversations) {
       // The conversation is its session unless one was supplied; the session
       // a chain was built from is in its rounds.
       const session = conversation;
       for (const landed of landedFilesOfSession(data, session)) {
-        copy(landed.path, path.join(bundle, session, landed.relative));
+        copy(landed.path, `${session}/${landed.relative}`);
         const sd = path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path)));
-        if (fs.existsSync(sd)) copy(sd, path.join(bundle, session, path.dirname(landed.relative), path.basename(sd)));
+        if (fs.existsSync(sd)) copy(sd, `${session}/${path.posix.dirname(landed.relative)}/${path.basename(sd)}`);
       }
       const chain = conversationFolder(data, conversation);
       for (const part of ['rounds', 'branches']) {
-        for (const name of listFolder(path.join(chain, part))) copy(path.join(chain, part, name), path.join(bundle, '_conversations', conversation, part, name));
+        for (const name of listFolder(path.join(chain, part))) copy(path.join(chain, part, name), `_conversations/${conversation}/${part}/${name}`);
       }
       for (const branch of listFolder(path.join(chain, 'labels'))) {
-        for (const name of listFolder(path.join(chain, 'labels', branch))) copy(path.join(chain, 'labels', branch, name), path.join(bundle, '_conversations', conversation, 'labels', branch, name));
+        for (const name of listFolder(path.join(chain, 'labels', branch))) copy(path.join(chain, 'labels', branch, name), `_conversations/${conversation}/labels/${branch}/${name}`);
       }
     }
+    const bundle = path.join(partial, BUNDLE);
     fs.mkdirSync(bundle, { recursive: true });
+    // The bundle's digests come first: they are what the site's cache of
+    // finished pages is keyed by, and the manifest reuses them.
+    observer.step('digest');
+    const digests = digestFiles(partial, BUNDLE, reuse.digests, (bytes) => observer.advance(1, bytes));
     // The site is a pure function of the bundle: it reads nothing else, and
     // it is written before the manifest so that every page is covered.
-    const site = options.site === false ? undefined : await buildSite(bundle, path.join(partial, SITE), options.siteCache ?? path.join(data, '_site-cache'));
-    const manifest = writeManifest(partial);
+    let site: SiteResult | undefined;
+    if (options.site !== false) {
+      observer.step('site');
+      site = await buildSite(bundle, path.join(partial, SITE), options.siteCache ?? path.join(data, '_site-cache'), { inputs: conversationInputs(digests, conversations), observer });
+    }
+    observer.step('manifest');
+    const { entries, ...manifest } = writeManifest(partial, digests, (bytes) => observer.advance(1, bytes));
     // Swap in the new export; the earlier one goes only once the new one is whole.
-    const previous = `${out}.previous-${process.pid}`;
+    observer.step('replace');
+    const previous = `${out}.previous-${process.pid}`; // see recoverInterruptedExports
     if (fs.existsSync(out)) fs.renameSync(out, previous);
     fs.renameSync(partial, out);
     fs.rmSync(previous, { recursive: true, force: true });
-    return { out, conversations: [...conversations], ...manifest, ...(site ? { site } : {}) };
+    reuse.save(entries);
+    return { out, conversations: [...conversations], ...manifest, reused: reuse.reused, copied: reuse.copied, ...(site ? { site } : {}) };
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
   }
 }
 
-function copy(from: string, to: string): void {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  fs.copyFileSync(from, to);
+/**
+ * One digest per conversation over the digests of every bundle file it owns
+ * (its session's evidence and its chain, branch and label records): what its
+ * site pages are a function of.
+ */
+function conversationInputs(digests: ReadonlyMap<string, string>, conversations: readonly string[]): Map<string, string> {
+  const owned = new Map<string, string[]>(conversations.map((conversation) => [conversation, []]));
+  for (const [file, digest] of digests) {
+    const [, first, second] = file.split('/');
+    const conversation = first === '_conversations' ? second : first;
+    owned.get(conversation ?? '')?.push(`${digest}  ${file}\n`);
+  }
+  return new Map([...owned].map(([conversation, lines]) => [conversation, crypto.createHash('sha256').update(lines.sort().join('')).digest('hex')]));
+}
+
+/** Where this process writes the export before swapping it in at `out`. */
+function partialFolder(out: string): string {
+  return `${out}.partial-${process.pid}`;
+}
+
+const LEFT_BY = /^(.*)\.(partial|previous)-(\d+)$/;
+
+/**
+ * Tidies what an export that died left beside `out` (a crash, a kill, an
+ * interruption: Ctrl-C ends the process at once, which is safe because every
+ * step before the swap writes only new files): a half-written export is removed, and an earlier export that
+ * was moved aside for the swap and never removed is put back when nothing
+ * took its place. Folders of a process still running are left to it.
+ */
+export function recoverInterruptedExports(out: string): void {
+  const folder = path.dirname(out);
+  for (const name of listFolder(folder)) {
+    const left = LEFT_BY.exec(name);
+    if (!left || left[1] !== path.basename(out)) continue;
+    const pid = Number(left[3]);
+    if (pid === process.pid || isRunning(pid)) continue;
+    const where = path.join(folder, name);
+    if (left[2] === 'previous' && !fs.existsSync(out)) fs.renameSync(where, out);
+    else fs.rmSync(where, { recursive: true, force: true });
+  }
 }

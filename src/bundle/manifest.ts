@@ -64,8 +64,11 @@ export function sha256OfFile(file: string): string {
   return hash.digest('hex');
 }
 
-/** Every regular file under a folder, relative, sorted bytewise; links and other kinds are reported, never followed. */
-export function exportFiles(root: string): { files: string[]; strange: { path: string; what: string }[] } {
+/**
+ * Every regular file under a folder (or under its sub-folder `under`), relative
+ * to the folder, sorted bytewise; links and other kinds are reported, never followed.
+ */
+export function exportFiles(root: string, under = ''): { files: string[]; strange: { path: string; what: string }[] } {
   const files: string[] = [];
   const strange: { path: string; what: string }[] = [];
   const walk = (relative: string): void => {
@@ -76,12 +79,35 @@ export function exportFiles(root: string): { files: string[]; strange: { path: s
       else strange.push({ path: child, what: entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' });
     }
   };
-  walk('');
+  walk(under);
   return { files: files.sort(compareBytes), strange };
 }
 
-/** Writes the manifest, the plain manifest and, last, the root digest. Returns the root digest. */
-export function writeManifest(root: string): { rootDigest: string; files: number; bytes: number } {
+/**
+ * The SHA-256 of every file under `root/under`, by path relative to `root`:
+ * taken from `known` where a digest is already known, else read and hashed.
+ */
+export function digestFiles(root: string, under: string, known: ReadonlyMap<string, string> = new Map(), hashed: (bytes: number) => void = () => {}): Map<string, string> {
+  const { files, strange } = exportFiles(root, under);
+  if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
+  const digests = new Map<string, string>();
+  for (const relative of files) {
+    let sha256 = known.get(relative);
+    if (sha256 === undefined) {
+      sha256 = sha256OfFile(path.join(root, relative));
+      hashed(fs.statSync(path.join(root, relative)).size);
+    }
+    digests.set(relative, sha256);
+  }
+  return digests;
+}
+
+/**
+ * Writes the manifest, the plain manifest and, last, the root digest. Returns
+ * the root digest and the entries. `known` gives digests of files that need no
+ * hashing again (see reuse.ts); every other file is read and hashed.
+ */
+export function writeManifest(root: string, known: ReadonlyMap<string, string> = new Map(), hashed: (bytes: number) => void = () => {}): { rootDigest: string; files: number; bytes: number; entries: ManifestEntry[] } {
   const { files, strange } = exportFiles(root);
   if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
   const entries: ManifestEntry[] = [];
@@ -92,7 +118,12 @@ export function writeManifest(root: string): { rootDigest: string; files: number
     if (problem) throw new Error(`${root}: ${relative}: ${problem}`);
     const size = fs.statSync(path.join(root, relative)).size;
     bytes += size;
-    entries.push({ path: relative, size, sha256: sha256OfFile(path.join(root, relative)) });
+    let sha256 = known.get(relative);
+    if (sha256 === undefined) {
+      sha256 = sha256OfFile(path.join(root, relative));
+      hashed(size);
+    }
+    entries.push({ path: relative, size, sha256 });
   }
   const manifest: Manifest = { schema: MANIFEST_SCHEMA, algorithm: 'sha256', files: entries };
   const manifestBytes = `${JSON.stringify(manifest, null, 1)}\n`;
@@ -100,5 +131,5 @@ export function writeManifest(root: string): { rootDigest: string; files: number
   fs.writeFileSync(path.join(root, PLAIN_MANIFEST), entries.map((entry) => `${entry.sha256}  ${entry.path}\n`).join(''));
   const rootDigest = crypto.createHash('sha256').update(manifestBytes).digest('hex');
   fs.writeFileSync(path.join(root, ROOT_DIGEST), `${rootDigest}\n`);
-  return { rootDigest, files: entries.length, bytes };
+  return { rootDigest, files: entries.length, bytes, entries };
 }

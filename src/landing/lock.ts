@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lockPath } from './layout.ts';
+import { isRunning } from './process.ts';
 
 export class SessionLockedError extends Error {
   constructor(
@@ -62,12 +63,5 @@ function isStale(holder: string): boolean {
   const match = /^pid (\d+) on (.*)$/.exec(holder);
   if (!match || match[2] !== os.hostname()) return false;
   const pid = Number(match[1]);
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    // EPERM means the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return pid !== process.pid && !isRunning(pid);
 }

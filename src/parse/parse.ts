@@ -8,7 +8,7 @@
 
 import { assemble, PARSER_VERSION, policyOf } from '../assembly/assemble.ts';
 import { loadSessionIndex } from '../index/session-index.ts';
-import { appendRound, type AppendResult } from '../session-flow/chain.ts';
+import { appendRound, readHead, type AppendResult } from '../session-flow/chain.ts';
 
 export interface ParseOptions {
   readonly conversation?: string;
@@ -18,12 +18,25 @@ export interface ParseOptions {
 export interface ParseResult extends AppendResult {
   readonly conversation: string;
   readonly throughSeq: number;
+  /** True when the chain already covered every landed file with this parser and policy, so nothing was assembled. */
+  readonly unchanged: boolean;
 }
 
 export function parseSession(data: string, session: string, options: ParseOptions = {}): ParseResult {
   const conversation = options.conversation ?? session;
   const index = loadSessionIndex(data, session);
+  const parser = PARSER_VERSION;
+  const policy = policyOf(options);
+  // A round is a pure function of the evidence through its through_seq and
+  // of the parser and policy, and landed files are never rewritten. So a head
+  // that already reads through the newest landed file, with this parser and
+  // policy, is what a full assembly would give again: skip it. Without this,
+  // a second export re-assembled every conversation only to append nothing.
+  const head = readHead(data, conversation);
+  if (head && head.header.through_seq === index.throughSeq && head.header.parser === parser && head.header.policy === policy) {
+    return { changed: { written: 0, tombstones: 0, resolved: 0 }, conversation, throughSeq: index.throughSeq, unchanged: true };
+  }
   const structure = assemble(index, { conversation, throughSeq: index.throughSeq, idleGap: options.idleGap });
-  const appended = appendRound(data, { conversation, session, structure, throughSeq: index.throughSeq, landed: index.files, parser: PARSER_VERSION, policy: policyOf(options) });
-  return { ...appended, conversation, throughSeq: index.throughSeq };
+  const appended = appendRound(data, { conversation, session, structure, throughSeq: index.throughSeq, landed: index.files, parser, policy });
+  return { ...appended, conversation, throughSeq: index.throughSeq, unchanged: false };
 }

@@ -23,11 +23,15 @@ export function conversationFolder(data: string, conversation: string): string {
   return path.join(data, '_conversations', conversation);
 }
 
-export interface Round {
+/** What links a round into its chain: its header and commit, without its entities. */
+export interface RoundHead {
   readonly file: string;
   readonly header: RoundHeader;
-  readonly entities: EntityFrame[];
   readonly commit: CommitFrame;
+}
+
+export interface Round extends RoundHead {
+  readonly entities: EntityFrame[];
 }
 
 export class ChainError extends Error {}
@@ -74,36 +78,44 @@ export function roundFiles(data: string, conversation: string): string[] {
     .map((name) => path.join(folder, name));
 }
 
+/** The newest round of a conversation, checked against its own digest, without reading the rounds before it. */
+export function readHead(data: string, conversation: string): Round | undefined {
+  const last = roundFiles(data, conversation).at(-1);
+  return last === undefined ? undefined : readRound(last);
+}
+
 export interface Folded {
-  readonly rounds: Round[];
+  /** Every round's head, in order; the entities live only in the fold, so a long chain costs no more memory than its result. */
+  readonly rounds: RoundHead[];
   readonly nodes: Map<string, EntityFrame & { t: 'node' }>;
   readonly relations: Map<string, EntityFrame & { t: 'relation' }>;
   readonly unresolved: Map<string, EntityFrame & { t: 'unresolved' }>;
 }
 
-/** Folds rounds in chain order: last writer wins per id, whole; a tombstone removes. */
-export function fold(rounds: Round[]): Folded {
-  const folded: Folded = { rounds, nodes: new Map(), relations: new Map(), unresolved: new Map() };
-  for (const round of rounds) {
-    for (const frame of round.entities) {
+/**
+ * Reads and checks every round of a conversation, in order, and folds them:
+ * last writer wins per id, whole; a tombstone removes. One round is held at a
+ * time, since a conversation parsed while it runs gains a round every pass and
+ * its chain grows without bound while its fold does not.
+ */
+export function readChain(data: string, conversation: string): Folded {
+  const folded: Folded = { rounds: [], nodes: new Map(), relations: new Map(), unresolved: new Map() };
+  for (const file of roundFiles(data, conversation)) {
+    const { entities, ...head } = readRound(file);
+    for (const frame of entities) {
       const map = (frame.t === 'node' ? folded.nodes : frame.t === 'relation' ? folded.relations : folded.unresolved) as Map<string, EntityFrame>;
       if (frame.tombstone) map.delete(frame.id);
       else map.set(frame.id, frame);
     }
+    folded.rounds.push(head);
   }
+  const problems = checkLinks(folded.rounds);
+  if (problems.length > 0) throw new ChainError(problems.join('; '));
   return folded;
 }
 
-/** Reads and checks every round of a conversation, in order, and folds them. */
-export function readChain(data: string, conversation: string): Folded {
-  const rounds = roundFiles(data, conversation).map(readRound);
-  const problems = checkLinks(rounds);
-  if (problems.length > 0) throw new ChainError(problems.join('; '));
-  return fold(rounds);
-}
-
 /** Every broken link between rounds: a gap, a wrong predecessor digest, skipped evidence. */
-export function checkLinks(rounds: Round[]): string[] {
+export function checkLinks(rounds: readonly RoundHead[]): string[] {
   const problems: string[] = [];
   rounds.forEach((round, index) => {
     const previous = rounds[index - 1];

@@ -17,7 +17,7 @@ import { DecompressStream } from 'zstd-napi';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/export.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
-import { ChainError, checkLinks, parseRound, type Round } from '../session-flow/chain.ts';
+import { ChainError, checkLinks, parseRound, type RoundHead } from '../session-flow/chain.ts';
 import { checkManifest, type ExportReport, type PresentFile } from './export.ts';
 import type { Problem } from './storage.ts';
 
@@ -108,13 +108,13 @@ export async function verifyArchive(file: string): Promise<ExportReport> {
   problems.push(...checked.problems);
 
   // Round chains and branch records, from the bytes held in memory.
-  const chains = new Map<string, Round[]>();
+  const chains = new Map<string, RoundHead[]>();
   for (const [relative, bytes] of kept) {
     const round = ROUND.exec(relative);
     if (round) {
       try {
-        const parsed = parseRound(bytes, relative);
-        chains.set(round[1]!, [...(chains.get(round[1]!) ?? []), parsed]);
+        const { entities: _entities, ...head } = parseRound(bytes, relative);
+        chains.set(round[1]!, [...(chains.get(round[1]!) ?? []), head]);
       } catch (error) {
         if (!(error instanceof ChainError)) throw error;
         problem(relative, error.message.replace(`${relative}: `, ''));

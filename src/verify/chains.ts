@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listFolder } from '../landing/session-state.ts';
 import { explicitBranches } from '../branches/explicit.ts';
-import { ChainError, checkLinks, readRound, roundFiles, type Round } from '../session-flow/chain.ts';
+import { ChainError, checkLinks, readRound, roundFiles, type RoundHead } from '../session-flow/chain.ts';
 import type { Problem } from './storage.ts';
 
 export function verifyChains(data: string): { chains: number; rounds: number; problems: Problem[] } {
@@ -17,11 +17,12 @@ export function verifyChains(data: string): { chains: number; rounds: number; pr
   const conversations = listFolder(path.join(data, '_conversations')).filter((name) => fs.statSync(path.join(data, '_conversations', name)).isDirectory());
   let rounds = 0;
   for (const conversation of conversations) {
-    const readable: Round[] = [];
+    const readable: RoundHead[] = [];
     for (const file of roundFiles(data, conversation)) {
       rounds++;
       try {
-        readable.push(readRound(file));
+        const { entities: _entities, ...head } = readRound(file);
+        readable.push(head);
       } catch (error) {
         if (!(error instanceof ChainError)) throw error;
         problems.push({ path: relative(file), what: error.message.replace(`${file}: `, '') });

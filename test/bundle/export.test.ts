@@ -1,13 +1,14 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { converterFor } from '../../src/adapters/dialects.ts';
-import { writeExport, type ExportOptions } from '../../src/bundle/export.ts';
+import { recoverInterruptedExports, writeExport, type ExportOptions } from '../../src/bundle/export.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { verifyExport } from '../../src/verify/export.ts';
+import { generateCorpus } from '../../scripts/generate-corpus.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
@@ -82,6 +83,41 @@ describe('the export folder', () => {
     await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false });
     expect(fs.existsSync(`${out}.partial-${process.pid}`)).toBe(false);
     expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(first.rootDigest);
+  });
+
+  it('links what did not change from the previous export, copies what did, and never trusts a copy that was edited', async () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult];
+    for (const session of sessions) parseSession(data, session);
+    const out = path.join(temporaryFolder(), 'export');
+    const first = await writeExport(data, out, sessions, { site: false });
+    expect([first.reused, first.copied]).toEqual([0, first.files]);
+
+    const second = await writeExport(data, out, sessions, { site: false });
+    expect([second.reused, second.copied, second.rootDigest]).toEqual([first.files, 0, first.rootDigest]);
+    expect(problems(out, true)).toEqual([]);
+
+    // One conversation grows by one line: its new landed file, its .sd and its
+    // new round are copied; everything else is linked.
+    const transcript = path.join(root, '-home-user-fixtures-bare-string-result', `${FIXTURE_SESSIONS.bareStringResult}.jsonl`);
+    fs.appendFileSync(transcript, `${completeLines(transcript).at(-1)!.toString('utf8')}\n`);
+    collectOnce(root, data);
+    expect(parseSession(data, FIXTURE_SESSIONS.rewind).unchanged).toBe(true);
+    expect(parseSession(data, FIXTURE_SESSIONS.bareStringResult).round).toBeDefined();
+    const third = await writeExport(data, out, sessions, { site: false });
+    expect([third.copied, third.reused]).toEqual([3, first.files]);
+    expect(problems(out, true)).toEqual([]);
+
+    // A copy edited in the export folder is never linked into the next one.
+    const edited = landedIn(out, FIXTURE_SESSIONS.rewind);
+    writable(edited);
+    fs.appendFileSync(edited, ' ');
+    const fourth = await writeExport(data, out, sessions, { site: false });
+    expect(fourth.copied).toBe(1);
+    expect(problems(out, true)).toEqual([]);
+    expect(fourth.rootDigest).toBe(third.rootDigest);
   });
 });
 
@@ -218,3 +254,58 @@ describe('npm run export on a machine with no Claude Code history', () => {
     expect([verified.status, verified.stdout]).toEqual([0, expect.stringMatching(/all intact\n$/)]);
   });
 });
+
+describe('an interrupted export', () => {
+  it('tidies what a dead export left: a half-written folder goes, and an earlier export moved aside comes back', () => {
+    const parent = temporaryFolder();
+    const out = path.join(parent, 'export');
+    // A process id that cannot be running: above Linux's largest.
+    const dead = 4_194_305;
+    fs.mkdirSync(`${out}.partial-${dead}/bundle`, { recursive: true });
+    fs.mkdirSync(`${out}.previous-${dead}`, { recursive: true });
+    fs.writeFileSync(path.join(`${out}.previous-${dead}`, 'root-digest.txt'), 'earlier\n');
+    fs.mkdirSync(`${out}-other.partial-${dead}`);
+    recoverInterruptedExports(out);
+    expect(fs.readdirSync(parent).sort()).toEqual(['export', `export-other.partial-${dead}`]);
+    expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8')).toBe('earlier\n');
+  });
+
+  it('on Ctrl-C keeps the storage zone and the earlier export intact, and the next run completes', async () => {
+    const root = path.join(temporaryFolder(), 'projects');
+    generateCorpus({ out: root, bytes: 8e6, seed: 'interrupt' });
+    const work = temporaryFolder();
+    const run = (...extra: string[]) => spawnSync(process.execPath, [launcher, 'export', '--source', root, '--data', 'data', '--out', 'export', ...extra], { cwd: work, encoding: 'utf8' });
+    // An earlier export of one conversation.
+    const first = spawnSync(process.execPath, [launcher, 'collect', '--once', '--source', root, '--data', 'data', '--include', generatedSession(root)], { cwd: work, encoding: 'utf8' });
+    expect(first.status).toBe(0);
+    expect(run('--conversation', generatedSession(root)).status).toBe(0);
+    const earlier = fs.readFileSync(path.join(work, 'export', 'root-digest.txt'), 'utf8');
+
+    // Interrupted once it has started writing the new export beside the earlier one.
+    const child = spawn(process.execPath, [launcher, 'export', '--source', root, '--data', 'data', '--out', 'export'], { cwd: work, stdio: 'ignore' });
+    const watcher = fs.watch(work, (_event, name) => {
+      if (name?.startsWith('export.partial-')) child.kill('SIGINT');
+    });
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, ended) => resolve(ended)));
+    watcher.close();
+    expect(signal).toBe('SIGINT');
+    expect(fs.readFileSync(path.join(work, 'export', 'root-digest.txt'), 'utf8')).toBe(earlier);
+    expect(problems(path.join(work, 'export'))).toEqual([]);
+
+    const again = run('--json');
+    expect(again.status).toBe(0);
+    expect(fs.readdirSync(work).sort()).toEqual(['data', 'export']);
+    const report = JSON.parse(again.stdout) as { conversations: number; steps: { step: string }[] };
+    expect(report.steps.map((entry) => entry.step)).toEqual(['collect', 'parse', 'bundle', 'digest', 'site', 'manifest', 'replace']);
+    expect(report.conversations).toBe(fs.readdirSync(path.join(work, 'export', 'bundle')).length - 1);
+    expect(problems(path.join(work, 'export'), true)).toEqual([]);
+    const storage = spawnSync(process.execPath, [launcher, 'verify', 'data'], { cwd: work, encoding: 'utf8' });
+    expect(storage.status).toBe(0);
+  });
+});
+
+/** The first session of a generated corpus, which is its largest. */
+function generatedSession(root: string): string {
+  const project = fs.readdirSync(root).sort()[0]!;
+  return fs.readdirSync(path.join(root, project)).filter((name) => name.endsWith('.jsonl')).sort()[0]!.replace(/\.jsonl$/, '');
+}

@@ -85,8 +85,11 @@ describe('the round chain', () => {
     // The tool result has not been written yet.
     fs.writeFileSync(transcript, Buffer.concat(lines.slice(0, 2).flatMap((line) => [line, Buffer.from('\n')])));
     collectOnce(root, data);
-    parseSession(data, session);
-    expect(parseSession(data, session).round).toBeUndefined();
+    expect(parseSession(data, session).unchanged).toBe(false);
+    // Nothing new was landed, so the second parse does not assemble at all.
+    const again = parseSession(data, session);
+    expect(again.unchanged).toBe(true);
+    expect(again.round).toBeUndefined();
     const first = readChain(data, session);
     expect([...first.unresolved.values()]).toEqual([expect.objectContaining({ kind: 'tool_result', state: 'open', revision: 1 })]);
     const roundOne = fs.readFileSync(roundFiles(data, session)[0]!);
@@ -94,6 +97,7 @@ describe('the round chain', () => {
     fs.appendFileSync(transcript, Buffer.concat(lines.slice(2).flatMap((line) => [line, Buffer.from('\n')])));
     collectOnce(root, data);
     const second = parseSession(data, session);
+    expect(second.unchanged).toBe(false);
     expect(second.round!.header).toMatchObject({ round: 2, from_seq: 2, through_seq: 2, previous: first.rounds[0]!.commit.digest });
     expect(second.changed.resolved).toBe(1);
     const folded = readChain(data, session);

@@ -8,6 +8,8 @@
 // (research §4.2). Pages are rendered in plan order, so the last
 // conversation loaded is kept for the next page.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import type { BundleConversation } from './bundle.ts';
 import { conversationsOfBundle, loadConversation } from './bundle.ts';
 import { planConversation, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
@@ -45,6 +47,27 @@ const SEARCH_TEXT = 600;
 
 const plans = new Map<string, SitePlan>();
 
+/**
+ * Which conversations a build renders, named by the export stage in the
+ * environment (build/site.ts): the others' pages come from the cache of
+ * finished pages, and only their summary and search entries are read here, from
+ * the plan this module saved when it last rendered them. Without it, every
+ * conversation is rendered.
+ */
+export const SELECTION_VARIABLE = 'SESSIONIZER_SITE_SELECTION';
+
+export interface SiteSelection {
+  readonly conversations: readonly { readonly id: string; readonly render: boolean; /** Where the plan of this conversation is saved or read. */ readonly plan: string }[];
+}
+
+/** What is kept of a rendered conversation for builds that do not render it again. */
+export interface SavedPlan {
+  readonly summary: ConversationSummary;
+  readonly search: SearchEntry[];
+  /** Every page file of the conversation, from the site root. */
+  readonly pages: string[];
+}
+
 export function sitePlan(bundle = bundleOfBuild()): SitePlan {
   const known = plans.get(bundle);
   if (known) return known;
@@ -52,19 +75,34 @@ export function sitePlan(bundle = bundleOfBuild()): SitePlan {
   const byId = new Map<string, ConversationPlan>();
   const pages: PagePlan[] = [];
   const search: SearchEntry[] = [];
-  for (const id of conversationsOfBundle(bundle)) {
+  const selectionFile = process.env[SELECTION_VARIABLE];
+  const selection: SiteSelection = selectionFile ? (JSON.parse(fs.readFileSync(selectionFile, 'utf8')) as SiteSelection) : { conversations: conversationsOfBundle(bundle).map((id) => ({ id, render: true, plan: '' })) };
+  for (const { id, render, plan: saved } of selection.conversations) {
+    if (!render) {
+      const kept = JSON.parse(fs.readFileSync(saved, 'utf8')) as SavedPlan;
+      conversations.push(kept.summary);
+      search.push(...kept.search);
+      continue;
+    }
     const conversation = loadConversation(bundle, id);
     const structure = conversationStructure(conversation, () => undefined);
     const plan = planConversation(conversation, structure);
     conversations.push(plan.summary);
     byId.set(id, plan);
     pages.push(...plan.pages);
+    const entries: SearchEntry[] = [];
     for (const stream of structure.streams) {
       for (const talk of stream.talks) {
         const page = plan.pageOfTalk.get(talk.id);
         if (page === undefined) continue;
-        search.push({ u: `${page}#${talk.anchor}`, w: `${plan.summary.title ?? id} · ${stream.name} · talk ${talk.number}`, x: searchText(talk) });
+        entries.push({ u: `${page}#${talk.anchor}`, w: `${plan.summary.title ?? id} · ${stream.name} · talk ${talk.number}`, x: searchText(talk) });
       }
+    }
+    search.push(...entries);
+    if (saved) {
+      const kept: SavedPlan = { summary: plan.summary, search: entries, pages: plan.pages.map((page) => page.file) };
+      fs.mkdirSync(path.dirname(saved), { recursive: true });
+      fs.writeFileSync(saved, `${JSON.stringify(kept)}\n`);
     }
   }
   const plan = { conversations, plans: byId, pages, search };

@@ -1,0 +1,42 @@
+// A second export renders only what changed: a conversation's finished pages
+// are kept by a key over its bundle files and the site's code, and a site
+// made partly from kept pages is the same bytes as one rendered whole.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { writeExport } from '../../src/bundle/export.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+
+describe('an incremental site', () => {
+  it('renders nothing when nothing changed, only the changed conversation when one did, and gives the bytes a whole render gives', async () => {
+    const root = copyOfFixtures({ forFile: true });
+    const data = temporaryFolder({ forFile: true });
+    collectOnce(root, data);
+    const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents];
+    for (const session of sessions) parseSession(data, session);
+    const out = path.join(temporaryFolder({ forFile: true }), 'export');
+
+    const first = await writeExport(data, out, sessions);
+    expect(first.site!.built).toBe(first.site!.pages);
+    const again = await writeExport(data, out, sessions);
+    expect([again.site!.built, again.site!.pages, again.rootDigest]).toEqual([0, first.site!.pages, first.rootDigest]);
+
+    // One conversation grows by a line: its pages, the index and the search page are rendered again.
+    const transcript = path.join(root, '-home-user-fixtures-bare-string-result', `${FIXTURE_SESSIONS.bareStringResult}.jsonl`);
+    fs.appendFileSync(transcript, `${completeLines(transcript).at(-1)!.toString('utf8')}\n`);
+    collectOnce(root, data);
+    for (const session of sessions) parseSession(data, session);
+    const changed = await writeExport(data, out, sessions);
+    const pagesOf = (session: string) => fs.readdirSync(path.join(out, 'site', 'c')).filter((name) => name.startsWith(session)).length + fs.readdirSync(path.join(out, 'site')).filter((name) => name.endsWith('.html')).length;
+    expect(changed.site!.built).toBe(pagesOf(FIXTURE_SESSIONS.bareStringResult));
+    expect(changed.rootDigest).not.toBe(first.rootDigest);
+
+    // The same bundle rendered whole, with no kept pages, is the same export.
+    fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true });
+    const whole = await writeExport(data, out, sessions);
+    expect([whole.site!.built, whole.rootDigest]).toEqual([whole.site!.pages, changed.rootDigest]);
+  });
+});

@@ -27,7 +27,7 @@ import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
 import { isRunning } from '../landing/process.ts';
 import { buildSite, SITE, type SiteResult } from '../site/build/site.ts';
-import { digestFiles, unsafePath, writeManifest } from './manifest.ts';
+import { compareBytes, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
 import { ExportReuse } from './reuse.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
 
@@ -82,33 +82,110 @@ export async function writeExport(data: string, out: string, conversations: read
         for (const name of listFolder(path.join(chain, 'labels', branch))) copy(path.join(chain, 'labels', branch, name), `_conversations/${conversation}/labels/${branch}/${name}`);
       }
     }
-    const bundle = path.join(partial, BUNDLE);
-    fs.mkdirSync(bundle, { recursive: true });
-    // The bundle's digests come first: they are what the site's cache of
-    // finished pages is keyed by, and the manifest reuses them.
-    observer.step('digest');
-    const digests = digestFiles(partial, BUNDLE, reuse.digests, (bytes) => observer.advance(1, bytes));
-    // The site is a pure function of the bundle: it reads nothing else, and
-    // it is written before the manifest so that every page is covered.
-    let site: SiteResult | undefined;
-    if (options.site !== false) {
-      observer.step('site');
-      site = await buildSite(bundle, path.join(partial, SITE), options.siteCache ?? path.join(data, '_site-cache'), { inputs: conversationInputs(digests, conversations), observer });
-    }
-    observer.step('manifest');
-    const { entries, ...manifest } = writeManifest(partial, digests, (bytes) => observer.advance(1, bytes));
-    // Swap in the new export; the earlier one goes only once the new one is whole.
-    observer.step('replace');
-    const previous = `${out}.previous-${process.pid}`; // see recoverInterruptedExports
-    if (fs.existsSync(out)) fs.renameSync(out, previous);
-    fs.renameSync(partial, out);
-    fs.rmSync(previous, { recursive: true, force: true });
-    reuse.save(entries);
-    return { out, conversations: [...conversations], ...manifest, reused: reuse.reused, copied: reuse.copied, ...(site ? { site } : {}) };
+    return await completeExport(partial, out, conversations, reuse.digests, options.siteCache ?? path.join(data, '_site-cache'), options, (entries) => {
+      reuse.save(entries);
+      return { reused: reuse.reused, copied: reuse.copied };
+    });
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The bundle files of several exports could not be put together: two of them hold different bytes at one path. */
+export class MergeConflictError extends Error {}
+
+/**
+ * One export from several (a large history exported in parts, by session, on
+ * several machines): the bundles put together by their manifests, and the
+ * site, manifest and root digest made anew over all of them. The callers
+ * verify every input first; their manifests' digests are then taken as they
+ * are, and a path held by two inputs must have the same digest in both.
+ */
+export async function mergeExports(inputs: readonly string[], out: string, siteCache: string, options: ExportOptions = {}): Promise<ExportResult> {
+  recoverInterruptedExports(out);
+  const partial = partialFolder(out);
+  fs.rmSync(partial, { recursive: true, force: true });
+  const observer = options.observer ?? UNOBSERVED;
+  const known = new Map<string, string>();
+  // A conversation is the unit a history is split by, so each must come
+  // whole from one export, or be the same in every export that holds it. Two
+  // storage zones landing one session give it different files (landed names
+  // carry the time they were landed), and their union would be two chains.
+  const holders = new Map<string, { input: string; files: string }>();
+  try {
+    observer.step('bundle');
+    for (const input of inputs) {
+      const manifest = JSON.parse(fs.readFileSync(path.join(input, MANIFEST), 'utf8')) as Manifest;
+      const owned = new Map<string, ManifestEntry[]>();
+      for (const entry of manifest.files) {
+        const conversation = conversationOwning(entry.path);
+        if (conversation !== undefined) owned.set(conversation, [...(owned.get(conversation) ?? []), entry]);
+      }
+      for (const [conversation, entries] of owned) {
+        const files = entries.map((entry) => `${entry.sha256}  ${entry.path}\n`).join('');
+        const before = holders.get(conversation);
+        if (before !== undefined) {
+          if (before.files !== files) throw new MergeConflictError(`conversation ${conversation}: ${before.input} and ${input} hold different evidence for it; split a history by conversation, so that each is exported from one storage zone`);
+          continue;
+        }
+        holders.set(conversation, { input, files });
+        for (const entry of entries) {
+          fs.mkdirSync(path.dirname(path.join(partial, entry.path)), { recursive: true });
+          fs.copyFileSync(path.join(input, entry.path), path.join(partial, entry.path));
+          known.set(entry.path, entry.sha256);
+          observer.advance(1, entry.size);
+        }
+      }
+    }
+    const conversations = listFolder(path.join(partial, BUNDLE, '_conversations')).sort(compareBytes);
+    return await completeExport(partial, out, conversations, known, siteCache, options, () => ({ reused: 0, copied: known.size }));
+  } catch (error) {
+    fs.rmSync(partial, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** What every export does once its bundle is in place: digests, the site, the manifest, and the swap into place. */
+async function completeExport(
+  partial: string,
+  out: string,
+  conversations: readonly string[],
+  known: ReadonlyMap<string, string>,
+  siteCache: string,
+  options: ExportOptions,
+  replaced: (entries: ManifestEntry[]) => { reused: number; copied: number },
+): Promise<ExportResult> {
+  const observer = options.observer ?? UNOBSERVED;
+  const bundle = path.join(partial, BUNDLE);
+  fs.mkdirSync(bundle, { recursive: true });
+  // The bundle's digests come first: they are what the site's cache of
+  // finished pages is keyed by, and the manifest reuses them.
+  observer.step('digest');
+  const digests = digestFiles(partial, BUNDLE, known, (bytes) => observer.advance(1, bytes));
+  // The site is a pure function of the bundle: it reads nothing else, and
+  // it is written before the manifest so that every page is covered.
+  let site: SiteResult | undefined;
+  if (options.site !== false) {
+    observer.step('site');
+    site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer });
+  }
+  observer.step('manifest');
+  const { entries, ...manifest } = writeManifest(partial, digests, (bytes) => observer.advance(1, bytes));
+  // Swap in the new export; the earlier one goes only once the new one is whole.
+  observer.step('replace');
+  const previous = `${out}.previous-${process.pid}`; // see recoverInterruptedExports
+  if (fs.existsSync(out)) fs.renameSync(out, previous);
+  fs.renameSync(partial, out);
+  fs.rmSync(previous, { recursive: true, force: true });
+  return { out, conversations: [...conversations], ...manifest, ...replaced(entries), ...(site ? { site } : {}) };
+}
+
+/** The conversation a bundle file belongs to: bundle/<session>/… or bundle/_conversations/<id>/…; none for anything else. */
+function conversationOwning(file: string): string | undefined {
+  const [top, first, second] = file.split('/');
+  if (top !== BUNDLE || first === undefined) return undefined;
+  return first === '_conversations' ? second : first;
 }
 
 /**
@@ -118,11 +195,7 @@ export async function writeExport(data: string, out: string, conversations: read
  */
 function conversationInputs(digests: ReadonlyMap<string, string>, conversations: readonly string[]): Map<string, string> {
   const owned = new Map<string, string[]>(conversations.map((conversation) => [conversation, []]));
-  for (const [file, digest] of digests) {
-    const [, first, second] = file.split('/');
-    const conversation = first === '_conversations' ? second : first;
-    owned.get(conversation ?? '')?.push(`${digest}  ${file}\n`);
-  }
+  for (const [file, digest] of digests) owned.get(conversationOwning(file) ?? '')?.push(`${digest}  ${file}\n`);
   return new Map([...owned].map(([conversation, lines]) => [conversation, crypto.createHash('sha256').update(lines.sort().join('')).digest('hex')]));
 }
 

@@ -309,3 +309,44 @@ function generatedSession(root: string): string {
   const project = fs.readdirSync(root).sort()[0]!;
   return fs.readdirSync(path.join(root, project)).filter((name) => name.endsWith('.jsonl')).sort()[0]!.replace(/\.jsonl$/, '');
 }
+
+describe('an export made of exports (a history split by conversation, merged by manifest)', () => {
+  it('is the same export as one made whole, and refuses inputs that do not verify or disagree', async () => {
+    const data = temporaryFolder();
+    collectOnce(copyOfFixtures(), data);
+    const [one, two] = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents];
+    for (const session of [one!, two!]) parseSession(data, session);
+    const parent = temporaryFolder();
+    // Nothing to collect: the storage zone already holds both conversations.
+    fs.mkdirSync(path.join(parent, 'none'));
+    const run = (...args: string[]) => spawnSync(process.execPath, [launcher, 'export', '--data', data, ...args], { cwd: parent, encoding: 'utf8' });
+    expect(run('--source', path.join(parent, 'none'), '--conversation', one!, '--out', 'part-one').status).toBe(0);
+    expect(run('--source', path.join(parent, 'none'), '--conversation', two!, '--out', 'part-two').status).toBe(0);
+    expect(run('--source', path.join(parent, 'none'), '--conversation', one!, '--conversation', two!, '--out', 'whole').status).toBe(0);
+
+    const merged = run('--merge', 'part-one', '--merge', 'part-two', '--out', 'merged', '--json');
+    expect(merged.status).toBe(0);
+    const report = JSON.parse(merged.stdout) as { root_digest: string; conversations: number; steps: { step: string }[] };
+    expect(report.conversations).toBe(2);
+    expect(report.steps.map((entry) => entry.step)).toEqual(['verify', 'bundle', 'digest', 'site', 'manifest', 'replace']);
+    expect(report.root_digest).toBe(fs.readFileSync(path.join(parent, 'whole', 'root-digest.txt'), 'utf8').trim());
+    expect(problems(path.join(parent, 'merged'), true)).toEqual([]);
+
+    // The same conversation from another storage zone is other evidence: refused, naming it.
+    const otherData = temporaryFolder();
+    collectOnce(copyOfFixtures(), otherData);
+    parseSession(otherData, one!);
+    expect(spawnSync(process.execPath, [launcher, 'export', '--data', otherData, '--source', path.join(parent, 'none'), '--conversation', one!, '--out', 'other-one'], { cwd: parent }).status).toBe(0);
+    const conflict = run('--merge', 'part-one', '--merge', 'other-one', '--out', 'refused');
+    expect([conflict.status, conflict.stderr]).toEqual([1, expect.stringContaining(`error: conversation ${one}: ${path.join(parent, 'part-one')} and ${path.join(parent, 'other-one')} hold different evidence for it`)]);
+    expect(fs.existsSync(path.join(parent, 'refused'))).toBe(false);
+
+    // A damaged input is refused before anything is written.
+    const landed = landedIn(path.join(parent, 'part-two'), two!);
+    writable(landed);
+    fs.appendFileSync(landed, ' ');
+    const damaged = run('--merge', 'part-one', '--merge', 'part-two', '--out', 'refused');
+    expect([damaged.status, damaged.stderr]).toEqual([1, expect.stringContaining('error: an export to merge did not verify; nothing was written')]);
+    expect(run('--merge', 'part-one', '--conversation', one!).status).toBe(2);
+  });
+});

@@ -1,6 +1,10 @@
 // `sessionizer export [--source DIR] [--data DIR] [--out DIR] [--conversation ID]...`:
 // collect, parse, and write the export folder with its manifest and root
 // digest. `npm run export` runs exactly this.
+//
+// `sessionizer export --merge EXPORT --merge EXPORT ... [--out DIR]`: one
+// export from exports made apart (a large history split by session across
+// machines), each verified, put together by their manifests.
 
 import path from 'node:path';
 import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
@@ -8,11 +12,12 @@ import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot, type SourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { writeArchive } from '../../bundle/archive.ts';
-import { writeExport } from '../../bundle/export.ts';
+import { mergeExports, MergeConflictError, writeExport, type ExportResult } from '../../bundle/export.ts';
 import { collectAllOnCores, landedTotals, storedSessions } from '../../collection/collect-all.ts';
 import { parseSession } from '../../parse/parse.ts';
 import { ChainError } from '../../session-flow/chain.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, type Io } from '../command.ts';
+import { verifyExport } from '../../verify/export.ts';
+import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
 import { StepClock } from '../step-clock.ts';
 import { DEFAULT_DATA } from './collect.ts';
@@ -20,7 +25,12 @@ import { DEFAULT_DATA } from './collect.ts';
 export const DEFAULT_OUT = 'export';
 
 export async function exportCommand(argv: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArguments('export', argv, { ...SOURCE_OPTIONS, data: { type: 'string' }, out: { type: 'string' }, archive: { type: 'string' }, conversation: { type: 'string', multiple: true } });
+  const { values } = parseCommandArguments('export', argv, { ...SOURCE_OPTIONS, data: { type: 'string' }, out: { type: 'string' }, archive: { type: 'string' }, conversation: { type: 'string', multiple: true }, merge: { type: 'string', multiple: true } });
+  if (values.merge !== undefined) {
+    const mixed = (['source', 'include', 'exclude', 'conversation'] as const).filter((name) => values[name] !== undefined);
+    if (mixed.length > 0) throw new UsageError(`export: --merge puts finished exports together and collects nothing, so it takes no --${mixed[0]}`);
+    return runMerge(values.merge.map((input) => path.resolve(input)), { data: path.resolve(values.data ?? DEFAULT_DATA), out: path.resolve(values.out ?? DEFAULT_OUT), archive: values.archive !== undefined ? path.resolve(values.archive) : undefined, json: values.json === true }, io);
+  }
   const request: ExportRequest = {
     source: resolveSourceRoot(values.source),
     data: path.resolve(values.data ?? DEFAULT_DATA),
@@ -39,15 +49,19 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   return runExport(request, io);
 }
 
-interface ExportRequest {
-  readonly source: SourceRoot;
+interface Destination {
+  /** The data folder: read by an export, and where the site's cache is kept. */
   readonly data: string;
   readonly out: string;
   readonly archive: string | undefined;
+  readonly json: boolean;
+}
+
+interface ExportRequest extends Destination {
+  readonly source: SourceRoot;
   /** The conversations chosen with --conversation, or every stored one. */
   readonly conversations: string[] | undefined;
   readonly selected: ReturnType<typeof sessionMatcher>;
-  readonly json: boolean;
 }
 
 async function runExport(request: ExportRequest, io: Io): Promise<number> {
@@ -93,23 +107,61 @@ async function runExport(request: ExportRequest, io: Io): Promise<number> {
     clock.advance(1, 0);
   }
   const result = await writeExport(data, out, chosen, { observer: clock });
-  const archive = request.archive !== undefined ? await writeArchive(out, request.archive, { observer: clock }) : undefined;
-  clock.end();
   const totals = landedTotals(report);
-  const elapsed = performance.now() - started;
-  if (json) {
-    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, archive: archive?.archive, archive_bytes: archive?.bytes, landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
-  } else {
-    const shown = path.relative(process.cwd(), out) || '.';
-    io.out(
-      `${request.source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}` +
-        `export written to ${out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds (${unchanged} conversations unchanged), ${result.copied} files copied and ${result.reused} unchanged ones kept from the previous export, in ${(elapsed / 1000).toFixed(2)} s\n` +
-        `root digest ${result.rootDigest}\n` +
-        (archive ? `archive ${archive.archive}: ${megabytes(archive.bytes)} (tar --zstd -xf it, or npx sessionizer verify it)\n` : '') +
-        `verify it with: npx sessionizer verify ${shown}   or, with stock tools: (cd ${shown} && sha256sum -c --quiet manifest-sha256.txt)\n` +
-        `The bundle is in ${path.join(shown, 'bundle')}.\n` +
-        (result.site ? `Open the site: ${path.join(shown, 'site', 'index.html')} (${result.site.pages} pages, ${result.site.built} built and ${result.site.pages - result.site.built} unchanged, in ${(result.site.milliseconds / 1000).toFixed(1)} s; it works from file:// with no server)\n` : ''),
-    );
-  }
+  await finish(request, result, clock, started, io, {
+    json: { landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied },
+    text: `${request.source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}export written to ${out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds (${unchanged} conversations unchanged), ${result.copied} files copied and ${result.reused} unchanged ones kept from the previous export`,
+  });
   return rejected ? EXIT_REJECTED : EXIT_OK;
+}
+
+async function runMerge(inputs: string[], destination: Destination, io: Io): Promise<number> {
+  const started = performance.now();
+  const drawn = io.interactive && !destination.json;
+  const clock = new StepClock(drawn, drawn ? io.error : undefined);
+  clock.step('verify');
+  let rejected = false;
+  for (const input of inputs) {
+    const report = verifyExport(input, {});
+    for (const problem of report.problems) io.error(`error: ${input}: ${problem.path}: ${problem.what}\n`);
+    if (report.problems.length > 0 || report.rootDigest === undefined) rejected = true;
+    clock.advance(1, report.bytes);
+  }
+  if (rejected) {
+    clock.end();
+    io.error('error: an export to merge did not verify; nothing was written\n');
+    return EXIT_REJECTED;
+  }
+  let result: ExportResult;
+  try {
+    result = await mergeExports(inputs, destination.out, path.join(destination.data, '_site-cache'), { observer: clock });
+  } catch (error) {
+    if (!(error instanceof MergeConflictError)) throw error;
+    clock.end();
+    io.error(`error: ${error.message}; nothing was written\n`);
+    return EXIT_REJECTED;
+  }
+  await finish(destination, result, clock, started, io, { json: { merged: inputs }, text: `merged export written to ${destination.out} from ${inputs.length} exports: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}` });
+  return EXIT_OK;
+}
+
+/** The archive, when asked for, and what the command says at the end: a line of JSON, or words for a person. */
+async function finish(destination: Destination, result: ExportResult, clock: StepClock, started: number, io: Io, said: { json: Record<string, unknown>; text: string }): Promise<void> {
+  const { out } = destination;
+  const archive = destination.archive !== undefined ? await writeArchive(out, destination.archive, { observer: clock }) : undefined;
+  clock.end();
+  const elapsed = performance.now() - started;
+  if (destination.json) {
+    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, archive: archive?.archive, archive_bytes: archive?.bytes, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
+    return;
+  }
+  const shown = path.relative(process.cwd(), out) || '.';
+  io.out(
+    `${said.text}, in ${(elapsed / 1000).toFixed(2)} s\n` +
+      `root digest ${result.rootDigest}\n` +
+      (archive ? `archive ${archive.archive}: ${megabytes(archive.bytes)} (tar --zstd -xf it, or npx sessionizer verify it)\n` : '') +
+      `verify it with: npx sessionizer verify ${shown}   or, with stock tools: (cd ${shown} && sha256sum -c --quiet manifest-sha256.txt)\n` +
+      `The bundle is in ${path.join(shown, 'bundle')}.\n` +
+      (result.site ? `Open the site: ${path.join(shown, 'site', 'index.html')} (${result.site.pages} pages, ${result.site.built} built and ${result.site.pages - result.site.built} unchanged, in ${(result.site.milliseconds / 1000).toFixed(1)} s; it works from file:// with no server)\n` : ''),
+  );
 }

@@ -21,6 +21,8 @@ import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
+import { applyRedaction } from '../redaction/apply.ts';
+import type { RedactionPlan } from '../redaction/scan.ts';
 import { unsafePath, writeManifest } from './manifest.ts';
 
 export const BUNDLE = 'bundle';
@@ -33,7 +35,12 @@ export interface ExportResult {
   readonly bytes: number;
 }
 
-export function writeExport(data: string, out: string, conversations: readonly string[]): ExportResult {
+export interface ExportOptions {
+  /** Secrets to take out of the copied bundle, found beforehand (src/redaction/scan.ts). */
+  readonly redaction?: RedactionPlan;
+}
+
+export function writeExport(data: string, out: string, conversations: readonly string[], options: ExportOptions = {}): ExportResult {
   for (const conversation of conversations) {
     if (conversation.includes('/') || unsafePath(conversation)) throw new Error(`conversation ${JSON.stringify(conversation)}: not a name a storage zone can hold`);
   }
@@ -58,6 +65,8 @@ export function writeExport(data: string, out: string, conversations: readonly s
         for (const name of listFolder(path.join(chain, 'labels', branch))) copy(path.join(chain, 'labels', branch, name), path.join(bundle, '_conversations', conversation, 'labels', branch, name));
       }
     }
+    // Before anything reads the bundle: the manifest, the site and the archive see only redacted bytes.
+    if (options.redaction) applyRedaction(bundle, options.redaction);
     fs.mkdirSync(partial, { recursive: true });
     const manifest = writeManifest(partial);
     // Swap in the new export; the earlier one goes only once the new one is whole.

@@ -1,8 +1,12 @@
-// `sessionizer export [--source DIR] [--data DIR] [--out DIR] [--conversation ID]...`:
+// `sessionizer export [--source DIR] [--data DIR] [--out DIR] [--conversation ID]...
+//   [--redact [--redact-rules FILE] [--redact-paths] [--dry-run]]`:
 // collect, parse, and write the export folder with its manifest and root
-// digest. `npm run export` runs exactly this.
+// digest. `npm run export` runs exactly this. With --redact, the secrets of
+// the exported copy are found first and removed from it (src/redaction/);
+// with --dry-run the findings are printed and no export is written.
 
 import path from 'node:path';
+import { converterFor } from '../../adapters/dialects.ts';
 import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
@@ -11,15 +15,35 @@ import { writeArchive } from '../../bundle/archive.ts';
 import { writeExport } from '../../bundle/export.ts';
 import { collectAllOnCores, landedTotals, storedSessions } from '../../collection/collect-all.ts';
 import { parseSession } from '../../parse/parse.ts';
+import { redactionReport, reportText, type RedactionReport } from '../../redaction/report.ts';
+import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
+import { scanForSecrets, type RedactionPlan } from '../../redaction/scan.ts';
 import { ChainError } from '../../session-flow/chain.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, type Io } from '../command.ts';
+import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 import { DEFAULT_DATA } from './collect.ts';
 
 export const DEFAULT_OUT = 'export';
 
+const REDACTION_OPTIONS = {
+  redact: { type: 'boolean' },
+  'redact-rules': { type: 'string' },
+  'redact-paths': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+} as const;
+
 export async function exportCommand(argv: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArguments('export', argv, { ...SOURCE_OPTIONS, data: { type: 'string' }, out: { type: 'string' }, archive: { type: 'string' }, conversation: { type: 'string', multiple: true } });
+  const { values } = parseCommandArguments('export', argv, { ...SOURCE_OPTIONS, data: { type: 'string' }, out: { type: 'string' }, archive: { type: 'string' }, conversation: { type: 'string', multiple: true }, ...REDACTION_OPTIONS });
+  const redact = values.redact === true || values['redact-rules'] !== undefined || values['redact-paths'] === true;
+  if (values['dry-run'] && !redact) throw new UsageError('export: --dry-run only applies to --redact: it prints what would be redacted');
+  let rules;
+  try {
+    rules = redact ? ruleSet(values['redact-rules'] !== undefined ? path.resolve(values['redact-rules']) : undefined) : undefined;
+  } catch (error) {
+    if (!(error instanceof RulesFileError)) throw error;
+    io.error(`error: ${error.message}\n`);
+    return EXIT_REJECTED;
+  }
   const source = resolveSourceRoot(values.source);
   const data = path.resolve(values.data ?? DEFAULT_DATA);
   const out = path.resolve(values.out ?? DEFAULT_OUT);
@@ -61,11 +85,26 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
     bar.update(`parse: ${done + 1}/${chosen.length} conversations, ${rounds} new rounds`);
   }
   bar.done();
-  const result = writeExport(data, out, chosen);
+  let redaction: RedactionPlan | undefined;
+  let redacted: RedactionReport['totals'] | undefined;
+  if (rules) {
+    const scanning = performance.now();
+    bar.update('redaction: scanning for secrets');
+    redaction = await scanForSecrets(data, chosen, { rules, paths: values['redact-paths'] === true, converterFor });
+    bar.done();
+    const report = redactionReport(redaction);
+    redacted = report.totals;
+    if (values['dry-run']) {
+      io.out(quiet ? `${JSON.stringify(report)}\n` : `${reportText(report)}nothing was written (--dry-run); scanned in ${((performance.now() - scanning) / 1000).toFixed(2)} s\n`);
+      return rejected ? EXIT_REJECTED : EXIT_OK;
+    }
+    if (!quiet) io.error(`redaction: ${report.totals.findings} secrets (${report.totals.bytes} bytes) found in ${((performance.now() - scanning) / 1000).toFixed(2)} s; they are replaced in the export, and listed in its bundle/redaction-report.json\n`);
+  }
+  const result = writeExport(data, out, chosen, { redaction });
   const archive = values.archive !== undefined ? await writeArchive(out, path.resolve(values.archive)) : undefined;
   const totals = landedTotals(report);
   if (quiet) {
-    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, archive: archive?.archive, archive_bytes: archive?.bytes, landed: totals, new_rounds: rounds, elapsed_ms: Math.round(performance.now() - started) })}\n`);
+    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, archive: archive?.archive, archive_bytes: archive?.bytes, ...(redacted ? { redacted: { findings: redacted.findings, bytes: redacted.bytes } } : {}), landed: totals, new_rounds: rounds, elapsed_ms: Math.round(performance.now() - started) })}\n`);
   } else {
     io.out(
       `${source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}` +

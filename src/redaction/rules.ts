@@ -11,8 +11,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lintSource } from '@secretlint/core';
-import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintCoreConfig } from '@secretlint/types';
 import { RULE_NAME } from './placeholder.ts';
 
@@ -76,7 +74,7 @@ export function readRulesFile(file: string): PatternRule[] {
 
 export function ruleSet(userRules?: string): RuleSet {
   const patterns = readRulesFile(BUILTIN_RULES);
-  const sources = [`${recommended.meta.id} (secretlint)`, 'sessionizer builtin.rules'];
+  const sources = [`${RECOMMENDED} (secretlint)`, 'sessionizer builtin.rules'];
   if (userRules !== undefined) {
     patterns.push(...readRulesFile(userRules));
     // Only the file's name: its folder may be under a home folder the export masks.
@@ -85,28 +83,42 @@ export function ruleSet(userRules?: string): RuleSet {
   return { patterns, sources };
 }
 
-// The recommended preset minus its comment filter: a `secretlint-disable`
-// comment inside a transcript is text someone pasted, not an instruction to
-// us. Access key ids are scanned too, which the preset leaves off by default.
-const SECRETLINT: SecretLintCoreConfig = {
-  rules: [
-    {
-      id: recommended.meta.id,
-      rule: recommended,
+const RECOMMENDED = '@secretlint/secretlint-rule-preset-recommend';
+
+// Loaded on first use: it takes a fifth of a second, which every other
+// command would pay for nothing.
+let secretlint: Promise<{ lintSource: typeof import('@secretlint/core').lintSource; config: SecretLintCoreConfig }> | undefined;
+
+function loadSecretlint() {
+  secretlint ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
+    lintSource: core.lintSource,
+    // The recommended preset minus its comment filter: a `secretlint-disable`
+    // comment inside a transcript is text someone pasted, not an instruction
+    // to us. Access key ids are scanned too, which the preset leaves off by
+    // default.
+    config: {
       rules: [
-        { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } },
-        { id: '@secretlint/secretlint-rule-filter-comments', disabled: true },
+        {
+          id: preset.creator.meta.id,
+          rule: preset.creator,
+          rules: [
+            { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } },
+            { id: '@secretlint/secretlint-rule-filter-comments', disabled: true },
+          ],
+        },
       ],
     },
-  ],
-};
+  }));
+  return secretlint;
+}
 
 const SECRETLINT_PREFIX = '@secretlint/secretlint-rule-';
 
 /** Every span of the text that a rule of the set finds, in no particular order; spans may overlap. */
 export async function findSecrets(text: string, rules: RuleSet): Promise<Span[]> {
   const spans: Span[] = [];
-  const result = await lintSource({ source: { content: text, filePath: 'transcript', ext: '', contentType: 'text' }, options: { config: SECRETLINT, noPhysicFilePath: true } });
+  const { lintSource, config } = await loadSecretlint();
+  const result = await lintSource({ source: { content: text, filePath: 'transcript', ext: '', contentType: 'text' }, options: { config, noPhysicFilePath: true } });
   for (const message of result.messages) {
     const rule = message.ruleId.startsWith(SECRETLINT_PREFIX) ? message.ruleId.slice(SECRETLINT_PREFIX.length) : 'secretlint';
     spans.push(...secretOf(text, message.range, message.data, RULE_NAME.test(rule) ? rule : 'secretlint'));

@@ -207,7 +207,7 @@ describe('npm run export on a machine with no Claude Code history', () => {
     const home = temporaryFolder();
     const result = spawnSync(process.execPath, [launcher, 'export'], { cwd: home, encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' } });
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/^Exported the sample corpus \(no Claude Code history was found\)\.\nexport written to .*: 19 conversations/);
+    expect(result.stdout).toMatch(/^Exported the sample corpus \(no Claude Code history was found\)\.\nexport written to .*: 20 conversations/);
     expect(result.stdout).toMatch(/^root digest [0-9a-f]{64}$/m);
     const verified = spawnSync(process.execPath, [launcher, 'verify', 'export'], { cwd: home, encoding: 'utf8' });
     expect([verified.status, verified.stdout]).toEqual([0, expect.stringMatching(/all intact\n$/)]);

@@ -90,7 +90,7 @@ beforeAll(async () => {
   extracted = temporaryFolder({ forFile: true });
   const untar = spawnSync('tar', ['--zstd', '-xf', archive, '-C', extracted], { encoding: 'utf8' });
   if (untar.status !== 0) throw new Error(untar.stderr);
-});
+}, 120_000);
 
 describe('a redacted export', () => {
   it('holds no secret, nor the user name, anywhere: raw, JSON-escaped or base64, in the folder and in the archive', () => {
@@ -99,7 +99,7 @@ describe('a redacted export', () => {
     expect(fs.readFileSync(archive).includes(FIXTURE_SECRETS.awsAccessKey)).toBe(false);
   });
 
-  it('verifies, shallow and deep, as a folder and as an archive', async () => {
+  it('verifies, shallow and deep, as a folder and as an archive', { timeout: 60_000 }, async () => {
     expect(verifyExport(out, { converterFor }).problems).toEqual([]);
     expect(verifyExport(out, { deep: true, converterFor }).problems).toEqual([]);
     expect((await verifyArchive(archive)).problems).toEqual([]);
@@ -181,7 +181,7 @@ describe('export --redact on the command line', () => {
     return { code: result.status, out: result.stdout, error: result.stderr };
   };
 
-  it('with --dry-run reports each finding with its conversation, record, part and rule, and writes no export', () => {
+  it('with --dry-run reports each finding with its conversation, record, part and rule, and writes no export', { timeout: 60_000 }, () => {
     const target = path.join(temporaryFolder(), 'export');
     const text = sessionizer(['export', '--source', source, '--data', data, '--out', target, '--conversation', session, '--redact', '--dry-run']);
     expect(text.code).toBe(0);
@@ -199,7 +199,7 @@ describe('export --redact on the command line', () => {
     expect(fs.existsSync(target)).toBe(false);
   });
 
-  it('takes a user rules file, and rejects a malformed one naming the file and line', () => {
+  it('takes a user rules file, and rejects a malformed one naming the file and line', { timeout: 60_000 }, () => {
     const rules = path.join(temporaryFolder(), 'team.rules');
     fs.writeFileSync(rules, `# our build ids\nbuild-hash /build hash is (?<secret>[0-9a-f]{64})/\n`);
     const found = sessionizer(['export', '--source', source, '--data', data, '--out', path.join(temporaryFolder(), 'export'), '--conversation', session, '--redact-rules', rules, '--dry-run', '--json']);
@@ -213,7 +213,7 @@ describe('export --redact on the command line', () => {
     expect(rejected.error).toContain(`${rules}: line 2: not a valid regular expression`);
   });
 
-  it('refuses --dry-run without --redact', () => {
+  it('refuses --dry-run without --redact', { timeout: 60_000 }, () => {
     const refused = sessionizer(['export', '--data', data, '--dry-run']);
     expect(refused.code).toBe(2);
     expect(refused.error).toMatch(/--dry-run only applies to --redact/);

@@ -7,6 +7,10 @@
 //             parse, the bundle, the manifest and the .tar.zst, as a person runs it
 //   archive   the .tar.zst step alone, on the finished export folder, beside
 //             GNU `tar --zstd -cf` of that same folder
+//   redaction `sessionizer export --redact` on the data folder the export
+//             left, beside `sessionizer export` on it again; and the scan
+//             alone (bench/step.ts scan) beside secretlint's preset alone over
+//             the same landed files (bench/step.ts secretlint)
 // Time and peak memory come from GNU time around each process. Targets: the
 // whole export within 4x of `tar --zstd -c` of the sources, the archive step
 // within 1.5x of `tar --zstd -c` of the same folder.
@@ -58,7 +62,18 @@ function folderBytes(folder: string): number {
 }
 
 const sourceBytes = folderBytes(root);
-const rows: Record<string, Timed[]> = { tarSources: [], export: [], archive: [], tarExport: [] };
+const rows: Record<string, Timed[]> = { tarSources: [], export: [], archive: [], tarExport: [], exportAgain: [], exportRedacted: [], scan: [], secretlint: [] };
+let landedBytes = 0;
+const step = path.join(bench, 'step.ts');
+
+/** A bench/step.ts step: its own time, measured inside the process, and its peak memory. */
+function stepped(name: string, argument: string): Timed {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', step, name, argument], { cwd: path.join(bench, '..'), encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (result.status !== 0) throw new Error(`bench/step.ts ${name} failed:\n${result.stderr}`);
+  const measured = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { ms: number; max_rss_kb: number; bytes: number };
+  landedBytes = measured.bytes;
+  return { seconds: measured.ms / 1000, peakKb: measured.max_rss_kb };
+}
 let exportBytes = 0;
 let archiveBytes = 0;
 let tarBytes = 0;
@@ -76,6 +91,11 @@ for (let run = 0; run < runs; run++) {
     fs.rmSync(path.join(scratch, 'export.tar.zst'));
     rows.archive!.push(timed(process.execPath, ['--import', 'tsx', '-e', `import('${path.join(bench, '..', 'src', 'bundle', 'archive.ts')}').then((m) => m.writeArchive(${JSON.stringify(path.join(scratch, 'export'))}, ${JSON.stringify(path.join(scratch, 'again.tar.zst'))}))`], path.join(bench, '..')));
     rows.tarExport!.push(timed('tar', ['--zstd', '-cf', path.join(scratch, 'gnu-export.tar.zst'), '-C', scratch, 'export']));
+    // Redaction, on the data folder the export left: collect and parse find nothing new, so the two differ by the redaction alone.
+    rows.exportAgain!.push(timed(process.execPath, [launcher, 'export', '--source', root, '--data', path.join(scratch, 'data'), '--out', path.join(scratch, 'again'), '--json']));
+    rows.exportRedacted!.push(timed(process.execPath, [launcher, 'export', '--source', root, '--data', path.join(scratch, 'data'), '--out', path.join(scratch, 'redacted'), '--redact', '--json']));
+    rows.secretlint!.push(stepped('secretlint', path.join(scratch, 'data')));
+    rows.scan!.push(stepped('scan', path.join(scratch, 'data')));
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
@@ -97,8 +117,14 @@ const table = [
   `| whole export: collect, parse, bundle, manifest, archive | ${s('export').toFixed(2)} s | ${mbps(sourceBytes, s('export'))} of sources | ${(s('export') / s('tarSources')).toFixed(2)} | ${peak('export')} |`,
   `| baseline: tar --zstd -c of the export folder | ${s('tarExport').toFixed(2)} s | ${mbps(exportBytes, s('tarExport'))} of export | 1.00 | ${peak('tarExport')} |`,
   `| archive step alone (tar-stream + zstd-napi, level 3, checksums) | ${s('archive').toFixed(2)} s | ${mbps(exportBytes, s('archive'))} of export | ${(s('archive') / s('tarExport')).toFixed(2)} | ${peak('archive')} |`,
+  `| baseline: export again, data already collected and parsed | ${s('exportAgain').toFixed(2)} s | ${mbps(sourceBytes, s('exportAgain'))} of sources | 1.00 | ${peak('exportAgain')} |`,
+  `| export --redact, data already collected and parsed | ${s('exportRedacted').toFixed(2)} s | ${mbps(sourceBytes, s('exportRedacted'))} of sources | ${(s('exportRedacted') / s('exportAgain')).toFixed(2)} | ${peak('exportRedacted')} |`,
+  `| baseline: secretlint's recommended preset alone over the landed files | ${s('secretlint').toFixed(2)} s | ${mbps(landedBytes, s('secretlint'))} of landed | 1.00 | ${peak('secretlint')} |`,
+  `| redaction scan alone: every string of every record, secretlint and our rules | ${s('scan').toFixed(2)} s | ${mbps(landedBytes, s('scan'))} of landed | ${(s('scan') / s('secretlint')).toFixed(2)} | ${peak('scan')} |`,
   '',
   `Targets (issue 5): whole export within 4x of tar --zstd -c of the sources — ${s('export') / s('tarSources') <= 4 ? 'met' : 'not met'} (${(s('export') / s('tarSources')).toFixed(2)}x); archive step within 1.5x — ${s('archive') / s('tarExport') <= 1.5 ? 'met' : 'not met'} (${(s('archive') / s('tarExport')).toFixed(2)}x).`,
+  '',
+  `Redaction: the generated corpus holds no secrets, so these rows measure the scan, which every redacted export pays; rewriting a file with a secret costs a copy of that file and its .sd. Landed bytes scanned: ${(landedBytes / 1e6).toFixed(1)} MB.`,
   '',
   'The zstd library is zstd-napi 0.0.13 (zstd 1.5.7 by Node-API), streaming, frame checksums on. zstd-codec, which the design card named, aborts on inputs over 8-16 MiB, fails at level 11 and above and cannot write a checksum (research/bundles-and-static-sites.md §2).',
   '',

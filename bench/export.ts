@@ -15,6 +15,11 @@
 //              the corpus), the worst case
 //   archive    the .tar.zst step alone on the finished export folder, beside
 //              GNU `tar --zstd -cf` of that same folder
+//   redaction  `sessionizer export --redact` on the data folder the runs left,
+//              beside `sessionizer export` on it into a new folder (the two
+//              differ by the redaction alone); and the scan alone
+//              (bench/step.ts scan) beside secretlint's preset alone over the
+//              same landed files (bench/step.ts secretlint). Sizes under 1 GB.
 // Each process is timed from outside with GNU time (wall seconds and peak
 // memory). A 1 GB size gets one run, the others `--runs`. The sources are a
 // copy of the corpus (untimed), so appending never touches the cached corpus.
@@ -82,6 +87,8 @@ interface SizeResult {
   readonly sourceBytes: number;
   readonly exportBytes: number;
   readonly archiveBytes: number;
+  /** Bytes of landed files the redaction rows scanned; 0 when they were not measured. */
+  readonly landedBytes: number;
   readonly runs: number;
   readonly rows: Map<string, Timed[]>;
   readonly steps: Map<string, StepTiming[]>;
@@ -96,11 +103,12 @@ function measureSize(size: string): SizeResult {
   const typical = transcripts[Math.floor(transcripts.length / 2)]!;
   const biggest = transcripts.at(-1)!;
   const sizeRuns = parseSize(size) >= 1e9 ? 1 : runs;
-  const rows = new Map<string, Timed[]>(['hash', 'tarSources', 'first', 'archive', 'tarExport'].map((key) => [key, []]));
+  const rows = new Map<string, Timed[]>(['hash', 'tarSources', 'first', 'archive', 'tarExport', 'plainAgain', 'redacted', 'secretlint', 'scan'].map((key) => [key, []]));
   const steps = new Map<string, StepTiming[]>();
   const second = { typical: [] as Exported[], biggest: [] as Exported[], typicalBytes: typical.size, biggestBytes: biggest.size };
   let exportBytes = 0;
   let archiveBytes = 0;
+  let landedBytes = 0;
   const scratch = path.join(work, `export-run-${process.pid}`);
   try {
     for (let run = 1; run <= sizeRuns; run++) {
@@ -134,11 +142,19 @@ function measureSize(size: string): SizeResult {
 
       rows.get('archive')!.push(timed(process.execPath, ['--import', 'tsx', '-e', `import('${path.join(repository, 'src', 'bundle', 'archive.ts')}').then((m) => m.writeArchive(${JSON.stringify(path.join(scratch, 'export'))}, ${JSON.stringify(path.join(scratch, 'again.tar.zst'))}))`]));
       rows.get('tarExport')!.push(timed('tar', ['--zstd', '-cf', path.join(scratch, 'gnu-export.tar.zst'), '-C', scratch, 'export']));
+      if (sizeRuns > 1) {
+        const data = path.join(scratch, 'data');
+        rows.get('plainAgain')!.push(timed(process.execPath, [launcher, 'export', '--source', sources, '--data', data, '--out', path.join(scratch, 'plain'), '--json']));
+        rows.get('redacted')!.push(timed(process.execPath, [launcher, 'export', '--source', sources, '--data', data, '--out', path.join(scratch, 'redacted'), '--redact', '--json']));
+        rows.get('secretlint')!.push(timed(process.execPath, ['--import', 'tsx', path.join(bench, 'step.ts'), 'secretlint', data]));
+        rows.get('scan')!.push(timed(process.execPath, ['--import', 'tsx', path.join(bench, 'step.ts'), 'scan', data]));
+        if (run === 1) landedBytes = filesUnder(data).filter((file) => file.endsWith('.jsonl')).reduce((total, file) => total + fs.statSync(file).size, 0);
+      }
     }
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
-  return { size, sourceBytes, exportBytes, archiveBytes, runs: sizeRuns, rows, steps, second };
+  return { size, sourceBytes, exportBytes, archiveBytes, landedBytes, runs: sizeRuns, rows, steps, second };
 }
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
@@ -178,8 +194,18 @@ function section(result: SizeResult): string[] {
   lines.push(
     `| archive step alone (tar-stream + zstd-napi, level 3, checksums) | ${archive.toFixed(2)} s | ${rate(result.exportBytes, archive)} of export | ${(archive / tarExport).toFixed(2)} × tar of the export | ${peak(row('archive'))} |`,
     `| baseline: tar --zstd -c of the export folder | ${tarExport.toFixed(2)} s | ${rate(result.exportBytes, tarExport)} of export | 1.00 | ${peak(row('tarExport'))} |`,
-    '',
   );
+  if (result.landedBytes > 0) {
+    const plain = seconds(row('plainAgain'));
+    const secretlint = seconds(row('secretlint'));
+    lines.push(
+      `| export into a new folder, data already collected and parsed | ${plain.toFixed(2)} s | ${rate(result.sourceBytes, plain)} | ${(plain / tar).toFixed(2)} | ${peak(row('plainAgain'))} |`,
+      `| export --redact, the same | ${seconds(row('redacted')).toFixed(2)} s | ${rate(result.sourceBytes, seconds(row('redacted')))} | ${(seconds(row('redacted')) / plain).toFixed(2)} × the plain export | ${peak(row('redacted'))} |`,
+      `| baseline: secretlint's recommended preset alone over the landed files | ${secretlint.toFixed(2)} s | ${rate(result.landedBytes, secretlint)} of landed | 1.00 | ${peak(row('secretlint'))} |`,
+      `| redaction scan alone: every string of every record, secretlint and our rules | ${seconds(row('scan')).toFixed(2)} s | ${rate(result.landedBytes, seconds(row('scan')))} of landed | ${(seconds(row('scan')) / secretlint).toFixed(2)} × secretlint | ${peak(row('scan'))} |`,
+    );
+  }
+  lines.push('');
   return lines;
 }
 

@@ -13,6 +13,8 @@
 //   node --import tsx bench/step.ts land SOURCE DATA     collectAll, deriveSessionData: false
 //   node --import tsx bench/step.ts collect SOURCE DATA  collectAll with its default: land, then derive each .sd
 //   node --import tsx bench/step.ts cli SOURCE DATA      `sessionizer collect --once` through its own entry point
+//   node --import tsx bench/step.ts secretlint DATA      secretlint's recommended preset over every landed file, one call a file
+//   node --import tsx bench/step.ts scan DATA            the redaction scan of every stored conversation (src/redaction/scan.ts)
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -20,6 +22,11 @@ import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { collectAll, landedTotals, type CollectAllReport } from '../src/collection/collect-all.ts';
 import { main } from '../src/cli/main.ts';
+import { converterFor } from '../src/adapters/dialects.ts';
+import { storedSessions } from '../src/collection/collect-all.ts';
+import { landedFilesOfSession } from '../src/landing/session-state.ts';
+import { ruleSet } from '../src/redaction/rules.ts';
+import { scanForSecrets } from '../src/redaction/scan.ts';
 import { filesUnder } from '../scripts/files-under.ts';
 
 const [step, source, data] = process.argv.slice(2);
@@ -96,8 +103,33 @@ async function run(): Promise<Record<string, unknown>> {
       const report = JSON.parse(out) as { totals: { files: number; records: number; bytes: number }; sessions: unknown[] };
       return { sessions: report.sessions.length, ...report.totals };
     }
+    case 'secretlint': {
+      // The rule engine alone, on the landed bytes as they are: the floor for
+      // a scan that uses it, whatever the scan does around it.
+      const { lintSource } = await import('@secretlint/core');
+      const { creator } = await import('@secretlint/secretlint-rule-preset-recommend');
+      const stored = required(source, 'DATA');
+      let bytes = 0;
+      let findings = 0;
+      for (const session of storedSessions(stored)) {
+        for (const landed of landedFilesOfSession(stored, session)) {
+          const content = fs.readFileSync(landed.path, 'utf8');
+          bytes += Buffer.byteLength(content);
+          findings += (await lintSource({ source: { content, filePath: landed.path, ext: '', contentType: 'text' }, options: { config: { rules: [{ id: creator.meta.id, rule: creator }] } } })).messages.length;
+        }
+      }
+      return { bytes, findings };
+    }
+    case 'scan': {
+      const stored = required(source, 'DATA');
+      const sessions = storedSessions(stored);
+      let bytes = 0;
+      for (const session of sessions) for (const landed of landedFilesOfSession(stored, session)) bytes += fs.statSync(landed.path).size;
+      const plan = await scanForSecrets(stored, sessions, { rules: ruleSet(), converterFor });
+      return { bytes, findings: plan.findings.length };
+    }
   }
-  throw new Error(`bench/step.ts: unknown step ${JSON.stringify(step)} (hash, land, collect or cli)`);
+  throw new Error(`bench/step.ts: unknown step ${JSON.stringify(step)} (hash, land, collect, cli, secretlint or scan)`);
 }
 
 const started = performance.now();

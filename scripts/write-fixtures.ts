@@ -40,6 +40,7 @@ export const FIXTURE_SESSIONS = {
   rewindAfterCompaction: stableUuid('fixture', 19),
   structuralChildren: stableUuid('fixture', 20),
   hostileMarkup: stableUuid('fixture', 21),
+  secrets: stableUuid('fixture', 22),
 } as const;
 
 /** Markup a transcript may hold that the site must show as text and never run. */
@@ -56,6 +57,7 @@ export const FIXTURE_AGENTS = {
   workflowSecond: 'a0000000000000002',
   prunedOnly: 'a4444444444444444',
   legacy: '3ea04571',
+  secretsChild: 'a5ec5ec5ec5ec5ec5',
 } as const;
 
 export const FIXTURE_RUN = 'wf_5e3a91c0-77b';
@@ -394,13 +396,89 @@ function hostileMarkup(files: Files): void {
   main(files, 'hostile-markup', t);
 }
 
+/**
+ * The secrets the `secrets` fixture is seeded with, by kind: clearly fake
+ * values that still match the redaction rules. Tests search an export for each.
+ */
+export const FIXTURE_SECRETS = {
+  awsAccessKey: 'AKIAZZFAKEFIXTURE001',
+  anthropicKey: `sk-ant-api03-${'FixtureFakeKey0'.repeat(6).slice(0, 93)}AA`,
+  githubToken: `ghp_${'FixtureFake0'.repeat(3)}`,
+  jwt: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmaXh0dXJlLWZha2UifQ.Zml4dHVyZS1mYWtlLXNpZ25hdHVyZQ',
+  mysqlPassword: 'MysqlFixtureFake1',
+  optionPassword: 'OptionFixtureFake2',
+  curlPassword: 'CurlFixtureFake3',
+  sshpassPassword: 'SshpassFixtureFake4',
+  envApiKey: 'envFixtureFakeApiKey5',
+  // A backslash, and a backslash and a quote: JSON escapes them, so the payload holds another spelling.
+  envSecret: 'env\\Fixture\\Fake6',
+  fieldPassword: 'Field"Fixture\\Fake7',
+  bearer: 'BearerFixtureFakeToken8xyz',
+  postgresPassword: 'PgFixtureFake9',
+  privateKeyBody: `MIIEfixturefakekey${'FIXTUREFAKEKEYBODY'.repeat(8)}`,
+  slackToken: `xoxb-1111111111-2222222222222-${'FixtureFakeSlack'.repeat(2).slice(0, 24)}`,
+  journalToken: `ghp_${'JournalFake0'.repeat(3)}`,
+} as const;
+
+/** The home folder and user name the `secrets` fixture runs under. */
+export const FIXTURE_HOME = { user: 'adalovelace', folder: '/home/adalovelace/work/vault' } as const;
+
+/** Ordinary text that looks random but is no secret: it must survive redaction. */
+export const FIXTURE_NOT_SECRETS = {
+  sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  commit: '1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b',
+  uuid: '3f8a2b1c-1d2e-4f5a-8b9c-0d1e2f3a4b5c',
+  code: 'const apiKey = process.env.API_KEY; const token = await getToken(user);',
+  reference: 'export GITHUB_TOKEN=$GH_TOKEN',
+} as const;
+
+// A person's secrets in every place a record can hold them: a prompt, an
+// answer, a shell command, a file read, an attachment, a child agent's
+// stream, a workflow journal and script, and a home folder in every path.
+// Redaction must take each out of an export and leave ordinary hashes, ids
+// and code alone.
+function secrets(files: Files): void {
+  const session = FIXTURE_SESSIONS.secrets;
+  const agent = FIXTURE_AGENTS.secretsChild;
+  const run = 'wf_5ec7e75f-0a1';
+  const cwd = FIXTURE_HOME.folder;
+  const folder = '-home-adalovelace-work-vault';
+  const s = FIXTURE_SECRETS;
+  const t = new Transcript({ session, cwd });
+  t.prompt(`Deploy with ${s.awsAccessKey} and the model key ${s.anthropicKey}. The build hash is ${FIXTURE_NOT_SECRETS.sha256}, commit ${FIXTURE_NOT_SECRETS.commit}, request ${FIXTURE_NOT_SECRETS.uuid}.`);
+  t.call([textBlock(`Use the token ${s.githubToken} for the registry; the session cookie is ${s.jwt}. Your code reads it as \`${FIXTURE_NOT_SECRETS.code}\` and \`${FIXTURE_NOT_SECRETS.reference}\`.`)]);
+  const command = `mysql -u root -p${s.mysqlPassword} app < dump.sql && deploy --password=${s.optionPassword} && curl -u ada:${s.curlPassword} https://example.invalid && sshpass -p ${s.sshpassPassword} ssh host`;
+  const [bash] = t.call([toolUseBlock('toolu_sec01', 'Bash', { command, description: 'Load the dump and deploy' })]);
+  t.result('toolu_sec01', bash!, 'deployed', { toolUseResult: { stdout: 'deployed', stderr: '', interrupted: false } });
+  const env = `API_KEY=${s.envApiKey}\nSESSION_SECRET=${s.envSecret}\nDEBUG=true\n`;
+  const [read] = t.call([toolUseBlock('toolu_sec02', 'Read', { file_path: `${cwd}/.env` })]);
+  t.result('toolu_sec02', read!, env.split('\n').map((line, index) => `${String(index + 1).padStart(6)}→${line}`).join('\n'), { toolUseResult: { type: 'text', file: { filePath: `${cwd}/.env`, content: env } } });
+  const [connect] = t.call([toolUseBlock('toolu_sec03', 'mcp__db__connect', { host: 'db.example.invalid', user: 'ada', password: s.fieldPassword })]);
+  t.result('toolu_sec03', connect!, 'connected');
+  const key = `-----BEGIN RSA PRIVATE KEY-----\n${s.privateKeyBody.match(/.{1,64}/g)!.join('\n')}\n-----END RSA PRIVATE KEY-----`;
+  t.attachment({ type: 'file', filename: `${cwd}/deploy_key`, content: key });
+  const [call] = t.call([toolUseBlock('toolu_sec04', 'Agent', { description: 'Check the database', prompt: `Connect to postgres://app:${s.postgresPassword}@db.example.invalid:5432/app and report.`, subagent_type: 'general-purpose' })]);
+  const child = new Transcript({ session, agent, cwd });
+  child.prompt(`Connect to postgres://app:${s.postgresPassword}@db.example.invalid:5432/app and report.`, { parent: null, origin: false });
+  child.call([textBlock(`Called the API with Authorization: Bearer ${s.bearer}; the database answers.`)], { streaming: true });
+  t.result('toolu_sec04', call!, [textBlock('The database answers.')], { toolUseResult: { status: 'completed', agentId: agent, content: [textBlock('The database answers.')], totalTokens: 300 } });
+  const [workflow] = t.call([toolUseBlock('toolu_sec05', 'Workflow', { script: 'notify' })]);
+  t.result('toolu_sec05', workflow!, 'Workflow started.', { toolUseResult: { status: 'async_launched', runId: run, taskId: 'task_5ec', transcriptDir: `${cwd}/.claude/${run}` } });
+  t.call([textBlock('Done.')]);
+  files.set(`${folder}/${session}.jsonl`, t.text());
+  files.set(`${folder}/${session}/subagents/agent-${agent}.jsonl`, child.text());
+  files.set(`${folder}/${session}/subagents/agent-${agent}.meta.json`, JSON.stringify({ agentType: 'general-purpose', description: 'Check the database', toolUseId: 'toolu_sec04', spawnDepth: 1 }));
+  files.set(`${folder}/${session}/subagents/workflows/${run}/journal.jsonl`, `${JSON.stringify({ type: 'result', key: 'v2:a1', agentId: 'a1', result: `posted with ${s.journalToken}` })}\n`);
+  files.set(`${folder}/${session}/workflows/scripts/notify-${run}.js`, `// notify\nconst SLACK = '${s.slackToken}';\nexport default async function run() {}\n`);
+}
+
 function empty(files: Files): void {
   files.set(`${slug('empty')}/${FIXTURE_SESSIONS.empty}.jsonl`, '');
 }
 
 export function fixtureFiles(): Files {
   const files: Files = new Map();
-  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren, hostileMarkup]) {
+  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren, hostileMarkup, secrets]) {
     write(files);
   }
   return files;

@@ -30,6 +30,8 @@ import { buildSite, SITE, type SiteResult } from '../site/build/site.ts';
 import { compareBytes, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
 import { ExportReuse } from './reuse.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
+import { applyRedaction } from '../redaction/apply.ts';
+import type { RedactionPlan } from '../redaction/scan.ts';
 
 export const BUNDLE = 'bundle';
 
@@ -39,6 +41,8 @@ export interface ExportOptions {
   /** Where the site's highlighted code and finished pages are cached between exports; by default <data>/_site-cache, outside every export. */
   readonly siteCache?: string;
   readonly observer?: StepObserver;
+  /** Secrets to take out of the copied bundle, found beforehand (src/redaction/scan.ts). */
+  readonly redaction?: RedactionPlan;
 }
 
 export interface ExportResult {
@@ -81,6 +85,12 @@ export async function writeExport(data: string, out: string, conversations: read
       for (const branch of listFolder(path.join(chain, 'labels'))) {
         for (const name of listFolder(path.join(chain, 'labels', branch))) copy(path.join(chain, 'labels', branch, name), `_conversations/${conversation}/labels/${branch}/${name}`);
       }
+    }
+    if (options.redaction) {
+      // Before anything reads the bundle: the digests, the site, the manifest
+      // and the archive see only redacted bytes.
+      observer.step('redact');
+      applyRedaction(path.join(partial, BUNDLE), options.redaction);
     }
     return await completeExport(partial, out, conversations, reuse.digests, options.siteCache ?? path.join(data, '_site-cache'), options, (entries) => {
       reuse.save(entries);

@@ -54,8 +54,13 @@ function stampOf(file: string): string | undefined {
 
 export class ExportReuse {
   private readonly previous: Map<string, ReuseEntry>;
-  /** Files placed in the new export, by path inside it, with the storage file each came from. */
-  private readonly placed = new Map<string, { source: string; sourceStamp: string }>();
+  /**
+   * Files placed in the new export, by path inside it: the storage file each
+   * came from, and the stamp of the placed copy. A later step may replace a
+   * placed file (a redaction does): its stamp then differs, and neither its
+   * digest nor its reuse record is taken from here any more.
+   */
+  private readonly placed = new Map<string, { source: string; sourceStamp: string; target: string; placedStamp: string | undefined }>();
   private readonly known = new Map<string, string>();
   reused = 0;
   copied = 0;
@@ -94,12 +99,12 @@ export class ExportReuse {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const sourceStamp = stampOf(source);
     if (sourceStamp === undefined) throw new Error(`${source}: not a readable regular file`);
-    this.placed.set(relative, { source, sourceStamp });
     const before = this.previous.get(relative);
     if (before && before.source === source && before.sourceStamp === sourceStamp && stampOf(path.join(this.out, relative)) === before.exportedStamp) {
       try {
         fs.linkSync(path.join(this.out, relative), target);
         this.known.set(relative, before.sha256);
+        this.placed.set(relative, { source, sourceStamp, target, placedStamp: stampOf(target) });
         this.reused++;
         return 0;
       } catch {
@@ -107,13 +112,19 @@ export class ExportReuse {
       }
     }
     fs.copyFileSync(source, target);
+    this.placed.set(relative, { source, sourceStamp, target, placedStamp: stampOf(target) });
     this.copied++;
     return fs.statSync(target).size;
   }
 
-  /** Digests already known for files of the new export, by path inside it, for the manifest. */
+  /** Digests already known for files of the new export that are still as placed, by path inside it, for the manifest. */
   get digests(): ReadonlyMap<string, string> {
-    return this.known;
+    return new Map([...this.known].filter(([relative]) => this.unchangedSincePlaced(relative, this.placed.get(relative)?.target)));
+  }
+
+  private unchangedSincePlaced(relative: string, where: string | undefined): boolean {
+    const placed = this.placed.get(relative);
+    return placed !== undefined && where !== undefined && placed.placedStamp !== undefined && stampOf(where) === placed.placedStamp;
   }
 
   /** Records the stamps of the export now in place at `out`, for the next export. */
@@ -121,9 +132,9 @@ export class ExportReuse {
     const files: Record<string, ReuseEntry> = {};
     for (const entry of entries) {
       const placed = this.placed.get(entry.path);
-      if (!placed) continue;
-      const exportedStamp = stampOf(path.join(this.out, entry.path));
-      if (exportedStamp !== undefined) files[entry.path] = { ...placed, exportedStamp, sha256: entry.sha256 };
+      // Only a copy still byte for byte its storage file can stand in for it next time.
+      if (!placed || !this.unchangedSincePlaced(entry.path, path.join(this.out, entry.path))) continue;
+      files[entry.path] = { source: placed.source, sourceStamp: placed.sourceStamp, exportedStamp: placed.placedStamp!, sha256: entry.sha256 };
     }
     fs.mkdirSync(path.dirname(this.record), { recursive: true });
     replaceFile(this.record, `${JSON.stringify({ schema: REUSE_SCHEMA, out: this.out, files })}\n`);

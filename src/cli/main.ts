@@ -22,7 +22,7 @@ export const COMMANDS: readonly Command[] = [
   { name: 'fork', synopsis: 'fork ID --at EVENT [--name NAME] [--data DIR] [--by ACTOR] [--reason TEXT] [--allow-tool-closed] [--json]', summary: 'explicit branch at a stable boundary', run: fork },
   { name: 'restore', synopsis: 'restore ID --branch NAME --out DIR [--data DIR]', summary: 'the branch as a resumable transcript', run: restore },
   { name: 'label', synopsis: 'label ID --branch NAME [--label LABEL]... [--summary TEXT] [--data DIR]', summary: 'labels and a summary for a branch, as a new record', run: label },
-  { name: 'export', synopsis: 'export   [--source DIR] [--data DIR] [--out DIR] [--archive FILE] [--conversation ID]... [--merge EXPORT]... [--json]', summary: 'the bundle, the static site, the manifest and root digest, a .tar.zst with --archive; --merge puts exports made apart together', run: exportCommand },
+  { name: 'export', synopsis: 'export   [--source DIR] [--data DIR] [--out DIR] [--archive FILE] [--conversation ID]... [--redact [--redact-rules FILE] [--redact-paths] [--dry-run]] [--merge EXPORT]... [--json]', summary: 'the bundle, the static site, the manifest and root digest, a .tar.zst with --archive; --redact takes secrets out of the copy; --merge puts exports made apart together', run: exportCommand },
   { name: 'verify', synopsis: 'verify PATH [--deep] [--json]', summary: 'check a storage root, an export folder or a .tar.zst', run: verify },
   { name: 'glossary', synopsis: 'glossary [--json]', summary: "the model's words and Claude Code's", run: glossary },
 ];

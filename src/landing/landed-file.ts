@@ -19,6 +19,11 @@
 //   "enc":"base64"  payload is the bytes in base64 (invalid UTF-8)
 // `sha` is still over the original bytes, so every record can be checked the
 // same way.
+//
+// A redacted export (src/redaction/) carries derivatives, never claimed as the
+// source bytes: the header of such a copy says `"derived":"redacted"`, and a
+// record whose payload was changed says `"redacted":<bytes removed>` after
+// its `sha`, which is then over the new payload.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -42,6 +47,8 @@ export interface LandedHeader {
   readonly stream: string | null;
   /** Present only on files of a workflow run, which belong to no one stream. */
   readonly run?: string;
+  /** Present only on a copy made for an export: what it was derived by. */
+  readonly derived?: 'redacted';
   readonly state: 'available';
 }
 
@@ -55,8 +62,10 @@ export interface LandedRecord {
   /** SHA-256 of the source bytes, in hexadecimal. */
   readonly sha: string;
   readonly encoding: PayloadEncoding;
-  /** The source bytes exactly. */
+  /** The source bytes exactly, or on a redacted copy the bytes left after redaction. */
   readonly payload: Buffer;
+  /** On a redacted copy, how many bytes were removed from this record's payload. */
+  readonly redacted?: number;
 }
 
 export function headerLine(header: LandedHeader): string {
@@ -72,6 +81,7 @@ export function headerLine(header: LandedHeader): string {
     stream: header.stream,
   };
   if (header.run !== undefined) ordered.run = header.run;
+  if (header.derived !== undefined) ordered.derived = header.derived;
   ordered.state = header.state;
   return `${JSON.stringify(ordered)}\n`;
 }
@@ -105,8 +115,8 @@ export function encodingFor(bytes: Buffer): PayloadEncoding {
 }
 
 /** The envelope line for one record, as pieces to write in order (the raw payload is not copied). */
-export function recordLine(ord: number, off: number, sha: string, encoding: PayloadEncoding, bytes: Buffer): (string | Buffer)[] {
-  const start = `{"ord":${ord},"off":${off},"sha":"${sha}"`;
+export function recordLine(ord: number, off: number, sha: string, encoding: PayloadEncoding, bytes: Buffer, redacted?: number): (string | Buffer)[] {
+  const start = `{"ord":${ord},"off":${off},"sha":"${sha}"${redacted !== undefined ? `,"redacted":${redacted}` : ''}`;
   switch (encoding) {
     case 'raw':
       return [`${start},"payload":`, bytes, '}\n'];
@@ -119,7 +129,7 @@ export function recordLine(ord: number, off: number, sha: string, encoding: Payl
 
 // Every record line this module writes starts exactly like this, so reading
 // back never has to parse the payload to find it.
-const RECORD_START = /^\{"ord":(\d+),"off":(\d+),"sha":"([0-9a-f]{64})"(?:,"enc":"(utf8|base64)")?,"payload":/;
+const RECORD_START = /^\{"ord":(\d+),"off":(\d+),"sha":"([0-9a-f]{64})"(?:,"redacted":(\d+))?(?:,"enc":"(utf8|base64)")?,"payload":/;
 
 export class LandedFormatError extends Error {}
 
@@ -131,7 +141,7 @@ export function parseRecordLine(line: Buffer): LandedRecord {
   if (!match) throw new LandedFormatError('the line is not a landed record');
   if (line[line.length - 1] !== 0x7d) throw new LandedFormatError('the record line does not end with }');
   const body = line.subarray(match[0].length, line.length - 1);
-  const encoding = (match[4] ?? 'raw') as PayloadEncoding;
+  const encoding = (match[5] ?? 'raw') as PayloadEncoding;
   let payload: Buffer;
   if (encoding === 'raw') {
     payload = body;
@@ -145,7 +155,7 @@ export function parseRecordLine(line: Buffer): LandedRecord {
     if (typeof text !== 'string') throw new LandedFormatError(`the ${encoding} payload is not a JSON string`);
     payload = encoding === 'utf8' ? Buffer.from(text, 'utf8') : Buffer.from(text, 'base64');
   }
-  return { ord: Number(match[1]), off: Number(match[2]), sha: match[3]!, encoding, payload };
+  return { ord: Number(match[1]), off: Number(match[2]), sha: match[3]!, encoding, payload, ...(match[4] !== undefined ? { redacted: Number(match[4]) } : {}) };
 }
 
 export function parseHeaderLine(line: Buffer): LandedHeader {

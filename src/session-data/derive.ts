@@ -14,6 +14,7 @@ import { sessionDataName } from '../landing/layout.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
+import { markRedactedParts } from '../redaction/placeholder.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from './format.ts';
 
 /** The adapter's half: one landed record in, one row out. It must not throw on bad input. */
@@ -53,7 +54,10 @@ export function deriveSessionData(landed: string, converter: Converter, landedDi
         pending.write(`${JSON.stringify(sessionDataHeader(header, converter.dialect, path.basename(landed), ofSha))}\n`);
         continue;
       }
-      const row = converter.convert(entry.record, header!, entry.row);
+      const converted = converter.convert(entry.record, header!, entry.row);
+      // The converter knows the runtime; what a redaction took out is known
+      // here, from the landed line, whatever the runtime.
+      const row = entry.record.redacted !== undefined ? markRedactedParts(converted) : converted;
       pending.write(`${JSON.stringify(row)}\n`);
       rows++;
       for (const part of row.parts) {
@@ -84,6 +88,7 @@ function sessionDataHeader(header: LandedHeader, dialect: string, of: string, of
   value.kind = header.kind;
   value.of = of;
   value.of_sha = ofSha;
+  if (header.derived !== undefined) value.derived = header.derived;
   return value as unknown as SessionDataHeader;
 }
 

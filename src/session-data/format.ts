@@ -36,6 +36,8 @@ export interface SessionDataHeader {
   readonly of: string;
   /** SHA-256 of the landed file's bytes. */
   readonly of_sha: string;
+  /** Present when the landed file is a redacted copy made for an export. */
+  readonly derived?: 'redacted';
 }
 
 export interface Usage {
@@ -50,6 +52,8 @@ interface PartCommon {
   readonly state: ContentState;
   /** Size in bytes of the original content, whatever part of it is held. */
   readonly bytes: number;
+  /** In state `redacted` on an export's redacted copy: how many of those bytes were removed. */
+  readonly removed?: number;
 }
 
 export interface TextPart extends PartCommon {

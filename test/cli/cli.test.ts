@@ -22,7 +22,7 @@ describe('the sessionizer command', () => {
       expect(out).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
     expect(out).toMatch(/land new source data\n/);
-    expect(out).toMatch(/the bundle with its manifest and root digest, and a \.tar\.zst with --archive \(the site: not built yet\)/);
+    expect(out).toMatch(/the bundle, the static site, the manifest and root digest, a \.tar\.zst with --archive/);
   });
 
   it('refuses --deep on an archive, which is only ever read as a stream, with exit 2', () => {

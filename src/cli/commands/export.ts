@@ -1,12 +1,16 @@
-// `sessionizer export [--source DIR] [--data DIR] [--out DIR] [--conversation ID]...`:
+// `sessionizer export [--source DIR] [--data DIR] [--out DIR] [--conversation ID]...
+//   [--redact [--redact-rules FILE] [--redact-paths] [--dry-run]]`:
 // collect, parse, and write the export folder with its manifest and root
-// digest. `npm run export` runs exactly this.
+// digest. `npm run export` runs exactly this. With --redact, the secrets of
+// the exported copy are found first and removed from it (src/redaction/);
+// with --dry-run the findings are printed and no export is written.
 //
 // `sessionizer export --merge EXPORT --merge EXPORT ... [--out DIR]`: one
 // export from exports made apart (a large history split by session across
 // machines), each verified, put together by their manifests.
 
 import path from 'node:path';
+import { converterFor } from '../../adapters/dialects.ts';
 import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
@@ -15,6 +19,9 @@ import { writeArchive } from '../../bundle/archive.ts';
 import { mergeExports, MergeConflictError, writeExport, type ExportResult } from '../../bundle/export.ts';
 import { collectAllOnCores, landedTotals, storedSessions } from '../../collection/collect-all.ts';
 import { parseSession } from '../../parse/parse.ts';
+import { redactionReport, reportText, type RedactionReport } from '../../redaction/report.ts';
+import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
+import { scanForSecrets, type RedactionPlan } from '../../redaction/scan.ts';
 import { ChainError } from '../../session-flow/chain.ts';
 import { verifyExport } from '../../verify/export.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
@@ -24,12 +31,29 @@ import { DEFAULT_DATA } from './collect.ts';
 
 export const DEFAULT_OUT = 'export';
 
+const REDACTION_OPTIONS = {
+  redact: { type: 'boolean' },
+  'redact-rules': { type: 'string' },
+  'redact-paths': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+} as const;
+
 export async function exportCommand(argv: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArguments('export', argv, { ...SOURCE_OPTIONS, data: { type: 'string' }, out: { type: 'string' }, archive: { type: 'string' }, conversation: { type: 'string', multiple: true }, merge: { type: 'string', multiple: true } });
+  const { values } = parseCommandArguments('export', argv, { ...SOURCE_OPTIONS, data: { type: 'string' }, out: { type: 'string' }, archive: { type: 'string' }, conversation: { type: 'string', multiple: true }, merge: { type: 'string', multiple: true }, ...REDACTION_OPTIONS });
+  const redact = values.redact === true || values['redact-rules'] !== undefined || values['redact-paths'] === true;
+  if (values['dry-run'] && !redact) throw new UsageError('export: --dry-run only applies to --redact: it prints what would be redacted');
   if (values.merge !== undefined) {
-    const mixed = (['source', 'include', 'exclude', 'conversation'] as const).filter((name) => values[name] !== undefined);
+    const mixed = (['source', 'include', 'exclude', 'conversation', 'redact', 'redact-rules', 'redact-paths'] as const).filter((name) => values[name] !== undefined);
     if (mixed.length > 0) throw new UsageError(`export: --merge puts finished exports together and collects nothing, so it takes no --${mixed[0]}`);
     return runMerge(values.merge.map((input) => path.resolve(input)), { data: path.resolve(values.data ?? DEFAULT_DATA), out: path.resolve(values.out ?? DEFAULT_OUT), archive: values.archive !== undefined ? path.resolve(values.archive) : undefined, json: values.json === true }, io);
+  }
+  let rules;
+  try {
+    rules = redact ? ruleSet(values['redact-rules'] !== undefined ? path.resolve(values['redact-rules']) : undefined) : undefined;
+  } catch (error) {
+    if (!(error instanceof RulesFileError)) throw error;
+    io.error(`error: ${error.message}\n`);
+    return EXIT_REJECTED;
   }
   const request: ExportRequest = {
     source: resolveSourceRoot(values.source),
@@ -39,6 +63,7 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
     conversations: values.conversation,
     selected: sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] }),
     json: values.json === true,
+    redaction: rules ? { rules, paths: values['redact-paths'] === true, dryRun: values['dry-run'] === true } : undefined,
   };
   if (!request.json) io.error(`${describeSourceRoot(request.source)}\ndata ${request.data}\n`);
   // No handler for Ctrl-C: it ends the process at once, like a crash, and
@@ -62,6 +87,7 @@ interface ExportRequest extends Destination {
   /** The conversations chosen with --conversation, or every stored one. */
   readonly conversations: string[] | undefined;
   readonly selected: ReturnType<typeof sessionMatcher>;
+  readonly redaction: { readonly rules: ReturnType<typeof ruleSet>; readonly paths: boolean; readonly dryRun: boolean } | undefined;
 }
 
 async function runExport(request: ExportRequest, io: Io): Promise<number> {
@@ -106,10 +132,25 @@ async function runExport(request: ExportRequest, io: Io): Promise<number> {
     }
     clock.advance(1, 0);
   }
-  const result = await writeExport(data, out, chosen, { observer: clock });
+  let redaction: RedactionPlan | undefined;
+  let redacted: RedactionReport['totals'] | undefined;
+  if (request.redaction) {
+    clock.step('scan');
+    redaction = await scanForSecrets(data, chosen, { rules: request.redaction.rules, paths: request.redaction.paths, converterFor });
+    const report = redactionReport(redaction);
+    redacted = report.totals;
+    if (request.redaction.dryRun) {
+      const scanned = clock.timings.length;
+      clock.end();
+      io.out(json ? `${JSON.stringify(report)}\n` : `${reportText(report)}nothing was written (--dry-run); scanned in ${((clock.timings[scanned]?.ms ?? 0) / 1000).toFixed(2)} s\n`);
+      return rejected ? EXIT_REJECTED : EXIT_OK;
+    }
+    if (!json) io.error(`redaction: ${report.totals.findings} secrets (${report.totals.bytes} bytes) found; they are replaced in the export, and listed in its bundle/redaction-report.json\n`);
+  }
+  const result = await writeExport(data, out, chosen, { observer: clock, redaction });
   const totals = landedTotals(report);
   await finish(request, result, clock, started, io, {
-    json: { landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied },
+    json: { ...(redacted ? { redacted: { findings: redacted.findings, bytes: redacted.bytes } } : {}), landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied },
     text: `${request.source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}export written to ${out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds (${unchanged} conversations unchanged), ${result.copied} files copied and ${result.reused} unchanged ones kept from the previous export`,
   });
   return rejected ? EXIT_REJECTED : EXIT_OK;

@@ -1,0 +1,56 @@
+// The redaction report: what was found, where, by which rule, with a preview
+// that does not give the secret away. `export --redact --dry-run` prints it;
+// `export --redact` saves the same report in the bundle, where the manifest
+// covers it.
+//
+// JSON form (stable; `--json` prints it, and it is the saved file):
+//   {"schema":"redaction-report/1","rules":[…],"paths":false,
+//    "totals":{"findings":N,"bytes":N,"records":N,"files":N,"conversations":N},
+//    "findings":[{"conversation","file","row","record"?,"part","rule","preview","bytes"}, …]}
+// Findings are in file order, then row, then position.
+
+import type { RedactionPlan } from './scan.ts';
+import type { Finding } from './scan.ts';
+
+export const REPORT_NAME = 'redaction-report.json';
+export const REPORT_SCHEMA = 'redaction-report/1';
+
+export interface RedactionReport {
+  readonly schema: typeof REPORT_SCHEMA;
+  readonly rules: string[];
+  readonly paths: boolean;
+  readonly totals: { readonly findings: number; readonly bytes: number; readonly records: number; readonly files: number; readonly conversations: number };
+  readonly findings: Finding[];
+}
+
+export function redactionReport(plan: Pick<RedactionPlan, 'rules' | 'paths' | 'findings'>): RedactionReport {
+  const findings = plan.findings;
+  return {
+    schema: REPORT_SCHEMA,
+    rules: plan.rules,
+    paths: plan.paths,
+    totals: {
+      findings: findings.length,
+      bytes: findings.reduce((sum, finding) => sum + finding.bytes, 0),
+      records: new Set(findings.map((finding) => `${finding.file}#${finding.row}`)).size,
+      files: new Set(findings.map((finding) => finding.file)).size,
+      conversations: new Set(findings.map((finding) => finding.conversation)).size,
+    },
+    findings,
+  };
+}
+
+/** The report as a person reads it: one line a finding, grouped by conversation. */
+export function reportText(report: RedactionReport): string {
+  const lines = [`redaction: ${report.totals.findings} secrets (${report.totals.bytes} bytes) in ${report.totals.records} records of ${report.totals.files} files, ${report.totals.conversations} conversations${report.paths ? '; home folders and user names masked' : ''}`, `rules: ${report.rules.join('; ')}`];
+  let conversation: string | undefined;
+  for (const finding of report.findings) {
+    if (finding.conversation !== conversation) {
+      conversation = finding.conversation;
+      lines.push(`conversation ${conversation}`);
+    }
+    const where = finding.row === 0 ? finding.file : `${finding.file} row ${finding.row}${finding.record !== undefined ? ` record ${finding.record}` : ''}`;
+    lines.push(`  ${where}, ${finding.part}: ${finding.rule} ${finding.preview}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

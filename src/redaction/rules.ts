@@ -1,0 +1,153 @@
+// The rule set that finds secrets in text: secretlint's recommended preset
+// (a maintained set of rules for cloud keys, tokens, private keys, basic
+// auth and database connection strings), then Sessionizer's own patterns
+// (builtin.rules: .env assignments, passwords on command lines, bearer
+// tokens, JWTs), then a user's own, in the same format.
+//
+// A rules file holds one rule a line: `name /source/flags`. See
+// builtin.rules for the format; a malformed line is rejected with its file
+// and line number.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SecretLintCoreConfig } from '@secretlint/types';
+import { RULE_NAME } from './placeholder.ts';
+
+export const BUILTIN_RULES = fileURLToPath(new URL('./builtin.rules', import.meta.url));
+
+export interface PatternRule {
+  readonly name: string;
+  /** Global, so every match is found. */
+  readonly pattern: RegExp;
+  /** Where the rule was written: file and line. */
+  readonly origin: string;
+}
+
+export interface RuleSet {
+  readonly patterns: PatternRule[];
+  /** What the set is made of, for the report. */
+  readonly sources: string[];
+}
+
+/** A piece of a text that a rule says is secret: [start, end) in the text's UTF-16 units. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly rule: string;
+}
+
+export class RulesFileError extends Error {}
+
+const RULE_LINE = /^([^\s]+)\s+\/(.*)\/([a-z]*)$/;
+
+/** Reads a rules file; throws RulesFileError naming the file and line of the first malformed rule. */
+export function readRulesFile(file: string): PatternRule[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new RulesFileError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const rules: PatternRule[] = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const where = `${file}: line ${index + 1}`;
+    const parts = RULE_LINE.exec(line);
+    if (!parts) throw new RulesFileError(`${where}: expected "name /regular expression/flags", found ${JSON.stringify(line)}`);
+    const [, name, source, flags] = parts as unknown as [string, string, string, string];
+    if (!RULE_NAME.test(name)) throw new RulesFileError(`${where}: the rule name ${JSON.stringify(name)} must be lower-case letters, digits and dashes`);
+    if (!/^[imsu]*$/.test(flags)) throw new RulesFileError(`${where}: flags may only be i, m, s and u, found ${JSON.stringify(flags)}`);
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(source, `${flags}g`);
+    } catch (error) {
+      throw new RulesFileError(`${where}: not a valid regular expression (${(error as Error).message})`);
+    }
+    // A rule that matches nothing at all would remove text at every position.
+    if (new RegExp(source, flags).test('')) throw new RulesFileError(`${where}: the expression matches empty text`);
+    rules.push({ name, pattern, origin: where });
+  });
+  return rules;
+}
+
+export function ruleSet(userRules?: string): RuleSet {
+  const patterns = readRulesFile(BUILTIN_RULES);
+  const sources = [`${RECOMMENDED} (secretlint)`, 'sessionizer builtin.rules'];
+  if (userRules !== undefined) {
+    patterns.push(...readRulesFile(userRules));
+    // Only the file's name: its folder may be under a home folder the export masks.
+    sources.push(`user rules ${path.basename(userRules)}`);
+  }
+  return { patterns, sources };
+}
+
+const RECOMMENDED = '@secretlint/secretlint-rule-preset-recommend';
+
+// Loaded on first use: it takes a fifth of a second, which every other
+// command would pay for nothing.
+let secretlint: Promise<{ lintSource: typeof import('@secretlint/core').lintSource; config: SecretLintCoreConfig }> | undefined;
+
+function loadSecretlint() {
+  secretlint ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
+    lintSource: core.lintSource,
+    // The recommended preset minus its comment filter: a `secretlint-disable`
+    // comment inside a transcript is text someone pasted, not an instruction
+    // to us. Access key ids are scanned too, which the preset leaves off by
+    // default.
+    config: {
+      rules: [
+        {
+          id: preset.creator.meta.id,
+          rule: preset.creator,
+          rules: [
+            { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } },
+            { id: '@secretlint/secretlint-rule-filter-comments', disabled: true },
+          ],
+        },
+      ],
+    },
+  }));
+  return secretlint;
+}
+
+const SECRETLINT_PREFIX = '@secretlint/secretlint-rule-';
+
+/** Every span of the text that a rule of the set finds, in no particular order; spans may overlap. */
+export async function findSecrets(text: string, rules: RuleSet): Promise<Span[]> {
+  const spans: Span[] = [];
+  const { lintSource, config } = await loadSecretlint();
+  const result = await lintSource({ source: { content: text, filePath: 'transcript', ext: '', contentType: 'text' }, options: { config, noPhysicFilePath: true } });
+  for (const message of result.messages) {
+    const rule = message.ruleId.startsWith(SECRETLINT_PREFIX) ? message.ruleId.slice(SECRETLINT_PREFIX.length) : 'secretlint';
+    spans.push(...secretOf(text, message.range, message.data, RULE_NAME.test(rule) ? rule : 'secretlint'));
+  }
+  for (const rule of rules.patterns) {
+    for (const match of text.matchAll(rule.pattern)) {
+      const secret = match.groups?.secret;
+      if (secret === undefined) {
+        if (match[0].length > 0) spans.push({ start: match.index, end: match.index + match[0].length, rule: rule.name });
+        continue;
+      }
+      const start = match.index + match[0].lastIndexOf(secret);
+      if (secret.length > 0) spans.push({ start, end: start + secret.length, rule: rule.name });
+    }
+  }
+  return spans;
+}
+
+// Secretlint's ranges are not always the secret: the AWS secret key rule
+// reports the start of its whole match with the length of the key (13.0.7),
+// which would leave most of the key in place. Its messages also carry the
+// secret itself in `data`; where that value is found at the reported place,
+// it is what is removed, else the range.
+function secretOf(text: string, range: readonly [number, number], data: unknown, rule: string): Span[] {
+  const values = data && typeof data === 'object' ? Object.values(data).filter((value): value is string => typeof value === 'string' && value.length >= 4) : [];
+  const spans: Span[] = [];
+  for (const value of values) {
+    const at = text.indexOf(value, range[0]);
+    if (at >= 0 && at < range[1] + value.length) spans.push({ start: at, end: at + value.length, rule });
+  }
+  return spans.length > 0 ? spans : [{ start: range[0], end: range[1], rule }];
+}

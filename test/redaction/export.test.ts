@@ -163,6 +163,22 @@ describe('a redacted export', () => {
     expect(fs.existsSync(path.join(bundle, '_conversations', session, 'conversation.state'))).toBe(false);
   });
 
+  it('is never taken for the source by a later export into the same folder, redacted or not', { timeout: 120_000 }, async () => {
+    const plan = await scanForSecrets(data, [session], { rules: ruleSet(), paths: true, converterFor });
+    const again = path.join(temporaryFolder({ forFile: true }), 'export');
+    await writeExport(data, again, [session], { redaction: plan, site: false });
+    const redactedTwice = await writeExport(data, again, [session], { redaction: plan, site: false });
+    expect(leaks(again)).toEqual([]);
+    expect(verifyExport(again, { converterFor }).problems).toEqual([]);
+    // A plain export next: every file a redaction replaced is copied from the storage zone again.
+    const plain = await writeExport(data, again, [session], { site: false });
+    expect(plain.copied).toBeGreaterThan(0);
+    expect(plain.rootDigest).not.toBe(redactedTwice.rootDigest);
+    expect(verifyExport(again, { deep: true, converterFor }).problems).toEqual([]);
+    const landed = exportFiles(again).files.filter((file) => file.startsWith(`${BUNDLE}/${session}/streams/main/`) && file.endsWith('.jsonl'));
+    expect(landed.some((file) => fs.readFileSync(path.join(again, file)).includes(FIXTURE_SECRETS.awsAccessKey))).toBe(true);
+  });
+
   it('saves the report in the bundle, covered by the manifest, with every finding placed and none given away', () => {
     const report = JSON.parse(fs.readFileSync(path.join(out, BUNDLE, REPORT_NAME), 'utf8')) as RedactionReport;
     expect(exportFiles(out).files).toContain(`${BUNDLE}/${REPORT_NAME}`);

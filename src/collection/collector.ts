@@ -1,16 +1,19 @@
 // Lands new source data: for each session, for each source, the bytes added
-// since the last pass, as write-once landed files, each followed by its `.sd`.
+// since the last pass, as write-once landed files, each with its `.sd`
+// derived from the same records as they land.
 //
 // The order of every step is what makes an interruption safe:
 //
-//   land the file (temporary name, fsync, rename, 0444)
+//   land the file and its `.sd` (temporary names, fsync, rename, 0444)
 //   then commit the cursor
-//   then derive the `.sd`
 //
-// A crash after landing and before the cursor re-lands the same records on the
-// next pass. That is at-least-once on purpose: assembly removes duplicate
-// records anyway, because Claude Code writes duplicates itself, so a repeat
-// costs nothing, while the opposite order would lose data. A crash before the
+// A session's files take these steps together (commit-batch.ts), and the
+// order holds for the batch: no cursor is committed before every landed file
+// of the batch, and its name, is on the disk. A crash after landing and
+// before the cursor re-lands the same records on the next pass. That is
+// at-least-once on purpose: assembly removes duplicate records anyway,
+// because Claude Code writes duplicates itself, so a repeat costs nothing,
+// while the opposite order would lose data. A landed file left without its
 // `.sd` is mended at the end of the next pass, which derives every missing one.
 //
 // A session is the unit of work. Its sequence counter spans all its streams,
@@ -21,14 +24,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
-import { readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
+import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
 import { isJsonText } from '../landing/json-text.ts';
-import { digestOf, encodingFor, headerLine, recordLine, type LandedHeader } from '../landing/landed-file.ts';
+import { digestOf, encodingFor, headerLine, parsedPayloadOf, recordLine, type LandedHeader } from '../landing/landed-file.ts';
 import { cursorName, landedName, placeFolder, placePath, sessionFolder, sessionStatePath } from '../landing/layout.ts';
 import { readLines, withOpenFile } from '../landing/line-reader.ts';
 import { lockSession, SessionLockedError } from '../landing/lock.ts';
-import { listFolder, readSessionState, writeSessionState } from '../landing/session-state.ts';
-import { deriveMissingSessionData, deriveSessionData, type DerivationReport } from '../session-data/derive.ts';
+import { listFolder, readSessionState, sessionStateText } from '../landing/session-state.ts';
+import { deriveMissingSessionData, SessionDataWriter } from '../session-data/derive.ts';
+import { CommitBatch, CommitError } from './commit-batch.ts';
 import type { Adapter, CollectableSource, DiscoveredSession } from './source.ts';
 
 // A landed file is closed and a new one started past this size, with the
@@ -108,9 +112,10 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
     if (error instanceof SessionLockedError) return { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] };
     throw error;
   }
+  const batch = new CommitBatch();
   try {
     const state = readSessionState(options.data, session.id);
-    const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq };
+    const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
     const outcomes: SourceOutcome[] = [];
     const visited = new Set<string>();
     for (const source of session.sources) {
@@ -123,7 +128,6 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
       outcomes.push(collectSource(context, source, cursorFile));
     }
     outcomes.push(...markVanishedSources(context, visited));
-    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
     let newest = 0;
     for (const source of session.sources) {
       try {
@@ -134,19 +138,20 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
     }
     // A session with nothing landed, ever (only empty files so far), leaves no
     // trace: an empty session folder would be a session with no data.
-    if (context.nextSeq === 1 && !fs.existsSync(sessionStatePath(options.data, session.id))) {
+    const empty = context.nextSeq === 1 && !fs.existsSync(sessionStatePath(options.data, session.id));
+    if (!empty) {
+      const next = { nextSeq: context.nextSeq, liveness: 'unknown', quietSince: newest > 0 ? new Date(newest).toISOString() : state.quietSince, lastScan: context.now().toISOString() } as const;
+      batch.replace(sessionStatePath(options.data, session.id), sessionStateText(next));
+    }
+    batch.commit();
+    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
+    if (empty) {
       lock.release();
       removeIfEmpty(sessionFolder(options.data, session.id));
-      return { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures };
     }
-    writeSessionState(options.data, session.id, {
-      nextSeq: context.nextSeq,
-      liveness: 'unknown',
-      quietSince: newest > 0 ? new Date(newest).toISOString() : state.quietSince,
-      lastScan: context.now().toISOString(),
-    });
     return { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures };
   } finally {
+    batch.abandon();
     lock.release();
   }
 }
@@ -155,6 +160,8 @@ interface SessionContext extends CollectOptions {
   readonly now: () => Date;
   readonly session: string;
   nextSeq: number;
+  /** The session's landed files and cursors not yet committed. */
+  readonly batch: CommitBatch;
 }
 
 function outcome(source: CollectableSource, status: SourceStatus, message?: string): SourceOutcome {
@@ -183,6 +190,7 @@ function collectSource(context: SessionContext, source: CollectableSource, curso
       ? collectAppend(context, source, cursorFile, cursor as AppendCursor | undefined)
       : collectSnapshot(context, source, cursorFile, cursor as SnapshotCursor | undefined);
   } catch (error) {
+    if (error instanceof CommitError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync(source.path)) {
       if (cursor) writeCursor(cursorFile, { ...cursor, state: 'source_gone' }, context.now());
       return outcome(source, 'gone', 'the source disappeared during collection; what was landed stays');
@@ -201,6 +209,7 @@ function stop(context: SessionContext, source: CollectableSource, cursorFile: st
 
 class Landing {
   private pending: PendingFile | undefined;
+  private sessionData: SessionDataWriter | undefined;
   private header: LandedHeader | undefined;
   private records = 0;
   private sourceBytes = 0;
@@ -221,7 +230,9 @@ class Landing {
   add(ord: number, offset: number, bytes: Buffer): void {
     if (!this.pending) this.open();
     const sha = digestOf(bytes);
-    const encoding = encodingFor(bytes);
+    // When the `.sd` is derived in the same pass, its converter parses every
+    // record anyway, so that one parse also decides whether the record is JSON.
+    const { encoding, value } = this.sessionData ? parsedPayloadOf(bytes) : { encoding: encodingFor(bytes), value: undefined };
     if (encoding === 'base64') this.problem(ord, offset, 'not valid UTF-8; landed as base64');
     // A document that is JSON spread over lines (a pretty-printed sidecar, or
     // one ending in a newline) is encoded only to fit one envelope line; that
@@ -233,6 +244,7 @@ class Landing {
     for (const piece of recordLine(ord, offset, sha, encoding, bytes)) this.pending!.write(piece);
     this.records++;
     this.sourceBytes += bytes.length;
+    this.sessionData?.add({ ord, off: offset, sha, encoding, payload: bytes }, this.records, value);
   }
 
   private problem(ord: number, offset: number, what: string): void {
@@ -259,43 +271,47 @@ class Landing {
       state: 'available',
     };
     this.pending.write(headerLine(this.header));
+    if (context.deriveSessionData !== false) this.sessionData = new SessionDataWriter(this.pending.target, this.header, context.adapter.converter);
   }
 
-  /** Makes the open file durable and returns its sequence number and digest, for the cursor and the `.sd`. */
-  finish(): { seq: number; file: string; digest: string } | undefined {
-    if (!this.pending) return undefined;
+  /**
+   * Closes the open file and its `.sd` and hands both to the session's batch,
+   * which makes them durable before `cursor` (given the sequence number just
+   * landed) is committed. Returns false when there was nothing to close.
+   */
+  finish(cursor: (seq: number) => { file: string; content: string }): boolean {
+    if (!this.pending) return false;
     const pending = this.pending;
+    const sessionData = this.sessionData;
     this.pending = undefined;
+    this.sessionData = undefined;
     let digest: string;
     try {
-      digest = pending.finish()!;
+      digest = pending.seal()!;
+      sessionData?.seal(digest);
     } catch (error) {
       pending.abandon();
+      sessionData?.file.abandon();
       throw error;
     }
+    this.context.batch.addLanded(pending, sessionData);
+    const seq = this.header!.seq;
+    const next = cursor(seq);
+    this.context.batch.replace(next.file, next.content);
     const file = path.relative(this.context.data, pending.target).split(path.sep).join('/');
-    this.files.push({ seq: this.header!.seq, file, records: this.records, sourceBytes: this.sourceBytes, digest });
+    this.files.push({ seq, file, records: this.records, sourceBytes: this.sourceBytes, digest });
+    if (sessionData) for (const [why, count] of sessionData.report.unknownShapes) this.unknownShapes.set(why, (this.unknownShapes.get(why) ?? 0) + count);
     this.records = 0;
     this.sourceBytes = 0;
-    return { seq: this.header!.seq, file: pending.target, digest };
+    if (this.context.batch.full) this.context.batch.commit();
+    return true;
   }
 
   abandon(): void {
     this.pending?.abandon();
+    this.sessionData?.file.abandon();
     this.pending = undefined;
-  }
-
-  /** Derives the `.sd` of a file just landed. A failure here loses nothing: the next pass mends it. */
-  deriveSessionData(file: string, digest: string): void {
-    if (this.context.deriveSessionData === false) return;
-    let report: DerivationReport;
-    try {
-      report = deriveSessionData(file, this.context.adapter.converter, digest);
-    } catch (error) {
-      this.problem(0, 0, `its .sd could not be derived yet: ${(error as Error).message}`);
-      return;
-    }
-    for (const [why, count] of report.unknownShapes) this.unknownShapes.set(why, (this.unknownShapes.get(why) ?? 0) + count);
+    this.sessionData = undefined;
   }
 
   outcome(status: SourceStatus, inFlightBytes: number, message?: string): SourceOutcome {
@@ -348,12 +364,9 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
     let lastLine = { offset: -1, length: 0 };
     let lastRecord = cursor?.lastRecord ?? '';
     const commit = (): void => {
-      const finished = landing.finish();
-      if (!finished) return;
-      lastRecord = recordIdAt(context, descriptor, lastLine) || lastRecord;
-      writeCursor(
-        cursorFile,
-        {
+      landing.finish((lastSeq) => {
+        lastRecord = recordIdAt(context, descriptor, lastLine) || lastRecord;
+        const next: AppendCursor = {
           type: 'append',
           source: source.relative,
           device,
@@ -362,13 +375,12 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
           ord,
           lastRecord,
           prefixSha256: prefix.copy().digest('hex'),
-          lastSeq: finished.seq,
+          lastSeq,
           sizeAtScan: size,
           state: 'active',
-        },
-        context.now(),
-      );
-      landing.deriveSessionData(finished.file, finished.digest);
+        };
+        return { file: cursorFile, content: cursorText(next, context.now()) };
+      });
     };
     const reading = { trailingBytes: 0 };
     try {
@@ -403,13 +415,10 @@ function collectSnapshot(context: SessionContext, source: CollectableSource, cur
   const landing = new Landing(context, source);
   try {
     landing.add(0, 0, content);
-    const finished = landing.finish()!;
-    writeCursor(
-      cursorFile,
-      { type: 'snapshot', source: source.relative, contentSha256: digest, size: content.length, lastSeq: finished.seq, state: 'active' },
-      context.now(),
-    );
-    landing.deriveSessionData(finished.file, finished.digest);
+    landing.finish((lastSeq) => ({
+      file: cursorFile,
+      content: cursorText({ type: 'snapshot', source: source.relative, contentSha256: digest, size: content.length, lastSeq, state: 'active' }, context.now()),
+    }));
   } catch (error) {
     landing.abandon();
     throw error;

@@ -42,11 +42,12 @@ const BATCH = 1 << 20;
 export class PendingFile {
   readonly target: string;
   readonly temporary: string;
-  private descriptor: number;
+  private fileDescriptor: number;
   private readonly staging = Buffer.allocUnsafe(BATCH);
   private staged = 0;
   private written = 0;
   private readonly digest: crypto.Hash | undefined;
+  private sealed: { digest: string | undefined } | undefined;
 
   constructor(
     target: string,
@@ -57,7 +58,7 @@ export class PendingFile {
     // Process and thread in the name: workers of one process share a process id.
     this.temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}-${threadId}.tmp`);
     ensureFolder(path.dirname(target));
-    this.descriptor = openTemporary(this.temporary, options.mode);
+    this.fileDescriptor = openTemporary(this.temporary, options.mode);
   }
 
   get size(): number {
@@ -65,6 +66,7 @@ export class PendingFile {
   }
 
   write(chunk: Buffer | string): void {
+    if (this.sealed) throw new Error(`${this.target}: written to after it was sealed`);
     if (typeof chunk === 'string') {
       if (chunk.length * 3 <= BATCH - this.staged) {
         this.staged += this.staging.write(chunk, this.staged, 'utf8');
@@ -93,32 +95,67 @@ export class PendingFile {
   private writeThrough(bytes: Buffer): void {
     this.digest?.update(bytes);
     let offset = 0;
-    while (offset < bytes.length) offset += fs.writeSync(this.descriptor, bytes, offset);
+    while (offset < bytes.length) offset += fs.writeSync(this.fileDescriptor, bytes, offset);
     this.written += bytes.length;
+  }
+
+  /** The open temporary file, for flushTogether. */
+  get descriptor(): number {
+    return this.fileDescriptor;
+  }
+
+  get name(): string {
+    return this.temporary;
+  }
+
+  /**
+   * Overwrites the first bytes of the file with `bytes` of the same length as
+   * what is there: a header whose last field (a digest) was not known when it
+   * was written. Not for a file whose digest is being computed.
+   */
+  rewriteStart(bytes: Buffer): void {
+    if (this.digest) throw new Error(`${this.target}: a digested file cannot be rewritten`);
+    this.flush();
+    if (bytes.length > this.written) throw new Error(`${this.target}: cannot rewrite ${bytes.length} bytes of ${this.written} written`);
+    let offset = 0;
+    while (offset < bytes.length) offset += fs.writeSync(this.fileDescriptor, bytes, offset, bytes.length - offset, offset);
+  }
+
+  /** Writes out what is staged and sets the mode; the file is then ready to be flushed. Returns the digest when one was asked for. */
+  seal(): string | undefined {
+    if (this.sealed) return this.sealed.digest;
+    this.flush();
+    // Set on the descriptor, past the process's umask, before the flush.
+    fs.fchmodSync(this.fileDescriptor, this.options.mode);
+    this.sealed = { digest: this.digest?.digest('hex') };
+    return this.sealed.digest;
+  }
+
+  /** Closes a sealed file that has been flushed and renames it into place. Its folder is not flushed. */
+  place(): void {
+    fs.closeSync(this.fileDescriptor);
+    this.fileDescriptor = -1;
+    fs.renameSync(this.temporary, this.target);
   }
 
   /** Flushes to the disk and renames into place. Returns the digest when one was asked for. */
   finish(): string | undefined {
-    this.flush();
-    // Set on the descriptor, past the process's umask, before the flush.
-    fs.fchmodSync(this.descriptor, this.options.mode);
-    fs.fsyncSync(this.descriptor);
-    fs.closeSync(this.descriptor);
-    this.descriptor = -1;
-    fs.renameSync(this.temporary, this.target);
+    const digest = this.seal();
+    fs.fsyncSync(this.fileDescriptor);
+    this.place();
     if (this.options.durability === 'landed') syncFolder(path.dirname(this.target));
-    return this.digest?.digest('hex');
+    return digest;
   }
 
   /** Removes the temporary file. Safe to call after a failure at any point. */
   abandon(): void {
-    if (this.descriptor >= 0) {
+    if (this.fileDescriptor >= 0) {
       try {
-        fs.closeSync(this.descriptor);
+        fs.closeSync(this.fileDescriptor);
       } catch {
         // Already closed by a failed write; the file is removed below either way.
       }
-      this.descriptor = -1;
+      this.fileDescriptor = -1;
     }
     fs.rmSync(this.temporary, { force: true });
   }
@@ -133,6 +170,23 @@ export function writeOnce(target: string, content: Buffer | string): void {
 /** Replaces a small state file whole, so a crash leaves either the old or the new content. */
 export function replaceFile(target: string, content: string): void {
   writeWhole(target, content, { mode: 0o644, durability: 'replaced' });
+}
+
+/**
+ * A state file's new content under a temporary name, written and sealed but
+ * not flushed: for a caller that flushes many files together before placing
+ * them (see flush.ts). Placing it replaces the file whole.
+ */
+export function stagedReplacement(target: string, content: string): PendingFile {
+  const pending = new PendingFile(target, { mode: 0o644, durability: 'replaced' });
+  try {
+    pending.write(content);
+    pending.seal();
+  } catch (error) {
+    pending.abandon();
+    throw error;
+  }
+  return pending;
 }
 
 function writeWhole(target: string, content: Buffer | string, options: PendingOptions): void {

@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { digestOfFile } from '../landing/landed-file.ts';
 
 export const MANIFEST_SCHEMA = 'manifest/1';
 export const MANIFEST = 'manifest.json';
@@ -48,21 +49,6 @@ export function compareBytes(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-export function sha256OfFile(file: string): string {
-  const hash = crypto.createHash('sha256');
-  const descriptor = fs.openSync(file, 'r');
-  try {
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    for (;;) {
-      const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
-      if (got === 0) break;
-      hash.update(chunk.subarray(0, got));
-    }
-  } finally {
-    fs.closeSync(descriptor);
-  }
-  return hash.digest('hex');
-}
 
 /** Every regular file under a folder, relative, sorted bytewise; links and other kinds are reported, never followed. */
 export function exportFiles(root: string): { files: string[]; strange: { path: string; what: string }[] } {
@@ -92,7 +78,7 @@ export function writeManifest(root: string): { rootDigest: string; files: number
     if (problem) throw new Error(`${root}: ${relative}: ${problem}`);
     const size = fs.statSync(path.join(root, relative)).size;
     bytes += size;
-    entries.push({ path: relative, size, sha256: sha256OfFile(path.join(root, relative)) });
+    entries.push({ path: relative, size, sha256: digestOfFile(path.join(root, relative)) });
   }
   const manifest: Manifest = { schema: MANIFEST_SCHEMA, algorithm: 'sha256', files: entries };
   const manifestBytes = `${JSON.stringify(manifest, null, 1)}\n`;

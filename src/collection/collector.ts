@@ -24,6 +24,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
+import { borrowBuffer, giveBack } from '../landing/buffer-pool.ts';
 import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
 import { isJsonText } from '../landing/json-text.ts';
 import { digestOf, encodingFor, headerLine, parsedPayloadOf, recordLine, type LandedHeader } from '../landing/landed-file.ts';
@@ -35,10 +36,11 @@ import { deriveMissingSessionData, SessionDataWriter } from '../session-data/der
 import { CommitBatch, CommitError } from './commit-batch.ts';
 import type { Adapter, CollectableSource, DiscoveredSession } from './source.ts';
 
-// A landed file is closed and a new one started past this size, with the
-// cursor committed in between. A 59 MB transcript then lands in two files
-// rather than one, a first backfill that is interrupted keeps what it landed,
-// and the `.sd` of one landed file never has to hold more than this.
+// A landed file is closed and a new one started past this size, and a
+// session's batch is committed once it holds two such files (see
+// commit-batch.ts). A 59 MB transcript then lands in two files rather than
+// one, a first backfill that is interrupted keeps what it committed, and the
+// `.sd` of one landed file never has to hold more than this.
 export const LANDED_FILE_BYTES = 32 << 20;
 
 // Lines from 1 MiB up are reported. They are landed like any other; the
@@ -437,12 +439,16 @@ function recordIdAt(context: SessionContext, descriptor: number, line: { offset:
 }
 
 function* readRange(descriptor: number, start: number, end: number): Generator<Buffer> {
-  const chunk = Buffer.allocUnsafe(1 << 20);
-  for (let position = start; position < end; ) {
-    const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
-    if (got === 0) throw Object.assign(new Error('the file ended early while its landed prefix was being checked'), { code: 'EIO' });
-    yield chunk.subarray(0, got);
-    position += got;
+  const chunk = borrowBuffer();
+  try {
+    for (let position = start; position < end; ) {
+      const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
+      if (got === 0) throw Object.assign(new Error('the file ended early while its landed prefix was being checked'), { code: 'EIO' });
+      yield chunk.subarray(0, got);
+      position += got;
+    }
+  } finally {
+    giveBack(chunk);
   }
 }
 

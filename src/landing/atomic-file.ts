@@ -19,6 +19,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { borrowBuffer, BUFFER_BYTES, giveBack } from './buffer-pool.ts';
 
 export const READ_ONLY = 0o444;
 
@@ -32,18 +33,18 @@ export interface PendingOptions {
   readonly digest?: boolean;
 }
 
-// Writes are gathered into a staging buffer of this size: one system call per
-// record would dominate landing time for the many small records of a
-// transcript. Bytes are copied in, never referenced, because callers hand over
-// views of buffers they reuse (the line reader's chunk).
-const BATCH = 1 << 20;
+// Writes are gathered into a staging buffer (one of buffer-pool.ts's): one
+// system call per record would dominate landing time for the many small
+// records of a transcript. Bytes are copied in, never referenced, because
+// callers hand over views of buffers they reuse (the line reader's chunk).
+const BATCH = BUFFER_BYTES;
 
 /** A file being written under a temporary name. Nothing is visible at `target` until `finish`. */
 export class PendingFile {
   readonly target: string;
   readonly temporary: string;
   private fileDescriptor: number;
-  private readonly staging = Buffer.allocUnsafe(BATCH);
+  private staging: Buffer | undefined = borrowBuffer();
   private staged = 0;
   private written = 0;
   private readonly digest: crypto.Hash | undefined;
@@ -66,21 +67,22 @@ export class PendingFile {
   }
 
   write(chunk: Buffer | string): void {
-    if (this.sealed) throw new Error(`${this.target}: written to after it was sealed`);
+    const staging = this.staging;
+    if (!staging) throw new Error(`${this.target}: written to after it was sealed`);
     if (typeof chunk === 'string') {
       if (chunk.length * 3 <= BATCH - this.staged) {
-        this.staged += this.staging.write(chunk, this.staged, 'utf8');
+        this.staged += staging.write(chunk, this.staged, 'utf8');
         return;
       }
       chunk = Buffer.from(chunk, 'utf8');
     }
     if (chunk.length <= BATCH - this.staged) {
-      this.staged += chunk.copy(this.staging, this.staged);
+      this.staged += chunk.copy(staging, this.staged);
       return;
     }
     this.flush();
     if (chunk.length < BATCH) {
-      this.staged = chunk.copy(this.staging, 0);
+      this.staged = chunk.copy(staging, 0);
     } else {
       this.writeThrough(chunk);
     }
@@ -88,8 +90,13 @@ export class PendingFile {
 
   private flush(): void {
     if (this.staged === 0) return;
-    this.writeThrough(this.staging.subarray(0, this.staged));
+    this.writeThrough(this.staging!.subarray(0, this.staged));
     this.staged = 0;
+  }
+
+  private releaseStaging(): void {
+    if (this.staging) giveBack(this.staging);
+    this.staging = undefined;
   }
 
   private writeThrough(bytes: Buffer): void {
@@ -127,6 +134,7 @@ export class PendingFile {
     this.flush();
     // Set on the descriptor, past the process's umask, before the flush.
     fs.fchmodSync(this.fileDescriptor, this.options.mode);
+    this.releaseStaging();
     this.sealed = { digest: this.digest?.digest('hex') };
     return this.sealed.digest;
   }
@@ -149,6 +157,7 @@ export class PendingFile {
 
   /** Removes the temporary file. Safe to call after a failure at any point. */
   abandon(): void {
+    this.releaseStaging();
     if (this.fileDescriptor >= 0) {
       try {
         fs.closeSync(this.fileDescriptor);

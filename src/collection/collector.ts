@@ -107,14 +107,85 @@ export interface CollectOptions {
 
 /** Collects one session. Never throws for a problem with one source: that source's outcome says what failed. */
 export function collectSession(session: DiscoveredSession, options: CollectOptions): SessionOutcome {
+  return collectSessions([session], options)[0]!;
+}
+
+/**
+ * Collects sessions one after another, committing their landed files in
+ * shared batches: a batch's two flush rounds cost the same for one session as
+ * for many, and on this machine's disk each round took several milliseconds,
+ * the largest part of landing 160 sessions when each paid for its own. A
+ * session stays locked until its batch is committed, and its outcome is
+ * reported only then. A failure of one session is its outcome; the others go on.
+ */
+export function collectSessions(sessions: readonly DiscoveredSession[], options: CollectOptions, onSession?: (outcome: SessionOutcome) => void): SessionOutcome[] {
+  const outcomes: SessionOutcome[] = [];
+  const report = (outcome: SessionOutcome): void => {
+    outcomes.push(outcome);
+    onSession?.(outcome);
+  };
+  const batch = new CommitBatch();
+  let waiting: LandedSession[] = [];
+  // Every session of the batch is released, and reported with the failure
+  // when its files could not be committed.
+  const settle = (failure?: string): void => {
+    for (const landed of waiting) {
+      landed.release();
+      report(failure === undefined ? landed.outcome : failed(landed.outcome.session, failure));
+    }
+    waiting = [];
+  };
+  const commit = (): void => {
+    try {
+      batch.commit();
+      settle();
+    } catch (error) {
+      settle((error as Error).message);
+    }
+  };
+  try {
+    for (const session of sessions) {
+      let landed: LandedSession;
+      try {
+        landed = landSession(session, options, batch);
+      } catch (error) {
+        if (error instanceof CommitError) {
+          // The batch failed while this session was landing: it and every session waiting on the batch failed.
+          settle(error.message);
+        }
+        report(failed(session.id, (error as Error).message));
+        continue;
+      }
+      waiting.push(landed);
+      if (batch.full) commit();
+    }
+    commit();
+  } finally {
+    batch.abandon();
+    settle('the pass stopped before this session was committed');
+  }
+  return outcomes;
+}
+
+function failed(session: string, message: string): SessionOutcome {
+  return { session, sources: [], mended: 0, unreadable: [`session ${session}: ${message}`] };
+}
+
+interface LandedSession {
+  readonly outcome: SessionOutcome;
+  /** Releases the session's lock once its batch is committed. */
+  readonly release: () => void;
+}
+
+// Lands one session's new data into the batch, and leaves the session locked.
+function landSession(session: DiscoveredSession, options: CollectOptions, batch: CommitBatch): LandedSession {
   let lock;
   try {
     lock = lockSession(options.data, session.id);
   } catch (error) {
-    if (error instanceof SessionLockedError) return { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] };
+    if (error instanceof SessionLockedError) return { outcome: { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] }, release: () => {} };
     throw error;
   }
-  const batch = new CommitBatch();
   try {
     const state = readSessionState(options.data, session.id);
     const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
@@ -130,6 +201,9 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
       outcomes.push(collectSource(context, source, cursorFile));
     }
     outcomes.push(...markVanishedSources(context, visited));
+    // Landed files of earlier passes without their `.sd`. Those landed in this
+    // pass are not placed yet, so they are not among them: their `.sd` is in the batch.
+    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
     let newest = 0;
     for (const source of session.sources) {
       try {
@@ -145,16 +219,17 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
       const next = { nextSeq: context.nextSeq, liveness: 'unknown', quietSince: newest > 0 ? new Date(newest).toISOString() : state.quietSince, lastScan: context.now().toISOString() } as const;
       batch.replace(sessionStatePath(options.data, session.id), sessionStateText(next));
     }
-    batch.commit();
-    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
-    if (empty) {
-      lock.release();
-      removeIfEmpty(sessionFolder(options.data, session.id));
-    }
-    return { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures };
-  } finally {
-    batch.abandon();
+    const held = lock;
+    return {
+      outcome: { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures },
+      release: () => {
+        held.release();
+        if (empty) removeIfEmpty(sessionFolder(options.data, session.id));
+      },
+    };
+  } catch (error) {
     lock.release();
+    throw error;
   }
 }
 
@@ -479,9 +554,9 @@ function markVanishedSources(context: SessionContext, visited: Set<string>): Sou
   return outcomes;
 }
 
-/** For a session found in the storage zone but no longer among the sources: records that its sources are gone. */
-export function collectVanishedSession(session: string, options: CollectOptions): SessionOutcome {
-  return collectSession({ id: session, folders: [], sources: [] }, options);
+/** A session found in the storage zone but no longer among the sources: collecting it records that its sources are gone. */
+export function vanishedSession(session: string): DiscoveredSession {
+  return { id: session, folders: [], sources: [] };
 }
 
 function removeIfEmpty(folder: string): void {

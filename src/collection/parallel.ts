@@ -24,12 +24,20 @@ export const PARALLEL_FROM_BYTES = 64 << 20;
 
 export interface Task {
   readonly id: number;
-  readonly session: DiscoveredSession;
+  /** Landed one after another, committed in shared batches (collectSessions). */
+  readonly sessions: DiscoveredSession[];
   readonly options: { data: string; sourceRoot: string; deriveSessionData?: boolean };
   readonly adapter: Adapter['location'];
 }
 
-export type TaskAnswer = { type: 'landed'; id: number; outcome: SessionOutcome } | { type: 'failed'; id: number; message: string };
+export type TaskAnswer = { type: 'landed'; id: number; outcomes: SessionOutcome[] } | { type: 'failed'; id: number; message: string };
+
+// Small sessions are handed to a worker in groups of about this many bytes,
+// so that they share commit batches as they do on one thread; a larger
+// session is a task of its own. A group is small against a pass big enough
+// for workers (PARALLEL_FROM_BYTES), so the last task is short and both
+// cores stay busy to the end.
+const GROUP_BYTES = 8 << 20;
 
 export function defaultWorkers(): number {
   return Math.max(1, os.availableParallelism());
@@ -72,20 +80,29 @@ export interface ParallelOptions {
 /** Lands the sessions on `workers` threads, each with its `.sd`. Resolves with one outcome per session, in the order they finished. */
 export async function collectInParallel(sessions: DiscoveredSession[], options: ParallelOptions): Promise<SessionOutcome[]> {
   const entry = new URL('./worker-entry.mjs', import.meta.url);
-  const queue: Task[] = [...sessions]
-    .sort((a, b) => sessionBytes(b) - sessionBytes(a))
-    .map((session, id) => ({
-      id,
-      session,
-      options: { data: options.data, sourceRoot: options.sourceRoot, deriveSessionData: options.deriveSessionData },
-      adapter: options.adapter.location,
-    }));
-  const names = new Map(queue.map((task) => [task.id, task.session.id]));
+  const queue: Task[] = [];
+  let group: DiscoveredSession[] = [];
+  let groupBytes = 0;
+  const close = (): void => {
+    if (group.length === 0) return;
+    queue.push({ id: queue.length, sessions: group, options: { data: options.data, sourceRoot: options.sourceRoot, deriveSessionData: options.deriveSessionData }, adapter: options.adapter.location });
+    group = [];
+    groupBytes = 0;
+  };
+  for (const { session, bytes } of sessions.map((session) => ({ session, bytes: sessionBytes(session) })).sort((a, b) => b.bytes - a.bytes)) {
+    group.push(session);
+    groupBytes += bytes;
+    if (groupBytes >= GROUP_BYTES) close();
+  }
+  close();
+  const tasks = new Map(queue.map((task) => [task.id, task]));
   const outcomes: SessionOutcome[] = [];
   const onAnswer = (answer: TaskAnswer): void => {
-    const outcome = answer.type === 'landed' ? answer.outcome : { session: names.get(answer.id)!, sources: [], mended: 0, unreadable: [`session ${names.get(answer.id)}: ${answer.message}`] };
-    outcomes.push(outcome);
-    options.onSession?.(outcome);
+    const landed = answer.type === 'landed' ? answer.outcomes : tasks.get(answer.id)!.sessions.map((session) => ({ session: session.id, sources: [], mended: 0, unreadable: [`session ${session.id}: ${answer.message}`] }));
+    for (const outcome of landed) {
+      outcomes.push(outcome);
+      options.onSession?.(outcome);
+    }
   };
 
   const count = Math.max(1, Math.min(options.workers, queue.length));

@@ -1,8 +1,8 @@
-// The work a collection worker thread does on request: land one session, with
-// its `.sd`. Each answer goes back as one message.
+// The work a collection worker thread does on request: land a group of
+// sessions, each with its `.sd`. Each answer goes back as one message.
 
 import { parentPort } from 'node:worker_threads';
-import { collectSession } from './collector.ts';
+import { collectSessions } from './collector.ts';
 import type { Adapter } from './source.ts';
 import type { TaskAnswer, Task } from './parallel.ts';
 
@@ -22,7 +22,7 @@ parentPort!.on('message', async (task: Task) => {
   let answer: TaskAnswer;
   try {
     const adapter = await adapterAt(task.adapter);
-    answer = { type: 'landed', id: task.id, outcome: collectSession(task.session, { ...task.options, adapter }) };
+    answer = { type: 'landed', id: task.id, outcomes: collectSessions(task.sessions, { ...task.options, adapter }) };
   } catch (error) {
     answer = { type: 'failed', id: task.id, message: (error as Error).message };
   }

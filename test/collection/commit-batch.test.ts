@@ -59,4 +59,22 @@ describe('committing a session in one batch', () => {
     const report = verifyStorage(data, { deep: true, converterFor });
     expect(report.problems).toEqual([]);
   });
+
+  it('reports every session of a failed shared batch, leaves none of them locked, and the next pass lands them all', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    crash.on = true;
+    const first = collectOnce(root, data);
+    const failed = first.sessions.filter((session) => session.unreadable.some((message) => /could not be committed/.test(message)));
+    // The fixtures fit in one batch, so every session was waiting on it.
+    expect(failed.length).toBe(first.sessions.length);
+    const names = fs.readdirSync(data, { recursive: true }).map(String);
+    expect(names.filter((name) => name.endsWith('.cursor') || name.endsWith('.lock') || name.endsWith('session.state'))).toEqual([]);
+
+    crash.on = false;
+    const second = collectOnce(root, data);
+    expect(second.sessions.flatMap((session) => session.unreadable)).toEqual([]);
+    expect(verifyStorage(data, { deep: true, converterFor }).problems).toEqual([]);
+    expect(collectOnce(root, data).sessions.flatMap((session) => session.sources.flatMap((source) => source.landed))).toEqual([]);
+  });
 });

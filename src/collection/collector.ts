@@ -125,19 +125,20 @@ export function collectSessions(sessions: readonly DiscoveredSession[], options:
     onSession?.(outcome);
   };
   const batch = new CommitBatch();
-  let waiting: LandedSession[] = [];
-  // Every session of the batch is released, and reported with the failure
-  // when its files could not be committed.
+  let waiting: (LandedSession & { generation: number })[] = [];
+  // Sessions whose batch is committed are released and reported; every
+  // waiting session is reported with the failure when a batch failed.
   const settle = (failure?: string): void => {
-    for (const landed of waiting) {
+    const settled = failure === undefined ? waiting.filter((landed) => landed.generation <= batch.committedThrough) : waiting;
+    waiting = waiting.filter((landed) => !settled.includes(landed));
+    for (const landed of settled) {
       landed.release();
       report(failure === undefined ? landed.outcome : failed(landed.outcome.session, failure));
     }
-    waiting = [];
   };
-  const commit = (): void => {
+  const commit = (work: () => void): void => {
     try {
-      batch.commit();
+      work();
       settle();
     } catch (error) {
       settle((error as Error).message);
@@ -150,16 +151,17 @@ export function collectSessions(sessions: readonly DiscoveredSession[], options:
         landed = landSession(session, options, batch);
       } catch (error) {
         if (error instanceof CommitError) {
-          // The batch failed while this session was landing: it and every session waiting on the batch failed.
+          // A batch failed while this session was landing: it and every session waiting on a batch failed.
           settle(error.message);
         }
         report(failed(session.id, (error as Error).message));
         continue;
       }
-      waiting.push(landed);
-      if (batch.full) commit();
+      waiting.push({ ...landed, generation: batch.generation });
+      settle();
+      if (batch.full) commit(() => batch.commitInBackground());
     }
-    commit();
+    commit(() => batch.commit());
   } finally {
     batch.abandon();
     settle('the pass stopped before this session was committed');
@@ -380,7 +382,7 @@ class Landing {
     if (sessionData) for (const [why, count] of sessionData.report.unknownShapes) this.unknownShapes.set(why, (this.unknownShapes.get(why) ?? 0) + count);
     this.records = 0;
     this.sourceBytes = 0;
-    if (this.context.batch.full) this.context.batch.commit();
+    if (this.context.batch.full) this.context.batch.commitInBackground();
     return true;
   }
 

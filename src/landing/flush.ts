@@ -36,14 +36,48 @@ function started(): Helper {
  * Flushes every open descriptor and every folder to the disk, all at once,
  * and returns when all are done. Throws naming the first file that failed.
  */
-export function flushTogether(files: readonly { readonly descriptor: number; readonly name: string }[], folders: readonly string[] = []): void {
-  if (files.length === 0 && folders.length === 0) return;
+export function flushTogether(files: readonly FlushedFile[], folders: readonly string[] = []): void {
+  startFlushing(files, folders).wait();
+}
+
+export interface FlushedFile {
+  readonly descriptor: number;
+  readonly name: string;
+}
+
+export interface Flushing {
+  /** Returns once every flush is done; throws naming the first file that failed. */
+  wait(): void;
+}
+
+let outstanding: Flushing | undefined;
+
+/**
+ * Starts flushing and returns at once, so that the caller can go on with
+ * other work while the disk writes: the flushes of a batch's landed bytes
+ * take longest, and overlap the landing of the next batch this way. One
+ * flushing at a time: the previous one must have been waited for.
+ */
+export function startFlushing(files: readonly FlushedFile[], folders: readonly string[] = []): Flushing {
+  if (outstanding) throw new Error('a flush is still outstanding; wait for it first');
+  if (files.length === 0 && folders.length === 0) return { wait: () => {} };
   const { port, signal } = started();
   Atomics.store(signal, 0, 0);
   port.postMessage({ descriptors: files.map((file) => file.descriptor), folders: [...new Set(folders)] });
-  Atomics.wait(signal, 0, 0);
-  const answer = receiveMessageOnPort(port)?.message as { failures: { index: number; message: string; code?: string }[] } | undefined;
-  if (!answer) throw new Error('the flushing thread answered nothing');
-  const [failure] = answer.failures;
-  if (failure) throw Object.assign(new Error(`${files[failure.index]!.name}: could not be flushed to the disk: ${failure.message}`), { code: failure.code });
+  const names = files.map((file) => file.name);
+  let done = false;
+  const flushing: Flushing = {
+    wait: () => {
+      if (done) return;
+      done = true;
+      outstanding = undefined;
+      Atomics.wait(signal, 0, 0);
+      const answer = receiveMessageOnPort(port)?.message as { failures: { index: number; message: string; code?: string }[] } | undefined;
+      if (!answer) throw new Error('the flushing thread answered nothing');
+      const [failure] = answer.failures;
+      if (failure) throw Object.assign(new Error(`${names[failure.index]}: could not be flushed to the disk: ${failure.message}`), { code: failure.code });
+    },
+  };
+  outstanding = flushing;
+  return flushing;
 }

@@ -187,7 +187,21 @@ export function replaceFile(target: string, content: string): void {
  * them (see flush.ts). Placing it replaces the file whole.
  */
 export function stagedReplacement(target: string, content: string): PendingFile {
-  const pending = new PendingFile(target, { mode: 0o644, durability: 'replaced' });
+  return writtenAndSealed(target, content, { mode: 0o644, durability: 'replaced' });
+}
+
+function writeWhole(target: string, content: Buffer | string, options: PendingOptions): void {
+  const pending = writtenAndSealed(target, content, options);
+  try {
+    pending.finish();
+  } catch (error) {
+    pending.abandon();
+    throw error;
+  }
+}
+
+function writtenAndSealed(target: string, content: Buffer | string, options: PendingOptions): PendingFile {
+  const pending = new PendingFile(target, options);
   try {
     pending.write(content);
     pending.seal();
@@ -196,17 +210,6 @@ export function stagedReplacement(target: string, content: string): PendingFile 
     throw error;
   }
   return pending;
-}
-
-function writeWhole(target: string, content: Buffer | string, options: PendingOptions): void {
-  const pending = new PendingFile(target, options);
-  try {
-    pending.write(content);
-    pending.finish();
-  } catch (error) {
-    pending.abandon();
-    throw error;
-  }
 }
 
 // Folders known to exist, so that each costs one mkdir per process rather

@@ -150,10 +150,9 @@ export function collectSessions(sessions: readonly DiscoveredSession[], options:
       try {
         landed = landSession(session, options, batch);
       } catch (error) {
-        if (error instanceof CommitError) {
-          // A batch failed while this session was landing: it and every session waiting on a batch failed.
-          settle(error.message);
-        }
+        // A batch failed while this session was landing (CommitError, the
+        // only error landSession throws): it and every session waiting on a batch failed.
+        settle((error as Error).message);
         report(failed(session.id, (error as Error).message));
         continue;
       }
@@ -180,13 +179,15 @@ interface LandedSession {
 }
 
 // Lands one session's new data into the batch, and leaves the session locked.
+// A failure of the session is its outcome; the only error thrown is a
+// CommitError, when a batch failed while the session was landing.
 function landSession(session: DiscoveredSession, options: CollectOptions, batch: CommitBatch): LandedSession {
   let lock;
   try {
     lock = lockSession(options.data, session.id);
   } catch (error) {
     if (error instanceof SessionLockedError) return { outcome: { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] }, release: () => {} };
-    throw error;
+    return { outcome: failed(session.id, (error as Error).message), release: () => {} };
   }
   try {
     const state = readSessionState(options.data, session.id);
@@ -230,8 +231,17 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
       },
     };
   } catch (error) {
-    lock.release();
-    throw error;
+    if (error instanceof CommitError) {
+      // The batch and everything in it were dropped; nothing of this session is pending.
+      lock.release();
+      throw error;
+    }
+    // What this session put into the batch before the failure is committed
+    // with it, cursors included, so the session stays locked until then:
+    // another collector must not hand out the sequence numbers of files that
+    // are landed but not yet renamed into place.
+    const held = lock;
+    return { outcome: failed(session.id, (error as Error).message), release: () => held.release() };
   }
 }
 

@@ -344,5 +344,7 @@ describe('damage in the storage zone', () => {
     const outcome = report.sessions.find((session) => session.session === FIXTURE_SESSIONS.rewind)!;
     expect(outcome.unreadable).toEqual([expect.stringMatching(new RegExp(`^session ${FIXTURE_SESSIONS.rewind}: .*(ENOTDIR|EEXIST)`))]);
     expect(landedOf(data, FIXTURE_SESSIONS.compaction).length).toBe(1);
+    // The sessions landed before it in the same commit batch are not failed with it.
+    expect(report.sessions.filter((session) => session.session !== FIXTURE_SESSIONS.rewind).flatMap((session) => session.unreadable)).toEqual([]);
   });
 });

@@ -28,11 +28,13 @@ import { stagedReplacement, type PendingFile } from '../landing/atomic-file.ts';
 import { flushTogether, startFlushing, type Flushing } from '../landing/flush.ts';
 import type { SessionDataWriter } from '../session-data/derive.ts';
 
-// A batch is committed early once it holds this much, so that a first
-// backfill of a very large session that is interrupted keeps most of what it
-// landed, and the open files stay few.
+// A batch is committed once it holds this much, so that a first backfill of
+// a very large session that is interrupted keeps most of what it landed, and
+// the open files stay few: each landed file and its `.sd` stay open until
+// their flush, and two batches are open at most (one flushing, one landing),
+// so about 260 descriptors at the most.
 const BATCH_BYTES = 64 << 20;
-const BATCH_FILES = 128;
+const BATCH_FILES = 64;
 
 /** A batch that could not be committed: a failure of the whole session, not of the source being landed when it happened. */
 export class CommitError extends Error {}

@@ -77,4 +77,32 @@ describe('committing a session in one batch', () => {
     expect(verifyStorage(data, { deep: true, converterFor }).problems).toEqual([]);
     expect(collectOnce(root, data).sessions.flatMap((session) => session.sources.flatMap((source) => source.landed))).toEqual([]);
   });
+
+  it('commits many batches in order, and a failure while one is in flight drops it and the next, and lands them on the next pass', { timeout: 60_000 }, () => {
+    // More sessions than one batch holds (64 landed files), so that one batch
+    // flushes in the background while the next one lands.
+    const root = path.join(temporaryFolder(), 'projects');
+    fs.mkdirSync(path.join(root, 'p'), { recursive: true });
+    const sessions = Array.from({ length: 150 }, (_, index) => `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`);
+    for (const session of sessions) {
+      fs.writeFileSync(path.join(root, 'p', `${session}.jsonl`), `${JSON.stringify({ type: 'user', uuid: `u-${session}`, sessionId: session, message: { role: 'user', content: 'hi' } })}\n`);
+    }
+    const data = temporaryFolder();
+    crash.on = true;
+    const first = collectOnce(root, data);
+    expect(first.sessions.length).toBe(sessions.length);
+    expect(first.sessions.every((session) => session.unreadable.some((message) => /could not be committed/.test(message)))).toBe(true);
+    const names = fs.readdirSync(data, { recursive: true }).map(String);
+    expect(names.filter((name) => name.endsWith('.cursor') || name.endsWith('.sd') || name.endsWith('.tmp') || name.endsWith('collect.lock'))).toEqual([]);
+
+    crash.on = false;
+    const second = collectOnce(root, data);
+    expect(second.sessions.flatMap((session) => session.unreadable)).toEqual([]);
+    for (const session of sessions) {
+      expect(readCursor(path.join(data, session, 'streams/main/transcript.cursor'))!.state).toBe('active');
+      expect(landedOf(data, session).at(-1)!.records.map((record) => record.payload.toString())).toEqual([fs.readFileSync(path.join(root, 'p', `${session}.jsonl`), 'utf8').trimEnd()]);
+    }
+    expect(verifyStorage(data, { deep: true, converterFor }).problems).toEqual([]);
+    expect(collectOnce(root, data).sessions.flatMap((session) => session.sources.flatMap((source) => source.landed))).toEqual([]);
+  });
 });

@@ -2,12 +2,13 @@
 // process of its own, so that its time and its peak memory belong to that
 // step alone. Prints one JSON line:
 //
-//   {"ms": …, "max_rss_kb": …, "bytes"|"records"|…: …}
+//   {"ms": …, "cpu_ms": …, "max_rss_kb": …, "bytes"|"records"|…: …}
 //
 // `ms` is measured inside the process, from just before the step's work to
 // just after it: Node's start and the loading of the TypeScript modules are
-// not counted (bench/run.ts reports them apart). `max_rss_kb` is the
-// process's peak resident memory, start included.
+// not counted (bench/run.ts reports them apart). `cpu_ms` is the processor
+// time (user and system, every thread) over the same span. `max_rss_kb` is
+// the process's peak resident memory, start included.
 //
 //   node --import tsx bench/step.ts hash SOURCE          read + SHA-256 of every file, 1 MiB reads
 //   node --import tsx bench/step.ts land SOURCE DATA     collectAll, deriveSessionData: false
@@ -133,6 +134,11 @@ async function run(): Promise<Record<string, unknown>> {
 }
 
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 const result = await run();
 const ms = performance.now() - started;
-process.stdout.write(`${JSON.stringify({ ms, max_rss_kb: process.resourceUsage().maxRSS, ...result })}\n`);
+// Processor time of every thread of the process (workers included) over the
+// same span: on a machine shared with other work it changes far less than
+// the time on the clock, which includes waiting for a core.
+const cpu = process.cpuUsage(cpuAtStart);
+process.stdout.write(`${JSON.stringify({ ms, cpu_ms: (cpu.user + cpu.system) / 1000, max_rss_kb: process.resourceUsage().maxRSS, ...result })}\n`);

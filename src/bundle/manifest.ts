@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { digestOfFile } from '../landing/landed-file.ts';
 
 export const MANIFEST_SCHEMA = 'manifest/1';
 export const MANIFEST = 'manifest.json';
@@ -48,21 +49,6 @@ export function compareBytes(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-export function sha256OfFile(file: string): string {
-  const hash = crypto.createHash('sha256');
-  const descriptor = fs.openSync(file, 'r');
-  try {
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    for (;;) {
-      const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
-      if (got === 0) break;
-      hash.update(chunk.subarray(0, got));
-    }
-  } finally {
-    fs.closeSync(descriptor);
-  }
-  return hash.digest('hex');
-}
 
 /**
  * Every regular file under a folder (or under its sub-folder `under`), relative
@@ -94,7 +80,7 @@ export function digestFiles(root: string, under: string, known: ReadonlyMap<stri
   for (const relative of files) {
     let sha256 = known.get(relative);
     if (sha256 === undefined) {
-      sha256 = sha256OfFile(path.join(root, relative));
+      sha256 = digestOfFile(path.join(root, relative));
       hashed(fs.statSync(path.join(root, relative)).size);
     }
     digests.set(relative, sha256);
@@ -120,7 +106,7 @@ export function writeManifest(root: string, known: ReadonlyMap<string, string> =
     bytes += size;
     let sha256 = known.get(relative);
     if (sha256 === undefined) {
-      sha256 = sha256OfFile(path.join(root, relative));
+      sha256 = digestOfFile(path.join(root, relative));
       hashed(size);
     }
     entries.push({ path: relative, size, sha256 });

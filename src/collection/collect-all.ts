@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import { sessionStatePath } from '../landing/layout.ts';
-import { collectSession, collectVanishedSession, type SessionOutcome } from './collector.ts';
+import { collectSessions, vanishedSession, type SessionOutcome } from './collector.ts';
 import { collectInParallel, defaultWorkers, PARALLEL_FROM_BYTES, pendingBytes } from './parallel.ts';
 import type { Adapter, DiscoveredSession, Discovery } from './source.ts';
 
@@ -30,11 +30,10 @@ export interface CollectAllReport {
 export function collectAll(options: CollectAllOptions): CollectAllReport {
   const plan = planOf(options);
   const outcomes: SessionOutcome[] = [];
-  for (const session of plan.chosen) {
-    const outcome = collectGuarded(session.id, () => collectSession(session, plan.common));
+  collectSessions(plan.chosen, plan.common, (outcome) => {
     outcomes.push(outcome);
     options.onSession?.(outcome, outcomes.length, plan.total);
-  }
+  });
   return finish(options, plan, outcomes);
 }
 
@@ -92,22 +91,11 @@ function planOf(options: CollectAllOptions): Plan {
 }
 
 function finish(options: CollectAllOptions, plan: Plan, outcomes: SessionOutcome[]): CollectAllReport {
-  for (const id of plan.vanished) {
-    const outcome = collectGuarded(id, () => collectVanishedSession(id, plan.common));
+  collectSessions(plan.vanished.map(vanishedSession), plan.common, (outcome) => {
     outcomes.push(outcome);
     options.onSession?.(outcome, outcomes.length, plan.total);
-  }
+  });
   return { sessions: outcomes, skipped: options.discovery.sessions.length - plan.chosen.length };
-}
-
-// A failure that escapes one session (a folder it cannot write, a disk
-// error) is that session's outcome; the pass goes on with the others.
-function collectGuarded(session: string, collect: () => SessionOutcome): SessionOutcome {
-  try {
-    return collect();
-  } catch (error) {
-    return { session, sources: [], mended: 0, unreadable: [`session ${session}: ${(error as Error).message}`] };
-  }
 }
 
 /** Sessions that have been collected into this storage zone before. */

@@ -1,16 +1,19 @@
 // Lands new source data: for each session, for each source, the bytes added
-// since the last pass, as write-once landed files, each followed by its `.sd`.
+// since the last pass, as write-once landed files, each with its `.sd`
+// derived from the same records as they land.
 //
 // The order of every step is what makes an interruption safe:
 //
-//   land the file (temporary name, fsync, rename, 0444)
+//   land the file and its `.sd` (temporary names, fsync, rename, 0444)
 //   then commit the cursor
-//   then derive the `.sd`
 //
-// A crash after landing and before the cursor re-lands the same records on the
-// next pass. That is at-least-once on purpose: assembly removes duplicate
-// records anyway, because Claude Code writes duplicates itself, so a repeat
-// costs nothing, while the opposite order would lose data. A crash before the
+// A session's files take these steps together (commit-batch.ts), and the
+// order holds for the batch: no cursor is committed before every landed file
+// of the batch, and its name, is on the disk. A crash after landing and
+// before the cursor re-lands the same records on the next pass. That is
+// at-least-once on purpose: assembly removes duplicate records anyway,
+// because Claude Code writes duplicates itself, so a repeat costs nothing,
+// while the opposite order would lose data. A landed file left without its
 // `.sd` is mended at the end of the next pass, which derives every missing one.
 //
 // A session is the unit of work. Its sequence counter spans all its streams,
@@ -21,20 +24,23 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
-import { readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
+import { borrowBuffer, giveBack } from '../landing/buffer-pool.ts';
+import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
 import { isJsonText } from '../landing/json-text.ts';
-import { digestOf, encodingFor, headerLine, recordLine, type LandedHeader } from '../landing/landed-file.ts';
+import { digestOf, encodingFor, headerLine, parsedPayloadOf, recordLine, type LandedHeader } from '../landing/landed-file.ts';
 import { cursorName, landedName, placeFolder, placePath, sessionFolder, sessionStatePath } from '../landing/layout.ts';
 import { readLines, withOpenFile } from '../landing/line-reader.ts';
 import { lockSession, SessionLockedError } from '../landing/lock.ts';
-import { listFolder, readSessionState, writeSessionState } from '../landing/session-state.ts';
-import { deriveMissingSessionData, deriveSessionData, type DerivationReport } from '../session-data/derive.ts';
+import { listFolder, readSessionState, sessionStateText } from '../landing/session-state.ts';
+import { deriveMissingSessionData, SessionDataWriter } from '../session-data/derive.ts';
+import { CommitBatch, CommitError } from './commit-batch.ts';
 import type { Adapter, CollectableSource, DiscoveredSession } from './source.ts';
 
-// A landed file is closed and a new one started past this size, with the
-// cursor committed in between. A 59 MB transcript then lands in two files
-// rather than one, a first backfill that is interrupted keeps what it landed,
-// and the `.sd` of one landed file never has to hold more than this.
+// A landed file is closed and a new one started past this size, and a
+// session's batch is committed once it holds two such files (see
+// commit-batch.ts). A 59 MB transcript then lands in two files rather than
+// one, a first backfill that is interrupted keeps what it committed, and the
+// `.sd` of one landed file never has to hold more than this.
 export const LANDED_FILE_BYTES = 32 << 20;
 
 // Lines from 1 MiB up are reported. They are landed like any other; the
@@ -101,16 +107,91 @@ export interface CollectOptions {
 
 /** Collects one session. Never throws for a problem with one source: that source's outcome says what failed. */
 export function collectSession(session: DiscoveredSession, options: CollectOptions): SessionOutcome {
+  return collectSessions([session], options)[0]!;
+}
+
+/**
+ * Collects sessions one after another, committing their landed files in
+ * shared batches: a batch's two flush rounds cost the same for one session as
+ * for many, and on this machine's disk each round took several milliseconds,
+ * the largest part of landing 160 sessions when each paid for its own. A
+ * session stays locked until its batch is committed, and its outcome is
+ * reported only then. A failure of one session is its outcome; the others go on.
+ */
+export function collectSessions(sessions: readonly DiscoveredSession[], options: CollectOptions, onSession?: (outcome: SessionOutcome) => void): SessionOutcome[] {
+  const outcomes: SessionOutcome[] = [];
+  const report = (outcome: SessionOutcome): void => {
+    outcomes.push(outcome);
+    onSession?.(outcome);
+  };
+  const batch = new CommitBatch();
+  let waiting: (LandedSession & { generation: number })[] = [];
+  // Sessions whose batch is committed are released and reported; every
+  // waiting session is reported with the failure when a batch failed.
+  const settle = (failure?: string): void => {
+    const settled = failure === undefined ? waiting.filter((landed) => landed.generation <= batch.committedThrough) : waiting;
+    waiting = waiting.filter((landed) => !settled.includes(landed));
+    for (const landed of settled) {
+      landed.release();
+      report(failure === undefined ? landed.outcome : failed(landed.outcome.session, failure));
+    }
+  };
+  const commit = (work: () => void): void => {
+    try {
+      work();
+      settle();
+    } catch (error) {
+      settle((error as Error).message);
+    }
+  };
+  try {
+    for (const session of sessions) {
+      let landed: LandedSession;
+      try {
+        landed = landSession(session, options, batch);
+      } catch (error) {
+        // A batch failed while this session was landing (CommitError, the
+        // only error landSession throws): it and every session waiting on a batch failed.
+        settle((error as Error).message);
+        report(failed(session.id, (error as Error).message));
+        continue;
+      }
+      waiting.push({ ...landed, generation: batch.generation });
+      settle();
+      if (batch.full) commit(() => batch.commitInBackground());
+    }
+    commit(() => batch.commit());
+  } finally {
+    batch.abandon();
+    settle('the pass stopped before this session was committed');
+  }
+  return outcomes;
+}
+
+function failed(session: string, message: string): SessionOutcome {
+  return { session, sources: [], mended: 0, unreadable: [`session ${session}: ${message}`] };
+}
+
+interface LandedSession {
+  readonly outcome: SessionOutcome;
+  /** Releases the session's lock once its batch is committed. */
+  readonly release: () => void;
+}
+
+// Lands one session's new data into the batch, and leaves the session locked.
+// A failure of the session is its outcome; the only error thrown is a
+// CommitError, when a batch failed while the session was landing.
+function landSession(session: DiscoveredSession, options: CollectOptions, batch: CommitBatch): LandedSession {
   let lock;
   try {
     lock = lockSession(options.data, session.id);
   } catch (error) {
-    if (error instanceof SessionLockedError) return { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] };
-    throw error;
+    if (error instanceof SessionLockedError) return { outcome: { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] }, release: () => {} };
+    return { outcome: failed(session.id, (error as Error).message), release: () => {} };
   }
   try {
     const state = readSessionState(options.data, session.id);
-    const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq };
+    const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
     const outcomes: SourceOutcome[] = [];
     const visited = new Set<string>();
     for (const source of session.sources) {
@@ -123,6 +204,8 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
       outcomes.push(collectSource(context, source, cursorFile));
     }
     outcomes.push(...markVanishedSources(context, visited));
+    // Landed files of earlier passes without their `.sd`. Those landed in this
+    // pass are not placed yet, so they are not among them: their `.sd` is in the batch.
     const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
     let newest = 0;
     for (const source of session.sources) {
@@ -134,20 +217,31 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
     }
     // A session with nothing landed, ever (only empty files so far), leaves no
     // trace: an empty session folder would be a session with no data.
-    if (context.nextSeq === 1 && !fs.existsSync(sessionStatePath(options.data, session.id))) {
-      lock.release();
-      removeIfEmpty(sessionFolder(options.data, session.id));
-      return { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures };
+    const empty = context.nextSeq === 1 && !fs.existsSync(sessionStatePath(options.data, session.id));
+    if (!empty) {
+      const next = { nextSeq: context.nextSeq, liveness: 'unknown', quietSince: newest > 0 ? new Date(newest).toISOString() : state.quietSince, lastScan: context.now().toISOString() } as const;
+      batch.replace(sessionStatePath(options.data, session.id), sessionStateText(next));
     }
-    writeSessionState(options.data, session.id, {
-      nextSeq: context.nextSeq,
-      liveness: 'unknown',
-      quietSince: newest > 0 ? new Date(newest).toISOString() : state.quietSince,
-      lastScan: context.now().toISOString(),
-    });
-    return { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures };
-  } finally {
-    lock.release();
+    const held = lock;
+    return {
+      outcome: { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures },
+      release: () => {
+        held.release();
+        if (empty) removeIfEmpty(sessionFolder(options.data, session.id));
+      },
+    };
+  } catch (error) {
+    if (error instanceof CommitError) {
+      // The batch and everything in it were dropped; nothing of this session is pending.
+      lock.release();
+      throw error;
+    }
+    // What this session put into the batch before the failure is committed
+    // with it, cursors included, so the session stays locked until then:
+    // another collector must not hand out the sequence numbers of files that
+    // are landed but not yet renamed into place.
+    const held = lock;
+    return { outcome: failed(session.id, (error as Error).message), release: () => held.release() };
   }
 }
 
@@ -155,6 +249,8 @@ interface SessionContext extends CollectOptions {
   readonly now: () => Date;
   readonly session: string;
   nextSeq: number;
+  /** The session's landed files and cursors not yet committed. */
+  readonly batch: CommitBatch;
 }
 
 function outcome(source: CollectableSource, status: SourceStatus, message?: string): SourceOutcome {
@@ -183,6 +279,7 @@ function collectSource(context: SessionContext, source: CollectableSource, curso
       ? collectAppend(context, source, cursorFile, cursor as AppendCursor | undefined)
       : collectSnapshot(context, source, cursorFile, cursor as SnapshotCursor | undefined);
   } catch (error) {
+    if (error instanceof CommitError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync(source.path)) {
       if (cursor) writeCursor(cursorFile, { ...cursor, state: 'source_gone' }, context.now());
       return outcome(source, 'gone', 'the source disappeared during collection; what was landed stays');
@@ -201,6 +298,7 @@ function stop(context: SessionContext, source: CollectableSource, cursorFile: st
 
 class Landing {
   private pending: PendingFile | undefined;
+  private sessionData: SessionDataWriter | undefined;
   private header: LandedHeader | undefined;
   private records = 0;
   private sourceBytes = 0;
@@ -221,7 +319,9 @@ class Landing {
   add(ord: number, offset: number, bytes: Buffer): void {
     if (!this.pending) this.open();
     const sha = digestOf(bytes);
-    const encoding = encodingFor(bytes);
+    // When the `.sd` is derived in the same pass, its converter parses every
+    // record anyway, so that one parse also decides whether the record is JSON.
+    const { encoding, value } = this.sessionData ? parsedPayloadOf(bytes) : { encoding: encodingFor(bytes), value: undefined };
     if (encoding === 'base64') this.problem(ord, offset, 'not valid UTF-8; landed as base64');
     // A document that is JSON spread over lines (a pretty-printed sidecar, or
     // one ending in a newline) is encoded only to fit one envelope line; that
@@ -233,6 +333,7 @@ class Landing {
     for (const piece of recordLine(ord, offset, sha, encoding, bytes)) this.pending!.write(piece);
     this.records++;
     this.sourceBytes += bytes.length;
+    this.sessionData?.add({ ord, off: offset, sha, encoding, payload: bytes }, this.records, value);
   }
 
   private problem(ord: number, offset: number, what: string): void {
@@ -259,43 +360,47 @@ class Landing {
       state: 'available',
     };
     this.pending.write(headerLine(this.header));
+    if (context.deriveSessionData !== false) this.sessionData = new SessionDataWriter(this.pending.target, this.header, context.adapter.converter);
   }
 
-  /** Makes the open file durable and returns its sequence number and digest, for the cursor and the `.sd`. */
-  finish(): { seq: number; file: string; digest: string } | undefined {
-    if (!this.pending) return undefined;
+  /**
+   * Closes the open file and its `.sd` and hands both to the session's batch,
+   * which makes them durable before `cursor` (given the sequence number just
+   * landed) is committed. Returns false when there was nothing to close.
+   */
+  finish(cursor: (seq: number) => { file: string; content: string }): boolean {
+    if (!this.pending) return false;
     const pending = this.pending;
+    const sessionData = this.sessionData;
     this.pending = undefined;
+    this.sessionData = undefined;
     let digest: string;
     try {
-      digest = pending.finish()!;
+      digest = pending.seal()!;
+      sessionData?.seal(digest);
     } catch (error) {
       pending.abandon();
+      sessionData?.file.abandon();
       throw error;
     }
+    this.context.batch.addLanded(pending, sessionData);
+    const seq = this.header!.seq;
+    const next = cursor(seq);
+    this.context.batch.replace(next.file, next.content);
     const file = path.relative(this.context.data, pending.target).split(path.sep).join('/');
-    this.files.push({ seq: this.header!.seq, file, records: this.records, sourceBytes: this.sourceBytes, digest });
+    this.files.push({ seq, file, records: this.records, sourceBytes: this.sourceBytes, digest });
+    if (sessionData) for (const [why, count] of sessionData.report.unknownShapes) this.unknownShapes.set(why, (this.unknownShapes.get(why) ?? 0) + count);
     this.records = 0;
     this.sourceBytes = 0;
-    return { seq: this.header!.seq, file: pending.target, digest };
+    if (this.context.batch.full) this.context.batch.commitInBackground();
+    return true;
   }
 
   abandon(): void {
     this.pending?.abandon();
+    this.sessionData?.file.abandon();
     this.pending = undefined;
-  }
-
-  /** Derives the `.sd` of a file just landed. A failure here loses nothing: the next pass mends it. */
-  deriveSessionData(file: string, digest: string): void {
-    if (this.context.deriveSessionData === false) return;
-    let report: DerivationReport;
-    try {
-      report = deriveSessionData(file, this.context.adapter.converter, digest);
-    } catch (error) {
-      this.problem(0, 0, `its .sd could not be derived yet: ${(error as Error).message}`);
-      return;
-    }
-    for (const [why, count] of report.unknownShapes) this.unknownShapes.set(why, (this.unknownShapes.get(why) ?? 0) + count);
+    this.sessionData = undefined;
   }
 
   outcome(status: SourceStatus, inFlightBytes: number, message?: string): SourceOutcome {
@@ -348,12 +453,9 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
     let lastLine = { offset: -1, length: 0 };
     let lastRecord = cursor?.lastRecord ?? '';
     const commit = (): void => {
-      const finished = landing.finish();
-      if (!finished) return;
-      lastRecord = recordIdAt(context, descriptor, lastLine) || lastRecord;
-      writeCursor(
-        cursorFile,
-        {
+      landing.finish((lastSeq) => {
+        lastRecord = recordIdAt(context, descriptor, lastLine) || lastRecord;
+        const next: AppendCursor = {
           type: 'append',
           source: source.relative,
           device,
@@ -362,13 +464,12 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
           ord,
           lastRecord,
           prefixSha256: prefix.copy().digest('hex'),
-          lastSeq: finished.seq,
+          lastSeq,
           sizeAtScan: size,
           state: 'active',
-        },
-        context.now(),
-      );
-      landing.deriveSessionData(finished.file, finished.digest);
+        };
+        return { file: cursorFile, content: cursorText(next, context.now()) };
+      });
     };
     const reading = { trailingBytes: 0 };
     try {
@@ -403,13 +504,10 @@ function collectSnapshot(context: SessionContext, source: CollectableSource, cur
   const landing = new Landing(context, source);
   try {
     landing.add(0, 0, content);
-    const finished = landing.finish()!;
-    writeCursor(
-      cursorFile,
-      { type: 'snapshot', source: source.relative, contentSha256: digest, size: content.length, lastSeq: finished.seq, state: 'active' },
-      context.now(),
-    );
-    landing.deriveSessionData(finished.file, finished.digest);
+    landing.finish((lastSeq) => ({
+      file: cursorFile,
+      content: cursorText({ type: 'snapshot', source: source.relative, contentSha256: digest, size: content.length, lastSeq, state: 'active' }, context.now()),
+    }));
   } catch (error) {
     landing.abandon();
     throw error;
@@ -428,12 +526,16 @@ function recordIdAt(context: SessionContext, descriptor: number, line: { offset:
 }
 
 function* readRange(descriptor: number, start: number, end: number): Generator<Buffer> {
-  const chunk = Buffer.allocUnsafe(1 << 20);
-  for (let position = start; position < end; ) {
-    const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
-    if (got === 0) throw Object.assign(new Error('the file ended early while its landed prefix was being checked'), { code: 'EIO' });
-    yield chunk.subarray(0, got);
-    position += got;
+  const chunk = borrowBuffer();
+  try {
+    for (let position = start; position < end; ) {
+      const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
+      if (got === 0) throw Object.assign(new Error('the file ended early while its landed prefix was being checked'), { code: 'EIO' });
+      yield chunk.subarray(0, got);
+      position += got;
+    }
+  } finally {
+    giveBack(chunk);
   }
 }
 
@@ -464,9 +566,9 @@ function markVanishedSources(context: SessionContext, visited: Set<string>): Sou
   return outcomes;
 }
 
-/** For a session found in the storage zone but no longer among the sources: records that its sources are gone. */
-export function collectVanishedSession(session: string, options: CollectOptions): SessionOutcome {
-  return collectSession({ id: session, folders: [], sources: [] }, options);
+/** A session found in the storage zone but no longer among the sources: collecting it records that its sources are gone. */
+export function vanishedSession(session: string): DiscoveredSession {
+  return { id: session, folders: [], sources: [] };
 }
 
 function removeIfEmpty(folder: string): void {

@@ -2,9 +2,10 @@
 //
 // A session is the unit of work and is landed by one thread, because its
 // sequence counter spans all its streams. Different sessions share nothing,
-// so they land in parallel. Deriving the `.sd` of a landed file needs no
-// counter at all, so each landed file is its own task too, which spreads even
-// a single very large session over the cores once it has landed.
+// so they land in parallel, each with its `.sd` derived as it lands. The
+// largest sessions go first, so that the last one to finish is a small one
+// and both cores stay busy to the end; the exception is a pass whose one
+// session is more than half of everything, which one core has to land alone.
 //
 // Starting a worker costs about 150 ms (it loads the TypeScript loader and the
 // adapter), so small passes stay on one thread: see PARALLEL_FROM_BYTES.
@@ -15,22 +16,28 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { readCursor } from '../landing/cursor.ts';
 import { cursorName, placeFolder } from '../landing/layout.ts';
-import { landedFilesWithoutSessionData } from '../session-data/derive.ts';
-import type { SessionOutcome, SourceOutcome } from './collector.ts';
+import type { SessionOutcome } from './collector.ts';
 import type { Adapter, DiscoveredSession } from './source.ts';
 
 /** Below this many new bytes in a pass, one thread is faster than starting workers. */
 export const PARALLEL_FROM_BYTES = 64 << 20;
 
-export type Task = ({ type: 'land'; session: DiscoveredSession; data: string; sourceRoot: string } | { type: 'derive'; file: string; digest?: string }) & {
-  id: number;
-  adapter: Adapter['location'];
-};
+export interface Task {
+  readonly id: number;
+  /** Landed one after another, committed in shared batches (collectSessions). */
+  readonly sessions: DiscoveredSession[];
+  readonly options: { data: string; sourceRoot: string; deriveSessionData?: boolean };
+  readonly adapter: Adapter['location'];
+}
 
-export type TaskAnswer =
-  | { type: 'landed'; id: number; outcome: SessionOutcome }
-  | { type: 'derived'; id: number; file: string; unknownShapes: Map<string, number> }
-  | { type: 'failed'; id: number; message: string };
+export type TaskAnswer = { type: 'landed'; id: number; outcomes: SessionOutcome[] } | { type: 'failed'; id: number; message: string };
+
+// Small sessions are handed to a worker in groups of about this many bytes,
+// so that they share commit batches as they do on one thread; a larger
+// session is a task of its own. A group is small against a pass big enough
+// for workers (PARALLEL_FROM_BYTES), so the last task is short and both
+// cores stay busy to the end.
+const GROUP_BYTES = 8 << 20;
 
 export function defaultWorkers(): number {
   return Math.max(1, os.availableParallelism());
@@ -60,14 +67,6 @@ export function pendingBytes(sessions: DiscoveredSession[], data: string): numbe
   return pending;
 }
 
-interface SessionProgress {
-  outcome: SessionOutcome;
-  derivations: number;
-  mended: number;
-  unreadable: string[];
-  landed: boolean;
-}
-
 export interface ParallelOptions {
   readonly data: string;
   readonly sourceRoot: string;
@@ -78,66 +77,35 @@ export interface ParallelOptions {
   readonly onSession?: (outcome: SessionOutcome) => void;
 }
 
-/** Lands the sessions on `workers` threads and derives every missing `.sd`. Resolves with one outcome per session. */
+/** Lands the sessions on `workers` threads, each with its `.sd`. Resolves with one outcome per session, in the order they finished. */
 export async function collectInParallel(sessions: DiscoveredSession[], options: ParallelOptions): Promise<SessionOutcome[]> {
   const entry = new URL('./worker-entry.mjs', import.meta.url);
-  const order = [...sessions].sort((a, b) => sessionBytes(b) - sessionBytes(a));
   const queue: Task[] = [];
-  let nextId = 0;
-  const progress = new Map<string, SessionProgress>();
-  const owner = new Map<number, string>();
-  const outcomes: SessionOutcome[] = [];
-
-  for (const session of order) {
-    const id = nextId++;
-    owner.set(id, session.id);
-    queue.push({ type: 'land', id, session, data: options.data, sourceRoot: options.sourceRoot, adapter: options.adapter.location });
+  let group: DiscoveredSession[] = [];
+  let groupBytes = 0;
+  const close = (): void => {
+    if (group.length === 0) return;
+    queue.push({ id: queue.length, sessions: group, options: { data: options.data, sourceRoot: options.sourceRoot, deriveSessionData: options.deriveSessionData }, adapter: options.adapter.location });
+    group = [];
+    groupBytes = 0;
+  };
+  for (const { session, bytes } of sessions.map((session) => ({ session, bytes: sessionBytes(session) })).sort((a, b) => b.bytes - a.bytes)) {
+    group.push(session);
+    groupBytes += bytes;
+    if (groupBytes >= GROUP_BYTES) close();
   }
-
-  const finishIfDone = (session: string): void => {
-    const state = progress.get(session)!;
-    if (!state.landed || state.derivations > 0) return;
-    const outcome: SessionOutcome = { ...state.outcome, mended: state.outcome.mended + state.mended, unreadable: [...state.outcome.unreadable, ...state.unreadable] };
-    outcomes.push(outcome);
-    options.onSession?.(outcome);
-  };
-
+  close();
+  const tasks = new Map(queue.map((task) => [task.id, task]));
+  const outcomes: SessionOutcome[] = [];
   const onAnswer = (answer: TaskAnswer): void => {
-    const session = owner.get(answer.id)!;
-    owner.delete(answer.id);
-    if (answer.type === 'landed' || (answer.type === 'failed' && !progress.has(session))) {
-      const outcome = answer.type === 'landed' ? answer.outcome : { session, sources: [], mended: 0, unreadable: [`session ${session}: ${answer.message}`] };
-      const state: SessionProgress = { outcome, derivations: 0, mended: 0, unreadable: [], landed: true };
-      progress.set(session, state);
-      // Every landed file of the session without its `.sd`: those just landed,
-      // and any left behind by an earlier interrupted pass. Derivations go to
-      // the front of the queue so that a session finishes as soon as it can.
-      // The digest of a file landed in this pass is known already; reading it
-      // again only to hash it would cost a second pass over every byte.
-      const digests = new Map(outcome.sources.flatMap((source) => source.landed.map((file) => [file.file, file.digest] as const)));
-      for (const landed of options.deriveSessionData === false ? [] : landedFilesWithoutSessionData(options.data, session).reverse()) {
-        const id = nextId++;
-        owner.set(id, session);
-        queue.unshift({ type: 'derive', id, file: landed.path, digest: digests.get(`${session}/${landed.relative}`), adapter: options.adapter.location });
-        state.derivations++;
-      }
-      finishIfDone(session);
-      return;
+    const landed = answer.type === 'landed' ? answer.outcomes : tasks.get(answer.id)!.sessions.map((session) => ({ session: session.id, sources: [], mended: 0, unreadable: [`session ${session.id}: ${answer.message}`] }));
+    for (const outcome of landed) {
+      outcomes.push(outcome);
+      options.onSession?.(outcome);
     }
-    const state = progress.get(session)!;
-    state.derivations--;
-    if (answer.type === 'failed') {
-      state.unreadable.push(answer.message);
-    } else {
-      const relative = path.relative(options.data, answer.file).split(path.sep).join('/');
-      const source = state.outcome.sources.find((candidate) => candidate.landed.some((file) => file.file === relative));
-      if (source) mergeShapes(source, answer.unknownShapes);
-      else state.mended++;
-    }
-    finishIfDone(session);
   };
 
-  const count = Math.max(1, Math.min(options.workers, order.length));
+  const count = Math.max(1, Math.min(options.workers, queue.length));
   const workers = Array.from({ length: count }, () => new Worker(entry));
   try {
     await new Promise<void>((resolve, reject) => {
@@ -161,7 +129,6 @@ export async function collectInParallel(sessions: DiscoveredSession[], options: 
             return;
           }
           feed(worker);
-          if (queue.length === 0 && busy === 0) resolve();
         });
         worker.on('error', reject);
         worker.on('exit', (code) => {
@@ -174,10 +141,6 @@ export async function collectInParallel(sessions: DiscoveredSession[], options: 
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
   return outcomes;
-}
-
-function mergeShapes(source: SourceOutcome, shapes: Map<string, number>): void {
-  for (const [why, count] of shapes) source.unknownShapes.set(why, (source.unknownShapes.get(why) ?? 0) + count);
 }
 
 function sessionBytes(session: DiscoveredSession): number {

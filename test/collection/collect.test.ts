@@ -258,7 +258,7 @@ describe('collect', () => {
     expect(landedOf(data, FIXTURE_SESSIONS.compaction).length).toBe(1);
   });
 
-  it('splits a large backfill into several landed files, committing the cursor after each', () => {
+  it('splits a large backfill into several landed files, and commits the cursor past all of them', { timeout: 30_000 }, () => {
     const root = path.join(temporaryFolder(), 'projects');
     const session = '0f0f0f0f-1111-4222-8333-444455556666';
     fs.mkdirSync(path.join(root, 'big'), { recursive: true });
@@ -344,5 +344,7 @@ describe('damage in the storage zone', () => {
     const outcome = report.sessions.find((session) => session.session === FIXTURE_SESSIONS.rewind)!;
     expect(outcome.unreadable).toEqual([expect.stringMatching(new RegExp(`^session ${FIXTURE_SESSIONS.rewind}: .*(ENOTDIR|EEXIST)`))]);
     expect(landedOf(data, FIXTURE_SESSIONS.compaction).length).toBe(1);
+    // The sessions landed before it in the same commit batch are not failed with it.
+    expect(report.sessions.filter((session) => session.session !== FIXTURE_SESSIONS.rewind).flatMap((session) => session.unreadable)).toEqual([]);
   });
 });

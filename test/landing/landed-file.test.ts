@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeOnce } from '../../src/landing/atomic-file.ts';
-import { digestOf, encodingFor, headerLine, LandedFormatError, parseRecordLine, readLandedFile, recordLine, type LandedHeader } from '../../src/landing/landed-file.ts';
+import { digestOf, encodingFor, headerLine, LandedFormatError, parsedPayloadOf, parseRecordLine, readLandedFile, recordLine, type LandedHeader } from '../../src/landing/landed-file.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 const header: LandedHeader = { h: 1, seq: 3, at: '2026-03-01T10:00:00.000Z', kind: 'transcript', adapter: 'claude-code/0.1.0', src: 'p/s.jsonl', session: 's', stream: 'main', state: 'available' };
@@ -36,6 +36,19 @@ describe('the landed envelope', () => {
       expect(record.encoding).toBe(encoding);
       expect(record.payload.equals(source)).toBe(true);
       expect(record.sha).toBe(digestOf(source));
+    }
+  });
+
+  it('chooses the same encoding by parsing as by scanning, and parses what it inlines to the same value', () => {
+    const sources = [
+      '{"b": 1.50,  "a":[ 1e2 ]}', '{"é":"ü \\u00e9"}', '{"cut off', '', '{"a":\n1}', ' [1, 2] ', '"\u2028"', '{"a":1}{"b":2}', 'null', '01',
+    ].map((text) => Buffer.from(text, 'utf8'));
+    sources.push(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]), Buffer.from([0x22, 0xc3, 0xa9, 0x22]), Buffer.from([0x22, 0xe9, 0x22]));
+    for (const source of sources) {
+      const parsed = parsedPayloadOf(source);
+      expect(parsed.encoding, source.toString('base64')).toBe(encodingFor(source));
+      if (parsed.encoding === 'raw') expect(parsed.value).toEqual(JSON.parse(source.toString('utf8')));
+      else expect(parsed.value).toBeUndefined();
     }
   });
 

@@ -27,7 +27,7 @@ type Json = Record<string, unknown>;
 
 export const claudeCodeConverter: Converter = { dialect: DIALECT, convert };
 
-function convert(record: LandedRecord, header: LandedHeader, row: number): SessionDataRow {
+function convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: unknown): SessionDataRow {
   if (header.kind === 'workflow_script') {
     // A script is a program. It is kept whole as data, readable, and not
     // mistaken for anything a person or a model wrote.
@@ -36,11 +36,13 @@ function convert(record: LandedRecord, header: LandedHeader, row: number): Sessi
     return { row, ...(header.run !== undefined ? { batch: header.run } : {}), from: 'runtime', flags: ['structural'], parts: [{ k: 'data', state: 'available', bytes: record.payload.length, data: text }] };
   }
   if (record.encoding === 'base64') return unreadable(row, record, 'the record is not valid UTF-8');
-  let value: unknown;
-  try {
-    value = JSON.parse(record.payload.toString('utf8'));
-  } catch {
-    return unreadable(row, record, 'the record is not valid JSON');
+  let value = parsed;
+  if (value === undefined) {
+    try {
+      value = JSON.parse(record.payload.toString('utf8'));
+    } catch {
+      return unreadable(row, record, 'the record is not valid JSON');
+    }
   }
   if (!isObject(value)) return unreadable(row, record, 'the record is not a JSON object');
   switch (header.kind) {

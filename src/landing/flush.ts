@@ -1,0 +1,83 @@
+// Flushing many files to the disk at once, from synchronous code.
+//
+// Every landed file, its `.sd` and its cursor must each be flushed, and one
+// fsync at a time costs 0.36-0.8 ms on this machine's disk (a pass over the
+// 200 MB benchmark corpus made 1,639 of them, 40% of landing time under load).
+// Flushes issued together overlap: 500 of them took 184 ms one after another
+// and 75 ms together on libuv's four pool threads. Collection is synchronous
+// code, so a helper thread issues the flushes of one batch together while
+// the calling thread waits on a shared flag; the order of the steps of a
+// landing (files durable, then their names, then the cursor) stays exactly
+// as it was, with each step a batch instead of one file.
+
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+
+interface Helper {
+  readonly worker: Worker;
+  readonly port: MessagePort;
+  readonly signal: Int32Array;
+}
+
+let helper: Helper | undefined;
+
+function started(): Helper {
+  if (helper) return helper;
+  const { port1, port2 } = new MessageChannel();
+  const signal = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(new URL('./flush-worker.mjs', import.meta.url), { workerData: { port: port2, signal }, transferList: [port2] });
+  // The helper must never keep a finished process alive.
+  worker.unref();
+  port1.unref();
+  helper = { worker, port: port1, signal };
+  return helper;
+}
+
+/**
+ * Flushes every open descriptor and every folder to the disk, all at once,
+ * and returns when all are done. Throws naming the first file that failed.
+ */
+export function flushTogether(files: readonly FlushedFile[], folders: readonly string[] = []): void {
+  startFlushing(files, folders).wait();
+}
+
+export interface FlushedFile {
+  readonly descriptor: number;
+  readonly name: string;
+}
+
+export interface Flushing {
+  /** Returns once every flush is done; throws naming the first file that failed. */
+  wait(): void;
+}
+
+let outstanding: Flushing | undefined;
+
+/**
+ * Starts flushing and returns at once, so that the caller can go on with
+ * other work while the disk writes: the flushes of a batch's landed bytes
+ * take longest, and overlap the landing of the next batch this way. One
+ * flushing at a time: the previous one must have been waited for.
+ */
+export function startFlushing(files: readonly FlushedFile[], folders: readonly string[] = []): Flushing {
+  if (outstanding) throw new Error('a flush is still outstanding; wait for it first');
+  if (files.length === 0 && folders.length === 0) return { wait: () => {} };
+  const { port, signal } = started();
+  Atomics.store(signal, 0, 0);
+  port.postMessage({ descriptors: files.map((file) => file.descriptor), folders: [...new Set(folders)] });
+  const names = files.map((file) => file.name);
+  let done = false;
+  const flushing: Flushing = {
+    wait: () => {
+      if (done) return;
+      done = true;
+      outstanding = undefined;
+      Atomics.wait(signal, 0, 0);
+      const answer = receiveMessageOnPort(port)?.message as { failures: { index: number; message: string; code?: string }[] } | undefined;
+      if (!answer) throw new Error('the flushing thread answered nothing');
+      const [failure] = answer.failures;
+      if (failure) throw Object.assign(new Error(`${names[failure.index]}: could not be flushed to the disk: ${failure.message}`), { code: failure.code });
+    },
+  };
+  outstanding = flushing;
+  return flushing;
+}

@@ -140,7 +140,7 @@ describe.skipIf(!present)('the static site in Chromium', () => {
     const watched = await open({ javaScript: false });
     const { page } = watched;
     await page.goto(`${base}/site/index.html`);
-    expect(await page.locator('#conversations tbody tr').count()).toBe(20);
+    expect(await page.locator('#conversations tbody tr').count()).toBe(fs.readdirSync(path.join(out, 'bundle', '_conversations')).length);
     await page.click(`a[href="c/${FIXTURE_SESSIONS.compaction}.html"]`);
     const text = await page.textContent('main');
     expect(text).toContain('And the tests?');

@@ -22,7 +22,7 @@ import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
-import { buildSite, SITE, type SiteResult } from '../site/build/site.ts';
+import type { SiteResult } from '../site/build/site.ts';
 import { unsafePath, writeManifest } from './manifest.ts';
 
 export const BUNDLE = 'bundle';
@@ -71,7 +71,8 @@ export async function writeExport(data: string, out: string, conversations: read
     fs.mkdirSync(bundle, { recursive: true });
     // The site is a pure function of the bundle: it reads nothing else, and
     // it is written before the manifest so that every page is covered.
-    const site = options.site === false ? undefined : await buildSite(bundle, path.join(partial, SITE), options.siteCache ?? path.join(data, '_site-cache'));
+    // Loaded here, not at the top: Astro and shiki would otherwise load with every command.
+    const site = options.site === false ? undefined : await (await import('../site/build/site.ts')).buildSite(bundle, path.join(partial, 'site'), options.siteCache ?? path.join(data, '_site-cache'));
     const manifest = writeManifest(partial);
     // Swap in the new export; the earlier one goes only once the new one is whole.
     const previous = `${out}.previous-${process.pid}`;

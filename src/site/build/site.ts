@@ -15,8 +15,6 @@ import { BUNDLE_VARIABLE } from '../data/site.ts';
 import { createHighlighter } from './highlight.ts';
 import { relativeLinks } from './relative-links.ts';
 
-export const SITE = 'site';
-
 export interface SiteResult {
   readonly pages: number;
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */

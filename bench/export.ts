@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus, parseSize } from '../scripts/generate-corpus.ts';
 import { median } from './median.ts';
+import { folderBytes, timed, type Timed } from './timed.ts';
 
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const option = (name: string, fallback: string): string => {
@@ -37,25 +38,6 @@ if (!fs.existsSync(path.join(corpusFolder, 'complete.json'))) {
   fs.writeFileSync(path.join(corpusFolder, 'complete.json'), JSON.stringify(summary));
 }
 const launcher = path.join(bench, '..', 'src', 'cli', 'sessionizer.mjs');
-
-interface Timed {
-  seconds: number;
-  peakKb: number;
-}
-
-function timed(command: string, args: string[], cwd?: string): Timed {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
-  const [seconds, peak] = result.stderr.trim().split('\n').at(-1)!.split(' ');
-  return { seconds: Number(seconds), peakKb: Number(peak) };
-}
-
-
-function folderBytes(folder: string): number {
-  let total = 0;
-  for (const entry of fs.readdirSync(folder, { withFileTypes: true, recursive: true })) if (entry.isFile()) total += fs.statSync(path.join(entry.parentPath, entry.name)).size;
-  return total;
-}
 
 const sourceBytes = folderBytes(root);
 const rows: Record<string, Timed[]> = { tarSources: [], export: [], archive: [], tarExport: [] };

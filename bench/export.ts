@@ -35,17 +35,12 @@ import { parseSize } from '../scripts/generate-corpus.ts';
 import { filesUnder } from '../scripts/files-under.ts';
 import { bench, corpusFor, log, mainTranscripts, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
 import { median } from './median.ts';
+import { folderBytes, timed as timedIn, type Timed } from './timed.ts';
 
 const sizes = sizesOption('20MB,200MB,1GB');
 const runs = runsOption('3');
 const seed = option('seed', '1');
 const launcher = path.join(repository, 'src', 'cli', 'sessionizer.mjs');
-
-interface Timed {
-  readonly seconds: number;
-  readonly peakKb: number;
-  readonly stdout: string;
-}
 
 interface StepTiming {
   readonly step: string;
@@ -54,19 +49,13 @@ interface StepTiming {
   readonly peak_rss_bytes: number;
 }
 
+/** A command timed by GNU time, run from the repository. */
 function timed(command: string, args: string[]): Timed {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { cwd: repository, encoding: 'utf8', maxBuffer: 1 << 26 });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
-  const [seconds, peak] = result.stderr.trim().split('\n').at(-1)!.split(' ');
-  return { seconds: Number(seconds), peakKb: Number(peak), stdout: result.stdout };
+  return timedIn(command, args, repository);
 }
 
 function sync(): void {
   spawnSync('sync', [], { stdio: 'ignore' });
-}
-
-function folderBytes(folder: string): number {
-  return filesUnder(folder).reduce((total, file) => total + fs.statSync(file).size, 0);
 }
 
 interface Exported extends Timed {

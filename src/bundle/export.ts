@@ -26,7 +26,7 @@ import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
 import { isRunning } from '../landing/process.ts';
-import { buildSite, SITE, type SiteResult } from '../site/build/site.ts';
+import type { SiteResult } from '../site/build/site.ts';
 import { compareBytes, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
 import { ExportReuse } from './reuse.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
@@ -34,6 +34,7 @@ import { applyRedaction } from '../redaction/apply.ts';
 import type { RedactionPlan } from '../redaction/scan.ts';
 
 export const BUNDLE = 'bundle';
+export const SITE = 'site';
 
 export interface ExportOptions {
   /** Build the static site into <out>/site; on by default. */
@@ -178,6 +179,8 @@ async function completeExport(
   let site: SiteResult | undefined;
   if (options.site !== false) {
     observer.step('site');
+    // Loaded here, not at the top: Astro and shiki would otherwise load with every command.
+    const { buildSite } = await import('../site/build/site.ts');
     site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer });
   }
   observer.step('manifest');

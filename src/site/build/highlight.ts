@@ -112,6 +112,6 @@ function colour(value: string | undefined): string {
   return (value ?? 'none').replace('#', '').toLowerCase();
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }

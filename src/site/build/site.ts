@@ -29,8 +29,6 @@ import { exportFiles } from '../../bundle/manifest.ts';
 import { createHighlighter } from './highlight.ts';
 import { relativeLinks } from './relative-links.ts';
 
-export const SITE = 'site';
-
 export interface SiteResult {
   readonly pages: number;
   /** Pages rendered by this build; the others were copied from the cache of finished pages. */

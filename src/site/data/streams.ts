@@ -24,10 +24,15 @@ export function anchorOf(id: string): string {
   return `n${crypto.createHash('sha256').update(id).digest('hex').slice(0, 12)}`;
 }
 
-/** Fixed costs of a step and a talk in rendered HTML, from measured pages (badges, evidence, headings). */
+/**
+ * Rough costs in rendered HTML: a step's and a talk's fixed markup (badges,
+ * evidence links, headings), and how much larger text grows once escaped or
+ * highlighted. Checked against the pages written: on the shared corpus the
+ * largest page came to 896 KB from an estimate within 60 % of the 1 MiB budget
+ * (bench/results/site-2026-12-02.md), hence that margin in plan.ts.
+ */
 const STEP_COST = 900;
 const TALK_COST = 1200;
-/** Highlighted code renders to about three times its size in spans; prose about its escaped size. */
 const CODE_FACTOR = 3;
 const TEXT_FACTOR = 1.2;
 

@@ -105,6 +105,13 @@ describe('a redacted export', () => {
     expect((await verifyArchive(archive)).problems).toEqual([]);
   });
 
+  it('renders its site, showing each redacted part with its state and the size removed', () => {
+    // The page's text, without the markers React puts between adjacent pieces of text.
+    const page = fs.readFileSync(path.join(out, 'site', 'c', `${session}.html`), 'utf8').replace(/<!-- -->/g, '');
+    expect(page).toMatch(/: redacted, [0-9.]+ (?:B|KB|MB) \([0-9.]+ (?:B|KB|MB) removed\)/);
+    expect(page).toContain('[redacted:');
+  });
+
   it('leaves the storage zone byte for byte as it was', () => {
     // The export's own caches (the reuse record and the site's finished pages)
     // live beside the evidence, derived and outside every digest.

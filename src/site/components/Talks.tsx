@@ -125,6 +125,7 @@ export function Part({ part }: { part: PartView }) {
     <span className={`state s-${part.state}`}>
       {part.kind}
       {part.label ? ` ${part.label}` : ''}: {part.state}, {bytes(part.bytes)}
+      {part.removed !== undefined ? ` (${bytes(part.removed)} removed)` : ''}
       {part.shownBytes < part.heldBytes ? `; the first ${bytes(part.shownBytes)} shown, the rest is in the landed record` : ''}
       {part.failed === true ? '; failed' : part.failed === false ? '; succeeded' : ''}
     </span>

@@ -44,6 +44,7 @@ function view(part: Part, held: string, label: string | undefined, split: (text:
     kind: part.k,
     state: part.state,
     bytes: part.bytes,
+    ...(part.removed !== undefined ? { removed: part.removed } : {}),
     heldBytes,
     shownBytes: Buffer.byteLength(shown),
     segments: shown.length === 0 ? [] : split(shown),

@@ -18,6 +18,8 @@ export interface PartView {
   readonly state: ContentState;
   /** The original content's size, whatever part of it is held. */
   readonly bytes: number;
+  /** In state `redacted`: the bytes a redaction took out of the content. */
+  readonly removed?: number;
   /** How much of the held content the page shows; less than held when it was cut for the page. */
   readonly shownBytes: number;
   readonly heldBytes: number;

@@ -138,7 +138,7 @@ export async function findSecrets(text: string, rules: RuleSet): Promise<Span[]>
 }
 
 // Secretlint's ranges are not always the secret: the AWS secret key rule
-// reports the start of its whole match with the length of the key (13.0.7),
+// reports the start of its whole match with the length of the key (seen in 13.0.7),
 // which would leave most of the key in place. Its messages also carry the
 // secret itself in `data`; where that value is found at the reported place,
 // it is what is removed, else the range.

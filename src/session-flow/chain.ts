@@ -15,6 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeOnce } from '../landing/atomic-file.ts';
+import { readLines, withOpenFile } from '../landing/line-reader.ts';
 import { listFolder } from '../landing/session-state.ts';
 import { readState, writeState } from '../landing/state-text.ts';
 import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type FlowNode, type FlowRelation, type FlowUnresolved, type RoundHeader, type Structure } from './format.ts';
@@ -78,10 +79,29 @@ export function roundFiles(data: string, conversation: string): string[] {
     .map((name) => path.join(folder, name));
 }
 
-/** The newest round of a conversation, checked against its own digest, without reading the rounds before it. */
-export function readHead(data: string, conversation: string): Round | undefined {
+/**
+ * The header of a conversation's newest round: its first line only, without
+ * the rounds before it or its own entities, which may be tens of megabytes
+ * for a long session. What it says is checked where the chain is read
+ * (readChain, verify); here it only decides whether there is work to do.
+ */
+export function readHeadHeader(data: string, conversation: string): RoundHeader | undefined {
   const last = roundFiles(data, conversation).at(-1);
-  return last === undefined ? undefined : readRound(last);
+  if (last === undefined) return undefined;
+  const first = withOpenFile(last, (descriptor) => {
+    // Leaving the loop ends the reading, which gives its buffer back.
+    for (const line of readLines(descriptor, 0, fs.fstatSync(descriptor).size)) return line.bytes.toString('utf8');
+    return undefined;
+  });
+  if (first === undefined) throw new ChainError(`${last}: the round has no header line`);
+  let header: RoundHeader;
+  try {
+    header = JSON.parse(first) as RoundHeader;
+  } catch (error) {
+    throw new ChainError(`${last}: line 1 is not JSON (${(error as Error).message})`);
+  }
+  if (header.t !== 'header' || header.schema !== SESSION_FLOW_SCHEMA) throw new ChainError(`${last}: the first line is not an ${SESSION_FLOW_SCHEMA} header`);
+  return header;
 }
 
 export interface Folded {

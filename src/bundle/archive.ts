@@ -35,16 +35,16 @@ export const COMPRESSION_WORKERS = 2;
 const WHOLE_FILE_BYTES = 4 << 20;
 
 /** Where the archive is written before it is renamed into place. */
-function temporaryArchive(archive: string, pid = process.pid): string {
-  return `${archive}.${pid}.tmp`;
+function temporaryArchive(archive: string): string {
+  return `${archive}.${process.pid}.tmp`;
 }
 
-/** Removes what an interrupted or crashed archiver left beside `archive`. */
+/** Removes what an interrupted or crashed archiver left beside `archive`: `<archive>.<pid>.tmp` of a process no longer running. */
 function removeAbandonedArchives(archive: string): void {
   const prefix = `${path.basename(archive)}.`;
   for (const name of listFolder(path.dirname(archive))) {
-    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number(name.slice(prefix.length, -'.tmp'.length)) : NaN;
-    if (Number.isInteger(pid) && pid !== process.pid && !isRunning(pid) && name === path.basename(temporaryArchive(archive, pid))) fs.rmSync(path.join(path.dirname(archive), name), { force: true });
+    const pid = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined;
+    if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) fs.rmSync(path.join(path.dirname(archive), name), { force: true });
   }
 }
 

@@ -103,7 +103,7 @@ export async function writeExport(data: string, out: string, conversations: read
   }
 }
 
-/** The bundle files of several exports could not be put together: two of them hold different bytes at one path. */
+/** Several exports could not be put together: two of them hold one conversation with different files. */
 export class MergeConflictError extends Error {}
 
 /**

@@ -43,15 +43,17 @@ export class StepClock implements StepObserver {
     this.bar.update(this.describe(current, performance.now() - current.started));
   }
 
-  /** Ends the step in progress, if any. */
-  end(): void {
+  /** Ends the step in progress, if any, and returns its timing. */
+  end(): StepTiming | undefined {
     const current = this.current;
-    if (!current) return;
+    if (!current) return undefined;
     this.current = undefined;
     const ms = performance.now() - current.started;
     this.bar.done();
-    this.timings.push({ step: current.step, ms: Math.round(ms), items: current.items, bytes: current.bytes, peak_rss_bytes: process.resourceUsage().maxRSS * 1024 });
+    const timing = { step: current.step, ms: Math.round(ms), items: current.items, bytes: current.bytes, peak_rss_bytes: process.resourceUsage().maxRSS * 1024 };
+    this.timings.push(timing);
     this.summary?.(`${this.describe(current, ms)} in ${(ms / 1000).toFixed(2)} s\n`);
+    return timing;
   }
 
   private describe(current: { step: string; items: number; bytes: number }, ms: number): string {

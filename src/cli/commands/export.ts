@@ -140,9 +140,8 @@ async function runExport(request: ExportRequest, io: Io): Promise<number> {
     const report = redactionReport(redaction);
     redacted = report.totals;
     if (request.redaction.dryRun) {
-      const scanned = clock.timings.length;
-      clock.end();
-      io.out(json ? `${JSON.stringify(report)}\n` : `${reportText(report)}nothing was written (--dry-run); scanned in ${((clock.timings[scanned]?.ms ?? 0) / 1000).toFixed(2)} s\n`);
+      const scan = clock.end();
+      io.out(json ? `${JSON.stringify(report)}\n` : `${reportText(report)}nothing was written (--dry-run); scanned in ${((scan?.ms ?? 0) / 1000).toFixed(2)} s\n`);
       return rejected ? EXIT_REJECTED : EXIT_OK;
     }
     if (!json) io.error(`redaction: ${report.totals.findings} secrets (${report.totals.bytes} bytes) found; they are replaced in the export, and listed in its bundle/redaction-report.json\n`);

@@ -66,9 +66,9 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     // finished, Astro is not started at all.
     const whole = path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`);
     if (!fs.existsSync(path.join(whole, COMPLETE)) || finished.some(({ render }) => render)) {
-      const rendered = await render(bundle, out, cache, finished);
-      built = rendered.length;
-      keepFiles(out, path.join(whole, 'files'), exportFiles(out).files.filter((file) => !finished.some(({ render, pages: of }) => render && of().includes(file))));
+      built = (await render(bundle, out, cache, finished)).length;
+      const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
+      keepFiles(out, path.join(whole, 'files'), exportFiles(out).files.filter((file) => !rendered.has(file)));
       fs.writeFileSync(path.join(whole, COMPLETE), '');
     } else {
       keepFiles(path.join(whole, 'files'), out, exportFiles(path.join(whole, 'files')).files);

@@ -16,6 +16,7 @@
 //   node --import tsx bench/step.ts cli SOURCE DATA      `sessionizer collect --once` through its own entry point
 //   node --import tsx bench/step.ts secretlint DATA      secretlint's recommended preset over every landed file, one call a file
 //   node --import tsx bench/step.ts scan DATA            the redaction scan of every stored conversation (src/redaction/scan.ts)
+//   node --import tsx bench/step.ts archive EXPORT FILE  the archive step: writeArchive of a finished export folder into FILE
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -28,6 +29,7 @@ import { storedSessions } from '../src/collection/collect-all.ts';
 import { landedFilesOfSession } from '../src/landing/session-state.ts';
 import { ruleSet } from '../src/redaction/rules.ts';
 import { scanForSecrets } from '../src/redaction/scan.ts';
+import { writeArchive } from '../src/bundle/archive.ts';
 import { filesUnder } from '../scripts/files-under.ts';
 
 const [step, source, data] = process.argv.slice(2);
@@ -129,8 +131,12 @@ async function run(): Promise<Record<string, unknown>> {
       const plan = await scanForSecrets(stored, sessions, { rules: ruleSet(), converterFor });
       return { bytes, findings: plan.findings.length };
     }
+    case 'archive': {
+      const written = await writeArchive(required(source, 'EXPORT'), required(data, 'FILE'));
+      return { bytes: written.bytes, entries: written.entries };
+    }
   }
-  throw new Error(`bench/step.ts: unknown step ${JSON.stringify(step)} (hash, land, collect, cli, secretlint or scan)`);
+  throw new Error(`bench/step.ts: unknown step ${JSON.stringify(step)} (hash, land, collect, cli, secretlint, scan or archive)`);
 }
 
 const started = performance.now();

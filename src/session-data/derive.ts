@@ -65,51 +65,73 @@ export function deriveSessionData(landed: string, converter: Converter, landedDi
 const DIGEST_NOT_YET_KNOWN = '0'.repeat(64);
 
 /**
- * Writes the `.sd` of one landed file row by row, under a temporary name,
- * whether the records come from reading the landed file back or straight
- * from the collector that is landing them.
+ * The `.sd` of one landed file as text, line by line: its header once the
+ * landed file's digest is known, and a row for each landed record fed in
+ * order. The one place a row is made, for the writer below and for
+ * verification, which derives again without writing.
  */
-export class SessionDataWriter {
-  readonly file: PendingFile;
-  private readonly headerText: (ofSha: string) => string;
-  private readonly parts: Partial<Record<PartKind, number>> = {};
-  private readonly unknownShapes = new Map<string, number>();
-  private rows = 0;
-  private droppedBytes = 0;
+export class SessionDataDerivation {
+  readonly parts: Partial<Record<PartKind, number>> = {};
+  readonly unknownShapes = new Map<string, number>();
+  rows = 0;
+  droppedBytes = 0;
 
   constructor(
-    landed: string,
     private readonly header: LandedHeader,
     private readonly converter: Converter,
-  ) {
-    this.file = new PendingFile(path.join(path.dirname(landed), sessionDataName(path.basename(landed))), { mode: READ_ONLY, durability: 'replaced' });
-    this.headerText = (ofSha) => `${JSON.stringify(sessionDataHeader(header, converter.dialect, path.basename(landed), ofSha))}\n`;
-    this.file.write(this.headerText(DIGEST_NOT_YET_KNOWN));
+    /** The landed file's name, which the header names. */
+    private readonly landedName: string,
+  ) {}
+
+  headerLine(landedDigest: string): string {
+    return `${JSON.stringify(sessionDataHeader(this.header, this.converter.dialect, this.landedName, landedDigest))}\n`;
   }
 
-  /** One landed record, at its row of the landed file. `parsed` is its payload already parsed as JSON, when the caller did that. */
-  add(record: LandedRecord, row: number, parsed?: unknown): void {
+  /** The row of one landed record at its row of the landed file, and its line. `parsed` is its payload already parsed as JSON, when the caller did that. */
+  row(record: LandedRecord, row: number, parsed?: unknown): { row: SessionDataRow; line: string } {
     const plain = this.converter.convert(record, this.header, row, parsed);
     // The converter knows the runtime; what a redaction took out is known
     // here, from the landed line, whatever the runtime.
     const converted = record.redacted !== undefined ? markRedactedParts(plain) : plain;
-    this.file.write(`${JSON.stringify(converted)}\n`);
     this.rows++;
     for (const part of converted.parts) {
       this.parts[part.k] = (this.parts[part.k] ?? 0) + 1;
       if (part.k === 'unknown') this.unknownShapes.set(part.why, (this.unknownShapes.get(part.why) ?? 0) + 1);
     }
     for (const drop of converted.dropped ?? []) this.droppedBytes += drop.bytes;
+    return { row: converted, line: `${JSON.stringify(converted)}\n` };
+  }
+}
+
+/**
+ * Writes the `.sd` of one landed file row by row, under a temporary name,
+ * whether the records come from reading the landed file back or straight
+ * from the collector that is landing them.
+ */
+export class SessionDataWriter {
+  readonly file: PendingFile;
+  private readonly derivation: SessionDataDerivation;
+
+  constructor(landed: string, header: LandedHeader, converter: Converter) {
+    this.file = new PendingFile(path.join(path.dirname(landed), sessionDataName(path.basename(landed))), { mode: READ_ONLY, durability: 'replaced' });
+    this.derivation = new SessionDataDerivation(header, converter, path.basename(landed));
+    this.file.write(this.derivation.headerLine(DIGEST_NOT_YET_KNOWN));
+  }
+
+  /** One landed record, at its row of the landed file. `parsed` is its payload already parsed as JSON, when the caller did that. */
+  add(record: LandedRecord, row: number, parsed?: unknown): void {
+    this.file.write(this.derivation.row(record, row, parsed).line);
   }
 
   /** Puts the landed file's digest into the header; the file is then ready to be flushed and placed. */
   seal(landedDigest: string): void {
-    this.file.rewriteStart(Buffer.from(this.headerText(landedDigest), 'utf8'));
+    this.file.rewriteStart(Buffer.from(this.derivation.headerLine(landedDigest), 'utf8'));
     this.file.seal();
   }
 
   get report(): DerivationReport {
-    return { sessionData: this.file.target, rows: this.rows, parts: this.parts, unknownShapes: this.unknownShapes, droppedBytes: this.droppedBytes };
+    const { rows, parts, unknownShapes, droppedBytes } = this.derivation;
+    return { sessionData: this.file.target, rows, parts, unknownShapes, droppedBytes };
   }
 }
 

@@ -119,19 +119,26 @@ export interface Folded {
  * its chain grows without bound while its fold does not.
  */
 export function readChain(data: string, conversation: string): Folded {
-  const folded: Folded = { rounds: [], nodes: new Map(), relations: new Map(), unresolved: new Map() };
-  for (const file of roundFiles(data, conversation)) {
-    const { entities, ...head } = readRound(file);
-    for (const frame of entities) {
-      const map = (frame.t === 'node' ? folded.nodes : frame.t === 'relation' ? folded.relations : folded.unresolved) as Map<string, EntityFrame>;
-      if (frame.tombstone) map.delete(frame.id);
-      else map.set(frame.id, frame);
-    }
-    folded.rounds.push(head);
-  }
+  const folded = emptyFold();
+  for (const file of roundFiles(data, conversation)) foldRound(folded, readRound(file));
   const problems = checkLinks(folded.rounds);
   if (problems.length > 0) throw new ChainError(problems.join('; '));
   return folded;
+}
+
+export function emptyFold(): Folded {
+  return { rounds: [], nodes: new Map(), relations: new Map(), unresolved: new Map() };
+}
+
+/** Folds the next round in: last writer wins per id, whole; a tombstone removes. Only its head is kept. */
+export function foldRound(folded: Folded, round: Round): void {
+  const { entities, ...head } = round;
+  for (const frame of entities) {
+    const map = (frame.t === 'node' ? folded.nodes : frame.t === 'relation' ? folded.relations : folded.unresolved) as Map<string, EntityFrame>;
+    if (frame.tombstone) map.delete(frame.id);
+    else map.set(frame.id, frame);
+  }
+  folded.rounds.push(head);
 }
 
 /** Every broken link between rounds: a gap, a wrong predecessor digest, skipped evidence. */

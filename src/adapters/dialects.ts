@@ -4,7 +4,8 @@
 import type { Converter } from '../session-data/derive.ts';
 import { claudeCodeConverter } from './claude-code/convert.ts';
 
-const CONVERTERS: readonly Converter[] = [claudeCodeConverter];
+// Every converter this build has: verification derives with each while a `.sd` has not yet said which it needs.
+export const CONVERTERS: readonly Converter[] = [claudeCodeConverter];
 
 export function converterFor(dialect: string): Converter | undefined {
   return CONVERTERS.find((converter) => converter.dialect === dialect);

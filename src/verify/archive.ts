@@ -8,7 +8,14 @@
 // stream or a flipped bit (the frames carry checksums) is reported as damage.
 // Then the same checks as for an export folder run on what was read: the
 // root digest, the manifest, every file's size and hash, missing and extra
-// files, and every round chain and branch record of the bundle.
+// files, the bundle's evidence (evidence.ts, fed each landed file and `.sd`
+// as it streams past), and every round chain and branch record.
+//
+// With `deep`, each landed file's `.sd` is derived again as the file streams
+// past and compared with the archived one, and at the end of the stream each
+// conversation is assembled again from the rows derived again and compared
+// with what its rounds fold to: one decompression, nothing written, and in
+// whatever order the archive holds its entries.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -17,20 +24,26 @@ import { DecompressStream } from 'zstd-napi';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/export.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
-import { ChainError, checkLinks, parseRound, type RoundHead } from '../session-flow/chain.ts';
+import { ChainError, checkLinks, emptyFold, foldRound, parseRound, type RoundHead } from '../session-flow/chain.ts';
+import { compareAssembly } from './chains.ts';
+import { EvidenceCheck, type ChunkSink } from './evidence.ts';
 import { checkManifest, type ExportReport, type PresentFile } from './export.ts';
-import type { Problem } from './storage.ts';
+import type { Problem, VerifyOptions } from './storage.ts';
 
 const ROUND = /^bundle\/_conversations\/([^/]+)\/rounds\/(r\d{6,}-[0-9a-f]{12}\.sf)$/;
+const CONVERSATION = /^bundle\/_conversations\/([^/]+)\//;
 const BRANCH = /^bundle\/_conversations\/([^/]+)\/branches\/([^/]+\.json)$/;
 
-export async function verifyArchive(file: string): Promise<ExportReport> {
+const SESSION_FILES = /^bundle\/[^_/][^/]*\/(session\.state|collect\.lock|session\.index|(streams|runs)\/[^/]+\/[^/]+\.cursor)$/;
+
+export async function verifyArchive(file: string, options: VerifyOptions = {}): Promise<ExportReport> {
   const problems: Problem[] = [];
   const problem = (where: string, what: string): void => void problems.push({ path: where, what });
   const present = new Map<string, PresentFile>();
   const kept = new Map<string, Buffer>();
   const folded = new Map<string, string>();
   let top: string | undefined;
+  const evidence = new EvidenceCheck(options);
 
   const extract = tar.extract();
   extract.on('entry', (header, stream, next) => {
@@ -70,6 +83,11 @@ export async function verifyArchive(file: string): Promise<ExportReport> {
     folded.set(lower, relative);
     const hash = crypto.createHash('sha256');
     const keep = META_FILES.has(relative) || ROUND.test(relative) || BRANCH.test(relative);
+    const inBundle = relative.startsWith(`${BUNDLE}/`) ? relative.slice(BUNDLE.length + 1) : undefined;
+    let checked: ChunkSink | undefined;
+    if (inBundle !== undefined && EvidenceCheck.holds(inBundle)) checked = evidence.file(inBundle);
+    // As for a folder (storage.ts), only a session's folder is held to the layout.
+    else if (inBundle !== undefined && inBundle.includes('/') && !/^[_.]/.test(inBundle) && !SESSION_FILES.test(relative)) problem(relative, 'a file the storage layout has no place for');
     const pieces: Buffer[] = [];
     let size = 0;
     stream.on('data', (data: unknown) => {
@@ -77,8 +95,10 @@ export async function verifyArchive(file: string): Promise<ExportReport> {
       hash.update(chunk);
       size += chunk.length;
       if (keep) pieces.push(chunk);
+      checked?.push(chunk);
     });
     stream.on('end', () => {
+      checked?.end();
       if (META_FILES.has(relative)) kept.set(relative, Buffer.concat(pieces));
       else {
         present.set(relative, { size, sha256: hash.digest('hex') });
@@ -106,15 +126,22 @@ export async function verifyArchive(file: string): Promise<ExportReport> {
 
   const checked = checkManifest(present, { manifest: kept.get(MANIFEST), rootDigest: kept.get(ROOT_DIGEST)?.toString('utf8'), plain: kept.get(PLAIN_MANIFEST)?.toString('utf8') });
   problems.push(...checked.problems);
+  const verified = evidence.finish();
+  problems.push(...verified.problems.map((entry) => ({ path: `${BUNDLE}/${entry.path}`, what: entry.what })));
 
   // Round chains and branch records, from the bytes held in memory.
-  const chains = new Map<string, RoundHead[]>();
+  const chains = new Map<string, { files: number; readable: { relative: string; head: RoundHead }[] }>();
+  let rounds = 0;
   for (const [relative, bytes] of kept) {
     const round = ROUND.exec(relative);
     if (round) {
+      rounds++;
+      const chain = chains.get(round[1]!) ?? { files: 0, readable: [] };
+      chains.set(round[1]!, chain);
+      chain.files++;
       try {
         const { entities: _entities, ...head } = parseRound(bytes, relative);
-        chains.set(round[1]!, [...(chains.get(round[1]!) ?? []), head]);
+        chain.readable.push({ relative, head });
       } catch (error) {
         if (!(error instanceof ChainError)) throw error;
         problem(relative, error.message.replace(`${relative}: `, ''));
@@ -126,13 +153,33 @@ export async function verifyArchive(file: string): Promise<ExportReport> {
       if (!branch.intact) problem(relative, branch.problem!);
     }
   }
-  for (const rounds of chains.values()) {
-    rounds.sort((a, b) => a.header.round - b.header.round);
-    for (const link of checkLinks(rounds)) {
+  for (const [conversation, { files, readable }] of chains) {
+    readable.sort((a, b) => a.head.header.round - b.head.header.round);
+    const links = checkLinks(readable.map((entry) => entry.head));
+    for (const link of links) {
       const [where, ...what] = link.split(': ');
       problem(where!, what.join(': '));
     }
+    // Folded one round at a time, parsed again from its bytes, so that only
+    // one round's entities are held beside the fold.
+    if (options.deep && links.length === 0 && readable.length === files) {
+      const folded = emptyFold();
+      for (const entry of readable) foldRound(folded, parseRound(kept.get(entry.relative)!, entry.relative));
+      const mismatch = compareAssembly(conversation, folded, verified.indexes);
+      if (mismatch) problem(`${BUNDLE}/_conversations/${conversation}`, mismatch);
+    }
   }
   if (![...present.keys()].some((relative) => relative.startsWith(`${BUNDLE}/`))) problem(BUNDLE, 'the archive holds no bundle');
-  return { files: checked.manifest?.files.length ?? 0, bytes: checked.bytes, rootDigest: kept.get(ROOT_DIGEST)?.toString('utf8').trim(), problems, notes: [] };
+  return {
+    files: checked.manifest?.files.length ?? 0,
+    bytes: checked.bytes,
+    rootDigest: kept.get(ROOT_DIGEST)?.toString('utf8').trim(),
+    sessions: verified.sessions,
+    landedFiles: verified.landedFiles,
+    records: verified.records,
+    chains: new Set([...present.keys()].flatMap((relative) => CONVERSATION.exec(relative)?.[1] ?? [])).size,
+    rounds,
+    problems,
+    notes: [],
+  };
 }

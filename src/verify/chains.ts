@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listFolder } from '../landing/session-state.ts';
 import { explicitBranches } from '../branches/explicit.ts';
-import { ChainError, checkLinks, readRound, roundFiles, type RoundHead } from '../session-flow/chain.ts';
+import { assemble } from '../assembly/assemble.ts';
+import type { SessionIndex } from '../index/session-index.ts';
+import { ChainError, checkLinks, foldedStructure, readChain, readRound, roundFiles, type Folded, type RoundHead } from '../session-flow/chain.ts';
 import type { Problem } from './storage.ts';
 
 export function verifyChains(data: string): { chains: number; rounds: number; problems: Problem[] } {
@@ -36,4 +38,66 @@ export function verifyChains(data: string): { chains: number; rounds: number; pr
     for (const branch of explicitBranches(data, conversation)) if (!branch.intact) problems.push({ path: relative(branch.file), what: branch.problem! });
   }
   return { chains: conversations.length, rounds, problems };
+}
+
+/**
+ * Every conversation of a storage zone assembled again from `indexes` (each
+ * session's index, made from its `.sd` derived again) and compared with its
+ * fold. A chain that cannot be read is left out: verifyChains reports it.
+ */
+export function verifyAssemblies(data: string, indexes: ReadonlyMap<string, SessionIndex>): Problem[] {
+  const problems: Problem[] = [];
+  for (const conversation of listFolder(path.join(data, '_conversations'))) {
+    let folded: Folded;
+    try {
+      folded = readChain(data, conversation);
+    } catch (error) {
+      if (!(error instanceof ChainError)) throw error;
+      continue;
+    }
+    const mismatch = compareAssembly(conversation, folded, indexes);
+    if (mismatch) problems.push({ path: `_conversations/${conversation}`, what: mismatch });
+  }
+  return problems;
+}
+
+/**
+ * Assembles a conversation again from its session's index and compares it
+ * with what its rounds fold to: the problem naming the first entity and field
+ * that differ, with what the fold holds and what assembling again gives, or
+ * undefined when they agree.
+ */
+export function compareAssembly(conversation: string, folded: Folded, indexes: ReadonlyMap<string, SessionIndex>): string | undefined {
+  const head = folded.rounds.at(-1);
+  if (!head) return undefined;
+  // A session the zone holds no evidence of assembles to nothing, which the fold is then compared with.
+  const session = head.header.session;
+  const index = indexes.get(session) ?? { session, throughSeq: 0, files: [], entries: [] };
+  const structure = assemble(index, { conversation, throughSeq: head.header.through_seq });
+  const fold = foldedStructure(folded);
+  for (const kind of ['nodes', 'relations', 'unresolved'] as const) {
+    const expected = new Map<string, unknown>(fold[kind].map((entity) => [entity.id, entity]));
+    const found = new Map<string, unknown>(structure[kind].map((entity) => [entity.id, entity]));
+    for (const [id, entity] of expected) {
+      if (!found.has(id)) return `assembling its evidence again does not give the structure its rounds fold to: ${kind} ${id} is in the fold but not assembled again`;
+      const difference = firstDifference(entity, found.get(id), '');
+      if (difference) return `assembling its evidence again does not give the structure its rounds fold to: ${kind} ${id}, field ${difference.field || '(the whole entity)'} (expected ${difference.expected} as folded, found ${difference.found} assembled again)`;
+    }
+    for (const id of found.keys()) if (!expected.has(id)) return `assembling its evidence again does not give the structure its rounds fold to: ${kind} ${id} is assembled again but not in the fold`;
+  }
+  return undefined;
+}
+
+/** The first field at which two JSON values differ, by its path, with both values as JSON. */
+function firstDifference(expected: unknown, found: unknown, field: string): { field: string; expected: string; found: string } | undefined {
+  if (JSON.stringify(expected) === JSON.stringify(found)) return undefined;
+  const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+  if (isRecord(expected) && isRecord(found) && Array.isArray(expected) === Array.isArray(found)) {
+    const keys = [...new Set([...Object.keys(expected), ...Object.keys(found)])];
+    for (const key of keys) {
+      const inner = firstDifference(expected[key], found[key], Array.isArray(expected) ? `${field}[${key}]` : field ? `${field}.${key}` : key);
+      if (inner) return inner;
+    }
+  }
+  return { field, expected: JSON.stringify(expected) ?? 'nothing', found: JSON.stringify(found) ?? 'nothing' };
 }

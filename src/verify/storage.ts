@@ -12,14 +12,14 @@
 // verification never stops at the first.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { digestOf, digestOfFile, readLandedFile, type LandedHeader } from '../landing/landed-file.ts';
+import { borrowBuffer, giveBack } from '../landing/buffer-pool.ts';
 import { parseLandedName, sessionDataName, sessionStatePath } from '../landing/layout.ts';
+import { withOpenFile } from '../landing/line-reader.ts';
 import { landedFilesOfSession, listFolder } from '../landing/session-state.ts';
 import { readState } from '../landing/state-text.ts';
-import { deriveSessionData, readSessionData, type Converter } from '../session-data/derive.ts';
-import { INDEX_NAME } from '../index/session-index.ts';
+import { INDEX_NAME, type SessionIndex } from '../index/session-index.ts';
+import { EvidenceCheck, type ChunkSink, type EvidenceOptions } from './evidence.ts';
 
 export interface Problem {
   /** Path inside the storage zone, with forward slashes. */
@@ -36,45 +36,55 @@ export interface StorageReport {
   readonly notes: Problem[];
 }
 
-export interface VerifyOptions {
-  readonly deep?: boolean;
-  /** The converter for a `.sd` dialect, for `deep`. */
-  readonly converterFor?: (dialect: string) => Converter | undefined;
+export type VerifyOptions = EvidenceOptions;
+
+export interface StorageVerification extends StorageReport {
+  /** With `deep`: each session's index, made from its `.sd` derived again, for assembling again. */
+  readonly indexes: Map<string, SessionIndex>;
 }
 
-export function verifyStorage(data: string, options: VerifyOptions = {}): StorageReport {
+export function verifyStorage(data: string, options: VerifyOptions = {}): StorageVerification {
   const problems: Problem[] = [];
   const notes: Problem[] = [];
-  let landedFiles = 0;
-  let records = 0;
+  const relative = (file: string): string => path.relative(data, file).split(path.sep).join('/');
+  const evidence = new EvidenceCheck(options);
   const sessions = listFolder(data).filter((name) => !name.startsWith('_') && !name.startsWith('.') && fs.statSync(path.join(data, name)).isDirectory());
-  for (const session of sessions) {
-    const relative = (file: string): string => path.relative(data, file).split(path.sep).join('/');
-    const problem = (file: string, what: string): void => {
-      problems.push({ path: relative(file), what });
-    };
-    checkPlaces(data, session, problem, (file, what) => notes.push({ path: relative(file), what }));
-    const landed = landedFilesOfSession(data, session);
-    // One counter across all the session's streams: 1, 2, … N, each once.
-    const seen = new Map<number, string>();
-    for (const file of landed) {
-      const earlier = seen.get(file.seq);
-      if (earlier !== undefined) problem(file.path, `sequence ${file.seq} is used twice (also by ${earlier})`);
-      seen.set(file.seq, file.relative);
+  const chunk = borrowBuffer();
+  try {
+    for (const session of sessions) {
+      const problem = (file: string, what: string): void => {
+        problems.push({ path: relative(file), what });
+      };
+      checkPlaces(data, session, problem, (file, what) => notes.push({ path: relative(file), what }));
+      const landed = landedFilesOfSession(data, session);
+      // The .sd first: it names the dialect, so that only its converter derives again.
+      for (const file of landed) {
+        const sessionData = path.join(path.dirname(file.path), sessionDataName(path.basename(file.path)));
+        if (fs.existsSync(sessionData)) feedFile(sessionData, evidence.file(relative(sessionData)), chunk);
+        feedFile(file.path, evidence.file(relative(file.path)), chunk);
+      }
+      const highest = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
+      const state = readState(sessionStatePath(data, session));
+      const next = Number(state?.get('next_seq'));
+      if (state && Number.isSafeInteger(next) && next <= highest) problem(sessionStatePath(data, session), `next_seq is ${next}, but sequence ${highest} is already landed (expected more than ${highest})`);
     }
-    const highest = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
-    for (let seq = 1; seq <= highest; seq++) {
-      if (!seen.has(seq)) problems.push({ path: `${session}/`, what: `sequence ${seq} is missing: no landed file has it (expected 1 to ${highest} with no gap)` });
-    }
-    const state = readState(sessionStatePath(data, session));
-    const next = Number(state?.get('next_seq'));
-    if (state && Number.isSafeInteger(next) && next <= highest) problem(sessionStatePath(data, session), `next_seq is ${next}, but sequence ${highest} is already landed (expected more than ${highest})`);
-    for (const file of landed) {
-      landedFiles++;
-      records += checkLanded(file.path, session, file.relative, file.seq, problem, options);
-    }
+  } finally {
+    giveBack(chunk);
   }
-  return { sessions: sessions.length, landedFiles, records, problems, notes };
+  const checked = evidence.finish();
+  return { sessions: sessions.length, landedFiles: checked.landedFiles, records: checked.records, problems: [...checked.problems, ...problems], notes, indexes: checked.indexes };
+}
+
+/** A file's bytes into a sink, in pieces of the shared buffer's size. */
+function feedFile(file: string, sink: ChunkSink, chunk: Buffer): void {
+  withOpenFile(file, (descriptor) => {
+    for (;;) {
+      const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
+      if (got === 0) break;
+      sink.push(chunk.subarray(0, got));
+    }
+  });
+  sink.end();
 }
 
 function checkPlaces(data: string, session: string, problem: (file: string, what: string) => void, note: (file: string, what: string) => void): void {
@@ -92,77 +102,5 @@ function checkPlaces(data: string, session: string, problem: (file: string, what
         } else if (!name.endsWith('.cursor') && !parseLandedName(name)) problem(file, 'a file the storage layout has no place for');
       }
     }
-  }
-}
-
-/** Checks one landed file and its `.sd`; returns how many records it holds. */
-function checkLanded(file: string, session: string, relative: string, seq: number, problem: (file: string, what: string) => void, options: VerifyOptions): number {
-  const place = relative.split('/').slice(0, 2);
-  let header: LandedHeader | undefined;
-  let count = 0;
-  try {
-    for (const entry of readLandedFile(file)) {
-      if (entry.type === 'header') {
-        header = entry.header;
-        if (header.seq !== seq) problem(file, `the header says sequence ${header.seq}, the name says ${seq}`);
-        if (header.session !== session) problem(file, `the header names session ${header.session}, but the file is in ${session}`);
-        const placed = place[0] === 'streams' ? header.stream : header.run;
-        if (placed !== place[1]) problem(file, `the header names ${place[0] === 'streams' ? 'stream' : 'run'} ${placed}, but the file is in ${place.join('/')}`);
-        continue;
-      }
-      count++;
-      const found = digestOf(entry.record.payload);
-      if (found !== entry.record.sha) problem(file, `record ${entry.row} (source line ${entry.record.ord}): its bytes do not match its digest (expected sha ${entry.record.sha}, found ${found})`);
-    }
-  } catch (error) {
-    problem(file, (error as Error).message.replace(`${file}: `, ''));
-    return count;
-  }
-  checkSessionData(file, count, problem, options);
-  return count;
-}
-
-function checkSessionData(landed: string, records: number, problem: (file: string, what: string) => void, options: VerifyOptions): void {
-  const sessionData = path.join(path.dirname(landed), sessionDataName(path.basename(landed)));
-  if (!fs.existsSync(sessionData)) {
-    problem(landed, `its .sd is missing (expected ${path.basename(sessionData)}); the next collect derives it`);
-    return;
-  }
-  let dialect = '';
-  try {
-    let rows = 0;
-    for (const entry of readSessionData(sessionData)) {
-      if (entry.type === 'header') {
-        dialect = entry.header.dialect;
-        const digest = digestOfFile(landed);
-        if (entry.header.of !== path.basename(landed)) problem(sessionData, `its header names ${entry.header.of}, not ${path.basename(landed)}`);
-        if (entry.header.of_sha !== digest) problem(sessionData, `it was derived from other bytes than its landed file's (expected of_sha ${digest}, found ${entry.header.of_sha})`);
-        continue;
-      }
-      rows++;
-      if (entry.row.row !== rows) problem(sessionData, `row ${rows} is numbered ${entry.row.row}`);
-    }
-    if (rows !== records) problem(sessionData, `it has ${rows} rows for ${records} landed records (expected one row per record)`);
-  } catch (error) {
-    problem(sessionData, (error as Error).message.replace(`${sessionData}: `, ''));
-    return;
-  }
-  if (!options.deep) return;
-  const converter = options.converterFor?.(dialect);
-  if (!converter) {
-    problem(sessionData, `no converter for dialect ${dialect}, so it cannot be derived again`);
-    return;
-  }
-  // Derived again beside a copy of the landed file, then compared as bytes.
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sessionizer-verify-'));
-  try {
-    const copy = path.join(scratch, path.basename(landed));
-    fs.copyFileSync(landed, copy);
-    deriveSessionData(copy, converter);
-    if (!fs.readFileSync(path.join(scratch, path.basename(sessionData))).equals(fs.readFileSync(sessionData))) {
-      problem(sessionData, 'deriving it again from its landed file gives different bytes');
-    }
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

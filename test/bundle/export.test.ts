@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { converterFor } from '../../src/adapters/dialects.ts';
+import { CONVERTERS } from '../../src/adapters/dialects.ts';
 import { recoverInterruptedExports, writeExport, type ExportOptions } from '../../src/bundle/export.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { verifyExport } from '../../src/verify/export.ts';
@@ -27,7 +27,7 @@ async function exported(sessions: string[] = Object.values(FIXTURE_SESSIONS).fil
 
 const writable = (file: string): void => fs.chmodSync(file, 0o644);
 const sha = (bytes: Buffer | string): string => crypto.createHash('sha256').update(bytes).digest('hex');
-const problems = (out: string, deep = false) => verifyExport(out, { deep, converterFor }).problems;
+const problems = (out: string, deep = false) => verifyExport(out, { deep, converters: CONVERTERS }).problems;
 
 /** Rewrites the manifest after a change, and fixes up the root digest and the plain manifest too. */
 function refreshManifest(out: string, change: (entries: { path: string; size: number; sha256: string }[]) => void): void {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { converterFor } from '../../src/adapters/dialects.ts';
+import { CONVERTERS } from '../../src/adapters/dialects.ts';
 import { sessionStatePath } from '../../src/landing/layout.ts';
 import { readSessionState } from '../../src/landing/session-state.ts';
 import { readCursor } from '../../src/landing/cursor.ts';
@@ -56,7 +56,7 @@ describe('committing a session in one batch', () => {
     expect(readCursor(path.join(data, session, 'streams/main/transcript.cursor'))!.lastSeq).toBe(landed.filter((file) => file.header.src === landed[0]!.header.src).at(-1)!.header.seq);
     expect(readSessionState(data, session).nextSeq).toBe(landed.length + 1);
     // Every landed file has its `.sd` (those of the stopped batch mended), and it matches.
-    const report = verifyStorage(data, { deep: true, converterFor });
+    const report = verifyStorage(data, { deep: true, converters: CONVERTERS });
     expect(report.problems).toEqual([]);
   });
 
@@ -74,7 +74,7 @@ describe('committing a session in one batch', () => {
     crash.on = false;
     const second = collectOnce(root, data);
     expect(second.sessions.flatMap((session) => session.unreadable)).toEqual([]);
-    expect(verifyStorage(data, { deep: true, converterFor }).problems).toEqual([]);
+    expect(verifyStorage(data, { deep: true, converters: CONVERTERS }).problems).toEqual([]);
     expect(collectOnce(root, data).sessions.flatMap((session) => session.sources.flatMap((source) => source.landed))).toEqual([]);
   });
 
@@ -102,7 +102,7 @@ describe('committing a session in one batch', () => {
       expect(readCursor(path.join(data, session, 'streams/main/transcript.cursor'))!.state).toBe('active');
       expect(landedOf(data, session).at(-1)!.records.map((record) => record.payload.toString())).toEqual([fs.readFileSync(path.join(root, 'p', `${session}.jsonl`), 'utf8').trimEnd()]);
     }
-    expect(verifyStorage(data, { deep: true, converterFor }).problems).toEqual([]);
+    expect(verifyStorage(data, { deep: true, converters: CONVERTERS }).problems).toEqual([]);
     expect(collectOnce(root, data).sessions.flatMap((session) => session.sources.flatMap((source) => source.landed))).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { converterFor } from '../../src/adapters/dialects.ts';
+import { CONVERTERS, converterFor } from '../../src/adapters/dialects.ts';
 import { fork } from '../../src/branches/explicit.ts';
 import { labelBranch } from '../../src/branches/labels.ts';
 import { writeArchive } from '../../src/bundle/archive.ts';
@@ -100,9 +100,10 @@ describe('a redacted export', () => {
   });
 
   it('verifies, shallow and deep, as a folder and as an archive', { timeout: 60_000 }, async () => {
-    expect(verifyExport(out, { converterFor }).problems).toEqual([]);
-    expect(verifyExport(out, { deep: true, converterFor }).problems).toEqual([]);
+    expect(verifyExport(out).problems).toEqual([]);
+    expect(verifyExport(out, { deep: true, converters: CONVERTERS }).problems).toEqual([]);
     expect((await verifyArchive(archive)).problems).toEqual([]);
+    expect((await verifyArchive(archive, { deep: true, converters: CONVERTERS })).problems).toEqual([]);
   });
 
   it('renders its site, showing each redacted part with its state and the size removed', () => {
@@ -176,12 +177,12 @@ describe('a redacted export', () => {
     await writeExport(data, again, [session], { redaction: plan, site: false });
     const redactedTwice = await writeExport(data, again, [session], { redaction: plan, site: false });
     expect(leaks(again)).toEqual([]);
-    expect(verifyExport(again, { converterFor }).problems).toEqual([]);
+    expect(verifyExport(again).problems).toEqual([]);
     // A plain export next: every file a redaction replaced is copied from the storage zone again.
     const plain = await writeExport(data, again, [session], { site: false });
     expect(plain.copied).toBeGreaterThan(0);
     expect(plain.rootDigest).not.toBe(redactedTwice.rootDigest);
-    expect(verifyExport(again, { deep: true, converterFor }).problems).toEqual([]);
+    expect(verifyExport(again, { deep: true, converters: CONVERTERS }).problems).toEqual([]);
     const landed = exportFiles(again).files.filter((file) => file.startsWith(`${BUNDLE}/${session}/streams/main/`) && file.endsWith('.jsonl'));
     expect(landed.some((file) => fs.readFileSync(path.join(again, file)).includes(FIXTURE_SECRETS.awsAccessKey))).toBe(true);
   });

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { converterFor } from '../../src/adapters/dialects.ts';
 import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { CHROMIUM, exportWithSite, largestPage, launch, watchedPage } from './browser.ts';
@@ -31,7 +30,7 @@ describe.skipIf(!present)('the site of ../shared/corpus', () => {
   });
 
   it('verifies, and keeps every page within the budget', () => {
-    expect(verifyExport(out, { converterFor }).problems).toEqual([]);
+    expect(verifyExport(out).problems).toEqual([]);
     expect(largestPage(path.join(out, 'site')).bytes).toBeLessThanOrEqual(PAGE_BUDGET);
   });
 

@@ -12,7 +12,6 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_ROOT, FIXTURE_SESSIONS, HOSTILE_MARKUP } from '../../scripts/write-fixtures.ts';
 import { verifyExport } from '../../src/verify/export.ts';
-import { converterFor } from '../../src/adapters/dialects.ts';
 import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
 import { CHROMIUM, exportWithSite, largestPage, launch, serve, watchedPage, type Watched } from './browser.ts';
 
@@ -52,7 +51,7 @@ describe.skipIf(!present)('the static site in Chromium', () => {
   };
 
   it('is covered by the manifest, and the export verifies', () => {
-    expect(verifyExport(out, { converterFor }).problems).toEqual([]);
+    expect(verifyExport(out).problems).toEqual([]);
     const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
     expect(manifest.files.map((entry) => entry.path)).toContain(`site/c/${FIXTURE_SESSIONS.rewind}.html`);
     // The huge-line fixture's megabyte of output is cut for the page, which stays within its budget.

@@ -1,14 +1,15 @@
-// `sessionizer verify PATH [--deep]`: checks a storage root from its files
-// alone. Export folders and archives arrive with the bundle.
+// `sessionizer verify PATH [--deep]`: checks a storage root, an export folder
+// or a `.tar.zst` from its files alone, with no source and no network. An
+// archive is read as one stream, never extracted, `--deep` included.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { converterFor } from '../../adapters/dialects.ts';
-import { verifyChains } from '../../verify/chains.ts';
+import { CONVERTERS } from '../../adapters/dialects.ts';
+import { verifyAssemblies, verifyChains } from '../../verify/chains.ts';
 import { isExportFolder, verifyExport } from '../../verify/export.ts';
 import { verifyArchive } from '../../verify/archive.ts';
 import { verifyStorage } from '../../verify/storage.ts';
-import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, parseCommandArguments, UsageError, type Io } from '../command.ts';
+import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
 
 export async function verify(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArguments('verify', argv, { deep: { type: 'boolean' }, json: { type: 'boolean' } }, 1);
@@ -20,30 +21,30 @@ export async function verify(argv: string[], io: Io): Promise<number> {
     return EXIT_REJECTED;
   }
   const archive = !fs.statSync(root).isDirectory();
-  if (archive && values.deep) {
-    io.error(`sessionizer verify: ${target}: --deep derives and assembles again from files, and an archive is only ever read as a stream; extract it (tar --zstd -xf) and verify the folder with --deep\n`);
-    return EXIT_USAGE;
-  }
+  const options = { deep: values.deep, converters: CONVERTERS };
   if (archive || isExportFolder(root)) {
-    const report = archive ? await verifyArchive(root) : verifyExport(root, { deep: values.deep, converterFor });
+    const report = archive ? await verifyArchive(root, options) : verifyExport(root, options);
     if (values.json) io.out(`${JSON.stringify(report)}\n`);
     else {
       for (const problem of report.problems) io.error(`error: ${problem.path}: ${problem.what}\n`);
       for (const note of report.notes) io.error(`note: ${note.path}: ${note.what}\n`);
-      io.out(`verified ${archive ? 'archive' : 'export'} ${target}: ${report.files} files, root digest ${report.rootDigest ?? 'missing'}${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}\n`);
+      io.out(
+        `verified ${archive ? 'archive' : 'export'} ${target}: ${report.files} files, root digest ${report.rootDigest ?? 'missing'}; ${report.landedFiles} landed files, ${report.records} records in ${report.sessions} sessions, ${report.rounds} rounds in ${report.chains} chains` +
+          `${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}\n`,
+      );
     }
     return report.problems.length === 0 ? EXIT_OK : EXIT_REJECTED;
   }
-  const storage = verifyStorage(root, { deep: values.deep, converterFor });
+  const { indexes, ...storage } = verifyStorage(root, options);
   const chains = verifyChains(root);
-  const problems = [...storage.problems, ...chains.problems];
+  const problems = [...storage.problems, ...chains.problems, ...(values.deep ? verifyAssemblies(root, indexes) : [])];
   if (values.json) {
     io.out(`${JSON.stringify({ ...storage, chains: chains.chains, rounds: chains.rounds, problems })}\n`);
   } else {
     for (const problem of problems) io.error(`error: ${problem.path}: ${problem.what}\n`);
     for (const note of storage.notes) io.error(`note: ${note.path}: ${note.what}\n`);
     io.out(
-      `verified ${storage.landedFiles} landed files, ${storage.records} records in ${storage.sessions} sessions${values.deep ? ', every .sd derived again' : ''}, and ${chains.rounds} rounds in ${chains.chains} chains: ` +
+      `verified ${storage.landedFiles} landed files, ${storage.records} records in ${storage.sessions} sessions, and ${chains.rounds} rounds in ${chains.chains} chains${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ` +
         `${problems.length === 0 ? 'all intact' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}\n`,
     );
   }

@@ -23,7 +23,7 @@ export const COMMANDS: readonly Command[] = [
   { name: 'restore', synopsis: 'restore ID --branch NAME --out DIR [--data DIR]', summary: 'the branch as a resumable transcript', run: restore },
   { name: 'label', synopsis: 'label ID --branch NAME [--label LABEL]... [--summary TEXT] [--data DIR]', summary: 'labels and a summary for a branch, as a new record', run: label },
   { name: 'export', synopsis: 'export   [--source DIR] [--data DIR] [--out DIR] [--archive FILE] [--conversation ID]... [--redact [--redact-rules FILE] [--redact-paths] [--dry-run]] [--merge EXPORT]... [--json]', summary: 'the bundle, the static site, the manifest and root digest, a .tar.zst with --archive; --redact takes secrets out of the copy; --merge puts exports made apart together', run: exportCommand },
-  { name: 'verify', synopsis: 'verify PATH [--deep] [--json]', summary: 'check a storage root, an export folder or a .tar.zst', run: verify },
+  { name: 'verify', synopsis: 'verify PATH [--deep] [--json]', summary: 'check a storage root, an export folder or a .tar.zst (read as a stream, never extracted) from its files alone; --deep also derives every .sd again and assembles every conversation again to compare with its rounds', run: verify },
   { name: 'glossary', synopsis: 'glossary [--json]', summary: "the model's words and Claude Code's", run: glossary },
 ];
 

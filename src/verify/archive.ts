@@ -34,6 +34,9 @@ const ROUND = /^bundle\/_conversations\/([^/]+)\/rounds\/(r\d{6,}-[0-9a-f]{12}\.
 const CONVERSATION = /^bundle\/_conversations\/([^/]+)\//;
 const BRANCH = /^bundle\/_conversations\/([^/]+)\/branches\/([^/]+\.json)$/;
 
+// What a session's folder may hold besides its evidence, as for a folder
+// (storage.ts): an export leaves these behind, but a bundle that holds one is
+// not damaged. Anything else in a session's folder is out of place.
 const SESSION_FILES = /^bundle\/[^_/][^/]*\/(session\.state|collect\.lock|session\.index|(streams|runs)\/[^/]+\/[^/]+\.cursor)$/;
 
 export async function verifyArchive(file: string, options: VerifyOptions = {}): Promise<ExportReport> {

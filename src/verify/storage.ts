@@ -6,7 +6,9 @@
 // and no repeat across all the session's streams, and that each landed file
 // has its `.sd`, naming the landed file's digest and holding one row per
 // record. With `deep`, every `.sd` is derived again from its landed file and
-// compared byte for byte.
+// compared line by line, and each session's index is made from the rows
+// derived again, for assembling each conversation again (chains.ts). The
+// checks themselves are evidence.ts's, shared with the archive.
 //
 // Every problem is collected, with its file and what was expected and found;
 // verification never stops at the first.

@@ -145,6 +145,16 @@ describe('verify --deep of an archive', () => {
     expect(verifyExport(copy, deep).problems).toEqual(expected);
   });
 
+  it('reports a file out of place in a session folder the same in the archive as in the folder', async () => {
+    const copy = copyOfExport();
+    const stray = `${path.posix.dirname(rewindFile(copy).landed)}/notes.txt`;
+    fs.writeFileSync(path.join(copy, stray), 'mine');
+    const file = await archived(copy);
+    const expected = [{ path: stray, what: 'a file the storage layout has no place for' }];
+    expect((await verifyArchive(file)).problems).toEqual(expected);
+    expect(verifyExport(copy).problems).toEqual(expected);
+  });
+
   it('verifies an export packed by GNU tar the same, whatever the order of its entries', async () => {
     const expected = summary(await verifyArchive(archive, deep));
     const packed = path.join(temporaryFolder(), 'gnu.tar.zst');

@@ -15,6 +15,9 @@
 //              the corpus), the worst case
 //   archive    the .tar.zst step alone on the finished export folder, beside
 //              GNU `tar --zstd -cf` of that same folder
+//   verify     `sessionizer verify --deep` of the export folder and of its
+//              archive (one stream, nothing extracted), beside GNU
+//              `tar --zstd -xf` of the archive then `sha256sum -c` of its manifest
 //   redaction  `sessionizer export --redact` on the data folder the runs left,
 //              beside `sessionizer export` on it into a new folder (the two
 //              differ by the redaction alone); and the scan alone
@@ -92,7 +95,7 @@ function measureSize(size: string): SizeResult {
   const typical = transcripts[Math.floor(transcripts.length / 2)]!;
   const biggest = transcripts.at(-1)!;
   const sizeRuns = parseSize(size) >= 1e9 ? 1 : runs;
-  const rows = new Map<string, Timed[]>(['hash', 'tarSources', 'first', 'archive', 'tarExport', 'plainAgain', 'redacted', 'secretlint', 'scan'].map((key) => [key, []]));
+  const rows = new Map<string, Timed[]>(['hash', 'tarSources', 'first', 'archive', 'tarExport', 'verifyFolder', 'verifyArchive', 'extractAndCheck', 'plainAgain', 'redacted', 'secretlint', 'scan'].map((key) => [key, []]));
   const steps = new Map<string, StepTiming[]>();
   const second = { typical: [] as Exported[], biggest: [] as Exported[], typicalBytes: typical.size, biggestBytes: biggest.size };
   let exportBytes = 0;
@@ -131,6 +134,14 @@ function measureSize(size: string): SizeResult {
 
       rows.get('archive')!.push(timed(process.execPath, ['--import', 'tsx', path.join(bench, 'step.ts'), 'archive', path.join(scratch, 'export'), path.join(scratch, 'again.tar.zst')]));
       rows.get('tarExport')!.push(timed('tar', ['--zstd', '-cf', path.join(scratch, 'gnu-export.tar.zst'), '-C', scratch, 'export']));
+      sync();
+      rows.get('verifyFolder')!.push(timed(process.execPath, [launcher, 'verify', path.join(scratch, 'export'), '--deep']));
+      rows.get('verifyArchive')!.push(timed(process.execPath, [launcher, 'verify', path.join(scratch, 'export.tar.zst'), '--deep']));
+      const extracted = path.join(scratch, 'extracted');
+      fs.mkdirSync(extracted);
+      rows.get('extractAndCheck')!.push(timed('sh', ['-c', 'tar --zstd -xf "$1" -C "$2" && cd "$2/export" && sha256sum -c --quiet manifest-sha256.txt', 'extract-and-check', path.join(scratch, 'export.tar.zst'), extracted]));
+      fs.rmSync(extracted, { recursive: true, force: true });
+      sync();
       if (sizeRuns > 1) {
         const data = path.join(scratch, 'data');
         rows.get('plainAgain')!.push(timed(process.execPath, [launcher, 'export', '--source', sources, '--data', data, '--out', path.join(scratch, 'plain'), '--json']));
@@ -153,6 +164,7 @@ const seconds = (list: Timed[]): number => median(list.map((entry) => entry.seco
 // it inside its process. Node's start and tsx's loading of the modules, about
 // half a second, are paid once per export, not by the step.
 const archiveStepSeconds = (list: Timed[]): number => median(list.map((entry) => (JSON.parse(entry.stdout) as { ms: number }).ms / 1000));
+const cpu = (list: Timed[]): number => median(list.map((entry) => entry.cpuSeconds));
 const peak = (list: Timed[]): string => `${(Math.max(...list.map((entry) => entry.peakKb)) / 1024).toFixed(0)} MB`;
 
 function section(result: SizeResult): string[] {
@@ -190,6 +202,12 @@ function section(result: SizeResult): string[] {
     `| the same as a process of its own, Node's start and the loading of the TypeScript modules included | ${archiveProcess.toFixed(2)} s | ${rate(result.exportBytes, archiveProcess)} of export | ${(archiveProcess / tarExport).toFixed(2)} × tar of the export | ${peak(row('archive'))} |`,
     `| baseline: tar --zstd -c of the export folder | ${tarExport.toFixed(2)} s | ${rate(result.exportBytes, tarExport)} of export | 1.00 | ${peak(row('tarExport'))} |`,
   );
+  const check = seconds(row('extractAndCheck'));
+  for (const [key, what] of [['verifyFolder', 'the export folder'], ['verifyArchive', 'the archive, one stream, nothing extracted']] as const) {
+    const verify = seconds(row(key));
+    lines.push(`| verify --deep of ${what}: every .sd derived and every conversation assembled again (CPU ${cpu(row(key)).toFixed(2)} s) | ${verify.toFixed(2)} s | ${rate(result.exportBytes, verify)} of export | ${(verify / check).toFixed(2)} × tar -x + sha256sum -c | ${peak(row(key))} |`);
+  }
+  lines.push(`| baseline: tar --zstd -xf of the archive, then sha256sum -c of its manifest (CPU ${cpu(row('extractAndCheck')).toFixed(2)} s) | ${check.toFixed(2)} s | ${rate(result.exportBytes, check)} of export | 1.00 | ${peak(row('extractAndCheck'))} |`);
   if (result.landedBytes > 0) {
     const plain = seconds(row('plainAgain'));
     const secretlint = seconds(row('secretlint'));

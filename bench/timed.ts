@@ -9,14 +9,16 @@ import path from 'node:path';
 export interface Timed {
   readonly seconds: number;
   readonly peakKb: number;
+  /** User and system time of the process and its children: it moves far less than the wall time when other work shares the cores. */
+  readonly cpuSeconds: number;
   readonly stdout: string;
 }
 
 export function timed(command: string, args: string[], cwd?: string): Timed {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', command, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
-  const [seconds, peak] = result.stderr.trim().split('\n').at(-1)!.split(' ');
-  return { seconds: Number(seconds), peakKb: Number(peak), stdout: result.stdout };
+  const [seconds, peak, user, system] = result.stderr.trim().split('\n').at(-1)!.split(' ');
+  return { seconds: Number(seconds), peakKb: Number(peak), cpuSeconds: Number(user) + Number(system), stdout: result.stdout };
 }
 
 export function folderBytes(folder: string): number {

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONVERTERS } from '../../src/adapters/dialects.ts';
 import { landedFilesOfSession } from '../../src/landing/session-state.ts';
+import { verifyAssemblies } from '../../src/verify/chains.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { roundFiles } from '../../src/session-flow/chain.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, landedOf, temporaryFolder } from '../helpers.ts';
 
@@ -91,5 +94,19 @@ describe('verify a storage root', () => {
         { path: relative(data, otherSd), what: expect.stringMatching(/^deriving it again from its landed file gives different bytes, first on line 3, row 2 \(expected a line with sha256 [0-9a-f]{64}, found a line with sha256 [0-9a-f]{64}\)$/) },
       ]),
     );
+  });
+
+  it('with deep, assembles every conversation again from the rows derived again, and names the first field that differs from its fold', () => {
+    const data = collected();
+    parseSession(data, FIXTURE_SESSIONS.rewind);
+    const { indexes } = verifyStorage(data, { deep: true, converters: CONVERTERS });
+    expect(indexes.get(FIXTURE_SESSIONS.rewind)!.entries.length).toBeGreaterThan(0);
+    expect(verifyAssemblies(data, indexes)).toEqual([]);
+    // Evidence the fold was not made from: the session without its last record, the leaf pointer.
+    const index = indexes.get(FIXTURE_SESSIONS.rewind)!;
+    const fewer = new Map([[FIXTURE_SESSIONS.rewind, { ...index, entries: index.entries.slice(0, -1) }]]);
+    const [problem] = verifyAssemblies(data, fewer);
+    expect(problem).toEqual({ path: `_conversations/${FIXTURE_SESSIONS.rewind}`, what: 'assembling its evidence again does not give the structure its rounds fold to: nodes branch/active, field attrs.chosen_by (expected "leaf_pointer" as folded, found "newest_leaf" assembled again)' });
+    expect(roundFiles(data, FIXTURE_SESSIONS.rewind)).toHaveLength(1);
   });
 });

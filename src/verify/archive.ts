@@ -24,13 +24,13 @@ import { DecompressStream } from 'zstd-napi';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/export.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
-import { ChainError, checkLinks, emptyFold, foldRound, parseRound, type RoundHead } from '../session-flow/chain.ts';
+import { ChainError, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
 import { compareAssembly } from './chains.ts';
 import { EvidenceCheck, type ChunkSink } from './evidence.ts';
 import { checkManifest, type ExportReport, type PresentFile } from './export.ts';
 import type { Problem, VerifyOptions } from './storage.ts';
 
-const ROUND = /^bundle\/_conversations\/([^/]+)\/rounds\/(r\d{6,}-[0-9a-f]{12}\.sf)$/;
+const ROUND = /^bundle\/_conversations\/([^/]+)\/rounds\/r(\d{6,})-[0-9a-f]{12}\.sf$/;
 const CONVERSATION = /^bundle\/_conversations\/([^/]+)\//;
 const BRANCH = /^bundle\/_conversations\/([^/]+)\/branches\/([^/]+\.json)$/;
 
@@ -132,23 +132,16 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
   const verified = evidence.finish();
   problems.push(...verified.problems.map((entry) => ({ path: `${BUNDLE}/${entry.path}`, what: entry.what })));
 
-  // Round chains and branch records, from the bytes held in memory.
-  const chains = new Map<string, { files: number; readable: { relative: string; head: RoundHead }[] }>();
+  // Round chains and branch records, from the bytes held in memory. Each
+  // round is parsed once, in the order its name gives (parseRound checks the
+  // name against the header), and with `deep` folded as it is read.
+  const chains = new Map<string, { round: number; relative: string }[]>();
   let rounds = 0;
   for (const [relative, bytes] of kept) {
     const round = ROUND.exec(relative);
     if (round) {
       rounds++;
-      const chain = chains.get(round[1]!) ?? { files: 0, readable: [] };
-      chains.set(round[1]!, chain);
-      chain.files++;
-      try {
-        const { entities: _entities, ...head } = parseRound(bytes, relative);
-        chain.readable.push({ relative, head });
-      } catch (error) {
-        if (!(error instanceof ChainError)) throw error;
-        problem(relative, error.message.replace(`${relative}: `, ''));
-      }
+      chains.set(round[1]!, [...(chains.get(round[1]!) ?? []), { round: Number(round[2]), relative }]);
       continue;
     }
     if (BRANCH.test(relative)) {
@@ -156,18 +149,30 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
       if (!branch.intact) problem(relative, branch.problem!);
     }
   }
-  for (const [conversation, { files, readable }] of chains) {
-    readable.sort((a, b) => a.head.header.round - b.head.header.round);
-    const links = checkLinks(readable.map((entry) => entry.head));
+  for (const [conversation, files] of chains) {
+    files.sort((a, b) => a.round - b.round);
+    const folded = emptyFold();
+    let readable = true;
+    for (const { relative } of files) {
+      try {
+        const round = parseRound(kept.get(relative)!, relative);
+        if (options.deep) foldRound(folded, round);
+        else {
+          const { entities: _entities, ...head } = round;
+          folded.rounds.push(head);
+        }
+      } catch (error) {
+        if (!(error instanceof ChainError)) throw error;
+        problem(relative, error.message.replace(`${relative}: `, ''));
+        readable = false;
+      }
+    }
+    const links = checkLinks(folded.rounds);
     for (const link of links) {
       const [where, ...what] = link.split(': ');
       problem(where!, what.join(': '));
     }
-    // Folded one round at a time, parsed again from its bytes, so that only
-    // one round's entities are held beside the fold.
-    if (options.deep && links.length === 0 && readable.length === files) {
-      const folded = emptyFold();
-      for (const entry of readable) foldRound(folded, parseRound(kept.get(entry.relative)!, entry.relative));
+    if (options.deep && readable && links.length === 0) {
       const mismatch = compareAssembly(conversation, folded, verified.indexes);
       if (mismatch) problem(`${BUNDLE}/_conversations/${conversation}`, mismatch);
     }

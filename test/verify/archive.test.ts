@@ -22,7 +22,7 @@ import { roundFiles } from '../../src/session-flow/chain.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 const deep = { deep: true, converters: CONVERTERS };
@@ -153,6 +153,37 @@ describe('verify --deep of an archive', () => {
     const expected = [{ path: stray, what: 'a file the storage layout has no place for' }];
     expect((await verifyArchive(file)).problems).toEqual(expected);
     expect(verifyExport(copy).problems).toEqual(expected);
+  });
+
+  it('folds a chain of two rounds from the stream, and names a round left out', async () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    const session = FIXTURE_SESSIONS.bareStringResult;
+    const transcript = path.join(root, '-home-user-fixtures-bare-string-result', `${session}.jsonl`);
+    const lines = completeLines(transcript);
+    const joined = (part: Buffer[]): Buffer => Buffer.concat(part.flatMap((line) => [line, Buffer.from('\n')]));
+    fs.writeFileSync(transcript, joined(lines.slice(0, 2)));
+    collectOnce(root, data);
+    parseSession(data, session);
+    fs.appendFileSync(transcript, joined(lines.slice(2)));
+    collectOnce(root, data);
+    parseSession(data, session);
+    const exported = path.join(temporaryFolder(), 'export');
+    await writeExport(data, exported, [session], { site: false });
+    const whole = path.join(temporaryFolder(), 'whole.tar.zst');
+    await writeArchive(exported, whole);
+    const report = await verifyArchive(whole, deep);
+    expect([report.problems, report.rounds, report.chains]).toEqual([[], 2, 1]);
+
+    for (const relative of exportFiles(exported).files) fs.chmodSync(path.join(exported, relative), 0o644);
+    const [first, second] = roundFiles(path.join(exported, BUNDLE), session).map((file) => `${BUNDLE}/${path.relative(path.join(exported, BUNDLE), file)}`);
+    fs.rmSync(path.join(exported, first!));
+    const file = await archived(exported);
+    expect((await verifyArchive(file, deep)).problems).toEqual([
+      { path: second!, what: 'it is round 2, expected 1 (a round is missing before it)' },
+      { path: second!, what: expect.stringMatching(/^it names [0-9a-f]{64} as its predecessor, expected none$/) },
+      { path: second!, what: 'it reads from landed sequence 2, expected 1 (evidence would be skipped or read twice)' },
+    ]);
   });
 
   it('verifies an export packed by GNU tar the same, whatever the order of its entries', async () => {

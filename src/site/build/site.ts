@@ -128,9 +128,10 @@ async function render(bundle: string, out: string, cache: string, finished: read
 
 /**
  * Astro leaves module stubs of its content layer (`content-assets.mjs`,
- * `content-modules.mjs`) beside the pages, and the React renderer's client
- * chunk under `_astro/` although no page hydrates anything. Neither is part
- * of the site, and every file of an export is listed in its manifest.
+ * `content-modules.mjs`) beside the pages, and would leave any chunk under
+ * `_astro/` that no page links (the React renderer is registered without its
+ * client chunk, astro.config.mjs). Neither is part of the site, and every
+ * file of an export is listed in its manifest.
  */
 function removeBuildLeftovers(out: string): void {
   for (const name of fs.readdirSync(out)) if (name.endsWith('.mjs')) fs.rmSync(path.join(out, name));

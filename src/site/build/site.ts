@@ -17,6 +17,7 @@
 // this is what lets a second export after one conversation changed cost a
 // small part of the first.
 
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,6 +41,7 @@ export interface SiteResult {
 }
 
 const CONFIG = fileURLToPath(new URL('../../../astro.config.mjs', import.meta.url));
+const ASTRO_BUILD = fileURLToPath(new URL('./astro-build.mjs', import.meta.url));
 const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
 
 export interface SiteOptions {
@@ -66,7 +68,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     // finished, Astro is not started at all.
     const whole = path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`);
     if (!fs.existsSync(path.join(whole, COMPLETE)) || finished.some(({ render }) => render)) {
-      built = (await render(bundle, out, cache, finished)).length;
+      built = (await render(bundle, out, cache, finished, observer)).length;
       const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
       keepFiles(out, path.join(whole, 'files'), exportFiles(out).files.filter((file) => !rendered.has(file)));
       fs.writeFileSync(path.join(whole, COMPLETE), '');
@@ -76,7 +78,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     keepFinishedPages(cache, out, finished, whole);
     pages = exportFiles(out).files.filter((file) => file.endsWith('.html')).map((file) => ({ file, bytes: fs.statSync(path.join(out, file)).size }));
   } else {
-    pages = await render(bundle, out, cache, undefined);
+    pages = await render(bundle, out, cache, undefined, observer);
     built = pages.length;
   }
   observer.advance(built, 0);
@@ -86,37 +88,32 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
 }
 
 /** Renders the site with Astro, every conversation or those `finished` says to render; returns the pages written. */
-async function render(bundle: string, out: string, cache: string, finished: readonly Finished[] | undefined): Promise<{ file: string; bytes: number }[]> {
+async function render(bundle: string, out: string, cache: string, finished: readonly Finished[] | undefined, observer: StepObserver): Promise<{ file: string; bytes: number }[]> {
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(BUILD_ROOTS, { recursive: true });
   const root = fs.mkdtempSync(path.join(BUILD_ROOTS, 'astro-'));
-  const saved = { bundle: process.env[BUNDLE_VARIABLE], cache: process.env[CACHE_VARIABLE], selection: process.env[SELECTION_VARIABLE], telemetry: process.env.ASTRO_TELEMETRY_DISABLED };
-  process.env[BUNDLE_VARIABLE] = path.resolve(bundle);
-  process.env[CACHE_VARIABLE] = path.resolve(cache);
+  const environment: NodeJS.ProcessEnv = {
+    ...process.env,
+    [BUNDLE_VARIABLE]: path.resolve(bundle),
+    [CACHE_VARIABLE]: path.resolve(cache),
+    // Astro's telemetry would make a network request; a build makes none.
+    ASTRO_TELEMETRY_DISABLED: '1',
+  };
+  delete environment[SELECTION_VARIABLE];
   if (finished) {
     const selection: SiteSelection = { conversations: finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) };
     const file = path.join(root, 'selection.json');
     fs.writeFileSync(file, JSON.stringify(selection));
-    process.env[SELECTION_VARIABLE] = file;
+    environment[SELECTION_VARIABLE] = file;
   }
-  // Astro's telemetry would make a network request; a build makes none.
-  process.env.ASTRO_TELEMETRY_DISABLED = '1';
-  // Astro writes its server-side chunks inside the working folder when the
-  // output is outside it, and into the output otherwise; from the throwaway
-  // root they import react and astro from the project and leave no trace.
-  const cwd = process.cwd();
-  process.chdir(root);
   try {
-    const { build } = await import('astro');
+    // Astro writes its server-side chunks inside the working folder when the
+    // output is outside it, and into the output otherwise; from the throwaway
+    // root they import react and astro from the project and leave no trace.
     // Astro joins the config file to the root, so it is given relative to it.
-    await build({ root, configFile: path.relative(root, CONFIG), outDir: path.resolve(out), cacheDir: path.join(root, 'cache'), logLevel: 'error', mode: 'production' });
+    await runChild(ASTRO_BUILD, [root, path.relative(root, CONFIG), path.resolve(out)], root, environment, observer);
   } finally {
-    process.chdir(cwd);
-    restore(BUNDLE_VARIABLE, saved.bundle);
-    restore(CACHE_VARIABLE, saved.cache);
-    restore(SELECTION_VARIABLE, saved.selection);
-    restore('ASTRO_TELEMETRY_DISABLED', saved.telemetry);
     fs.rmSync(root, { recursive: true, force: true });
   }
   removeBuildLeftovers(out);
@@ -222,7 +219,46 @@ function filesUnder(folder: string): string[] {
   return fs.readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-function restore(name: string, value: string | undefined): void {
-  if (value === undefined) delete process.env[name];
-  else process.env[name] = value;
+/**
+ * Runs a Node script to its end; its output is kept for the error a failure
+ * becomes, and its peak memory, which it sends when done, is told to the
+ * observer. SIGINT and SIGTERM sent to this process reach the child too, and
+ * then end this process as they would have without the child.
+ */
+function runChild(script: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, observer: StepObserver): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    child.on('message', (message: { peakResidentBytes?: number }) => {
+      if (typeof message.peakResidentBytes === 'number') observer.childMemory?.(message.peakResidentBytes);
+    });
+    const forward = (signal: NodeJS.Signals): void => {
+      child.kill(signal);
+      stopForwarding();
+      process.kill(process.pid, signal);
+    };
+    const stopForwarding = (): void => {
+      process.removeListener('SIGINT', forward);
+      process.removeListener('SIGTERM', forward);
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('error', (error) => {
+      stopForwarding();
+      reject(new Error(`the site build (${script}) could not start: ${error.message}`));
+    });
+    child.on('close', (code, signal) => {
+      stopForwarding();
+      if (code === 0) resolve();
+      else reject(new Error(`the site build (${script}) failed with ${signal ? `signal ${signal}` : `exit code ${code}`}${output.trim() ? `:\n${output.trim()}` : ''}`));
+    });
+  });
 }
+
+/** How much of a failed build's output its error keeps: the end, where the cause is. */
+const OUTPUT_KEPT = 16 * 1024;

@@ -27,6 +27,8 @@ import { BUNDLE_VARIABLE, SELECTION_VARIABLE, type SavedPlan, type SiteSelection
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { listFolder } from '../../landing/session-state.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
+import { stampOf } from '../../bundle/reuse.ts';
+import { digestOfFile } from '../../landing/landed-file.ts';
 import { createHighlighter } from './highlight.ts';
 import { relativeLinks } from './relative-links.ts';
 
@@ -37,6 +39,12 @@ export interface SiteResult {
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
+  /**
+   * The SHA-256 of site files, by path from the site root, where this build
+   * knows it: every file, when finished pages are kept. The manifest takes
+   * them rather than reading the pages again.
+   */
+  readonly digests: ReadonlyMap<string, string>;
   readonly milliseconds: number;
 }
 
@@ -61,21 +69,21 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   const finished = options.inputs ? finishedPages(cache, options.inputs) : undefined;
   let pages: { file: string; bytes: number }[];
   let built = 0;
+  const digests = new Map<string, string>();
   if (finished) {
     // The files that are no conversation's own (the index, search, scripts and
     // style sheets) depend on every conversation, so they are kept under one
     // key over all of them; when that entry and every conversation's are
     // finished, Astro is not started at all.
-    const whole = path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`);
-    if (!fs.existsSync(path.join(whole, COMPLETE)) || finished.some(({ render }) => render)) {
+    const whole = entryOf(path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
+    if (whole.render || finished.some(({ render }) => render)) {
       built = (await render(bundle, out, cache, finished, observer)).length;
       const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
-      keepFiles(out, path.join(whole, 'files'), exportFiles(out).files.filter((file) => !rendered.has(file)));
-      fs.writeFileSync(path.join(whole, COMPLETE), '');
+      keepEntry(out, whole.folder, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
     } else {
-      keepFiles(path.join(whole, 'files'), out, exportFiles(path.join(whole, 'files')).files);
+      placeEntry(whole.folder, whole.kept!, out, digests);
     }
-    keepFinishedPages(cache, out, finished, whole);
+    keepFinishedPages(cache, out, finished, whole.folder, digests);
     pages = exportFiles(out).files.filter((file) => file.endsWith('.html')).map((file) => ({ file, bytes: fs.statSync(path.join(out, file)).size }));
   } else {
     pages = await render(bundle, out, cache, undefined, observer);
@@ -84,7 +92,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   observer.advance(built, 0);
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-  return { pages: pages.length, built, highlighted: cacheEntries(cache) - entriesBefore, largestPage, milliseconds: performance.now() - started };
+  return { pages: pages.length, built, highlighted: cacheEntries(cache) - entriesBefore, largestPage, digests, milliseconds: performance.now() - started };
 }
 
 /** Renders the site with Astro, every conversation or those `finished` says to render; returns the pages written. */
@@ -154,53 +162,111 @@ function cacheEntries(cache: string): number {
 
 // Finished pages: <cache>/pages/<key>/plan.json, files/<page>, and `complete`,
 // written last, so that an entry an interrupted build left is never used.
+// The pages in files/ and in the export are one file, hard links to each
+// other: copying them cost about as much as a second export's whole site step
+// on the 200 MB corpus once only one conversation changed. `complete` names
+// every file with its stamp (device, inode, size, modification time) and its
+// SHA-256: a page edited in an export edits the cache too, and a page
+// replaced in the cache is another inode, so either way the stamp no longer
+// matches and the entry is rendered again rather than trusted.
 const PLAN = 'plan.json';
 const COMPLETE = 'complete';
+const FILES = 'files';
 
 function pagesFolder(cache: string): string {
   return path.join(cache, 'pages');
 }
 
-interface Finished {
-  readonly id: string;
+interface KeptFile {
+  readonly file: string;
+  readonly stamp: string;
+  readonly sha256: string;
+}
+
+interface Entry {
   readonly folder: string;
-  /** True when the cache has no finished entry for this key: the conversation is rendered. */
+  /** True when the cache has no finished entry for this key, or one whose files changed: it is rendered. */
   readonly render: boolean;
+  /** The files of a finished entry. */
+  readonly kept?: readonly KeptFile[];
+}
+
+interface Finished extends Entry {
+  readonly id: string;
   /** The conversation's page files, from the site root, once its plan is saved. */
   readonly pages: () => string[];
+}
+
+/** An entry of the cache of finished pages, and whether it can be used as it is. */
+function entryOf(folder: string): Entry {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(folder, COMPLETE), 'utf8');
+  } catch {
+    return { folder, render: true };
+  }
+  const kept = text.split('\n').filter((line) => line !== '').map((line): KeptFile => {
+    const [stamp, sha256, ...file] = line.split(' ');
+    return { stamp: stamp!, sha256: sha256!, file: file.join(' ') };
+  });
+  if (kept.every(({ file, stamp }) => stampOf(path.join(folder, FILES, file)) === stamp)) return { folder, render: false, kept };
+  fs.rmSync(folder, { recursive: true, force: true });
+  return { folder, render: true };
 }
 
 function finishedPages(cache: string, inputs: ReadonlyMap<string, string>): Finished[] {
   const code = siteCode();
   return [...inputs].map(([id, input]) => {
     const key = crypto.createHash('sha256').update(`${code}\n${id}\n${input}`).digest('hex');
-    const folder = path.join(pagesFolder(cache), key);
+    const entry = entryOf(path.join(pagesFolder(cache), key));
     let pages: string[] | undefined;
-    return { id, folder, render: !fs.existsSync(path.join(folder, COMPLETE)), pages: () => (pages ??= (JSON.parse(fs.readFileSync(path.join(folder, PLAN), 'utf8')) as SavedPlan).pages) };
+    return { id, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : (JSON.parse(fs.readFileSync(path.join(entry.folder, PLAN), 'utf8')) as SavedPlan).pages) };
   });
 }
 
-/** Copies the files named, by path from `from`, to the same paths under `to`. */
-function keepFiles(from: string, to: string, files: readonly string[]): void {
+/** Puts `from/file` at `to/file`: a hard link where the two are on one file system, else a copy. */
+function linkOrCopy(from: string, to: string, file: string): void {
+  const target = path.join(to, file);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  try {
+    fs.linkSync(path.join(from, file), target);
+  } catch (error) {
+    if (!['EXDEV', 'EPERM', 'ENOTSUP', 'EMLINK'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    fs.copyFileSync(path.join(from, file), target);
+  }
+}
+
+/** Keeps the files named, just written under `out`, as the finished entry `folder`; their digests go into `digests`. */
+function keepEntry(out: string, folder: string, files: readonly string[], digests: Map<string, string>): void {
+  // What an interrupted build left of the entry goes first: a link cannot replace a file.
+  fs.rmSync(path.join(folder, FILES), { recursive: true, force: true });
+  const lines: string[] = [];
   for (const file of files) {
-    fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true });
-    fs.copyFileSync(path.join(from, file), path.join(to, file));
+    linkOrCopy(out, path.join(folder, FILES), file);
+    const sha256 = digestOfFile(path.join(out, file));
+    digests.set(file, sha256);
+    lines.push(`${stampOf(path.join(folder, FILES, file))} ${sha256} ${file}\n`);
+  }
+  fs.writeFileSync(path.join(folder, COMPLETE), lines.join(''));
+}
+
+/** Puts the files of the finished entry `folder` into `out`, with their digests into `digests`. */
+function placeEntry(folder: string, kept: readonly KeptFile[], out: string, digests: Map<string, string>): void {
+  for (const { file, sha256 } of kept) {
+    linkOrCopy(path.join(folder, FILES), out, file);
+    digests.set(file, sha256);
   }
 }
 
 /**
- * Keeps the pages just rendered for the next build, and copies in the pages of
+ * Keeps the pages just rendered for the next build, and places the pages of
  * every conversation that was not rendered. Entries no conversation of this
  * build uses are removed, so the cache holds about one site.
  */
-function keepFinishedPages(cache: string, out: string, finished: readonly Finished[], whole: string): void {
-  for (const { folder, render, pages } of finished) {
-    if (render) {
-      keepFiles(out, path.join(folder, 'files'), pages());
-      fs.writeFileSync(path.join(folder, COMPLETE), '');
-    } else {
-      keepFiles(path.join(folder, 'files'), out, pages());
-    }
+function keepFinishedPages(cache: string, out: string, finished: readonly Finished[], whole: string, digests: Map<string, string>): void {
+  for (const { folder, render, pages, kept } of finished) {
+    if (render) keepEntry(out, folder, pages(), digests);
+    else placeEntry(folder, kept!, out, digests);
   }
   const used = new Set([...finished.map(({ folder }) => path.basename(folder)), path.basename(whole)]);
   for (const name of listFolder(pagesFolder(cache))) if (!used.has(name)) fs.rmSync(path.join(pagesFolder(cache), name), { recursive: true, force: true });

@@ -1,16 +1,18 @@
 // The site stage of an export: from `<export>/bundle` only, into `<export>/site`.
 //
-// 1. run Astro's build with a throwaway root under node_modules, so its
+// 1. run Astro's build in a child process (astro-build.mjs, plain node rather
+//    than the tsx loader) with a throwaway root under node_modules, so its
 //    `.astro` folder and vite cache never land in the repository or the export;
 //    Pages highlight their code as they render, through a cache on disk
 //    (a second export of the same conversations highlights nothing);
-// 2. write the highlight style sheet and make every link relative, since
-//    Astro emits `/_astro/...` and file:// has no server root.
+// 2. write the search index from the plans the build saved, the highlight
+//    style sheet, and make every link relative, since Astro emits
+//    `/_astro/...` and file:// has no server root.
 //
 // A conversation's pages are a function of its bundle files and of this
 // code, and of nothing else: no page names another conversation. So finished
 // pages are kept in the cache under a key of the two, and a build renders
-// only the conversations whose key is new, copying the others' pages from
+// only the conversations whose key is new, linking the others' pages from
 // the cache; the index and the search index, which list every conversation,
 // are rendered each time from the plans saved beside the pages. Measured on
 // the 200 MB benchmark corpus, where the site is most of an export's time,
@@ -23,6 +25,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CACHE_VARIABLE } from '../data/highlighted.ts';
+import { conversationsOfBundle } from '../data/bundle.ts';
 import { BUNDLE_VARIABLE, SELECTION_VARIABLE, type SavedPlan, type SiteSelection } from '../data/site.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { listFolder } from '../../landing/session-state.ts';
@@ -108,19 +111,18 @@ async function render(bundle: string, out: string, cache: string, finished: read
     // Astro's telemetry would make a network request; a build makes none.
     ASTRO_TELEMETRY_DISABLED: '1',
   };
-  delete environment[SELECTION_VARIABLE];
-  if (finished) {
-    const selection: SiteSelection = { conversations: finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) };
-    const file = path.join(root, 'selection.json');
-    fs.writeFileSync(file, JSON.stringify(selection));
-    environment[SELECTION_VARIABLE] = file;
-  }
+  // Every conversation's plan is saved, in the cache or in the throwaway
+  // root: the search index is written from them after the build.
+  const selection: SiteSelection = { conversations: finished ? finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) })) };
+  environment[SELECTION_VARIABLE] = path.join(root, 'selection.json');
+  fs.writeFileSync(environment[SELECTION_VARIABLE], JSON.stringify(selection));
   try {
     // Astro writes its server-side chunks inside the working folder when the
     // output is outside it, and into the output otherwise; from the throwaway
     // root they import react and astro from the project and leave no trace.
     // Astro joins the config file to the root, so it is given relative to it.
     await runChild(ASTRO_BUILD, [root, path.relative(root, CONFIG), path.resolve(out)], root, environment, observer);
+    writeSearchIndex(path.join(out, 'search-index.js'), selection.conversations.map(({ plan }) => plan));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -129,6 +131,32 @@ async function render(bundle: string, out: string, cache: string, finished: read
   fs.writeFileSync(path.join(out, 'highlight.css'), highlighterForCss.styleSheet());
   highlighterForCss.dispose();
   return relativeLinks(out);
+}
+
+/**
+ * The offline search index, a classic script: window.SESSIONIZER_SEARCH = [...]
+ * (fetch and module scripts fail from file://). JSON with `<` escaped, so no
+ * text from a transcript can end the script. Written from the saved plans one
+ * conversation at a time: as one array built in the Astro build, every
+ * conversation's entries and their JSON were in memory at once, and the
+ * index is the site's largest file.
+ */
+function writeSearchIndex(file: string, plans: readonly string[]): void {
+  const descriptor = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(descriptor, 'window.SESSIONIZER_SEARCH = [');
+    let first = true;
+    for (const plan of plans) {
+      const { search } = JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
+      if (search.length === 0) continue;
+      const json = search.map((entry) => JSON.stringify(entry)).join(',').replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      fs.writeSync(descriptor, first ? json : `,${json}`);
+      first = false;
+    }
+    fs.writeSync(descriptor, '];\n');
+  } finally {
+    fs.closeSync(descriptor);
+  }
 }
 
 /**

@@ -19,8 +19,12 @@ describe('an incremental site', () => {
     for (const session of sessions) parseSession(data, session);
     const out = path.join(temporaryFolder({ forFile: true }), 'export');
 
-    const first = await writeExport(data, out, sessions);
+    // The Astro build's process reports its peak memory for the step timings.
+    const childMemory: number[] = [];
+    const first = await writeExport(data, out, sessions, { observer: { step() {}, advance() {}, childMemory: (bytes) => void childMemory.push(bytes) } });
     expect(first.site!.built).toBe(first.site!.pages);
+    expect(childMemory).toHaveLength(1);
+    expect(childMemory[0]).toBeGreaterThan(50 * 1024 * 1024);
     const again = await writeExport(data, out, sessions);
     expect([again.site!.built, again.site!.pages, again.rootDigest]).toEqual([0, first.site!.pages, first.rootDigest]);
 

@@ -184,7 +184,9 @@ async function completeExport(
     site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer });
   }
   observer.step('manifest');
-  const { entries, ...manifest } = writeManifest(partial, digests, (bytes) => observer.advance(1, bytes));
+  // The site's digests were taken as its pages were kept, or kept with them.
+  const everyDigest = site ? new Map([...digests, ...[...site.digests].map(([file, sha256]) => [`${SITE}/${file}`, sha256] as const)]) : digests;
+  const { entries, ...manifest } = writeManifest(partial, everyDigest, (bytes) => observer.advance(1, bytes));
   // Swap in the new export; the earlier one goes only once the new one is whole.
   observer.step('replace');
   const previous = `${out}.previous-${process.pid}`; // see recoverInterruptedExports

@@ -43,7 +43,7 @@ interface ReuseEntry {
 }
 
 /** Device, inode, size and modification time: what changes when a file is replaced or written. */
-function stampOf(file: string): string | undefined {
+export function stampOf(file: string): string | undefined {
   try {
     const stat = fs.statSync(file, { bigint: true });
     return stat.isFile() ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}` : undefined;

@@ -7,6 +7,8 @@ export interface StepObserver {
   step(name: string): void;
   /** Work done in the current step since the last call: files (or sessions, or pages) and bytes. */
   advance(items: number, bytes: number): void;
+  /** A child process of the current step (the site's Astro build) ended having used at most this much resident memory. */
+  childMemory?(bytes: number): void;
 }
 
 export const UNOBSERVED: StepObserver = { step() {}, advance() {} };

@@ -10,7 +10,11 @@ export interface StepTiming {
   readonly ms: number;
   readonly items: number;
   readonly bytes: number;
-  /** The process's peak resident memory when the step ended: what every step so far needed at most. */
+  /**
+   * The peak resident memory when the step ended, of this process or of any
+   * child a step ran (the site's Astro build runs in one): what every step so
+   * far needed at most in one process.
+   */
   readonly peak_rss_bytes: number;
 }
 
@@ -20,6 +24,7 @@ export class StepClock implements StepObserver {
   readonly timings: StepTiming[] = [];
   private readonly bar: Progress;
   private current: { step: string; started: number; items: number; bytes: number } | undefined;
+  private childPeak = 0;
 
   constructor(
     drawn: boolean,
@@ -43,6 +48,10 @@ export class StepClock implements StepObserver {
     this.bar.update(this.describe(current, performance.now() - current.started));
   }
 
+  childMemory(bytes: number): void {
+    this.childPeak = Math.max(this.childPeak, bytes);
+  }
+
   /** Ends the step in progress, if any, and returns its timing. */
   end(): StepTiming | undefined {
     const current = this.current;
@@ -50,7 +59,7 @@ export class StepClock implements StepObserver {
     this.current = undefined;
     const ms = performance.now() - current.started;
     this.bar.done();
-    const timing = { step: current.step, ms: Math.round(ms), items: current.items, bytes: current.bytes, peak_rss_bytes: process.resourceUsage().maxRSS * 1024 };
+    const timing = { step: current.step, ms: Math.round(ms), items: current.items, bytes: current.bytes, peak_rss_bytes: Math.max(process.resourceUsage().maxRSS * 1024, this.childPeak) };
     this.timings.push(timing);
     this.summary?.(`${this.describe(current, ms)} in ${(ms / 1000).toFixed(2)} s\n`);
     return timing;

@@ -270,7 +270,7 @@ describe('an interrupted export', () => {
     expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8')).toBe('earlier\n');
   });
 
-  it('on Ctrl-C keeps the storage zone and the earlier export intact, and the next run completes', async () => {
+  it('on Ctrl-C keeps the storage zone and the earlier export intact, and the next run completes', { timeout: 180_000 }, async () => {
     const root = path.join(temporaryFolder(), 'projects');
     generateCorpus({ out: root, bytes: 8e6, seed: 'interrupt' });
     const work = temporaryFolder();
@@ -311,7 +311,7 @@ function generatedSession(root: string): string {
 }
 
 describe('an export made of exports (a history split by conversation, merged by manifest)', () => {
-  it('is the same export as one made whole, and refuses inputs that do not verify or disagree', async () => {
+  it('is the same export as one made whole, and refuses inputs that do not verify or disagree', { timeout: 180_000 }, async () => {
     const data = temporaryFolder();
     collectOnce(copyOfFixtures(), data);
     const [one, two] = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents];

@@ -19,8 +19,12 @@ describe('an incremental site', () => {
     for (const session of sessions) parseSession(data, session);
     const out = path.join(temporaryFolder({ forFile: true }), 'export');
 
-    const first = await writeExport(data, out, sessions);
+    // The Astro build's process reports its peak memory for the step timings.
+    const childMemory: number[] = [];
+    const first = await writeExport(data, out, sessions, { observer: { step() {}, advance() {}, childMemory: (bytes) => void childMemory.push(bytes) } });
     expect(first.site!.built).toBe(first.site!.pages);
+    expect(childMemory).toHaveLength(1);
+    expect(childMemory[0]).toBeGreaterThan(50 * 1024 * 1024);
     const again = await writeExport(data, out, sessions);
     expect([again.site!.built, again.site!.pages, again.rootDigest]).toEqual([0, first.site!.pages, first.rootDigest]);
 
@@ -38,5 +42,42 @@ describe('an incremental site', () => {
     fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true });
     const whole = await writeExport(data, out, sessions);
     expect([whole.site!.built, whole.rootDigest]).toEqual([whole.site!.pages, changed.rootDigest]);
+  });
+
+  it('renders again a kept page that was edited in an export or replaced in the cache, rather than trusting it', async () => {
+    const root = copyOfFixtures({ forFile: true });
+    const data = temporaryFolder({ forFile: true });
+    collectOnce(root, data);
+    const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult];
+    for (const session of sessions) parseSession(data, session);
+    const out = path.join(temporaryFolder({ forFile: true }), 'export');
+    const first = await writeExport(data, out, sessions);
+    const page = path.join(out, 'site', 'c', `${FIXTURE_SESSIONS.rewind}.html`);
+    const rendered = fs.readFileSync(page, 'utf8');
+    // The export's page and the cache's are one file.
+    const cached = fs.readdirSync(path.join(data, '_site-cache', 'pages'), { recursive: true }).map(String).filter((name) => name.endsWith(`c${path.sep}${FIXTURE_SESSIONS.rewind}.html`));
+    expect(cached).toHaveLength(1);
+    const kept = path.join(data, '_site-cache', 'pages', cached[0]!);
+    expect(fs.statSync(kept).ino).toBe(fs.statSync(page).ino);
+
+    // Edited in place inside the export: the cache's copy changes with it.
+    fs.appendFileSync(page, '<p>edited</p>');
+    const afterEdit = await writeExport(data, out, sessions);
+    expect(afterEdit.site!.built).toBeGreaterThan(0);
+    expect(fs.readFileSync(page, 'utf8')).toBe(rendered);
+    expect(afterEdit.rootDigest).toBe(first.rootDigest);
+
+    // Replaced inside the cache by another file of the same size.
+    const replacement = `${kept}.new`;
+    fs.writeFileSync(replacement, rendered.replace('<h1>', '<h2>'));
+    fs.renameSync(replacement, kept);
+    const afterReplace = await writeExport(data, out, sessions);
+    expect(afterReplace.site!.built).toBeGreaterThan(0);
+    expect(fs.readFileSync(page, 'utf8')).toBe(rendered);
+    expect(afterReplace.rootDigest).toBe(first.rootDigest);
+
+    // Nothing changed since: every page is kept, and the export is the same.
+    const again = await writeExport(data, out, sessions);
+    expect([again.site!.built, again.rootDigest]).toEqual([0, first.rootDigest]);
   });
 });

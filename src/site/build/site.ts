@@ -1,31 +1,37 @@
 // The site stage of an export: from `<export>/bundle` only, into `<export>/site`.
 //
-// 1. run Astro's build with a throwaway root under node_modules, so its
+// 1. run Astro's build in a child process (astro-build.mjs, plain node rather
+//    than the tsx loader) with a throwaway root under node_modules, so its
 //    `.astro` folder and vite cache never land in the repository or the export;
 //    Pages highlight their code as they render, through a cache on disk
 //    (a second export of the same conversations highlights nothing);
-// 2. write the highlight style sheet and make every link relative, since
-//    Astro emits `/_astro/...` and file:// has no server root.
+// 2. write the search index from the plans the build saved, the highlight
+//    style sheet, and make every link relative, since Astro emits
+//    `/_astro/...` and file:// has no server root.
 //
 // A conversation's pages are a function of its bundle files and of this
 // code, and of nothing else: no page names another conversation. So finished
 // pages are kept in the cache under a key of the two, and a build renders
-// only the conversations whose key is new, copying the others' pages from
+// only the conversations whose key is new, linking the others' pages from
 // the cache; the index and the search index, which list every conversation,
 // are rendered each time from the plans saved beside the pages. Measured on
 // the 200 MB benchmark corpus, where the site is most of an export's time,
 // this is what lets a second export after one conversation changed cost a
 // small part of the first.
 
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CACHE_VARIABLE } from '../data/highlighted.ts';
+import { conversationsOfBundle } from '../data/bundle.ts';
 import { BUNDLE_VARIABLE, SELECTION_VARIABLE, type SavedPlan, type SiteSelection } from '../data/site.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { listFolder } from '../../landing/session-state.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
+import { stampOf } from '../../bundle/reuse.ts';
+import { digestOfFile } from '../../landing/landed-file.ts';
 import { createHighlighter } from './highlight.ts';
 import { relativeLinks } from './relative-links.ts';
 
@@ -36,10 +42,17 @@ export interface SiteResult {
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
+  /**
+   * The SHA-256 of site files, by path from the site root, where this build
+   * knows it: every file, when finished pages are kept. The manifest takes
+   * them rather than reading the pages again.
+   */
+  readonly digests: ReadonlyMap<string, string>;
   readonly milliseconds: number;
 }
 
 const CONFIG = fileURLToPath(new URL('../../../astro.config.mjs', import.meta.url));
+const ASTRO_BUILD = fileURLToPath(new URL('./astro-build.mjs', import.meta.url));
 const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
 
 export interface SiteOptions {
@@ -59,64 +72,58 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   const finished = options.inputs ? finishedPages(cache, options.inputs) : undefined;
   let pages: { file: string; bytes: number }[];
   let built = 0;
+  const digests = new Map<string, string>();
   if (finished) {
     // The files that are no conversation's own (the index, search, scripts and
     // style sheets) depend on every conversation, so they are kept under one
     // key over all of them; when that entry and every conversation's are
     // finished, Astro is not started at all.
-    const whole = path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`);
-    if (!fs.existsSync(path.join(whole, COMPLETE)) || finished.some(({ render }) => render)) {
-      built = (await render(bundle, out, cache, finished)).length;
+    const whole = entryOf(path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
+    if (whole.render || finished.some(({ render }) => render)) {
+      built = (await render(bundle, out, cache, finished, observer)).length;
       const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
-      keepFiles(out, path.join(whole, 'files'), exportFiles(out).files.filter((file) => !rendered.has(file)));
-      fs.writeFileSync(path.join(whole, COMPLETE), '');
+      keepEntry(out, whole.folder, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
     } else {
-      keepFiles(path.join(whole, 'files'), out, exportFiles(path.join(whole, 'files')).files);
+      placeEntry(whole.folder, whole.kept!, out, digests);
     }
-    keepFinishedPages(cache, out, finished, whole);
+    keepFinishedPages(cache, out, finished, whole.folder, digests);
     pages = exportFiles(out).files.filter((file) => file.endsWith('.html')).map((file) => ({ file, bytes: fs.statSync(path.join(out, file)).size }));
   } else {
-    pages = await render(bundle, out, cache, undefined);
+    pages = await render(bundle, out, cache, undefined, observer);
     built = pages.length;
   }
   observer.advance(built, 0);
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-  return { pages: pages.length, built, highlighted: cacheEntries(cache) - entriesBefore, largestPage, milliseconds: performance.now() - started };
+  return { pages: pages.length, built, highlighted: cacheEntries(cache) - entriesBefore, largestPage, digests, milliseconds: performance.now() - started };
 }
 
 /** Renders the site with Astro, every conversation or those `finished` says to render; returns the pages written. */
-async function render(bundle: string, out: string, cache: string, finished: readonly Finished[] | undefined): Promise<{ file: string; bytes: number }[]> {
+async function render(bundle: string, out: string, cache: string, finished: readonly Finished[] | undefined, observer: StepObserver): Promise<{ file: string; bytes: number }[]> {
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(BUILD_ROOTS, { recursive: true });
   const root = fs.mkdtempSync(path.join(BUILD_ROOTS, 'astro-'));
-  const saved = { bundle: process.env[BUNDLE_VARIABLE], cache: process.env[CACHE_VARIABLE], selection: process.env[SELECTION_VARIABLE], telemetry: process.env.ASTRO_TELEMETRY_DISABLED };
-  process.env[BUNDLE_VARIABLE] = path.resolve(bundle);
-  process.env[CACHE_VARIABLE] = path.resolve(cache);
-  if (finished) {
-    const selection: SiteSelection = { conversations: finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) };
-    const file = path.join(root, 'selection.json');
-    fs.writeFileSync(file, JSON.stringify(selection));
-    process.env[SELECTION_VARIABLE] = file;
-  }
-  // Astro's telemetry would make a network request; a build makes none.
-  process.env.ASTRO_TELEMETRY_DISABLED = '1';
-  // Astro writes its server-side chunks inside the working folder when the
-  // output is outside it, and into the output otherwise; from the throwaway
-  // root they import react and astro from the project and leave no trace.
-  const cwd = process.cwd();
-  process.chdir(root);
+  const environment: NodeJS.ProcessEnv = {
+    ...process.env,
+    [BUNDLE_VARIABLE]: path.resolve(bundle),
+    [CACHE_VARIABLE]: path.resolve(cache),
+    // Astro's telemetry would make a network request; a build makes none.
+    ASTRO_TELEMETRY_DISABLED: '1',
+  };
+  // Every conversation's plan is saved, in the cache or in the throwaway
+  // root: the search index is written from them after the build.
+  const selection: SiteSelection = { conversations: finished ? finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) })) };
+  environment[SELECTION_VARIABLE] = path.join(root, 'selection.json');
+  fs.writeFileSync(environment[SELECTION_VARIABLE], JSON.stringify(selection));
   try {
-    const { build } = await import('astro');
+    // Astro writes its server-side chunks inside the working folder when the
+    // output is outside it, and into the output otherwise; from the throwaway
+    // root they import react and astro from the project and leave no trace.
     // Astro joins the config file to the root, so it is given relative to it.
-    await build({ root, configFile: path.relative(root, CONFIG), outDir: path.resolve(out), cacheDir: path.join(root, 'cache'), logLevel: 'error', mode: 'production' });
+    await runChild(ASTRO_BUILD, [root, path.relative(root, CONFIG), path.resolve(out)], root, environment, observer);
+    writeSearchIndex(path.join(out, 'search-index.js'), selection.conversations.map(({ plan }) => plan));
   } finally {
-    process.chdir(cwd);
-    restore(BUNDLE_VARIABLE, saved.bundle);
-    restore(CACHE_VARIABLE, saved.cache);
-    restore(SELECTION_VARIABLE, saved.selection);
-    restore('ASTRO_TELEMETRY_DISABLED', saved.telemetry);
     fs.rmSync(root, { recursive: true, force: true });
   }
   removeBuildLeftovers(out);
@@ -127,10 +134,37 @@ async function render(bundle: string, out: string, cache: string, finished: read
 }
 
 /**
+ * The offline search index, a classic script: window.SESSIONIZER_SEARCH = [...]
+ * (fetch and module scripts fail from file://). JSON with `<` escaped, so no
+ * text from a transcript can end the script. Written from the saved plans one
+ * conversation at a time: as one array built in the Astro build, every
+ * conversation's entries and their JSON were in memory at once, and the
+ * index is the site's largest file.
+ */
+function writeSearchIndex(file: string, plans: readonly string[]): void {
+  const descriptor = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(descriptor, 'window.SESSIONIZER_SEARCH = [');
+    let first = true;
+    for (const plan of plans) {
+      const { search } = JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
+      if (search.length === 0) continue;
+      const json = search.map((entry) => JSON.stringify(entry)).join(',').replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      fs.writeSync(descriptor, first ? json : `,${json}`);
+      first = false;
+    }
+    fs.writeSync(descriptor, '];\n');
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
+/**
  * Astro leaves module stubs of its content layer (`content-assets.mjs`,
- * `content-modules.mjs`) beside the pages, and the React renderer's client
- * chunk under `_astro/` although no page hydrates anything. Neither is part
- * of the site, and every file of an export is listed in its manifest.
+ * `content-modules.mjs`) beside the pages, and would leave any chunk under
+ * `_astro/` that no page links (the React renderer is registered without its
+ * client chunk, astro.config.mjs). Neither is part of the site, and every
+ * file of an export is listed in its manifest.
  */
 function removeBuildLeftovers(out: string): void {
   for (const name of fs.readdirSync(out)) if (name.endsWith('.mjs')) fs.rmSync(path.join(out, name));
@@ -156,53 +190,111 @@ function cacheEntries(cache: string): number {
 
 // Finished pages: <cache>/pages/<key>/plan.json, files/<page>, and `complete`,
 // written last, so that an entry an interrupted build left is never used.
+// The pages in files/ and in the export are one file, hard links to each
+// other: copying them cost about as much as a second export's whole site step
+// on the 200 MB corpus once only one conversation changed. `complete` names
+// every file with its stamp (device, inode, size, modification time) and its
+// SHA-256: a page edited in an export edits the cache too, and a page
+// replaced in the cache is another inode, so either way the stamp no longer
+// matches and the entry is rendered again rather than trusted.
 const PLAN = 'plan.json';
 const COMPLETE = 'complete';
+const FILES = 'files';
 
 function pagesFolder(cache: string): string {
   return path.join(cache, 'pages');
 }
 
-interface Finished {
-  readonly id: string;
+interface KeptFile {
+  readonly file: string;
+  readonly stamp: string;
+  readonly sha256: string;
+}
+
+interface Entry {
   readonly folder: string;
-  /** True when the cache has no finished entry for this key: the conversation is rendered. */
+  /** True when the cache has no finished entry for this key, or one whose files changed: it is rendered. */
   readonly render: boolean;
+  /** The files of a finished entry. */
+  readonly kept?: readonly KeptFile[];
+}
+
+interface Finished extends Entry {
+  readonly id: string;
   /** The conversation's page files, from the site root, once its plan is saved. */
   readonly pages: () => string[];
+}
+
+/** An entry of the cache of finished pages, and whether it can be used as it is. */
+function entryOf(folder: string): Entry {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(folder, COMPLETE), 'utf8');
+  } catch {
+    return { folder, render: true };
+  }
+  const kept = text.split('\n').filter((line) => line !== '').map((line): KeptFile => {
+    const [stamp, sha256, ...file] = line.split(' ');
+    return { stamp: stamp!, sha256: sha256!, file: file.join(' ') };
+  });
+  if (kept.every(({ file, stamp }) => stampOf(path.join(folder, FILES, file)) === stamp)) return { folder, render: false, kept };
+  fs.rmSync(folder, { recursive: true, force: true });
+  return { folder, render: true };
 }
 
 function finishedPages(cache: string, inputs: ReadonlyMap<string, string>): Finished[] {
   const code = siteCode();
   return [...inputs].map(([id, input]) => {
     const key = crypto.createHash('sha256').update(`${code}\n${id}\n${input}`).digest('hex');
-    const folder = path.join(pagesFolder(cache), key);
+    const entry = entryOf(path.join(pagesFolder(cache), key));
     let pages: string[] | undefined;
-    return { id, folder, render: !fs.existsSync(path.join(folder, COMPLETE)), pages: () => (pages ??= (JSON.parse(fs.readFileSync(path.join(folder, PLAN), 'utf8')) as SavedPlan).pages) };
+    return { id, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : (JSON.parse(fs.readFileSync(path.join(entry.folder, PLAN), 'utf8')) as SavedPlan).pages) };
   });
 }
 
-/** Copies the files named, by path from `from`, to the same paths under `to`. */
-function keepFiles(from: string, to: string, files: readonly string[]): void {
+/** Puts `from/file` at `to/file`: a hard link where the two are on one file system, else a copy. */
+function linkOrCopy(from: string, to: string, file: string): void {
+  const target = path.join(to, file);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  try {
+    fs.linkSync(path.join(from, file), target);
+  } catch (error) {
+    if (!['EXDEV', 'EPERM', 'ENOTSUP', 'EMLINK'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    fs.copyFileSync(path.join(from, file), target);
+  }
+}
+
+/** Keeps the files named, just written under `out`, as the finished entry `folder`; their digests go into `digests`. */
+function keepEntry(out: string, folder: string, files: readonly string[], digests: Map<string, string>): void {
+  // What an interrupted build left of the entry goes first: a link cannot replace a file.
+  fs.rmSync(path.join(folder, FILES), { recursive: true, force: true });
+  const lines: string[] = [];
   for (const file of files) {
-    fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true });
-    fs.copyFileSync(path.join(from, file), path.join(to, file));
+    linkOrCopy(out, path.join(folder, FILES), file);
+    const sha256 = digestOfFile(path.join(out, file));
+    digests.set(file, sha256);
+    lines.push(`${stampOf(path.join(folder, FILES, file))} ${sha256} ${file}\n`);
+  }
+  fs.writeFileSync(path.join(folder, COMPLETE), lines.join(''));
+}
+
+/** Puts the files of the finished entry `folder` into `out`, with their digests into `digests`. */
+function placeEntry(folder: string, kept: readonly KeptFile[], out: string, digests: Map<string, string>): void {
+  for (const { file, sha256 } of kept) {
+    linkOrCopy(path.join(folder, FILES), out, file);
+    digests.set(file, sha256);
   }
 }
 
 /**
- * Keeps the pages just rendered for the next build, and copies in the pages of
+ * Keeps the pages just rendered for the next build, and places the pages of
  * every conversation that was not rendered. Entries no conversation of this
  * build uses are removed, so the cache holds about one site.
  */
-function keepFinishedPages(cache: string, out: string, finished: readonly Finished[], whole: string): void {
-  for (const { folder, render, pages } of finished) {
-    if (render) {
-      keepFiles(out, path.join(folder, 'files'), pages());
-      fs.writeFileSync(path.join(folder, COMPLETE), '');
-    } else {
-      keepFiles(path.join(folder, 'files'), out, pages());
-    }
+function keepFinishedPages(cache: string, out: string, finished: readonly Finished[], whole: string, digests: Map<string, string>): void {
+  for (const { folder, render, pages, kept } of finished) {
+    if (render) keepEntry(out, folder, pages(), digests);
+    else placeEntry(folder, kept!, out, digests);
   }
   const used = new Set([...finished.map(({ folder }) => path.basename(folder)), path.basename(whole)]);
   for (const name of listFolder(pagesFolder(cache))) if (!used.has(name)) fs.rmSync(path.join(pagesFolder(cache), name), { recursive: true, force: true });
@@ -221,7 +313,46 @@ function filesUnder(folder: string): string[] {
   return fs.readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-function restore(name: string, value: string | undefined): void {
-  if (value === undefined) delete process.env[name];
-  else process.env[name] = value;
+/**
+ * Runs a Node script to its end; its output is kept for the error a failure
+ * becomes, and its peak memory, which it sends when done, is told to the
+ * observer. SIGINT and SIGTERM sent to this process reach the child too, and
+ * then end this process as they would have without the child.
+ */
+function runChild(script: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, observer: StepObserver): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    child.on('message', (message: { peakResidentBytes?: number }) => {
+      if (typeof message.peakResidentBytes === 'number') observer.childMemory?.(message.peakResidentBytes);
+    });
+    const forward = (signal: NodeJS.Signals): void => {
+      child.kill(signal);
+      stopForwarding();
+      process.kill(process.pid, signal);
+    };
+    const stopForwarding = (): void => {
+      process.removeListener('SIGINT', forward);
+      process.removeListener('SIGTERM', forward);
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('error', (error) => {
+      stopForwarding();
+      reject(new Error(`the site build (${script}) could not start: ${error.message}`));
+    });
+    child.on('close', (code, signal) => {
+      stopForwarding();
+      if (code === 0) resolve();
+      else reject(new Error(`the site build (${script}) failed with ${signal ? `signal ${signal}` : `exit code ${code}`}${output.trim() ? `:\n${output.trim()}` : ''}`));
+    });
+  });
 }
+
+/** How much of a failed build's output its error keeps: the end, where the cause is. */
+const OUTPUT_KEPT = 16 * 1024;

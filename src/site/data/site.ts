@@ -39,7 +39,6 @@ export interface SitePlan {
   readonly conversations: ConversationSummary[];
   readonly plans: Map<string, ConversationPlan>;
   readonly pages: PagePlan[];
-  readonly search: SearchEntry[];
 }
 
 /** How much of one talk the offline search index holds: the prompt and the start of the reply. */
@@ -74,14 +73,12 @@ export function sitePlan(bundle = bundleOfBuild()): SitePlan {
   const conversations: ConversationSummary[] = [];
   const byId = new Map<string, ConversationPlan>();
   const pages: PagePlan[] = [];
-  const search: SearchEntry[] = [];
   const selectionFile = process.env[SELECTION_VARIABLE];
   const selection: SiteSelection = selectionFile ? (JSON.parse(fs.readFileSync(selectionFile, 'utf8')) as SiteSelection) : { conversations: conversationsOfBundle(bundle).map((id) => ({ id, render: true, plan: '' })) };
   for (const { id, render, plan: saved } of selection.conversations) {
     if (!render) {
       const kept = JSON.parse(fs.readFileSync(saved, 'utf8')) as SavedPlan;
       conversations.push(kept.summary);
-      search.push(...kept.search);
       continue;
     }
     const conversation = loadConversation(bundle, id);
@@ -90,22 +87,24 @@ export function sitePlan(bundle = bundleOfBuild()): SitePlan {
     conversations.push(plan.summary);
     byId.set(id, plan);
     pages.push(...plan.pages);
-    const entries: SearchEntry[] = [];
-    for (const stream of structure.streams) {
-      for (const talk of stream.talks) {
-        const page = plan.pageOfTalk.get(talk.id);
-        if (page === undefined) continue;
-        entries.push({ u: `${page}#${talk.anchor}`, w: `${plan.summary.title ?? id} · ${stream.name} · talk ${talk.number}`, x: searchText(talk) });
-      }
-    }
-    search.push(...entries);
+    // The search index is written from the saved plans once the build is
+    // done (build/site.ts), one conversation at a time, rather than held here
+    // for every conversation until the end.
     if (saved) {
+      const entries: SearchEntry[] = [];
+      for (const stream of structure.streams) {
+        for (const talk of stream.talks) {
+          const page = plan.pageOfTalk.get(talk.id);
+          if (page === undefined) continue;
+          entries.push({ u: `${page}#${talk.anchor}`, w: `${plan.summary.title ?? id} · ${stream.name} · talk ${talk.number}`, x: searchText(talk) });
+        }
+      }
       const kept: SavedPlan = { summary: plan.summary, search: entries, pages: plan.pages.map((page) => page.file) };
       fs.mkdirSync(path.dirname(saved), { recursive: true });
       fs.writeFileSync(saved, `${JSON.stringify(kept)}\n`);
     }
   }
-  const plan = { conversations, plans: byId, pages, search };
+  const plan = { conversations, plans: byId, pages };
   plans.set(bundle, plan);
   return plan;
 }

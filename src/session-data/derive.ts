@@ -9,19 +9,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
+import { sourceSpansOf } from '../landing/json-text.ts';
 import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
 import { markRedactedParts } from '../redaction/placeholder.ts';
+import { rowLinePieces } from './row-text.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from './format.ts';
 
 /** The adapter's half: one landed record in, one row out. It must not throw on bad input. */
 export interface Converter {
   /** The runtime vocabulary and its version, such as claude-code/1. */
   readonly dialect: string;
-  /** `parsed` is the payload already parsed as JSON when the caller has done that, so that no record is parsed twice. */
+  /**
+   * `parsed` is the payload already parsed as JSON when the caller has done
+   * that, so that no record is parsed twice. The converter must not change
+   * it: the writer copies the source bytes of the parsed objects it puts in
+   * the row.
+   */
   convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: unknown): SessionDataRow;
 }
 
@@ -93,7 +100,13 @@ export class SessionDataWriter {
     // The converter knows the runtime; what a redaction took out is known
     // here, from the landed line, whatever the runtime.
     const converted = record.redacted !== undefined ? markRedactedParts(plain) : plain;
-    this.file.write(`${JSON.stringify(converted)}\n`);
+    if (parsed !== undefined && record.encoding === 'raw' && record.redacted === undefined) {
+      // The parsed value and the bytes it came from are both at hand: the
+      // row's large pieces are copied from those bytes (row-text.ts).
+      for (const piece of rowLinePieces(converted, sourceSpansOf(record.payload, parsed))) this.file.write(piece);
+    } else {
+      this.file.write(`${JSON.stringify(converted)}\n`);
+    }
     this.rows++;
     for (const part of converted.parts) {
       this.parts[part.k] = (this.parts[part.k] ?? 0) + 1;

@@ -216,12 +216,13 @@ export const SPAN_BYTES = 64;
 
 /**
  * Walks `bytes` (one JSON value, valid UTF-8) beside `value`, which must be
- * JSON.parse of exactly those bytes, and records the span of every string of
- * SPAN_BYTES or more and every object and array of that size whose bytes are
- * exactly JSON.stringify of its parsed value.
+ * JSON.parse of exactly those bytes, and records the span of every string,
+ * object and array in `wanted` of SPAN_BYTES or more whose bytes are exactly
+ * what JSON.stringify writes for it. Recording every piece instead (a map
+ * entry for each object of the record) cost more than it saved.
  */
-export function sourceSpansOf(bytes: Buffer, value: unknown): SourceSpans {
-  const walker = new SpanWalker(bytes);
+export function sourceSpansOf(bytes: Buffer, value: unknown, wanted: ReadonlySet<unknown>): SourceSpans {
+  const walker = new SpanWalker(bytes, wanted);
   walker.walk(0, value);
   return { strings: walker.strings, containers: walker.containers };
 }
@@ -231,11 +232,16 @@ class SpanWalker {
   readonly containers = new Map<object, Buffer>();
   // Whether the value just walked is spelt as JSON.stringify spells it.
   private canonical = true;
+  // What was recorded, in order, with what it replaced, so that it can be undone.
+  private readonly recorded: { spans: Map<unknown, Buffer>; value: unknown; previous: Buffer | undefined }[] = [];
   // The next backslash at or after the position last searched from (the
   // length of the bytes when there is none); -1 before the first search.
   private backslash = -1;
 
-  constructor(private readonly bytes: Buffer) {}
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly wanted: ReadonlySet<unknown>,
+  ) {}
 
   // Returns the position after the value that starts at `position` (after
   // any white space); `this.canonical` then says whether it was canonical.
@@ -246,18 +252,20 @@ class SpanWalker {
     let canonical = start === position;
     const byte = bytes[start];
     let after: number;
+    // A value of another type than its bytes can only be met inside an
+    // object with a repeated key, whose walk is then undone (see object).
     if (byte === QUOTE) {
       after = this.string(start + 1);
-      canonical &&= this.canonical;
-      if (this.canonical && after - start >= SPAN_BYTES) this.strings.set(value as string, bytes.subarray(start, after));
+      canonical &&= this.canonical && typeof value === 'string';
+      if (canonical && after - start >= SPAN_BYTES && this.wanted.has(value)) this.record(this.strings, value, bytes.subarray(start, after));
     } else if (byte === 0x7b /* { */) {
-      after = this.object(start, value as Record<string, unknown>);
+      after = typeof value === 'object' && value !== null && !Array.isArray(value) ? this.object(start, value as Record<string, unknown>) : this.closed(skipContainer(bytes, start + 1), false);
       canonical &&= this.canonical;
-      if (this.canonical && after - start >= SPAN_BYTES) this.containers.set(value as object, bytes.subarray(start, after));
+      if (canonical && after - start >= SPAN_BYTES && this.wanted.has(value)) this.record(this.containers, value, bytes.subarray(start, after));
     } else if (byte === 0x5b /* [ */) {
-      after = this.array(start, value as unknown[]);
+      after = Array.isArray(value) ? this.array(start, value) : this.closed(skipContainer(bytes, start + 1), false);
       canonical &&= this.canonical;
-      if (this.canonical && after - start >= SPAN_BYTES) this.containers.set(value as object, bytes.subarray(start, after));
+      if (canonical && after - start >= SPAN_BYTES && this.wanted.has(value)) this.record(this.containers, value, bytes.subarray(start, after));
     } else if (byte === 0x74 /* t */) {
       after = start + 4;
     } else if (byte === 0x66 /* f */) {
@@ -307,10 +315,16 @@ class SpanWalker {
     }
   }
 
+  private record<Key>(spans: Map<Key, Buffer>, value: unknown, bytes: Buffer): void {
+    this.recorded.push({ spans: spans as Map<unknown, Buffer>, value, previous: spans.get(value as Key) });
+    spans.set(value as Key, bytes);
+  }
+
   private object(start: number, value: Record<string, unknown>): number {
     const bytes = this.bytes;
     const end = bytes.length;
     const keys = Object.keys(value);
+    const recordedBefore = this.recorded.length;
     let canonical = true;
     let position = start + 1;
     let index = 0;
@@ -329,7 +343,12 @@ class SpanWalker {
       // numbers first; the parsed keys in the source's order is what
       // JSON.stringify would write. Past a difference, the values can no
       // longer be matched to the bytes, so the rest is only skipped.
-      if (!this.canonical || index >= keys.length || !sameKey(bytes, at + 1, keyEnd - 1, keys[index]!)) return this.closed(skipContainer(bytes, at), false);
+      if (!this.canonical || index >= keys.length || !sameKey(bytes, at + 1, keyEnd - 1, keys[index]!)) {
+        // With a repeated key, the values walked so far were paired with the
+        // last value of their key, not necessarily theirs: what they recorded is undone.
+        this.undo(recordedBefore);
+        return this.closed(skipContainer(bytes, at), false);
+      }
       position = skipWhiteSpace(bytes, keyEnd, end);
       if (position !== keyEnd) canonical = false;
       position = this.walk(position + 1, value[keys[index]!]);
@@ -352,6 +371,14 @@ class SpanWalker {
       position = this.walk(at, value[index]);
       canonical &&= this.canonical;
       index++;
+    }
+  }
+
+  private undo(length: number): void {
+    while (this.recorded.length > length) {
+      const { spans, value, previous } = this.recorded.pop()!;
+      if (previous === undefined) spans.delete(value);
+      else spans.set(value, previous);
     }
   }
 

@@ -16,7 +16,7 @@ import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-s
 import { readLines } from '../landing/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
 import { markRedactedParts } from '../redaction/placeholder.ts';
-import { rowLinePieces } from './row-text.ts';
+import { piecesOf, rowLinePieces } from './row-text.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from './format.ts';
 
 /** The adapter's half: one landed record in, one row out. It must not throw on bad input. */
@@ -103,7 +103,7 @@ export class SessionDataWriter {
     if (parsed !== undefined && record.encoding === 'raw' && record.redacted === undefined) {
       // The parsed value and the bytes it came from are both at hand: the
       // row's large pieces are copied from those bytes (row-text.ts).
-      for (const piece of rowLinePieces(converted, sourceSpansOf(record.payload, parsed))) this.file.write(piece);
+      for (const piece of rowLinePieces(converted, sourceSpansOf(record.payload, parsed, piecesOf(converted)))) this.file.write(piece);
     } else {
       this.file.write(`${JSON.stringify(converted)}\n`);
     }

@@ -37,6 +37,31 @@ export function rowLinePieces(value: unknown, spans: SourceSpans): (string | Buf
   return writer.pieces;
 }
 
+// A row holds its record's pieces at most this far down: the row, its parts
+// (or its usage, its flags), each part's fields, and their values.
+const PIECE_DEPTH = 3;
+
+/**
+ * The strings and containers of a row that may be pieces of its record, for
+ * sourceSpansOf: the rest of the record is then walked without a map entry
+ * for each of its objects. Pieces deeper inside a piece are not collected;
+ * when the piece itself cannot be copied they are written by JSON.stringify.
+ */
+export function piecesOf(row: unknown): Set<unknown> {
+  const pieces = new Set<unknown>();
+  const collect = (value: unknown, depth: number): void => {
+    if (typeof value === 'string') {
+      if (value.length >= SPAN_CHARACTERS) pieces.add(value);
+    } else if (typeof value === 'object' && value !== null) {
+      pieces.add(value);
+      if (depth === PIECE_DEPTH) return;
+      for (const item of Array.isArray(value) ? value : Object.values(value)) collect(item, depth + 1);
+    }
+  };
+  collect(row, 0);
+  return pieces;
+}
+
 class PieceWriter {
   readonly pieces: (string | Buffer)[] = [];
   text = '';

@@ -9,10 +9,11 @@
 // sessions it lands in shared batches (collectSessions), as one thread does.
 //
 // The calling thread collects beside the workers instead of waiting for
-// them: starting a worker costs about 150 ms of processor time and some 50 MB
-// (it loads the TypeScript loader and the adapter), so on the 2 cores of this
-// machine one worker and the calling thread do the work of two workers for
-// half of that. Small passes stay on one thread: see PARALLEL_FROM_BYTES.
+// them: a worker loads the TypeScript loader (165-196 ms of processor time
+// and 17-20 MB here, for that alone) and then the adapter and the collector,
+// so on the 2 cores of this machine one worker and the calling thread do the
+// work of two workers for half of that. Small passes stay on one thread: see
+// PARALLEL_FROM_BYTES.
 
 import fs from 'node:fs';
 import os from 'node:os';

@@ -111,6 +111,10 @@ export async function collectInParallel(sessions: DiscoveredSession[], options: 
   const outcomes: SessionOutcome[] = [];
   const reported = new Set<string>();
   const report = (outcome: SessionOutcome): void => {
+    // Node delivers what a worker posted before it stopped ahead of its
+    // 'exit'; should an outcome still come after the session was reported
+    // failed, the first report stands, so that no session is reported twice.
+    if (reported.has(outcome.session)) return;
     reported.add(outcome.session);
     outcomes.push(outcome);
     options.onSession?.(outcome);

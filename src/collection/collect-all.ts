@@ -38,10 +38,12 @@ export function collectAll(options: CollectAllOptions): CollectAllReport {
 }
 
 export interface CoresOptions extends CollectAllOptions {
-  /** Worker threads to use; by default one per core. */
+  /** Threads to collect on, the calling one included; by default one per core. */
   readonly workers?: number;
   /** The fewest new bytes for which workers are started; see PARALLEL_FROM_BYTES. */
   readonly parallelFromBytes?: number;
+  /** See ParallelOptions.workersOnly. */
+  readonly workersOnly?: boolean;
 }
 
 /** One pass, on every core when there is enough new data to pay for starting workers. */
@@ -57,6 +59,7 @@ export async function collectAllOnCores(options: CoresOptions): Promise<CollectA
     sourceRoot: options.discovery.root,
     adapter: options.adapter,
     workers,
+    workersOnly: options.workersOnly,
     deriveSessionData: options.deriveSessionData,
     onSession(outcome) {
       outcomes.push(outcome);

@@ -117,8 +117,10 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
  * the largest part of landing 160 sessions when each paid for its own. A
  * session stays locked until its batch is committed, and its outcome is
  * reported only then. A failure of one session is its outcome; the others go on.
+ * `sessions` is taken one at a time, as each is landed (parallel.ts shares
+ * them out between threads this way).
  */
-export function collectSessions(sessions: readonly DiscoveredSession[], options: CollectOptions, onSession?: (outcome: SessionOutcome) => void): SessionOutcome[] {
+export function collectSessions(sessions: Iterable<DiscoveredSession>, options: CollectOptions, onSession?: (outcome: SessionOutcome) => void): SessionOutcome[] {
   const outcomes: SessionOutcome[] = [];
   const report = (outcome: SessionOutcome): void => {
     outcomes.push(outcome);

@@ -18,21 +18,22 @@
 // placed only once the name of its landed file is durable, so a `.sd` never
 // outlives a landed file whose sequence number could be handed out again.
 //
-// Round 1 writes every landed byte to the disk and takes longest, so it runs
-// in the background (flush.ts) while the next batch lands, and steps 2 and 3
-// follow when that next batch is full or the pass ends. One batch is in
-// flight at most.
+// Both rounds run in the background (flush.ts) while the next batch lands:
+// when a batch is full, the one before it in round 1 is placed and goes to
+// round 2, the one before that in round 2 is committed (step 3), and the new
+// batch starts round 1, flushed together with the other's round 2. Two
+// batches are in flight at most, and the pass's end commits both.
 
 import path from 'node:path';
 import { stagedReplacement, type PendingFile } from '../landing/atomic-file.ts';
-import { flushTogether, startFlushing, type Flushing } from '../landing/flush.ts';
+import { startFlushing, type Flushing } from '../landing/flush.ts';
 import type { SessionDataWriter } from '../session-data/derive.ts';
 
 // A batch is committed once it holds this much, so that a first backfill of
 // a very large session that is interrupted keeps most of what it landed, and
-// the open files stay few: each landed file and its `.sd` stay open until
-// their flush, and two batches are open at most (one flushing, one landing),
-// so about 260 descriptors at the most.
+// the open files stay few: each landed file stays open until it is placed
+// and its `.sd` until its batch is committed, and three batches are open at
+// most (one in each round, one landing), so about 330 descriptors at the most.
 const BATCH_BYTES = 64 << 20;
 const BATCH_FILES = 64;
 
@@ -57,9 +58,13 @@ interface Contents {
   readonly replacements: Map<string, string>;
 }
 
-interface InFlight extends Contents {
-  readonly flushing: Flushing;
+interface HandedOver extends Contents {
   readonly generation: number;
+}
+
+// A batch whose landed files are in place, waiting for round 2.
+interface Placed extends HandedOver {
+  readonly staged: PendingFile[];
 }
 
 export class CommitBatch {
@@ -68,7 +73,12 @@ export class CommitBatch {
   // one: only the newest cursor of a source matters.
   private replacements = new Map<string, string>();
   private bytes = 0;
-  private inFlight: InFlight | undefined;
+  // The batch in round 1 (its landed files and `.sd` being flushed) and the
+  // one before it in round 2 (its folders and state files being flushed),
+  // both under the one flush in flight.
+  private inRoundOne: HandedOver | undefined;
+  private inRoundTwo: Placed | undefined;
+  private flushing: Flushing | undefined;
   private handedOver = 0;
   private committed = 0;
 
@@ -98,51 +108,55 @@ export class CommitBatch {
   }
 
   /**
-   * Starts committing what was added so far, in the background, after
-   * finishing the commit of the batch before it. Throws CommitError when that
-   * one fails; everything not yet committed is then dropped.
+   * Starts committing what was added so far, in the background, and moves
+   * the batches before it one round on. Throws CommitError when one of those
+   * fails; everything not yet committed is then dropped.
    */
   commitInBackground(): void {
-    this.finishInFlight();
-    const contents = this.takeContents();
-    if (contents.landed.length === 0 && contents.replacements.size === 0) {
-      this.committed = ++this.handedOver;
-      return;
-    }
-    try {
-      this.inFlight = { ...contents, flushing: startFlushing(sessionFiles(contents.landed)), generation: ++this.handedOver };
-    } catch (error) {
-      discard(contents.landed);
-      this.abandon();
-      throw new CommitError(`the landed files could not be committed: ${(error as Error).message}`, { cause: error });
-    }
+    this.advance({ ...this.takeContents(), generation: ++this.handedOver });
   }
 
   /** Commits everything added so far and returns when it is durable. Throws CommitError on a failure, dropping what was not committed. */
   commit(): void {
     this.commitInBackground();
-    this.finishInFlight();
+    while (this.inRoundOne || this.inRoundTwo) this.advance(undefined);
   }
 
-  private finishInFlight(): void {
-    const batch = this.inFlight;
-    if (!batch) return;
-    this.inFlight = undefined;
+  // Waits for the flush in flight; then the batch in round 2 is committed,
+  // the one in round 1 has its landed files placed and goes to round 2, and
+  // `next` starts round 1, the two rounds flushed together. The calling
+  // thread so never waits for round 2 alone: when round 2 followed round 1
+  // of the same batch, a profile of a single-threaded land + .sd of the
+  // 200 MB benchmark corpus spent 325 ms of its 6.2 s waiting for it.
+  private advance(next: HandedOver | undefined): void {
+    const done = this.inRoundTwo;
+    const placing = this.inRoundOne;
+    const flushing = this.flushing;
+    this.inRoundTwo = undefined;
+    this.inRoundOne = undefined;
+    this.flushing = undefined;
     const staged: PendingFile[] = [];
     try {
-      batch.flushing.wait();
-      for (const entry of batch.landed) entry.file.place();
-      for (const [target, content] of batch.replacements) staged.push(stagedReplacement(target, content));
-      flushTogether(
-        staged,
-        batch.landed.map((entry) => path.dirname(entry.file.target)),
+      flushing?.wait();
+      if (done) {
+        for (const entry of done.landed) entry.sessionData?.file.place();
+        for (const file of done.staged) file.place();
+        this.committed = done.generation;
+      }
+      if (placing) {
+        for (const entry of placing.landed) entry.file.place();
+        for (const [target, content] of placing.replacements) staged.push(stagedReplacement(target, content));
+      }
+      const started = startFlushing(
+        [...staged, ...(next ? sessionFiles(next.landed) : [])],
+        placing ? placing.landed.map((entry) => path.dirname(entry.file.target)) : [],
       );
-      for (const entry of batch.landed) entry.sessionData?.file.place();
-      for (const file of staged) file.place();
-      this.committed = batch.generation;
+      this.inRoundTwo = placing ? { ...placing, staged } : undefined;
+      this.inRoundOne = next;
+      this.flushing = started;
     } catch (error) {
-      discard(batch.landed);
-      for (const file of staged) file.abandon();
+      for (const batch of [done, placing, next]) if (batch) discard(batch.landed);
+      for (const file of [...staged, ...(done?.staged ?? [])]) file.abandon();
       this.abandon();
       throw new CommitError(`the landed files could not be committed: ${(error as Error).message}`, { cause: error });
     }
@@ -158,16 +172,19 @@ export class CommitBatch {
 
   /** Drops everything not yet committed: the temporary files go, and no cursor moves. */
   abandon(): void {
-    const batch = this.inFlight;
-    this.inFlight = undefined;
-    if (batch) {
-      try {
-        batch.flushing.wait();
-      } catch {
-        // Its files are removed below either way.
-      }
-      discard(batch.landed);
+    const flushing = this.flushing;
+    const placed = this.inRoundTwo;
+    const batches = [this.inRoundTwo, this.inRoundOne];
+    this.flushing = undefined;
+    this.inRoundTwo = undefined;
+    this.inRoundOne = undefined;
+    try {
+      flushing?.wait();
+    } catch {
+      // Its files are removed below either way.
     }
+    for (const batch of batches) if (batch) discard(batch.landed);
+    for (const file of placed?.staged ?? []) file.abandon();
     discard(this.takeContents().landed);
   }
 }

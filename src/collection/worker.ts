@@ -1,30 +1,27 @@
-// The work a collection worker thread does on request: land a group of
-// sessions, each with its `.sd`. Each answer goes back as one message.
+// The work a collection worker thread does on request: take sessions from
+// the shared counter and land them, each with its `.sd`, until none is left.
+// Each session's outcome goes back once its batch is committed.
 
 import { parentPort } from 'node:worker_threads';
 import { collectSessions } from './collector.ts';
 import type { Adapter } from './source.ts';
-import type { TaskAnswer, Task } from './parallel.ts';
+import { takeSessions, type Task, type WorkerMessage } from './parallel.ts';
 
-const adapters = new Map<string, Adapter>();
-
-async function adapterAt(location: Adapter['location']): Promise<Adapter> {
-  const key = `${location.module}#${location.export}`;
-  let adapter = adapters.get(key);
-  if (!adapter) {
-    adapter = (await import(location.module))[location.export] as Adapter;
-    adapters.set(key, adapter);
-  }
-  return adapter;
-}
+const post = (message: WorkerMessage): void => parentPort!.postMessage(message);
 
 parentPort!.on('message', async (task: Task) => {
-  let answer: TaskAnswer;
+  let adapter: Adapter;
   try {
-    const adapter = await adapterAt(task.adapter);
-    answer = { type: 'landed', id: task.id, outcomes: collectSessions(task.sessions, { ...task.options, adapter }) };
+    adapter = (await import(task.adapter.module))[task.adapter.export] as Adapter;
   } catch (error) {
-    answer = { type: 'failed', id: task.id, message: (error as Error).message };
+    // Nothing taken yet: the other threads land every session.
+    post({ type: 'failed', message: `the collection worker could not load its adapter: ${(error as Error).message}` });
+    return;
   }
-  parentPort!.postMessage(answer);
+  try {
+    collectSessions(takeSessions(task.sessions, task.shares), { ...task.options, adapter }, (outcome) => post({ type: 'session', outcome }));
+    post({ type: 'done' });
+  } catch (error) {
+    post({ type: 'failed', message: `the collection worker failed: ${(error as Error).message}` });
+  }
 });

@@ -51,6 +51,16 @@ export function lockSession(data: string, session: string): SessionLock {
   throw new SessionLockedError(session, readHolder(file) ?? 'unknown');
 }
 
+/**
+ * Removes a session's lock if this process holds it: for a lock left by a
+ * thread of this process that stopped without releasing it (a collection
+ * worker that failed), which no later pass of this process could otherwise take.
+ */
+export function releaseLockHeldByThisProcess(data: string, session: string): void {
+  const file = lockPath(data, session);
+  if (readHolder(file) === `pid ${process.pid} on ${os.hostname()}`) fs.rmSync(file, { force: true });
+}
+
 function readHolder(file: string): string | undefined {
   try {
     return fs.readFileSync(file, 'utf8').trim();

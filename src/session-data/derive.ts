@@ -9,19 +9,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
+import { sourceSpansOf } from '../landing/json-text.ts';
 import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
 import { markRedactedParts } from '../redaction/placeholder.ts';
+import { piecesOf, rowLinePieces } from './row-text.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from './format.ts';
 
 /** The adapter's half: one landed record in, one row out. It must not throw on bad input. */
 export interface Converter {
   /** The runtime vocabulary and its version, such as claude-code/1. */
   readonly dialect: string;
-  /** `parsed` is the payload already parsed as JSON when the caller has done that, so that no record is parsed twice. */
+  /**
+   * `parsed` is the payload already parsed as JSON when the caller has done
+   * that, so that no record is parsed twice. The converter must not change
+   * it: the row's text copies the source bytes of the parsed objects it holds.
+   */
   convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: unknown): SessionDataRow;
 }
 
@@ -87,8 +93,12 @@ export class SessionDataDerivation {
     return `${JSON.stringify(sessionDataHeader(this.header, this.converter.dialect, this.landedName, landedDigest))}\n`;
   }
 
-  /** The row of one landed record at its row of the landed file, and its line. `parsed` is its payload already parsed as JSON, when the caller did that. */
-  row(record: LandedRecord, row: number, parsed?: unknown): { row: SessionDataRow; line: string } {
+  /**
+   * The row of one landed record at its row of the landed file, and its line
+   * in pieces of text and source bytes. `parsed` is its payload already
+   * parsed as JSON, when the caller did that.
+   */
+  row(record: LandedRecord, row: number, parsed?: unknown): { row: SessionDataRow; line: readonly (string | Buffer)[] } {
     const plain = this.converter.convert(record, this.header, row, parsed);
     // The converter knows the runtime; what a redaction took out is known
     // here, from the landed line, whatever the runtime.
@@ -99,7 +109,12 @@ export class SessionDataDerivation {
       if (part.k === 'unknown') this.unknownShapes.set(part.why, (this.unknownShapes.get(part.why) ?? 0) + 1);
     }
     for (const drop of converted.dropped ?? []) this.droppedBytes += drop.bytes;
-    return { row: converted, line: `${JSON.stringify(converted)}\n` };
+    if (parsed !== undefined && record.encoding === 'raw' && record.redacted === undefined) {
+      // The parsed value and the bytes it came from are both at hand: the
+      // row's large pieces are copied from those bytes (row-text.ts).
+      return { row: converted, line: rowLinePieces(converted, sourceSpansOf(record.payload, parsed, piecesOf(converted))) };
+    }
+    return { row: converted, line: [`${JSON.stringify(converted)}\n`] };
   }
 }
 
@@ -120,7 +135,7 @@ export class SessionDataWriter {
 
   /** One landed record, at its row of the landed file. `parsed` is its payload already parsed as JSON, when the caller did that. */
   add(record: LandedRecord, row: number, parsed?: unknown): void {
-    this.file.write(this.derivation.row(record, row, parsed).line);
+    for (const piece of this.derivation.row(record, row, parsed).line) this.file.write(piece);
   }
 
   /** Puts the landed file's digest into the header; the file is then ready to be flushed and placed. */

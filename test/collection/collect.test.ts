@@ -7,10 +7,11 @@ import { readCursor } from '../../src/landing/cursor.ts';
 import { digestOf } from '../../src/landing/landed-file.ts';
 import { lockPath, sessionStatePath } from '../../src/landing/layout.ts';
 import { landedFilesOfSession, readSessionState } from '../../src/landing/session-state.ts';
-import { collectSession, LANDED_FILE_BYTES } from '../../src/collection/collector.ts';
+import { collectSession, LANDED_FILE_BYTES, type SessionOutcome } from '../../src/collection/collector.ts';
 import { collectAllOnCores } from '../../src/collection/collect-all.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
 import { FIXTURE_AGENTS, FIXTURE_RUN, FIXTURE_SESSIONS, PARTIAL_LINE, PARTIAL_LINE_WRITTEN } from '../../scripts/write-fixtures.ts';
+import { STOPPING_EXIT_CODE, STOPPING_SESSION, stoppingAdapter } from './stopping-adapter.ts';
 import { collectOnce, completeLines, copyOfFixtures, landedOf, sessionDataOf, temporaryFolder } from '../helpers.ts';
 
 function mainTranscript(root: string, session: string): string {
@@ -321,6 +322,36 @@ describe('collect on several cores', () => {
         expect(sessionDataOf(file.path).rows).toEqual(sessionDataOf(one[index]!.path).rows);
       });
     }
+  });
+});
+
+describe('collection on every core, when a worker fails', () => {
+  it('fails only the sessions the failed worker had not committed, naming each, and keeps everything landed before', { timeout: 60_000 }, async () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const before = landedOf(data, STOPPING_SESSION).map((file) => ({ file: file.relative, digest: digestOf(fs.readFileSync(file.path)) }));
+    expect(before.length).toBeGreaterThan(0);
+    const other = FIXTURE_SESSIONS.duplicates;
+    for (const session of [STOPPING_SESSION, other]) fs.appendFileSync(mainTranscript(root, session), `{"type":"user","uuid":"appended-${session}"}\n`);
+
+    const report = await collectAllOnCores({ data, adapter: stoppingAdapter, discovery: discoverSessions(root), selected: () => true, workers: 2, workersOnly: true, parallelFromBytes: 0 });
+    const stopped = report.sessions.find((session) => session.session === STOPPING_SESSION)!;
+    expect(stopped.unreadable).toEqual([`session ${STOPPING_SESSION}: the collection worker stopped with exit code ${STOPPING_EXIT_CODE} before this session was committed; what was committed before stays, and the next pass lands the rest`]);
+    // Every session has an outcome; one that failed is named in it. Sessions
+    // the failed worker had landed but not committed fail with it.
+    expect(report.sessions.map((session) => session.session).sort()).toEqual(discoverSessions(root).sessions.map((session) => session.id).sort());
+    for (const session of report.sessions) for (const problem of session.unreadable) expect(problem.startsWith(`session ${session.session}: the collection worker stopped`)).toBe(true);
+    // What was landed before is untouched, and the session is not left locked.
+    expect(landedOf(data, STOPPING_SESSION).map((file) => ({ file: file.relative, digest: digestOf(fs.readFileSync(file.path)) }))).toEqual(before);
+    expect(fs.existsSync(lockPath(data, STOPPING_SESSION))).toBe(false);
+
+    // The next pass lands what the failed worker did not commit, and nothing twice.
+    const again = collectOnce(root, data);
+    const landedRecords = (outcomes: SessionOutcome[], session: string) => outcomes.find((outcome) => outcome.session === session)?.sources.flatMap((source) => source.landed.map((file) => file.records)) ?? [];
+    expect(landedRecords(again.sessions, STOPPING_SESSION)).toEqual([1]);
+    expect([...landedRecords(report.sessions, other), ...landedRecords(again.sessions, other)]).toEqual([1]);
+    expect(verifyStorage(data).problems).toEqual([]);
   });
 });
 

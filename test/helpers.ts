@@ -8,9 +8,12 @@ import { afterAll, afterEach } from 'vitest';
 import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../src/adapters/claude-code/filters.ts';
+import { writeArchive } from '../src/bundle/archive.ts';
+import { writeExport } from '../src/bundle/export.ts';
 import { collectAll, type CollectAllReport } from '../src/collection/collect-all.ts';
 import { readLandedFile, type LandedHeader, type LandedRecord } from '../src/landing/landed-file.ts';
 import { landedFilesOfSession } from '../src/landing/session-state.ts';
+import { parseSession } from '../src/parse/parse.ts';
 import { readSessionData, type SessionDataEntry } from '../src/session-data/derive.ts';
 import type { SessionDataRow } from '../src/session-data/format.ts';
 import { FIXTURE_ROOT } from '../scripts/write-fixtures.ts';
@@ -89,3 +92,40 @@ export function completeLines(file: string): Buffer[] {
 }
 
 export { foldedStructure as foldedEntities } from '../src/session-flow/chain.ts';
+
+/**
+ * The fixtures collected and parsed, and `sessions` exported without a site
+ * and archived, in folders kept for the whole test file (for beforeAll).
+ */
+export async function exportedFixtures(sessions: readonly string[]): Promise<{ out: string; archive: string }> {
+  const data = temporaryFolder({ forFile: true });
+  collectOnce(copyOfFixtures({ forFile: true }), data);
+  for (const session of sessions) parseSession(data, session);
+  const out = path.join(temporaryFolder({ forFile: true }), 'export');
+  await writeExport(data, out, [...sessions], { site: false });
+  const archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
+  await writeArchive(out, archive);
+  return { out, archive };
+}
+
+/**
+ * One fixture session collected and parsed twice, its first two lines and
+ * then the rest, so that its chain has two rounds; exported without a site.
+ * Returns the export folder.
+ */
+export async function exportInTwoRounds(fixtureFolder: string, session: string): Promise<string> {
+  const root = copyOfFixtures();
+  const data = temporaryFolder();
+  const transcript = path.join(root, fixtureFolder, `${session}.jsonl`);
+  const lines = completeLines(transcript);
+  const joined = (part: Buffer[]): Buffer => Buffer.concat(part.flatMap((line) => [line, Buffer.from('\n')]));
+  fs.writeFileSync(transcript, joined(lines.slice(0, 2)));
+  collectOnce(root, data);
+  parseSession(data, session);
+  fs.appendFileSync(transcript, joined(lines.slice(2)));
+  collectOnce(root, data);
+  parseSession(data, session);
+  const out = path.join(temporaryFolder(), 'export');
+  await writeExport(data, out, [session], { site: false });
+  return out;
+}

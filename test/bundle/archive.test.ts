@@ -5,23 +5,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import tar from 'tar-stream';
 import { compress } from 'zstd-napi';
 import { archiveTime, writeArchive } from '../../src/bundle/archive.ts';
-import { writeExport } from '../../src/bundle/export.ts';
-import { parseSession } from '../../src/parse/parse.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { exportedFixtures, temporaryFolder } from '../helpers.ts';
 
 let out: string;
 let archive: string;
 beforeAll(async () => {
-  const data = temporaryFolder({ forFile: true });
-  collectOnce(copyOfFixtures({ forFile: true }), data);
-  const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.hugeLine];
-  for (const session of sessions) parseSession(data, session);
-  out = path.join(temporaryFolder({ forFile: true }), 'export');
-  await writeExport(data, out, sessions, { site: false });
-  archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
-  await writeArchive(out, archive);
+  ({ out, archive } = await exportedFixtures([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.hugeLine]));
 });
 
 /** An archive built by hand, for the hostile cases: entries as given, compressed with frame checksums. */

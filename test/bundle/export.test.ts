@@ -10,7 +10,7 @@ import { parseSession } from '../../src/parse/parse.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { generateCorpus } from '../../scripts/generate-corpus.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { collectOnce, completeLines, copyOfFixtures, exportInTwoRounds, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 
@@ -165,19 +165,8 @@ describe('a bad export: one case per error, each reported exactly', () => {
   });
 
   it('swapped rounds, and a broken chain link with every digest fixed up', async () => {
-    const root = copyOfFixtures();
-    const data = temporaryFolder();
     const session = FIXTURE_SESSIONS.rewind;
-    const transcript = path.join(root, '-home-user-fixtures-rewind', `${session}.jsonl`);
-    const lines = completeLines(transcript);
-    fs.writeFileSync(transcript, Buffer.concat(lines.slice(0, 2).flatMap((line) => [line, Buffer.from('\n')])));
-    collectOnce(root, data);
-    parseSession(data, session);
-    fs.appendFileSync(transcript, Buffer.concat(lines.slice(2).flatMap((line) => [line, Buffer.from('\n')])));
-    collectOnce(root, data);
-    parseSession(data, session);
-    const out = path.join(temporaryFolder(), 'export');
-    await writeExport(data, out, [session], { site: false });
+    const out = await exportInTwoRounds('-home-user-fixtures-rewind', session);
     const rounds = path.join(out, 'bundle', '_conversations', session, 'rounds');
     const [one, two] = fs.readdirSync(rounds).sort();
     // Swapped: each round's bytes under the other's name.

@@ -13,16 +13,15 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONVERTERS } from '../../src/adapters/dialects.ts';
 import { writeArchive } from '../../src/bundle/archive.ts';
-import { BUNDLE, writeExport } from '../../src/bundle/export.ts';
+import { BUNDLE } from '../../src/bundle/export.ts';
 import { compareBytes, exportFiles, writeManifest } from '../../src/bundle/manifest.ts';
 import { digestOf, parseRecordLine } from '../../src/landing/landed-file.ts';
 import { landedFilesOfSession } from '../../src/landing/session-state.ts';
-import { parseSession } from '../../src/parse/parse.ts';
 import { roundFiles } from '../../src/session-flow/chain.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { exportedFixtures, exportInTwoRounds, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 const deep = { deep: true, converters: CONVERTERS };
@@ -30,14 +29,7 @@ const deep = { deep: true, converters: CONVERTERS };
 let out: string;
 let archive: string;
 beforeAll(async () => {
-  const data = temporaryFolder({ forFile: true });
-  collectOnce(copyOfFixtures({ forFile: true }), data);
-  const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction];
-  for (const session of sessions) parseSession(data, session);
-  out = path.join(temporaryFolder({ forFile: true }), 'export');
-  await writeExport(data, out, sessions, { site: false });
-  archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
-  await writeArchive(out, archive);
+  ({ out, archive } = await exportedFixtures([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction]));
 });
 
 /** A writable copy of the export, named `export` like the original, for a forgery. */
@@ -156,20 +148,8 @@ describe('verify --deep of an archive', () => {
   });
 
   it('folds a chain of two rounds from the stream, and names a round left out', async () => {
-    const root = copyOfFixtures();
-    const data = temporaryFolder();
     const session = FIXTURE_SESSIONS.bareStringResult;
-    const transcript = path.join(root, '-home-user-fixtures-bare-string-result', `${session}.jsonl`);
-    const lines = completeLines(transcript);
-    const joined = (part: Buffer[]): Buffer => Buffer.concat(part.flatMap((line) => [line, Buffer.from('\n')]));
-    fs.writeFileSync(transcript, joined(lines.slice(0, 2)));
-    collectOnce(root, data);
-    parseSession(data, session);
-    fs.appendFileSync(transcript, joined(lines.slice(2)));
-    collectOnce(root, data);
-    parseSession(data, session);
-    const exported = path.join(temporaryFolder(), 'export');
-    await writeExport(data, exported, [session], { site: false });
+    const exported = await exportInTwoRounds('-home-user-fixtures-bare-string-result', session);
     const whole = path.join(temporaryFolder(), 'whole.tar.zst');
     await writeArchive(exported, whole);
     const report = await verifyArchive(whole, deep);

@@ -14,7 +14,8 @@
 // at-least-once on purpose: assembly removes duplicate records anyway,
 // because Claude Code writes duplicates itself, so a repeat costs nothing,
 // while the opposite order would lose data. A landed file left without its
-// `.sd` is mended at the end of the next pass, which derives every missing one.
+// `.sd` is mended by the next pass, which derives every missing one before
+// it lands anything of that session.
 //
 // A session is the unit of work. Its sequence counter spans all its streams,
 // so one session is processed by one collector, under a lock, in one thread;
@@ -192,6 +193,11 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     return { outcome: failed(session.id, (error as Error).message), release: () => {} };
   }
   try {
+    // Landed files of earlier passes without their `.sd`, mended before this
+    // pass lands anything: later, a batch of this pass can have its landed
+    // files in place while their `.sd` waits one more round (commit-batch.ts),
+    // and mending those would write the same `.sd` twice.
+    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
     const state = readSessionState(options.data, session.id);
     const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
     const outcomes: SourceOutcome[] = [];
@@ -206,9 +212,6 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
       outcomes.push(collectSource(context, source, cursorFile));
     }
     outcomes.push(...markVanishedSources(context, visited));
-    // Landed files of earlier passes without their `.sd`. Those landed in this
-    // pass are not placed yet, so they are not among them: their `.sd` is in the batch.
-    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
     let newest = 0;
     for (const source of session.sources) {
       try {

@@ -274,6 +274,30 @@ describe('collect', () => {
     expect(readCursor(path.join(data, session, 'streams/main/transcript.cursor'))).toMatchObject({ ord: count, lastSeq: 3 });
   });
 
+  // A batch's landed files are placed a batch before their `.sd`, so a
+  // session of three batches or more once had a landed file of this very
+  // pass in place without its `.sd` when the session ended, and "mended" it
+  // over the `.sd` still waiting in the batch: the 151 MB session of the
+  // 1 GB benchmark corpus failed to commit this way.
+  it('derives each .sd once when one session lands more batches than are in flight', { timeout: 30_000 }, () => {
+    const root = path.join(temporaryFolder(), 'projects');
+    const session = '0f0f0f0f-2222-4333-8444-555566667777';
+    const subagents = path.join(root, 'many', session, 'subagents');
+    fs.mkdirSync(subagents, { recursive: true });
+    const record = (text: string) => `${JSON.stringify({ type: 'user', uuid: text, sessionId: session, message: { role: 'user', content: text } })}\n`;
+    fs.writeFileSync(path.join(root, 'many', `${session}.jsonl`), record('main'));
+    const agents = 200;
+    for (let agent = 0; agent < agents; agent++) fs.writeFileSync(path.join(subagents, `agent-a${agent.toString(16).padStart(16, '0')}.jsonl`), record(`agent ${agent}`));
+    const data = temporaryFolder();
+    const [outcome] = collectOnce(root, data).sessions;
+    expect(outcome!.unreadable).toEqual([]);
+    expect(outcome!.mended).toBe(0);
+    expect(outcome!.sources.filter((source) => source.status === 'landed').length).toBe(agents + 1);
+    const landed = landedFilesOfSession(data, session);
+    expect(landed.length).toBe(agents + 1);
+    for (const file of landed) expect(sessionDataOf(file.path).rows.length, file.path).toBe(1);
+  });
+
   it('lands a new version of a rewritten document, and none of an unchanged one', () => {
     const root = copyOfFixtures();
     const data = temporaryFolder();

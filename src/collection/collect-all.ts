@@ -128,3 +128,17 @@ export function landedTotals(report: CollectAllReport): { files: number; records
   }
   return { files, records, bytes };
 }
+
+/**
+ * What stopped part of a session from landing, one line each, naming the
+ * session and the source: a conflict, a failure, another collector's lock, a
+ * batch that could not be committed. Any of them makes a command exit 1, so
+ * each must also be said, or the exit status is all a person would see.
+ */
+export function sessionErrors(session: SessionOutcome): string[] {
+  const errors: string[] = [];
+  if (session.locked !== undefined) errors.push(session.locked);
+  for (const source of session.sources) if (source.status === 'conflict' || source.status === 'failed') errors.push(`${session.session} ${source.source}: ${source.message}`);
+  errors.push(...session.unreadable);
+  return errors;
+}

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { storedSessions } from '../../src/collection/collect-all.ts';
+import { landedFilesOfSession } from '../../src/landing/session-state.ts';
 import { copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
 // The command as a person runs it: the real launcher, a real process, real exit codes.
@@ -81,6 +83,27 @@ describe('the sessionizer command', () => {
     expect(second.code).toBe(1);
     expect(second.error).toContain(`error: ${FIXTURE_SESSIONS.rewind} -home-user-fixtures-rewind/${FIXTURE_SESSIONS.rewind}.jsonl: the file was truncated: `);
     expect(second.out).toMatch(/^landed 0 files, 0 records/m);
+  });
+
+  // An export of the 1 GB benchmark corpus once exited 1 with nothing on
+  // standard error: a session that failed as a whole (there, a batch that
+  // could not be committed; here, a landed file whose missing `.sd` cannot
+  // be derived again) was counted as a failure and never named.
+  it('names every session that could not be collected when an export exits 1 for it', { timeout: 180_000 }, () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    expect(sessionizer(['collect', '--once', '--source', root, '--data', data]).code).toBe(0);
+    const [landed] = landedFilesOfSession(data, FIXTURE_SESSIONS.rewind);
+    fs.rmSync(landed!.path.replace(/\.jsonl$/, '.sd'));
+    fs.chmodSync(landed!.path, 0o644);
+    fs.writeFileSync(landed!.path, 'not a landed file\n');
+    const result = sessionizer(['export', '--source', root, '--data', data, '--out', path.join(temporaryFolder(), 'export'), '--json']);
+    expect(result.code).toBe(1);
+    const said = result.error.split('\n');
+    expect(said[0]).toBe(`error: ${landed!.path}: line 1: the header line is not JSON`);
+    expect(said[1]).toMatch(new RegExp(`^error: conversation ${FIXTURE_SESSIONS.rewind} is left out of this export: ENOENT: .*\\.sd'$`));
+    const exported = JSON.parse(result.out) as { conversations: number };
+    expect(exported.conversations).toBe(storedSessions(data).length - 1);
   });
 });
 

@@ -9,7 +9,7 @@ import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
-import { collectAllOnCores, landedTotals, type CollectAllReport } from '../../collection/collect-all.ts';
+import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/collector.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
@@ -80,7 +80,7 @@ async function onePass(root: string, data: string, selected: ReturnType<typeof s
   });
   bar.done();
   const elapsed = performance.now() - started;
-  const failed = report.sessions.some((session) => session.locked !== undefined || session.unreadable.length > 0 || session.sources.some((source) => source.status === 'conflict' || source.status === 'failed'));
+  const failed = report.sessions.some((session) => sessionErrors(session).length > 0);
   if (json) io.out(`${JSON.stringify(reportJson(report, discovery.warnings, elapsed))}\n`);
   else printReport(report, discovery.warnings, elapsed, io);
   return failed ? EXIT_REJECTED : EXIT_OK;
@@ -99,17 +99,14 @@ function printReport(report: CollectAllReport, warnings: string[], elapsed: numb
 }
 
 function printSession(session: SessionOutcome, io: Io): void {
-  if (session.locked !== undefined) io.error(`${session.locked}\n`);
+  for (const error of sessionErrors(session)) io.error(`error: ${error}\n`);
   for (const source of session.sources) {
-    const where = `${session.session} ${source.source}`;
-    if (source.status === 'conflict' || source.status === 'failed') io.error(`error: ${where}: ${source.message}\n`);
-    else if (source.status === 'gone') io.error(`${where}: ${source.message}\n`);
+    if (source.status === 'gone') io.error(`${session.session} ${source.source}: ${source.message}\n`);
     for (const problem of source.problems) io.error(`note: ${source.source}:${problem.ord}: ${problem.what}\n`);
     if (source.problemCount > source.problems.length) io.error(`note: ${source.source}: ${source.problemCount - source.problems.length} more such lines\n`);
     if (source.inFlightBytes > 0) io.error(`note: ${source.source}: ${source.message}\n`);
     for (const [why, count] of source.unknownShapes) io.error(`note: ${source.source}: ${count} part${count === 1 ? '' : 's'} kept as unknown: ${why}\n`);
   }
-  for (const failure of session.unreadable) io.error(`error: ${failure}\n`);
   if (session.mended > 0) io.error(`${session.session}: derived ${session.mended} missing .sd file${session.mended === 1 ? '' : 's'}\n`);
 }
 

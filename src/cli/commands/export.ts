@@ -17,7 +17,7 @@ import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot, type SourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { writeArchive } from '../../bundle/archive.ts';
 import { mergeExports, MergeConflictError, writeExport, type ExportResult } from '../../bundle/export.ts';
-import { collectAllOnCores, landedTotals, storedSessions } from '../../collection/collect-all.ts';
+import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../../collection/collect-all.ts';
 import { parseSession } from '../../parse/parse.ts';
 import { redactionReport, reportText, type RedactionReport } from '../../redaction/report.ts';
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
@@ -107,11 +107,9 @@ async function runExport(request: ExportRequest, io: Io): Promise<number> {
       clock.advance(1, landed);
     },
   });
-  let rejected = report.sessions.some((session) => session.locked !== undefined || session.unreadable.length > 0 || session.sources.some((item) => item.status === 'conflict' || item.status === 'failed'));
-  for (const session of report.sessions) {
-    for (const item of session.sources) if (item.status === 'conflict' || item.status === 'failed') io.error(`error: ${session.session} ${item.source}: ${item.message}\n`);
-    if (session.locked) io.error(`error: ${session.locked}\n`);
-  }
+  const errors = report.sessions.flatMap(sessionErrors);
+  for (const error of errors) io.error(`error: ${error}\n`);
+  let rejected = errors.length > 0;
   const stored = storedSessions(data);
   const chosen = request.conversations ?? stored;
   const unknown = chosen.filter((id) => !stored.includes(id));
@@ -120,23 +118,32 @@ async function runExport(request: ExportRequest, io: Io): Promise<number> {
   clock.step('parse');
   let rounds = 0;
   let unchanged = 0;
+  // A conversation that cannot be parsed (its `.sd` gone and not derivable
+  // again, say) is left out and named, so that one bad session does not cost
+  // the export of all the others; the exit status still says something failed.
+  const leftOut = new Set<string>();
   for (const session of chosen) {
     try {
       const parsed = parseSession(data, session);
       if (parsed.round) rounds++;
       if (parsed.unchanged) unchanged++;
     } catch (error) {
-      if (!(error instanceof ChainError)) throw error;
-      io.error(`error: ${error.message}\n`);
+      if (error instanceof ChainError) {
+        io.error(`error: ${error.message}\n`);
+      } else {
+        io.error(`error: conversation ${session} is left out of this export: ${(error as Error).message}\n`);
+        leftOut.add(session);
+      }
       rejected = true;
     }
     clock.advance(1, 0);
   }
+  const exported = chosen.filter((session) => !leftOut.has(session));
   let redaction: RedactionPlan | undefined;
   let redacted: RedactionReport['totals'] | undefined;
   if (request.redaction) {
     clock.step('scan');
-    redaction = await scanForSecrets(data, chosen, { rules: request.redaction.rules, paths: request.redaction.paths, converterFor });
+    redaction = await scanForSecrets(data, exported, { rules: request.redaction.rules, paths: request.redaction.paths, converterFor });
     const report = redactionReport(redaction);
     redacted = report.totals;
     if (request.redaction.dryRun) {
@@ -146,7 +153,7 @@ async function runExport(request: ExportRequest, io: Io): Promise<number> {
     }
     if (!json) io.error(`redaction: ${report.totals.findings} secrets (${report.totals.bytes} bytes) found; they are replaced in the export, and listed in its bundle/redaction-report.json\n`);
   }
-  const result = await writeExport(data, out, chosen, { observer: clock, redaction });
+  const result = await writeExport(data, out, exported, { observer: clock, redaction });
   const totals = landedTotals(report);
   await finish(request, result, clock, started, io, {
     json: { ...(redacted ? { redacted: { findings: redacted.findings, bytes: redacted.bytes } } : {}), landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied },

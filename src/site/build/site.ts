@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CACHE_VARIABLE } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
-import { BUNDLE_VARIABLE, SELECTION_VARIABLE, type SavedPlan, type SiteSelection } from '../data/site.ts';
+import { BUNDLE_VARIABLE, searchEntriesOf, SELECTION_VARIABLE, type SavedPlan, type SiteSelection } from '../data/site.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { listFolder } from '../../landing/session-state.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
@@ -135,8 +135,8 @@ async function render(bundle: string, out: string, cache: string, finished: read
 
 /**
  * The offline search index, a classic script: window.SESSIONIZER_SEARCH = [...]
- * (fetch and module scripts fail from file://). JSON with `<` escaped, so no
- * text from a transcript can end the script. Written from the saved plans one
+ * (fetch and module scripts fail from file://). Joined from the entries each
+ * conversation's build saved beside its plan (data/site.ts), one
  * conversation at a time: as one array built in the Astro build, every
  * conversation's entries and their JSON were in memory at once, and the
  * index is the site's largest file.
@@ -147,10 +147,10 @@ function writeSearchIndex(file: string, plans: readonly string[]): void {
     fs.writeSync(descriptor, 'window.SESSIONIZER_SEARCH = [');
     let first = true;
     for (const plan of plans) {
-      const { search } = JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
-      if (search.length === 0) continue;
-      const json = search.map((entry) => JSON.stringify(entry)).join(',').replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-      fs.writeSync(descriptor, first ? json : `,${json}`);
+      const entries = fs.readFileSync(searchEntriesOf(plan));
+      if (entries.length === 0) continue;
+      if (!first) fs.writeSync(descriptor, ',');
+      fs.writeSync(descriptor, entries);
       first = false;
     }
     fs.writeSync(descriptor, '];\n');

@@ -16,7 +16,7 @@ import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot, type SourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { writeArchive } from '../../bundle/archive.ts';
-import { mergeExports, MergeConflictError, writeExport, type ExportResult } from '../../bundle/export.ts';
+import { earlierExportsRemoved, mergeExports, MergeConflictError, writeExport, type ExportResult } from '../../bundle/export.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../../collection/collect-all.ts';
 import { parseSession } from '../../parse/parse.ts';
 import { redactionReport, reportText, type RedactionReport } from '../../redaction/report.ts';
@@ -196,6 +196,7 @@ async function runMerge(inputs: string[], destination: Destination, io: Io): Pro
 async function finish(destination: Destination, result: ExportResult, clock: StepClock, started: number, io: Io, said: { json: Record<string, unknown>; text: string }): Promise<void> {
   const { out } = destination;
   const archive = destination.archive !== undefined ? await writeArchive(out, destination.archive, { observer: clock }) : undefined;
+  for (const failure of await earlierExportsRemoved()) io.error(`warning: ${failure}\n`);
   clock.end();
   const elapsed = performance.now() - started;
   if (destination.json) {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CONVERTERS } from '../../src/adapters/dialects.ts';
-import { recoverInterruptedExports, writeExport, type ExportOptions } from '../../src/bundle/export.ts';
+import { earlierExportsRemoved, recoverInterruptedExports, writeExport, type ExportOptions } from '../../src/bundle/export.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { generateCorpus } from '../../scripts/generate-corpus.ts';
@@ -83,6 +83,10 @@ describe('the export folder', () => {
     await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false });
     expect(fs.existsSync(`${out}.partial-${process.pid}`)).toBe(false);
     expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(first.rootDigest);
+    // The export it replaced is removed in the background, and a third export right after waits for that.
+    await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false });
+    expect(await earlierExportsRemoved()).toEqual([]);
+    expect(fs.readdirSync(path.dirname(out))).toEqual(['export']);
   });
 
   it('links what did not change from the previous export, copies what did, and never trusts a copy that was edited', async () => {

@@ -117,7 +117,7 @@ for (const [name, trees] of corpora) {
 const table = [
   `# Site benchmark, ${new Date().toISOString().slice(0, 10)}`,
   '',
-  `Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.availableParallelism()} cores, one-minute load average ${os.loadavg()[0]!.toFixed(1)} when the table was written (above 2, other work shared the cores and the times are upper bounds); Node ${process.version}. Command: node --import tsx bench/site.ts --seeds ${seeds} --runs ${runs}. Median of ${runs} run${runs === 1 ? '' : 's'}; peak memory is the maximum, from GNU time, of the whole site stage (highlighting, then Astro's build in the same process).`,
+  `Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.availableParallelism()} cores, one-minute load average ${os.loadavg()[0]!.toFixed(1)} when the table was written (above 2, other work shared the cores and the times are upper bounds); Node ${process.version}. Command: node --import tsx bench/site.ts --seeds ${seeds} --runs ${runs}. Median of ${runs} run${runs === 1 ? '' : 's'}; peak memory is the maximum, from GNU time, of the whole site stage: GNU time reports the largest of the stage's process and Astro's build, which runs in a child process of its own.`,
   '',
   ...lines,
 ].join('\n');

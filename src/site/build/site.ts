@@ -28,6 +28,7 @@ import { CACHE_VARIABLE } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
 import { BUNDLE_VARIABLE, searchEntriesOf, SELECTION_VARIABLE, type SavedPlan, type SiteSelection } from '../data/site.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
+import { isRunning } from '../../landing/process.ts';
 import { listFolder } from '../../landing/session-state.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
 import { stampOf } from '../../bundle/reuse.ts';
@@ -103,7 +104,8 @@ async function render(bundle: string, out: string, cache: string, finished: read
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(BUILD_ROOTS, { recursive: true });
-  const root = fs.mkdtempSync(path.join(BUILD_ROOTS, 'astro-'));
+  removeAbandonedRoots();
+  const root = fs.mkdtempSync(path.join(BUILD_ROOTS, `astro-${process.pid}-`));
   const environment: NodeJS.ProcessEnv = {
     ...process.env,
     [BUNDLE_VARIABLE]: path.resolve(bundle),
@@ -131,6 +133,19 @@ async function render(bundle: string, out: string, cache: string, finished: read
   fs.writeFileSync(path.join(out, 'highlight.css'), highlighterForCss.styleSheet());
   highlighterForCss.dispose();
   return relativeLinks(out);
+}
+
+/**
+ * Removes the build roots of processes no longer running. An export stopped
+ * by Ctrl-C or SIGTERM during the build ends at once (the signal is passed
+ * on to the build, then to this process), so its root is never removed by
+ * the build that made it.
+ */
+function removeAbandonedRoots(): void {
+  for (const name of listFolder(BUILD_ROOTS)) {
+    const pid = /^astro-(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) fs.rmSync(path.join(BUILD_ROOTS, name), { recursive: true, force: true });
+  }
 }
 
 /**

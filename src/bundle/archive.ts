@@ -20,8 +20,7 @@ import path from 'node:path';
 import tar from 'tar-stream';
 import { CompressStream } from 'zstd-napi';
 import { parseLandedName } from '../landing/layout.ts';
-import { isRunning } from '../landing/process.ts';
-import { listFolder } from '../landing/session-state.ts';
+import { removeWhatEndedProcessesLeft } from '../landing/process.ts';
 import { compareBytes, exportFiles } from './manifest.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
 
@@ -44,10 +43,7 @@ function temporaryArchive(archive: string): string {
 /** Removes what an interrupted or crashed archiver left beside `archive`: `<archive>.<pid>.tmp` of a process no longer running. */
 function removeAbandonedArchives(archive: string): void {
   const prefix = `${path.basename(archive)}.`;
-  for (const name of listFolder(path.dirname(archive))) {
-    const pid = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined;
-    if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) fs.rmSync(path.join(path.dirname(archive), name), { force: true });
-  }
+  removeWhatEndedProcessesLeft(path.dirname(archive), (name) => (name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined));
 }
 
 /** The archive's one mtime: SOURCE_DATE_EPOCH, else the newest landed file's time. */

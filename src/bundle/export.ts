@@ -26,7 +26,7 @@ import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
-import { isRunning } from '../landing/process.ts';
+import { hasEnded } from '../landing/process.ts';
 import type { SiteResult } from '../site/build/site.ts';
 import { compareBytes, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
 import { ExportReuse } from './reuse.ts';
@@ -261,7 +261,7 @@ export function recoverInterruptedExports(out: string): void {
     const left = LEFT_BY.exec(name);
     if (!left || left[1] !== path.basename(out)) continue;
     const pid = Number(left[3]);
-    if (pid === process.pid || isRunning(pid)) continue;
+    if (!hasEnded(pid)) continue;
     const where = path.join(folder, name);
     if (left[2] === 'previous' && !fs.existsSync(out)) fs.renameSync(where, out);
     else fs.rmSync(where, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lockPath } from './layout.ts';
-import { isRunning } from './process.ts';
+import { hasEnded } from './process.ts';
 
 export class SessionLockedError extends Error {
   constructor(
@@ -72,6 +72,5 @@ function readHolder(file: string): string | undefined {
 function isStale(holder: string): boolean {
   const match = /^pid (\d+) on (.*)$/.exec(holder);
   if (!match || match[2] !== os.hostname()) return false;
-  const pid = Number(match[1]);
-  return pid !== process.pid && !isRunning(pid);
+  return hasEnded(Number(match[1]));
 }

@@ -28,7 +28,7 @@ import { CACHE_VARIABLE } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
 import { BUNDLE_VARIABLE, searchEntriesOf, SELECTION_VARIABLE, type SavedPlan, type SiteSelection } from '../data/site.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
-import { isRunning } from '../../landing/process.ts';
+import { removeWhatEndedProcessesLeft } from '../../landing/process.ts';
 import { listFolder } from '../../landing/session-state.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
 import { stampOf } from '../../bundle/reuse.ts';
@@ -142,10 +142,7 @@ async function render(bundle: string, out: string, cache: string, finished: read
  * the build that made it.
  */
 function removeAbandonedRoots(): void {
-  for (const name of listFolder(BUILD_ROOTS)) {
-    const pid = /^astro-(\d+)-/.exec(name)?.[1];
-    if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) fs.rmSync(path.join(BUILD_ROOTS, name), { recursive: true, force: true });
-  }
+  removeWhatEndedProcessesLeft(BUILD_ROOTS, (name) => /^astro-(\d+)-/.exec(name)?.[1]);
 }
 
 /**

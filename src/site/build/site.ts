@@ -24,7 +24,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CACHE_VARIABLE } from '../data/highlighted.ts';
+import { cachedBlocks, CACHE_VARIABLE } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
 import { BUNDLE_VARIABLE, searchEntriesOf, SELECTION_VARIABLE, type SavedPlan, type SiteSelection } from '../data/site.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
@@ -68,7 +68,7 @@ export interface SiteOptions {
 
 export async function buildSite(bundle: string, out: string, cache: string, options: SiteOptions = {}): Promise<SiteResult> {
   const started = performance.now();
-  const entriesBefore = cacheEntries(cache);
+  const entriesBefore = cachedBlocks(cache);
   const observer = options.observer ?? UNOBSERVED;
   const finished = options.inputs ? finishedPages(cache, options.inputs) : undefined;
   let pages: { file: string; bytes: number }[];
@@ -96,7 +96,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   observer.advance(built, 0);
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-  return { pages: pages.length, built, highlighted: cacheEntries(cache) - entriesBefore, largestPage, digests, milliseconds: performance.now() - started };
+  return { pages: pages.length, built, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, digests, milliseconds: performance.now() - started };
 }
 
 /** Renders the site with Astro, every conversation or those `finished` says to render; returns the pages written. */
@@ -193,19 +193,6 @@ function removeBuildLeftovers(out: string): void {
   visit(out);
   for (const name of fs.readdirSync(assets)) if (!used.has(name)) fs.rmSync(path.join(assets, name));
   if (fs.readdirSync(assets).length === 0) fs.rmdirSync(assets);
-}
-
-// Highlighted blocks are kept as <cache>/<2 hex digits>/<64 hex digits>.html
-// (data/highlighted.ts). Only those folders are listed: a walk of the whole
-// cache went through every kept page too, and took 2.1 s of a second export
-// of the 1 GB benchmark corpus.
-function cacheEntries(cache: string): number {
-  let count = 0;
-  for (const folder of listFolder(cache)) {
-    if (!/^[0-9a-f]{2}$/.test(folder)) continue;
-    for (const name of listFolder(path.join(cache, folder))) if (/^[0-9a-f]{64}\.html$/.test(name)) count++;
-  }
-  return count;
 }
 
 // Finished pages: <cache>/pages/<key>/plan.json, files/<page>, and `complete`,

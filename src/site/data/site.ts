@@ -84,7 +84,7 @@ export function searchEntriesOf(plan: string): string {
  * and the two JavaScript line separators escaped, so that no text from a
  * transcript can end the script it is in.
  */
-export function searchScriptText(entries: readonly SearchEntry[]): string {
+function searchScriptText(entries: readonly SearchEntry[]): string {
   return entries.map((entry) => JSON.stringify(entry)).join(',').replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 

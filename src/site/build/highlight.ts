@@ -7,14 +7,12 @@
 // sheet is made from the theme's own colours, since inline styles made pages
 // about nine times the size of their code (research §5).
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { createHighlighterCore, type HighlighterCore, type ThemeRegistrationResolved } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { bundledLanguages, bundledLanguagesAlias } from 'shiki/langs';
 import { bundledThemes } from 'shiki/themes';
 import type { StepView } from '../data/views.ts';
-import { CACHE_VARIABLE, cacheFile, HIGHLIGHT_LIMIT, highlightKey } from '../data/highlighted.ts';
+import { CACHE_VARIABLE, HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from '../data/highlighted.ts';
 
 const THEME = 'github-light';
 
@@ -28,6 +26,7 @@ export interface Highlighter {
 export async function createHighlighter(cache: string): Promise<Highlighter> {
   let core: HighlighterCore | undefined;
   const failed = new Set<string>();
+  const store = openHighlightStore(cache);
   const theme = (await bundledThemes[THEME]()).default as unknown as ThemeRegistrationResolved;
   const start = async (): Promise<HighlighterCore> => (core ??= await createHighlighterCore({ themes: [theme], langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) }));
   const languageOf = async (language: string): Promise<string | undefined> => {
@@ -49,19 +48,14 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
   return {
     async ensure(language, code) {
       if (code.length > HIGHLIGHT_LIMIT) return undefined;
-      const file = cacheFile(cache, highlightKey(language, code));
-      const cached = readCached(file);
+      const key = highlightKey(language, code);
+      const cached = store.read(key);
       if (cached !== undefined) return cached;
       const loaded = await languageOf(language);
       if (loaded === undefined) return undefined;
       const { tokens } = (await start()).codeToTokens(code, { lang: loaded, theme: THEME });
       const html = tokens.map((line) => line.map((token) => `<span class="h-${colour(token.color)}${token.fontStyle && token.fontStyle & 1 ? ' hi' : ''}${token.fontStyle && token.fontStyle & 2 ? ' hb' : ''}">${escapeHtml(token.content)}</span>`).join('')).join('\n');
-      // The cache is disposable, so no fsync; a temporary name and a rename
-      // keep a reader from seeing half an entry.
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      const temporary = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(temporary, html);
-      fs.renameSync(temporary, file);
+      store.add(key, html);
       return html;
     },
     styleSheet() {
@@ -74,6 +68,7 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
       return `${[...colours].sort().map((value) => `.h-${colour(value)}{color:${value}}`).join('\n')}\n.hi{font-style:italic}\n.hb{font-weight:bold}\n`;
     },
     dispose() {
+      store.close();
       core?.dispose();
     },
   };
@@ -98,14 +93,6 @@ export function pageHighlighter(): Promise<Highlighter> {
   const cache = process.env[CACHE_VARIABLE];
   if (cache === undefined) throw new Error(`the site's pages are highlighted into a cache: set ${CACHE_VARIABLE} (the export stage does)`);
   return (shared ??= createHighlighter(cache));
-}
-
-function readCached(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 function colour(value: string | undefined): string {

@@ -24,7 +24,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cachedBlocks, CACHE_VARIABLE } from '../data/highlighted.ts';
+import { cachedBlocks, CACHE_VARIABLE, removeEarlierBlocks } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
 import { BUNDLE_VARIABLE, searchEntriesOf, SELECTION_VARIABLE, type SavedPlan, type SiteSelection } from '../data/site.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
@@ -68,6 +68,7 @@ export interface SiteOptions {
 
 export async function buildSite(bundle: string, out: string, cache: string, options: SiteOptions = {}): Promise<SiteResult> {
   const started = performance.now();
+  removeEarlierBlocks(cache);
   const entriesBefore = cachedBlocks(cache);
   const observer = options.observer ?? UNOBSERVED;
   const finished = options.inputs ? finishedPages(cache, options.inputs) : undefined;

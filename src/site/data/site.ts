@@ -17,6 +17,7 @@ import { anchorOf, conversationStructure, type ConversationStructure } from './s
 import type { EpochView, LinkView, StreamView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
+import { hasEnded } from '../../landing/process.ts';
 
 export const BUNDLE_VARIABLE = 'SESSIONIZER_SITE_BUNDLE';
 
@@ -56,7 +57,20 @@ const plans = new Map<string, SitePlan>();
 export const SELECTION_VARIABLE = 'SESSIONIZER_SITE_SELECTION';
 
 export interface SiteSelection {
-  readonly conversations: readonly { readonly id: string; readonly render: boolean; /** Where the plan of this conversation is saved or read. */ readonly plan: string }[];
+  readonly conversations: readonly SelectedConversation[];
+}
+
+export interface SelectedConversation {
+  readonly id: string;
+  readonly render: boolean;
+  /** Where the plan of this conversation is saved or read. */
+  readonly plan: string;
+  /**
+   * The process id of the other build that renders this conversation, when
+   * one does (build/site.ts shares the rendering out between builds): its
+   * plan is waited for rather than read at once.
+   */
+  readonly renderedBy?: number;
 }
 
 /** What is kept of a rendered conversation for builds that do not render it again. */
@@ -96,16 +110,16 @@ export function sitePlan(bundle = bundleOfBuild()): SitePlan {
   const pages: PagePlan[] = [];
   const selectionFile = process.env[SELECTION_VARIABLE];
   const selection: SiteSelection = selectionFile ? (JSON.parse(fs.readFileSync(selectionFile, 'utf8')) as SiteSelection) : { conversations: conversationsOfBundle(bundle).map((id) => ({ id, render: true, plan: '' })) };
+  // The conversations this build renders are planned first, and only then
+  // are the others' summaries read: those another build renders are saved by
+  // it as it plans them, at the same time as these.
+  const rendered = new Map<string, ConversationSummary>();
   for (const { id, render, plan: saved } of selection.conversations) {
-    if (!render) {
-      const kept = JSON.parse(fs.readFileSync(saved, 'utf8')) as SavedPlan;
-      conversations.push(kept.summary);
-      continue;
-    }
+    if (!render) continue;
     const conversation = loadConversation(bundle, id);
     const structure = conversationStructure(conversation, () => undefined);
     const plan = planConversation(conversation, structure);
-    conversations.push(plan.summary);
+    rendered.set(id, plan.summary);
     byId.set(id, plan);
     pages.push(...plan.pages);
     // The search index is written from the saved plans once the build is
@@ -123,12 +137,36 @@ export function sitePlan(bundle = bundleOfBuild()): SitePlan {
       const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
       fs.mkdirSync(path.dirname(saved), { recursive: true });
       fs.writeFileSync(searchEntriesOf(saved), searchScriptText(entries));
-      fs.writeFileSync(saved, `${JSON.stringify(kept)}\n`);
+      // Under a temporary name first: another build may be waiting for it.
+      fs.writeFileSync(`${saved}.${process.pid}.tmp`, `${JSON.stringify(kept)}\n`);
+      fs.renameSync(`${saved}.${process.pid}.tmp`, saved);
     }
   }
+  for (const selected of selection.conversations) conversations.push(rendered.get(selected.id) ?? savedPlan(selected).summary);
   const plan = { conversations, plans: byId, pages };
   plans.set(bundle, plan);
   return plan;
+}
+
+/** How often a build looks for a plan that another build is still making. */
+const PLAN_POLL_MS = 20;
+
+/**
+ * The saved plan of a conversation this build does not render: kept from an
+ * earlier build, or saved by the build that renders it now, which is waited
+ * for as long as it runs.
+ */
+function savedPlan({ id, plan, renderedBy }: SelectedConversation): SavedPlan {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
+    } catch (error) {
+      if (renderedBy === undefined || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (hasEnded(renderedBy)) throw new Error(`${plan}: the build that renders conversation ${id} (process ${renderedBy}) ended without saving its plan`);
+      Atomics.wait(pause, 0, 0, PLAN_POLL_MS);
+    }
+  }
 }
 
 function searchText(talk: TalkView): string {

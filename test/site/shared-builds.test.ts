@@ -1,0 +1,64 @@
+// The site's rendering is shared out between Astro builds that run at once
+// (build/site.ts): the lead renders the index and search pages from the plans
+// the others save. Whatever the sharing, the site is the same bytes; and a
+// build that fails stops the others, with its own error.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { writeExport } from '../../src/bundle/export.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { buildSite } from '../../src/site/build/site.ts';
+import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+
+const BUILD_ROOTS = fileURLToPath(new URL('../../node_modules/.cache/sessionizer-site/', import.meta.url));
+
+function filesOf(folder: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of fs.readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files.set(path.relative(folder, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8'));
+  }
+  return files;
+}
+
+async function exportOf(sessions: readonly string[]): Promise<string> {
+  const root = copyOfFixtures({ forFile: true });
+  const data = temporaryFolder({ forFile: true });
+  collectOnce(root, data);
+  for (const session of sessions) parseSession(data, session);
+  const out = path.join(temporaryFolder({ forFile: true }), 'export');
+  await writeExport(data, out, sessions);
+  return out;
+}
+
+describe('builds that share the rendering', () => {
+  it('give the bytes one build gives, and count the memory of all of them', { timeout: 180_000 }, async () => {
+    const out = await exportOf([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.workflow, FIXTURE_SESSIONS.compaction]);
+    const folder = temporaryFolder();
+    await buildSite(path.join(out, 'bundle'), path.join(folder, 'one'), path.join(folder, 'cache-one'), { builds: 1 });
+    const measured: number[] = [];
+    const shared = await buildSite(path.join(out, 'bundle'), path.join(folder, 'three'), path.join(folder, 'cache-three'), { builds: 3, observer: { step() {}, advance() {}, childMemory: (bytes) => void measured.push(bytes) } });
+    expect(shared.built).toBe(shared.pages);
+    const one = filesOf(path.join(folder, 'one'));
+    const three = filesOf(path.join(folder, 'three'));
+    expect([...three.keys()].sort()).toEqual([...one.keys()].sort());
+    for (const [file, text] of one) expect(three.get(file), file).toBe(text);
+    // Three processes, each with its own Astro: one sum, above what one of them holds.
+    expect(measured).toHaveLength(1);
+    expect(measured[0]).toBeGreaterThan(3 * 50 * 1024 * 1024);
+    // The index lists the conversations the other builds rendered.
+    expect(one.get('index.html')).toContain(FIXTURE_SESSIONS.workflow);
+  });
+
+  it('stop when one fails, with the error of the one that failed', { timeout: 180_000 }, async () => {
+    const out = await exportOf([FIXTURE_SESSIONS.rewind]);
+    // A conversation with no rounds weighs nothing, so the second build gets
+    // it, and fails; the lead would wait for its plan for ever.
+    fs.mkdirSync(path.join(out, 'bundle', '_conversations', 'no-rounds'));
+    const folder = temporaryFolder();
+    await expect(buildSite(path.join(out, 'bundle'), path.join(folder, 'site'), path.join(folder, 'cache'), { builds: 2 })).rejects.toThrow(/failed with exit code 1:[\s\S]*_conversations\/no-rounds: the conversation has no rounds/);
+    expect(fs.readdirSync(BUILD_ROOTS).filter((name) => name.startsWith(`astro-${process.pid}-`))).toEqual([]);
+  });
+});

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import tar from 'tar-stream';
-import { compress } from 'zstd-napi';
-import { archiveTime, writeArchive } from '../../src/bundle/archive.ts';
+import { compress, CompressStream } from 'zstd-napi';
+import { archiveTime, COMPRESSION_LEVEL, COMPRESSION_WORKERS, writeArchive } from '../../src/bundle/archive.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { exportedFixtures, temporaryFolder } from '../helpers.ts';
@@ -72,6 +72,52 @@ describe('the archive', () => {
     expect(spawnSync('tar', ['--zstd', '-xf', archive, '-C', target]).status).toBe(0);
     const check = spawnSync('sha256sum', ['-c', '--quiet', 'manifest-sha256.txt'], { cwd: path.join(target, 'export'), encoding: 'utf8' });
     expect([check.status, check.stdout]).toEqual([0, '']);
+  });
+
+  it('is the tar tar-stream packs and the frame zstd-napi streams, for long names and files larger than its buffer', async () => {
+    // The archive lays the tar out itself, in one buffer used again and
+    // again; it must stay the bytes tar-stream's pack and zstd-napi's stream
+    // made of the same files, which it replaced.
+    const folder = path.join(temporaryFolder(), 'export-like');
+    const deep = `${'a-folder-with-a-long-name/'.repeat(4)}file-with-a-long-name.txt`;
+    const deeper = `${'x'.repeat(120)}/${'y'.repeat(120)}/${'z'.repeat(40)}.txt`;
+    const files: [string, Buffer][] = [
+      ['empty', Buffer.alloc(0)],
+      ['one-block', Buffer.alloc(512, 'b')],
+      [deep, Buffer.from('under a ustar prefix')],
+      [deeper, Buffer.from('in a pax header')],
+      // Larger than the buffer, and not a whole number of blocks.
+      ['large/bytes', Buffer.from(Array.from({ length: (9 << 20) + 77 }, (_, index) => (index * 7919) % 251))],
+    ];
+    for (const [name, bytes] of files) {
+      fs.mkdirSync(path.dirname(path.join(folder, name)), { recursive: true });
+      fs.writeFileSync(path.join(folder, name), bytes);
+    }
+    const mtime = new Date(1_700_000_000_000);
+    const written = path.join(temporaryFolder(), 'written.tar.zst');
+    await writeArchive(folder, written, { mtime });
+
+    const pack = tar.pack();
+    const compressor = new CompressStream({ compressionLevel: COMPRESSION_LEVEL, checksumFlag: true, nbWorkers: COMPRESSION_WORKERS });
+    const chunks: Buffer[] = [];
+    compressor.on('data', (chunk: Buffer) => void chunks.push(chunk));
+    const done = new Promise<void>((resolve) => compressor.on('end', () => resolve()));
+    pack.pipe(compressor);
+    const common = { mtime, uid: 0, gid: 0, uname: '', gname: '' };
+    const folders = new Set(files.flatMap(([name]) => name.split('/').slice(0, -1).map((_, index, parts) => `${parts.slice(0, index + 1).join('/')}/`)));
+    const entries = [...[...folders].map((name) => ({ name, bytes: undefined as Buffer | undefined })), ...files.map(([name, bytes]) => ({ name, bytes }))].sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+    pack.entry({ ...common, name: 'export/', type: 'directory', mode: 0o755 });
+    for (const { name, bytes } of entries) {
+      if (bytes === undefined) pack.entry({ ...common, name: `export/${name}`, type: 'directory', mode: 0o755 });
+      else await new Promise<void>((resolve, reject) => pack.entry({ ...common, name: `export/${name}`, type: 'file', mode: 0o644, size: bytes.length }, bytes, (error) => (error ? reject(error) : resolve())));
+    }
+    pack.finalize();
+    await done;
+    expect(fs.readFileSync(written).equals(Buffer.concat(chunks))).toBe(true);
+    // And stock tools read it back.
+    const target = temporaryFolder();
+    expect(spawnSync('tar', ['--zstd', '-xf', written, '-C', target]).status).toBe(0);
+    for (const [name, bytes] of files) expect(fs.readFileSync(path.join(target, 'export', name)).equals(bytes), name).toBe(true);
   });
 
   it('accepts an export folder packed by GNU tar --zstd -c', async () => {

@@ -97,6 +97,10 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
   };
 }
 
+function sessionDataOf(landed: string): string {
+  return path.join(path.dirname(landed), sessionDataName(path.basename(landed)));
+}
+
 export function indexPath(data: string, session: string): string {
   return path.join(sessionFolder(data, session), INDEX_NAME);
 }
@@ -109,7 +113,9 @@ export function indexPath(data: string, session: string): string {
 export function loadSessionIndex(data: string, session: string, options: { persist?: boolean } = {}): SessionIndex {
   const landed = landedFilesOfSession(data, session);
   const throughSeq = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
-  const saved = options.persist === false ? undefined : readSavedIndex(indexPath(data, session), session);
+  // The .sd files are what the index is made from: one that is gone is not
+  // covered for by a saved index, but read, so that the parse fails naming it.
+  const saved = options.persist === false || !landed.every((file) => fs.existsSync(sessionDataOf(file.path))) ? undefined : readSavedIndex(indexPath(data, session), session);
   if (saved && saved.throughSeq === throughSeq) return saved;
   // A saved index that covers a prefix of what is landed now is extended by
   // the new files alone, so a round after one new line does not re-read every
@@ -118,7 +124,7 @@ export function loadSessionIndex(data: string, session: string, options: { persi
   const entries: IndexEntry[] = extendable ? [...saved.entries] : [];
   const files: { seq: number; digest: string }[] = extendable ? [...saved.files] : [];
   for (const file of extendable ? landed.slice(saved.files.length) : landed) {
-    const sessionData = path.join(path.dirname(file.path), sessionDataName(path.basename(file.path)));
+    const sessionData = sessionDataOf(file.path);
     const place = file.relative.split('/').slice(0, 2).join('/');
     let kind = '';
     for (const entry of readSessionData(sessionData)) {

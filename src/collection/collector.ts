@@ -33,7 +33,6 @@ import { cursorName, landedName, placeFolder, placePath, sessionFolder, sessionS
 import { readLines, withOpenFile } from '../landing/line-reader.ts';
 import { lockSession, SessionLockedError } from '../landing/lock.ts';
 import { listFolder, readSessionState, sessionStateText } from '../landing/session-state.ts';
-import { indexEntryOf, indexPath, indexText } from '../index/session-index.ts';
 import { deriveMissingSessionData, SessionDataWriter } from '../session-data/derive.ts';
 import { CommitBatch, CommitError } from './commit-batch.ts';
 import type { Adapter, CollectableSource, DiscoveredSession } from './source.ts';
@@ -200,11 +199,7 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     // and mending those would write the same `.sd` twice.
     const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
     const state = readSessionState(options.data, session.id);
-    // A session landed whole in this pass gets its index from the rows
-    // derived as it lands (index/session-index.ts); one that had landed files
-    // before has its index extended by the next parse, as always.
-    const index: SessionContext['index'] = state.nextSeq === 1 && options.deriveSessionData !== false ? { files: [], lines: [] } : undefined;
-    const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch, ...(index ? { index } : {}) };
+    const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
     const outcomes: SourceOutcome[] = [];
     const visited = new Set<string>();
     for (const source of session.sources) {
@@ -231,10 +226,6 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     if (!empty) {
       const next = { nextSeq: context.nextSeq, liveness: 'unknown', quietSince: newest > 0 ? new Date(newest).toISOString() : state.quietSince, lastScan: context.now().toISOString() } as const;
       batch.replace(sessionStatePath(options.data, session.id), sessionStateText(next));
-      // Replaced with the landed files it names: an index that names files
-      // not in place would only be rebuilt.
-      const through = index?.files.at(-1)?.seq;
-      if (index && through !== undefined) batch.replace(indexPath(options.data, session.id), indexText(session.id, through, index.files, index.lines));
     }
     const held = lock;
     return {
@@ -265,8 +256,6 @@ interface SessionContext extends CollectOptions {
   nextSeq: number;
   /** The session's landed files and cursors not yet committed. */
   readonly batch: CommitBatch;
-  /** The session's index, made as it lands, when it had nothing landed before: each finished file's digest and its entries. */
-  readonly index?: { readonly files: { seq: number; digest: string }[]; readonly lines: string[] };
 }
 
 function outcome(source: CollectableSource, status: SourceStatus, message?: string): SourceOutcome {
@@ -318,8 +307,6 @@ class Landing {
   private header: LandedHeader | undefined;
   private records = 0;
   private sourceBytes = 0;
-  /** The index entries of the open file, as lines, until it is finished. */
-  private indexLines: string[] = [];
   readonly files: LandedFileSummary[] = [];
   readonly problems: RecordProblem[] = [];
   problemCount = 0;
@@ -351,8 +338,7 @@ class Landing {
     for (const piece of recordLine(ord, offset, sha, encoding, bytes)) this.pending!.write(piece);
     this.records++;
     this.sourceBytes += bytes.length;
-    const row = this.sessionData?.add({ ord, off: offset, sha, encoding, payload: bytes }, this.records, value);
-    if (row && this.context.index) this.indexLines.push(JSON.stringify(indexEntryOf(this.header!.seq, placePath(this.source.place), this.header!.kind, row)));
+    this.sessionData?.add({ ord, off: offset, sha, encoding, payload: bytes }, this.records, value);
   }
 
   private problem(ord: number, offset: number, what: string): void {
@@ -408,12 +394,6 @@ class Landing {
     this.context.batch.replace(next.file, next.content);
     const file = path.relative(this.context.data, pending.target).split(path.sep).join('/');
     this.files.push({ seq, file, records: this.records, sourceBytes: this.sourceBytes, digest });
-    const index = this.context.index;
-    if (index && sessionData) {
-      index.files.push({ seq, digest });
-      for (const line of this.indexLines) index.lines.push(line);
-    }
-    this.indexLines = [];
     if (sessionData) for (const [why, count] of sessionData.report.unknownShapes) this.unknownShapes.set(why, (this.unknownShapes.get(why) ?? 0) + count);
     this.records = 0;
     this.sourceBytes = 0;
@@ -422,7 +402,6 @@ class Landing {
   }
 
   abandon(): void {
-    this.indexLines = [];
     this.pending?.abandon();
     this.sessionData?.file.abandon();
     this.pending = undefined;

@@ -133,11 +133,9 @@ export class SessionDataWriter {
     this.file.write(this.derivation.headerLine(DIGEST_NOT_YET_KNOWN));
   }
 
-  /** One landed record, at its row of the landed file; returns the row. `parsed` is its payload already parsed as JSON, when the caller did that. */
-  add(record: LandedRecord, row: number, parsed?: unknown): SessionDataRow {
-    const derived = this.derivation.row(record, row, parsed);
-    for (const piece of derived.line) this.file.write(piece);
-    return derived.row;
+  /** One landed record, at its row of the landed file. `parsed` is its payload already parsed as JSON, when the caller did that. */
+  add(record: LandedRecord, row: number, parsed?: unknown): void {
+    for (const piece of this.derivation.row(record, row, parsed).line) this.file.write(piece);
   }
 
   /** Puts the landed file's digest into the header; the file is then ready to be flushed and placed. */

@@ -5,7 +5,6 @@ import { removeDuplicates } from '../../src/assembly/duplicates.ts';
 import { partitionStreams } from '../../src/assembly/streams.ts';
 import { joinTools } from '../../src/assembly/tools.ts';
 import { indexPath, loadSessionIndex, type IndexEntry } from '../../src/index/session-index.ts';
-import { landedFilesOfSession } from '../../src/landing/session-state.ts';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
@@ -29,32 +28,6 @@ function stages(session: string) {
 }
 
 describe('the index', () => {
-  it('is written by the collection that lands a session whole, as the bytes a rebuild from every .sd gives, and not by a later one', () => {
-    const root = copyOfFixtures();
-    const data = temporaryFolder();
-    collectOnce(root, data);
-    const sessions = Object.values(FIXTURE_SESSIONS).filter((session) => fs.existsSync(indexPath(data, session)));
-    // Every fixture session with landed files, the empty one aside.
-    expect(sessions.length).toBe(Object.keys(FIXTURE_SESSIONS).length - 1);
-    for (const session of sessions) {
-      const written = fs.readFileSync(indexPath(data, session), 'utf8');
-      fs.rmSync(indexPath(data, session));
-      loadSessionIndex(data, session);
-      expect(fs.readFileSync(indexPath(data, session), 'utf8'), session).toBe(written);
-    }
-    // A pass that lands more of a session leaves its index to the next parse, which extends it.
-    const before = fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.rewind), 'utf8');
-    fs.appendFileSync(`${root}/-home-user-fixtures-rewind/${FIXTURE_SESSIONS.rewind}.jsonl`, '{"type":"user","uuid":"new-2","message":{"role":"user","content":"more"}}\n');
-    collectOnce(root, data);
-    expect(fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.rewind), 'utf8')).toBe(before);
-    expect(loadSessionIndex(data, FIXTURE_SESSIONS.rewind).entries.at(-1)).toMatchObject({ id: 'new-2', row: 1 });
-    // A saved index does not cover for a .sd that is gone: it is read, and its absence named.
-    const [first] = landedFilesOfSession(data, FIXTURE_SESSIONS.compaction);
-    const sessionData = first!.path.replace(/\.jsonl$/, '.sd');
-    fs.rmSync(sessionData);
-    expect(() => loadSessionIndex(data, FIXTURE_SESSIONS.compaction)).toThrow(sessionData);
-  });
-
   it('holds identifiers only, is saved, and is rebuilt the same when deleted', () => {
     const first = loadSessionIndex(data, FIXTURE_SESSIONS.parallelForked);
     const saved = fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.parallelForked), 'utf8');

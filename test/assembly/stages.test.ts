@@ -5,6 +5,7 @@ import { removeDuplicates } from '../../src/assembly/duplicates.ts';
 import { partitionStreams } from '../../src/assembly/streams.ts';
 import { joinTools } from '../../src/assembly/tools.ts';
 import { indexPath, loadSessionIndex, type IndexEntry } from '../../src/index/session-index.ts';
+import { landedFilesOfSession } from '../../src/landing/session-state.ts';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
@@ -28,6 +29,18 @@ function stages(session: string) {
 }
 
 describe('the index', () => {
+  it('never covers for a .sd that is gone: the .sd is read, and its absence named', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    loadSessionIndex(data, FIXTURE_SESSIONS.compaction);
+    expect(fs.existsSync(indexPath(data, FIXTURE_SESSIONS.compaction))).toBe(true);
+    const [first] = landedFilesOfSession(data, FIXTURE_SESSIONS.compaction);
+    const sessionData = first!.path.replace(/\.jsonl$/, '.sd');
+    fs.rmSync(sessionData);
+    expect(() => loadSessionIndex(data, FIXTURE_SESSIONS.compaction)).toThrow(sessionData);
+  });
+
   it('holds identifiers only, is saved, and is rebuilt the same when deleted', () => {
     const first = loadSessionIndex(data, FIXTURE_SESSIONS.parallelForked);
     const saved = fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.parallelForked), 'utf8');

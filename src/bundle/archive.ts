@@ -73,11 +73,11 @@ function removeAbandonedArchives(archive: string): void {
 }
 
 /** The archive's one mtime: SOURCE_DATE_EPOCH, else the newest landed file's time. */
-export function archiveTime(exportFolder: string, environment: NodeJS.ProcessEnv = process.env): Date {
+export function archiveTime(exportFolder: string, environment: NodeJS.ProcessEnv = process.env, files: readonly string[] = exportFiles(exportFolder).files): Date {
   const epoch = environment.SOURCE_DATE_EPOCH;
   if (epoch !== undefined && /^\d+$/.test(epoch)) return new Date(Number(epoch) * 1000);
   let newest = 0;
-  for (const file of exportFiles(exportFolder).files) {
+  for (const file of files) {
     const parsed = parseLandedName(path.basename(file));
     if (!parsed) continue;
     const time = Date.parse(parsed.time.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})/, '$1-$2-$3T$4:$5:$6'));
@@ -87,10 +87,10 @@ export function archiveTime(exportFolder: string, environment: NodeJS.ProcessEnv
 }
 
 export async function writeArchive(exportFolder: string, archive: string, options: { mtime?: Date; observer?: StepObserver } = {}): Promise<{ archive: string; bytes: number; entries: number }> {
-  const mtime = options.mtime ?? archiveTime(exportFolder);
   const observer = options.observer ?? UNOBSERVED;
   observer.step('archive');
   const { files, strange } = exportFiles(exportFolder);
+  const mtime = options.mtime ?? archiveTime(exportFolder, process.env, files);
   if (strange.length > 0) throw new Error(`${exportFolder}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
   const folders = new Set<string>();
   for (const file of files) for (let at = path.posix.dirname(file); at !== '.'; at = path.posix.dirname(at)) folders.add(at);
@@ -119,7 +119,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
       }
       // Reading and compressing are synchronous; the command's other work
       // (the removal of the replaced export, signals, progress) gets a turn.
-      if (tar.flushed) await nextTurn();
+      if (tar.sentSinceAsked()) await nextTurn();
     }
     tar.end();
     output.end();
@@ -145,12 +145,12 @@ export async function writeArchive(exportFolder: string, archive: string, option
 class TarWriter {
   private readonly staging = Buffer.allocUnsafe(STAGING_BYTES);
   private used = 0;
-  /** Whether the buffer went to the compressor since this was last read. */
   private sent = false;
 
   constructor(private readonly output: CompressedFile) {}
 
-  get flushed(): boolean {
+  /** Whether the buffer went to the compressor since the last time this was asked. */
+  sentSinceAsked(): boolean {
     const sent = this.sent;
     this.sent = false;
     return sent;
@@ -184,13 +184,13 @@ class TarWriter {
 
   /** The two zero blocks that end a tar, then everything to the compressor. */
   end(): void {
-    this.put(Buffer.alloc(1024));
+    this.put(ZERO_BLOCKS);
     this.send();
   }
 
   private pad(size: number): void {
     const rest = size % 512;
-    if (rest > 0) this.put(Buffer.alloc(512 - rest));
+    if (rest > 0) this.put(ZERO_BLOCKS.subarray(0, 512 - rest));
   }
 
   private put(bytes: Buffer): void {
@@ -209,6 +209,9 @@ class TarWriter {
     this.sent = true;
   }
 }
+
+/** Two zero blocks: a tar's end, and the source of every entry's padding. */
+const ZERO_BLOCKS = Buffer.alloc(1024);
 
 /** How much of the tar is laid out before it goes to the compressor. */
 const STAGING_BYTES = 8 << 20;

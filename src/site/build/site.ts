@@ -152,7 +152,7 @@ async function render(bundle: string, out: string, cache: string, finished: read
     for (const { group, output } of helperBuilds) {
       for (const selected of conversations) {
         if (!group.has(selected.id)) continue;
-        for (const page of (JSON.parse(fs.readFileSync(selected.plan, 'utf8')) as SavedPlan).pages) moveFile(path.join(output, page), path.join(out, page));
+        for (const page of (JSON.parse(fs.readFileSync(selected.plan, 'utf8')) as SavedPlan).pages) linkOrCopy(output, out, page);
       }
     }
     writeSearchIndex(path.join(out, 'search-index.js'), conversations.map(({ plan }) => plan));
@@ -357,8 +357,8 @@ function filesUnder(folder: string): string[] {
  * far; the first group is the lead's. Unless told otherwise, one build per
  * core, up to MOST_BUILDS, but no more than one per BYTES_PER_BUILD of
  * bundle to render: each build starts on its own (Astro's import and Vite's
- * build of the page code, 4 s and 5.7 s of CPU, 280 MB), and on 2 cores two
- * starts at once take about twice as long as one.
+ * build of the page code: a build of one small conversation took 4.1 s,
+ * 5.7 s of CPU and 280 MB).
  */
 function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): Set<string>[] {
   const weighed = ids.map((id) => ({ id, bytes: bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)) }));
@@ -377,37 +377,16 @@ function shareOut(bundle: string, ids: readonly string[], builds: number | undef
  * How much bundle a build must render to be worth its start. Measured on 2
  * cores, the site of the 20 MB benchmark corpus (42 MB of bundle) took
  * 9.2-9.5 s in two builds against 7.0-7.3 s in one, and that of the 200 MB
- * corpus (381 MB) 24.1-24.6 s against 26.2-31.0 s: two builds pay off from
- * about 10 s of rendering, some 160 MB.
+ * corpus (381 MB) 24.1-24.6 s against 26.2-31.0 s. Where between the two
+ * sizes two builds start to pay off was not measured; this puts the second
+ * build at 192 MB.
  */
 const BYTES_PER_BUILD = 96 * 1024 * 1024;
 /** Builds at once, at most: each holds its own Astro, Vite and the conversation it renders. */
 const MOST_BUILDS = 4;
 
 function bytesUnder(folder: string): number {
-  let bytes = 0;
-  for (const entry of listFolderEntries(folder)) bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
-  return bytes;
-}
-
-function listFolderEntries(folder: string): fs.Dirent[] {
-  try {
-    return fs.readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-}
-
-/** Moves a file another build wrote into the site: renamed where the two are on one file system, else copied. */
-function moveFile(from: string, to: string): void {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  try {
-    fs.renameSync(from, to);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    fs.copyFileSync(from, to);
-  }
+  return fs.existsSync(folder) ? filesUnder(folder).reduce((bytes, file) => bytes + fs.statSync(file).size, 0) : 0;
 }
 
 interface Child {

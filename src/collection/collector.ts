@@ -326,7 +326,7 @@ class Landing {
     const sha = digestOf(bytes);
     // When the `.sd` is derived in the same pass, its converter parses every
     // record anyway, so that one parse also decides whether the record is JSON.
-    const { encoding, value } = this.sessionData ? parsedPayloadOf(bytes) : { encoding: encodingFor(bytes), value: undefined };
+    const { encoding, parsed } = this.sessionData ? parsedPayloadOf(bytes) : { encoding: encodingFor(bytes), parsed: undefined };
     if (encoding === 'base64') this.problem(ord, offset, 'not valid UTF-8; landed as base64');
     // A document that is JSON spread over lines (a pretty-printed sidecar, or
     // one ending in a newline) is encoded only to fit one envelope line; that
@@ -338,7 +338,7 @@ class Landing {
     for (const piece of recordLine(ord, offset, sha, encoding, bytes)) this.pending!.write(piece);
     this.records++;
     this.sourceBytes += bytes.length;
-    this.sessionData?.add({ ord, off: offset, sha, encoding, payload: bytes }, this.records, value);
+    this.sessionData?.add({ ord, off: offset, sha, encoding, payload: bytes }, this.records, parsed);
   }
 
   private problem(ord: number, offset: number, what: string): void {

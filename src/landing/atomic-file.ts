@@ -66,15 +66,16 @@ export class PendingFile {
     return this.written + this.staged;
   }
 
-  write(chunk: Buffer | string): void {
+  /** `encoding` is how a string is written: 'latin1' writes a string of bytes (see ParsedPayload in landed-file.ts) as those bytes. */
+  write(chunk: Buffer | string, encoding: 'utf8' | 'latin1' = 'utf8'): void {
     const staging = this.staging;
     if (!staging) throw new Error(`${this.target}: written to after it was sealed`);
     if (typeof chunk === 'string') {
-      if (chunk.length * 3 <= BATCH - this.staged) {
-        this.staged += staging.write(chunk, this.staged, 'utf8');
+      if (chunk.length * (encoding === 'utf8' ? 3 : 1) <= BATCH - this.staged) {
+        this.staged += staging.write(chunk, this.staged, encoding);
         return;
       }
-      chunk = Buffer.from(chunk, 'utf8');
+      chunk = Buffer.from(chunk, encoding);
     }
     if (chunk.length <= BATCH - this.staged) {
       this.staged += chunk.copy(staging, this.staged);

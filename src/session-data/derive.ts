@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
 import { sourceSpansOf } from '../landing/json-text.ts';
-import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
+import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord, type ParsedPayload } from '../landing/landed-file.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
@@ -27,8 +27,10 @@ export interface Converter {
    * `parsed` is the payload already parsed as JSON when the caller has done
    * that, so that no record is parsed twice. The converter must not change
    * it: the row's text copies the source bytes of the parsed objects it holds.
+   * When its strings are bytes (ParsedPayload), so must be every string of
+   * the row: the row is then written as Latin-1.
    */
-  convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: unknown): SessionDataRow;
+  convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: ParsedPayload): SessionDataRow;
 }
 
 export interface DerivationReport {
@@ -95,26 +97,31 @@ export class SessionDataDerivation {
 
   /**
    * The row of one landed record at its row of the landed file, and its line
-   * in pieces of text and source bytes. `parsed` is its payload already
-   * parsed as JSON, when the caller did that.
+   * in pieces of text and source bytes, with the encoding that writes the
+   * text pieces. `parsed` is its payload already parsed as JSON, when the
+   * caller did that; when its strings are bytes, so are the row's.
    */
-  row(record: LandedRecord, row: number, parsed?: unknown): { row: SessionDataRow; line: readonly (string | Buffer)[] } {
+  row(record: LandedRecord, row: number, parsed?: ParsedPayload): { row: SessionDataRow; line: readonly (string | Buffer)[]; encoding: 'utf8' | 'latin1' } {
     const plain = this.converter.convert(record, this.header, row, parsed);
+    const encoding = parsed?.stringsAsBytes ? 'latin1' : 'utf8';
     // The converter knows the runtime; what a redaction took out is known
     // here, from the landed line, whatever the runtime.
     const converted = record.redacted !== undefined ? markRedactedParts(plain) : plain;
     this.rows++;
     for (const part of converted.parts) {
       this.parts[part.k] = (this.parts[part.k] ?? 0) + 1;
-      if (part.k === 'unknown') this.unknownShapes.set(part.why, (this.unknownShapes.get(part.why) ?? 0) + 1);
+      if (part.k === 'unknown') {
+        const why = encoding === 'latin1' ? Buffer.from(part.why, 'latin1').toString('utf8') : part.why;
+        this.unknownShapes.set(why, (this.unknownShapes.get(why) ?? 0) + 1);
+      }
     }
     for (const drop of converted.dropped ?? []) this.droppedBytes += drop.bytes;
     if (parsed !== undefined && record.encoding === 'raw' && record.redacted === undefined) {
       // The parsed value and the bytes it came from are both at hand: the
       // row's large pieces are copied from those bytes (row-text.ts).
-      return { row: converted, line: rowLinePieces(converted, sourceSpansOf(record.payload, parsed, piecesOf(converted))) };
+      return { row: converted, line: rowLinePieces(converted, sourceSpansOf(record.payload, parsed.value, piecesOf(converted))), encoding };
     }
-    return { row: converted, line: [`${JSON.stringify(converted)}\n`] };
+    return { row: converted, line: [`${JSON.stringify(converted)}\n`], encoding };
   }
 }
 
@@ -134,8 +141,9 @@ export class SessionDataWriter {
   }
 
   /** One landed record, at its row of the landed file. `parsed` is its payload already parsed as JSON, when the caller did that. */
-  add(record: LandedRecord, row: number, parsed?: unknown): void {
-    for (const piece of this.derivation.row(record, row, parsed).line) this.file.write(piece);
+  add(record: LandedRecord, row: number, parsed?: ParsedPayload): void {
+    const { line, encoding } = this.derivation.row(record, row, parsed);
+    for (const piece of line) this.file.write(piece, encoding);
   }
 
   /** Puts the landed file's digest into the header; the file is then ready to be flushed and placed. */

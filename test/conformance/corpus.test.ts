@@ -9,8 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { claudeCodeConverter } from '../../src/adapters/claude-code/convert.ts';
 import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
 import { isSessionId } from '../../src/adapters/claude-code/identifiers.ts';
+import { SessionDataDerivation } from '../../src/session-data/derive.ts';
 import { stableUuid } from '../../scripts/claude-code-records.ts';
 import { collectOnce, completeLines, landedOf, sessionDataOf, temporaryFolder } from '../helpers.ts';
 import { filesUnder } from '../../scripts/files-under.ts';
@@ -67,6 +69,15 @@ describe.skipIf(!present)('conformance on ../shared/corpus', () => {
       for (const file of landed) {
         const { rows } = sessionDataOf(file.path);
         expect(rows.length, file.relative).toBe(file.records.length);
+        // Collection parses most records as strings of bytes; derived again
+        // from the landed file as text, as verification does, every row must
+        // be the same bytes.
+        const written = completeLines(file.path.replace(/\.jsonl$/, '.sd')).slice(1);
+        const derivation = new SessionDataDerivation(file.header, claudeCodeConverter, path.basename(file.path));
+        file.records.forEach((record, index) => {
+          const { line } = derivation.row(record, index + 1);
+          expect(written[index]!.toString('utf8'), `${file.relative} row ${index + 1}`).toBe(line.join('').slice(0, -1));
+        });
         for (const row of rows) {
           for (const part of row.parts) if (part.k === 'unknown') unknownShapes[part.why] = (unknownShapes[part.why] ?? 0) + 1;
         }

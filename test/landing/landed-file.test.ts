@@ -47,9 +47,31 @@ describe('the landed envelope', () => {
     for (const source of sources) {
       const parsed = parsedPayloadOf(source);
       expect(parsed.encoding, source.toString('base64')).toBe(encodingFor(source));
-      if (parsed.encoding === 'raw') expect(parsed.value).toEqual(JSON.parse(source.toString('utf8')));
-      else expect(parsed.value).toBeUndefined();
+      if (parsed.encoding !== 'raw') {
+        expect(parsed.parsed).toBeUndefined();
+        continue;
+      }
+      // Strings of bytes, read back as UTF-8, are the text JSON.parse gives.
+      const asText = (value: unknown): unknown =>
+        typeof value === 'string' && parsed.parsed!.stringsAsBytes ? Buffer.from(value, 'latin1').toString('utf8')
+        : Array.isArray(value) ? value.map(asText)
+        : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).map(([key, item]) => [asText(key), asText(item)]))
+        : value;
+      expect(asText(parsed.parsed!.value)).toEqual(JSON.parse(source.toString('utf8')));
     }
+  });
+
+  it('parses a line as bytes unless it escapes a character beyond ASCII', () => {
+    const bytesOf = (text: string) => parsedPayloadOf(Buffer.from(text, 'utf8')).parsed!;
+    // é is two bytes; as a string of bytes it is two characters.
+    expect(bytesOf('{"t":"é"}')).toEqual({ value: { t: '\xc3\xa9' }, stringsAsBytes: true });
+    // An escape of a control character is the same character either way.
+    expect(bytesOf('{"t":"\\u001b[0mé"}')).toEqual({ value: { t: '\x1b[0m\xc3\xa9' }, stringsAsBytes: true });
+    // \u00e9 names é, not a byte: the line is read as text.
+    expect(bytesOf('{"t":"\\u00e9 é"}')).toEqual({ value: { t: 'é é' }, stringsAsBytes: false });
+    expect(bytesOf('{"t":"\\u2028"}').stringsAsBytes).toBe(false);
+    // An escaped backslash before a u is not an escape; reading it as text is only slower.
+    expect(bytesOf('{"t":"\\\\u2028"}')).toEqual({ value: { t: '\\u2028' }, stringsAsBytes: false });
   });
 
   it('reads a landed file back as its header and records, and names the file and line of a malformed one', () => {

@@ -15,7 +15,7 @@
 // The converter never throws: a record it cannot read is still evidence, with
 // a known position and kept bytes, and becomes a row with one `unknown` part.
 
-import type { LandedHeader, LandedRecord } from '../../landing/landed-file.ts';
+import type { LandedHeader, LandedRecord, ParsedPayload } from '../../landing/landed-file.ts';
 import type { Producer, RecordFlag, Trigger } from '../../model/vocabulary.ts';
 import type { Converter } from '../../session-data/derive.ts';
 import type { Dropped, MediaPart, Part, ResultPart, SessionDataRow, Usage } from '../../session-data/format.ts';
@@ -27,17 +27,24 @@ type Json = Record<string, unknown>;
 
 export const claudeCodeConverter: Converter = { dialect: DIALECT, convert };
 
-function convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: unknown): SessionDataRow {
+// Whether the strings of the record being converted hold UTF-8 bytes, one
+// character per byte (ParsedPayload): the row's strings must then be bytes
+// too, and a string's UTF-8 length is its length. Set by each call of
+// convert, which runs to its end before the next.
+let stringsAsBytes = false;
+
+function convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: ParsedPayload): SessionDataRow {
+  stringsAsBytes = parsed?.stringsAsBytes ?? false;
   if (header.kind === 'workflow_script') {
     // A script is a program. It is kept whole as data, readable, and not
     // mistaken for anything a person or a model wrote.
-    const text = record.encoding === 'base64' ? undefined : record.payload.toString('utf8');
+    const text = record.encoding === 'base64' ? undefined : payloadText(record);
     if (text === undefined) return unreadable(row, record, 'the script is not valid UTF-8');
     return { row, ...(header.run !== undefined ? { batch: header.run } : {}), from: 'runtime', flags: ['structural'], parts: [{ k: 'data', state: 'available', bytes: record.payload.length, data: text }] };
   }
   if (record.encoding === 'base64') return unreadable(row, record, 'the record is not valid UTF-8');
-  let value = parsed;
-  if (value === undefined) {
+  let value = parsed?.value;
+  if (parsed === undefined) {
     try {
       value = JSON.parse(record.payload.toString('utf8'));
     } catch {
@@ -58,7 +65,7 @@ function convert(record: LandedRecord, header: LandedHeader, row: number, parsed
 }
 
 function unreadable(row: number, record: LandedRecord, why: string): SessionDataRow {
-  const raw = record.encoding === 'base64' ? record.payload.toString('base64') : record.payload.toString('utf8');
+  const raw = record.encoding === 'base64' ? record.payload.toString('base64') : payloadText(record);
   return {
     row,
     from: 'runtime',
@@ -311,7 +318,7 @@ function mediaPart(block: Json): MediaPart {
   return {
     k: 'media',
     state: data !== undefined ? 'available' : 'unavailable',
-    bytes: data !== undefined ? Buffer.byteLength(data, 'base64') : 0,
+    bytes: data !== undefined ? Buffer.byteLength(characters(data), 'base64') : 0,
     media_type: text(source.media_type) ?? 'application/octet-stream',
     ...(data !== undefined ? { data } : {}),
   };
@@ -328,7 +335,7 @@ function notificationOf(parts: Part[]): { tool?: string; child?: string } {
     const tool = between(part.text, '<tool-use-id>', '</tool-use-id>');
     let child: string | undefined;
     for (const match of part.text.matchAll(/<task-id>([^<]*)<\/task-id>/g)) {
-      const id = match[1]!.trim();
+      const id = trimmed(match[1]!);
       if (isAgentId(id)) {
         child = id;
         break;
@@ -344,7 +351,7 @@ function between(whole: string, open: string, close: string): string | undefined
   if (start < 0) return undefined;
   const end = whole.indexOf(close, start + open.length);
   if (end < 0) return undefined;
-  return whole.slice(start + open.length, end).trim() || undefined;
+  return trimmed(whole.slice(start + open.length, end)) || undefined;
 }
 
 // The cause sits on the record and, for a large share, only on the
@@ -513,7 +520,24 @@ function whole(value: unknown): number | undefined {
 }
 
 function byteLength(value: string): number {
-  return Buffer.byteLength(value, 'utf8');
+  return stringsAsBytes ? value.length : Buffer.byteLength(value, 'utf8');
+}
+
+// The record's whole text, in the form of the row's other strings.
+function payloadText(record: LandedRecord): string {
+  return record.payload.toString(stringsAsBytes ? 'latin1' : 'utf8');
+}
+
+// The text a string holds, whichever form it is in.
+function characters(value: string): string {
+  return stringsAsBytes && !/^[\x00-\x7f]*$/.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value;
+}
+
+// Only ASCII white space is taken off: trim() also takes characters such as
+// U+00A0, which in a string of bytes is the last byte of a character like à,
+// and the same record must give the same row in either form.
+function trimmed(value: string): string {
+  return value.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
 }
 
 function jsonBytes(value: unknown): number {

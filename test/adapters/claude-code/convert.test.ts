@@ -1,4 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { claudeCodeConverter } from '../../../src/adapters/claude-code/convert.ts';
+import { digestOf, parsedPayloadOf, type LandedHeader, type LandedRecord } from '../../../src/landing/landed-file.ts';
+import { SessionDataDerivation } from '../../../src/session-data/derive.ts';
 import type { SessionDataRow } from '../../../src/session-data/format.ts';
 import { FIXTURE_AGENTS, FIXTURE_RUN, FIXTURE_SESSIONS } from '../../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, landedOf, sessionDataOf, temporaryFolder } from '../../helpers.ts';
@@ -147,5 +150,46 @@ describe('Claude Code records as .sd', () => {
     const result = rows(FIXTURE_SESSIONS.hugeLine).flatMap((row) => row.parts).find((part) => part.k === 'result')!;
     expect(result.state).toBe('available');
     expect(result.bytes).toBeGreaterThan(750_000);
+  });
+});
+
+describe('a record whose strings are bytes', () => {
+  // Collection parses most lines as strings of UTF-8 bytes (ParsedPayload in
+  // landed-file.ts); verification parses them as text. Both must write the
+  // same row, byte for byte, or a deep verify would fail a good export.
+  const header: LandedHeader = { h: 1, seq: 1, at: '2026-03-01T10:00:00.000Z', kind: 'transcript', adapter: 'claude-code', src: 'x.jsonl', session: 's', stream: 'main', state: 'available' };
+  const records: unknown[] = [
+    { type: 'user', uuid: 'u1', message: { role: 'user', content: 'héllo → 日本語 🎉 and a long enough text to be copied from its source bytes, surely' } },
+    { type: 'user', uuid: 'u2', message: { role: 'user', content: [{ type: 'text', text: 'à' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=é' } }] } },
+    { type: 'assistant', uuid: 'a1', message: { id: 'm1', model: 'm', content: [{ type: 'thinking', thinking: 'pensée', signature: 'sïg' }, { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo "ünïcode" \u001b[0m', clé: 'valeur' } }] } },
+    { type: 'user', uuid: 'u3', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'sortie ✓' }, { type: 'tool_reference', nom: 'é' }] }] }, toolUseResult: { stdout: 'sortie ✓', stderr: '' } },
+    { type: 'user', uuid: 'u4', message: { role: 'user', content: '<task-notification><tool-use-id> toolu_2à</tool-use-id><task-id>a0123456789abcdef0</task-id></task-notification>' } },
+    { type: 'assistant', uuid: 'a2', message: { id: 'm2', content: [{ type: 'bloc_inconnu_é', données: [1, 2] }] } },
+    { type: 'progress', uuid: 'p1', données: { étape: 'un', 'clé longue avec des accents pour dépasser le seuil': 'x'.repeat(80) } },
+    { type: 'summary', summary: '要約', leafUuid: 'a2' },
+  ];
+
+  it('writes the same row as when its strings are text', () => {
+    let bytesRows = 0;
+    for (const [index, value] of records.entries()) {
+      const payload = Buffer.from(JSON.stringify(value), 'utf8');
+      const record: LandedRecord = { ord: index + 1, off: 0, sha: digestOf(payload), encoding: 'raw', payload };
+      const parsed = parsedPayloadOf(payload).parsed!;
+      if (parsed.stringsAsBytes) bytesRows++;
+      const asBytes = new SessionDataDerivation(header, claudeCodeConverter, 'x.jsonl').row(record, index + 1, parsed);
+      const asText = new SessionDataDerivation(header, claudeCodeConverter, 'x.jsonl').row(record, index + 1);
+      const written = (line: readonly (string | Buffer)[], encoding: 'utf8' | 'latin1') => Buffer.concat(line.map((piece) => (typeof piece === 'string' ? Buffer.from(piece, encoding) : piece))).toString('utf8');
+      expect(asBytes.encoding).toBe('latin1');
+      expect(written(asBytes.line, asBytes.encoding), JSON.stringify(value)).toBe(written(asText.line, asText.encoding));
+      expect(written(asText.line, 'utf8')).toBe(`${JSON.stringify(asText.row)}\n`);
+    }
+    expect(bytesRows).toBe(records.length);
+  });
+
+  it('reports an unknown shape by its text, not its bytes', () => {
+    const payload = Buffer.from(JSON.stringify(records[5]), 'utf8');
+    const derivation = new SessionDataDerivation(header, claudeCodeConverter, 'x.jsonl');
+    derivation.row({ ord: 1, off: 0, sha: digestOf(payload), encoding: 'raw', payload }, 1, parsedPayloadOf(payload).parsed);
+    expect([...derivation.unknownShapes.keys()]).toEqual(['block type "bloc_inconnu_é" is not one this adapter describes']);
   });
 });

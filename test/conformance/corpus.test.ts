@@ -76,7 +76,7 @@ describe.skipIf(!present)('conformance on ../shared/corpus', () => {
         const derivation = new SessionDataDerivation(file.header, claudeCodeConverter, path.basename(file.path));
         file.records.forEach((record, index) => {
           const { line } = derivation.row(record, index + 1);
-          expect(written[index]!.toString('utf8'), `${file.relative} row ${index + 1}`).toBe(line.join('').slice(0, -1));
+          expect(written[index]!.toString('utf8'), `${file.relative} row ${index + 1}`).toBe(line.slice(0, -1));
         });
         for (const row of rows) {
           for (const part of row.parts) if (part.k === 'unknown') unknownShapes[part.why] = (unknownShapes[part.why] ?? 0) + 1;

@@ -178,7 +178,7 @@ describe('a record whose strings are bytes', () => {
       if (parsed.stringsAsBytes) bytesRows++;
       const asBytes = new SessionDataDerivation(header, claudeCodeConverter, 'x.jsonl').row(record, index + 1, parsed);
       const asText = new SessionDataDerivation(header, claudeCodeConverter, 'x.jsonl').row(record, index + 1);
-      const written = (line: readonly (string | Buffer)[], encoding: 'utf8' | 'latin1') => Buffer.concat(line.map((piece) => (typeof piece === 'string' ? Buffer.from(piece, encoding) : piece))).toString('utf8');
+      const written = (line: string, encoding: 'utf8' | 'latin1') => Buffer.from(line, encoding).toString('utf8');
       expect(asBytes.encoding).toBe('latin1');
       expect(written(asBytes.line, asBytes.encoding), JSON.stringify(value)).toBe(written(asText.line, asText.encoding));
       expect(written(asText.line, 'utf8')).toBe(`${JSON.stringify(asText.row)}\n`);

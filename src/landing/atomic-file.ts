@@ -66,7 +66,7 @@ export class PendingFile {
     return this.written + this.staged;
   }
 
-  /** `encoding` is how a string is written: 'latin1' writes a string of bytes (see ParsedPayload in landed-file.ts) as those bytes. */
+  /** `encoding` is how a string is written: 'latin1' writes a string of bytes (see ParsedJson in json-text.ts) as those bytes. */
   write(chunk: Buffer | string, encoding: 'utf8' | 'latin1' = 'utf8'): void {
     const staging = this.staging;
     if (!staging) throw new Error(`${this.target}: written to after it was sealed`);

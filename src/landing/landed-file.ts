@@ -29,7 +29,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { isAscii, isUtf8 } from 'node:buffer';
 import { borrowBuffer, giveBack } from './buffer-pool.ts';
-import { isJsonText } from './json-text.ts';
+import { isJsonText, parseJsonBytes, type ParsedJson } from './json-text.ts';
 import { readLines } from './line-reader.ts';
 
 export const ENVELOPE_VERSION = 1;
@@ -120,59 +120,21 @@ export function encodingFor(bytes: Buffer): PayloadEncoding {
 }
 
 /**
- * A record's payload parsed as JSON, for the adapter's converter.
- *
- * When `stringsAsBytes` is true, every string in `value` holds the UTF-8
- * bytes of its text, one character per byte: it is what JSON.parse gives for
- * the bytes read as Latin-1. Reading them as UTF-8 instead makes a string of
- * two-byte characters from any line with one character beyond ASCII, and
- * JSON.parse of that is slow: over the 200 MB benchmark corpus, where 72% of
- * the bytes are in such lines, decoding and parsing took 1.5 s as UTF-8
- * against 0.65 s as Latin-1. A string of bytes measures its UTF-8 length as
- * its length, and written back as Latin-1 it is exactly its UTF-8 bytes.
- *
- * An escape of a character beyond ASCII (\u00e9) would put a character into
- * such a string that is not a byte of its UTF-8, so a line with one is read
- * as UTF-8, and `stringsAsBytes` is false: its strings are text as usual.
- */
-export interface ParsedPayload {
-  readonly value: unknown;
-  readonly stringsAsBytes: boolean;
-}
-
-/**
  * encodingFor, deciding whether the bytes are JSON by parsing them, with the
  * parsed value: for a caller that needs that value anyway. A successful
  * JSON.parse proves what isJsonText checks (both accept exactly RFC 8259's
  * grammar), and parsing a record once instead of scanning it and then parsing
  * it saves the scan, 0.6 s per 200 MB.
  */
-export function parsedPayloadOf(bytes: Buffer): { encoding: PayloadEncoding; parsed?: ParsedPayload } {
+export function parsedPayloadOf(bytes: Buffer): { encoding: PayloadEncoding; parsed?: ParsedJson } {
   const ascii = isAscii(bytes);
   if (!ascii && !isUtf8(bytes)) return { encoding: 'base64' };
   if (bytes.indexOf(0x0a) >= 0) return { encoding: 'utf8' };
-  // ASCII decodes the same either way, and Latin-1 decoding is the faster.
-  const stringsAsBytes = !hasEscapeBeyondAscii(bytes);
   try {
-    return { encoding: 'raw', parsed: { value: JSON.parse(bytes.toString(ascii || stringsAsBytes ? 'latin1' : 'utf8')) as unknown, stringsAsBytes } };
+    return { encoding: 'raw', parsed: parseJsonBytes(bytes, ascii) };
   } catch {
     return { encoding: 'utf8' };
   }
-}
-
-const UNICODE_ESCAPE = Buffer.from('\\u', 'latin1');
-
-// Whether the bytes hold \uXXXX naming a character beyond ASCII. A \u that
-// follows an escaped backslash is not an escape, but taking it for one only
-// costs the slower reading of that line.
-function hasEscapeBeyondAscii(bytes: Buffer): boolean {
-  let position = bytes.indexOf(UNICODE_ESCAPE);
-  while (position >= 0) {
-    // 0000 to 007f: the first two hex digits are 0 and the third is 0 to 7.
-    if (bytes[position + 2] !== 0x30 || bytes[position + 3] !== 0x30 || !(bytes[position + 4]! >= 0x30 && bytes[position + 4]! <= 0x37)) return true;
-    position = bytes.indexOf(UNICODE_ESCAPE, position + 2);
-  }
-  return false;
 }
 
 /** The envelope line for one record, as pieces to write in order (the raw payload is not copied). */

@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
-import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord, type ParsedPayload } from '../landing/landed-file.ts';
+import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
+import { parseJsonBytes, type ParsedJson } from '../landing/json-text.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
@@ -23,10 +24,10 @@ export interface Converter {
   readonly dialect: string;
   /**
    * `parsed` is the payload already parsed as JSON when the caller has done
-   * that, so that no record is parsed twice. When its strings are bytes (ParsedPayload), so must be every string of
+   * that, so that no record is parsed twice. When its strings are bytes (ParsedJson), so must be every string of
    * the row: the row is then written as Latin-1.
    */
-  convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: ParsedPayload): SessionDataRow;
+  convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: ParsedJson): SessionDataRow;
 }
 
 export interface DerivationReport {
@@ -97,7 +98,7 @@ export class SessionDataDerivation {
    * parsed as JSON, when the caller did that; when its strings are bytes, so
    * are the row's.
    */
-  row(record: LandedRecord, row: number, parsed?: ParsedPayload): { row: SessionDataRow; line: string; encoding: 'utf8' | 'latin1' } {
+  row(record: LandedRecord, row: number, parsed?: ParsedJson): { row: SessionDataRow; line: string; encoding: 'utf8' | 'latin1' } {
     const plain = this.converter.convert(record, this.header, row, parsed);
     const encoding = parsed?.stringsAsBytes ? 'latin1' : 'utf8';
     // The converter knows the runtime; what a redaction took out is known
@@ -138,7 +139,7 @@ export class SessionDataWriter {
   }
 
   /** One landed record, at its row of the landed file. `parsed` is its payload already parsed as JSON, when the caller did that. */
-  add(record: LandedRecord, row: number, parsed?: ParsedPayload): void {
+  add(record: LandedRecord, row: number, parsed?: ParsedJson): void {
     const { line, encoding } = this.derivation.row(record, row, parsed);
     this.file.write(line, encoding);
   }
@@ -172,27 +173,32 @@ function sessionDataHeader(header: LandedHeader, dialect: string, of: string, of
   return value as unknown as SessionDataHeader;
 }
 
-export type SessionDataEntry = { readonly type: 'header'; readonly header: SessionDataHeader } | { readonly type: 'row'; readonly row: SessionDataRow };
+export type SessionDataEntry = { readonly type: 'header'; readonly header: SessionDataHeader } | { readonly type: 'row'; readonly row: SessionDataRow; readonly stringsAsBytes: boolean };
 
-/** Reads a `.sd` file: its header, then its rows. */
-export function* readSessionData(file: string): Generator<SessionDataEntry> {
+/**
+ * Reads a `.sd` file: its header, then its rows. With `asBytes`, a row's
+ * strings may be strings of bytes (ParsedJson), as its entry says: for a
+ * reader that keeps a few of them and turns only those into text (textOf),
+ * which parses several times faster than text for lines beyond ASCII.
+ */
+export function* readSessionData(file: string, options: { asBytes?: boolean } = {}): Generator<SessionDataEntry> {
   const descriptor = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(descriptor).size;
     let line = 0;
     for (const { bytes } of readLines(descriptor, 0, size)) {
       line++;
-      let value: unknown;
+      let parsed: ParsedJson;
       try {
-        value = JSON.parse(bytes.toString('utf8'));
+        parsed = options.asBytes && line > 1 ? parseJsonBytes(bytes) : { value: JSON.parse(bytes.toString('utf8')), stringsAsBytes: false };
       } catch {
         throw new Error(`${file}: line ${line}: not JSON`);
       }
       if (line === 1) {
-        if ((value as SessionDataHeader).schema !== SESSION_DATA_SCHEMA) throw new Error(`${file}: not a ${SESSION_DATA_SCHEMA} file`);
-        yield { type: 'header', header: value as SessionDataHeader };
+        if ((parsed.value as SessionDataHeader).schema !== SESSION_DATA_SCHEMA) throw new Error(`${file}: not a ${SESSION_DATA_SCHEMA} file`);
+        yield { type: 'header', header: parsed.value as SessionDataHeader };
       } else {
-        yield { type: 'row', row: value as SessionDataRow };
+        yield { type: 'row', row: parsed.value as SessionDataRow, stringsAsBytes: parsed.stringsAsBytes };
       }
     }
   } finally {

@@ -65,6 +65,22 @@ describe('the index', () => {
   });
 });
 
+describe('the index of identifiers beyond ASCII', () => {
+  it('holds them as text, though the rows are read as strings of bytes', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    const records = [
+      { type: 'user', uuid: 'идентификатор-1', parentUuid: null, message: { role: 'user', content: 'héllo 🎉' } },
+      { type: 'assistant', uuid: 'réponse-2', parentUuid: 'идентификатор-1', message: { id: 'msg_é', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_é', name: 'outil_日本', input: { clé: 'é' } }] } },
+    ];
+    fs.appendFileSync(`${root}/-home-user-fixtures-rewind/${FIXTURE_SESSIONS.rewind}.jsonl`, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    collectOnce(root, data);
+    const entries = loadSessionIndex(data, FIXTURE_SESSIONS.rewind).entries;
+    expect(entries.at(-2)).toMatchObject({ id: 'идентификатор-1' });
+    expect(entries.at(-1)).toMatchObject({ id: 'réponse-2', parent: 'идентификатор-1', call: 'msg_é', calls: [{ id: 'toolu_é', name: 'outil_日本' }] });
+  });
+});
+
 describe('stage 1: duplicate records', () => {
   it('keeps the first copy of each re-written record and keeps every copy out of the canonical view', () => {
     const { index, removal } = stages(FIXTURE_SESSIONS.duplicates);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isJsonText } from '../../src/landing/json-text.ts';
+import { isJsonText, parseJsonBytes, textOf } from '../../src/landing/json-text.ts';
 
 // JSON.parse is the reference: the scanner must agree with it on every input,
 // because a line it wrongly accepts would be inlined and break the landed file,
@@ -55,5 +55,20 @@ describe('isJsonText', () => {
     const bytes = Buffer.from('xx{"a":1}yy');
     expect(isJsonText(bytes, 2, 9)).toBe(true);
     expect(isJsonText(bytes, 2, 8)).toBe(false);
+  });
+});
+
+describe('parseJsonBytes and textOf', () => {
+  it('gives back the text JSON.parse gives, and the same object where nothing is beyond ASCII', () => {
+    const source = '{"id":"a1","calls":[{"name":"outil_é"}],"clé":["日本",1,null],"plain":{"x":"y"}}';
+    const parsed = parseJsonBytes(Buffer.from(source, 'utf8'));
+    expect(parsed.stringsAsBytes).toBe(true);
+    const value = parsed.value as { plain: unknown };
+    const text = textOf(value);
+    expect(text).toEqual(JSON.parse(source));
+    expect((text as { plain: unknown }).plain).toBe(value.plain);
+    const ascii = { id: 'a1', list: ['x', 2] };
+    expect(textOf(ascii)).toBe(ascii);
+    expect(parseJsonBytes(Buffer.from('{"a":"b"}')).stringsAsBytes).toBe(false);
   });
 });

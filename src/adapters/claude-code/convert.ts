@@ -15,7 +15,8 @@
 // The converter never throws: a record it cannot read is still evidence, with
 // a known position and kept bytes, and becomes a row with one `unknown` part.
 
-import type { LandedHeader, LandedRecord, ParsedPayload } from '../../landing/landed-file.ts';
+import { textOf, type ParsedJson } from '../../landing/json-text.ts';
+import type { LandedHeader, LandedRecord } from '../../landing/landed-file.ts';
 import type { Producer, RecordFlag, Trigger } from '../../model/vocabulary.ts';
 import type { Converter } from '../../session-data/derive.ts';
 import type { Dropped, MediaPart, Part, ResultPart, SessionDataRow, Usage } from '../../session-data/format.ts';
@@ -28,12 +29,12 @@ type Json = Record<string, unknown>;
 export const claudeCodeConverter: Converter = { dialect: DIALECT, convert };
 
 // Whether the strings of the record being converted hold UTF-8 bytes, one
-// character per byte (ParsedPayload): the row's strings must then be bytes
+// character per byte (ParsedJson): the row's strings must then be bytes
 // too, and a string's UTF-8 length is its length. Set by each call of
 // convert, which runs to its end before the next.
 let stringsAsBytes = false;
 
-function convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: ParsedPayload): SessionDataRow {
+function convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: ParsedJson): SessionDataRow {
   stringsAsBytes = parsed?.stringsAsBytes ?? false;
   if (header.kind === 'workflow_script') {
     // A script is a program. It is kept whole as data, readable, and not
@@ -530,7 +531,7 @@ function payloadText(record: LandedRecord): string {
 
 // The text a string holds, whichever form it is in.
 function characters(value: string): string {
-  return stringsAsBytes && !/^[\x00-\x7f]*$/.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value;
+  return stringsAsBytes ? textOf(value) : value;
 }
 
 // Only ASCII white space is taken off: trim() also takes characters such as

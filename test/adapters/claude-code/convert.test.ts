@@ -154,8 +154,8 @@ describe('Claude Code records as .sd', () => {
 });
 
 describe('a record whose strings are bytes', () => {
-  // Collection parses most lines as strings of UTF-8 bytes (ParsedPayload in
-  // landed-file.ts); verification parses them as text. Both must write the
+  // Collection parses most lines as strings of UTF-8 bytes (ParsedJson in
+  // json-text.ts); verification parses them as text. Both must write the
   // same row, byte for byte, or a deep verify would fail a good export.
   const header: LandedHeader = { h: 1, seq: 1, at: '2026-03-01T10:00:00.000Z', kind: 'transcript', adapter: 'claude-code', src: 'x.jsonl', session: 's', stream: 'main', state: 'available' };
   const records: unknown[] = [

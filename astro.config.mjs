@@ -4,7 +4,7 @@
 // repository or in the export beyond the pages.
 import { fileURLToPath } from 'node:url';
 import react from '@astrojs/react';
-import { defineConfig } from 'astro/config';
+import { defineConfig, passthroughImageService } from 'astro/config';
 
 /**
  * React renders the pages at build time and nothing else: no page hydrates an
@@ -24,6 +24,28 @@ function reactOnTheServer() {
   };
 }
 
+/**
+ * Keeps what renders the pages, for the next export: the build bundles the
+ * pages' code with an on-demand route (pages/render) into a server entry
+ * point, which build/render.mjs uses to render the pages of a few changed
+ * conversations without another build. Astro's import and Vite's build are
+ * most of a small build's time (see build/site.ts).
+ */
+function keptRenderer() {
+  return {
+    name: 'sessionizer-kept-renderer',
+    hooks: {
+      'astro:config:done': ({ setAdapter }) =>
+        setAdapter({
+          name: 'sessionizer-kept-renderer',
+          serverEntrypoint: fileURLToPath(new URL('./src/site/build/renderer-entry.mjs', import.meta.url)),
+          exports: ['pages', 'render'],
+          supportedAstroFeatures: { staticOutput: 'stable', hybridOutput: 'stable', serverOutput: 'stable' },
+        }),
+    },
+  };
+}
+
 export default defineConfig({
   srcDir: fileURLToPath(new URL('./src/site', import.meta.url)),
   publicDir: fileURLToPath(new URL('./public', import.meta.url)),
@@ -31,6 +53,9 @@ export default defineConfig({
   // c/<id>.html rather than c/<id>/index.html: file:// resolves no directory index.
   build: { format: 'file', inlineStylesheets: 'never' },
   integrations: [reactOnTheServer()],
+  adapter: keptRenderer(),
+  // No page shows an image through Astro; the renderer needs no image service.
+  image: { service: passthroughImageService() },
   devToolbar: { enabled: false },
   prefetch: false,
   // Astro's own in-page styles would be bundled to /_astro; the site links one plain style sheet instead.

@@ -5,14 +5,17 @@
 // For each size, on the seeded corpus of the collection benchmark, in the same run:
 //   baselines  read + SHA-256 of the sources (bench/step.ts hash), and GNU
 //              `tar --zstd -cf` of the sources (zstd level 3, as ours)
-//   first      `sessionizer export --archive --json` on a fresh data folder, as a
-//              person runs it; its --json report times every step (collect,
+//   first      `sessionizer export --archive --json` on a fresh data folder and
+//              with no renderer kept by an earlier export (as on a fresh
+//              clone: build/site.ts), as a person runs it; its --json report
+//              times every step (collect,
 //              parse, bundle, site when there is one, manifest, archive) and
 //              gives the process's peak memory at the end of each
 //   second     one line appended to one conversation, then the same export
 //              again into the same folder: once for a typical conversation (the
 //              median main transcript) and once for the biggest (a fifth of
-//              the corpus), the worst case
+//              the corpus), the worst case; their sites render with the
+//              renderer the first export's build kept
 //   archive    the .tar.zst step alone on the finished export folder, beside
 //              GNU `tar --zstd -cf` of that same folder
 //   verify     `sessionizer verify --deep` of the export folder and of its
@@ -118,6 +121,7 @@ function measureSize(size: string): SizeResult {
       fs.rmSync(path.join(scratch, 'sources.tar.zst'));
       sync();
 
+      forgetKeptRenderers();
       const first = exportOnce(sources, scratch);
       rows.get('first')!.push(first);
       for (const timing of first.steps) steps.set(timing.step, [...(steps.get(timing.step) ?? []), timing]);
@@ -161,6 +165,13 @@ function measureSize(size: string): SizeResult {
 }
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+/** Removes the renderers earlier site builds kept (build/site.ts), so that a first export builds its site as on a fresh clone. */
+function forgetKeptRenderers(): void {
+  const roots = path.join(repository, 'node_modules', '.cache', 'sessionizer-site');
+  if (!fs.existsSync(roots)) return;
+  for (const name of fs.readdirSync(roots)) if (name.startsWith('renderer-')) fs.rmSync(path.join(roots, name), { recursive: true, force: true });
+}
+
 const rate = (bytes: number, seconds: number): string => (seconds > 0 ? (bytes / 1e6 / seconds).toFixed(0) : '-');
 const seconds = (list: Timed[]): number => median(list.map((entry) => entry.seconds));
 // The archive step as an export runs it, already started: bench/step.ts times

@@ -17,5 +17,8 @@ import path from 'node:path';
 
 const [root, configFile, outDir] = process.argv.slice(2);
 if (!root || !configFile || !outDir) throw new Error('usage: node astro-build.mjs <root> <config file> <output folder>');
-await build({ root, configFile, outDir, cacheDir: path.join(root, 'cache'), logLevel: 'error', mode: 'production' });
+// The pages go to the output; the server chunks, with which the pages are
+// rendered and which the kept renderer is (astro.config.mjs), stay in the
+// root, where they import react and astro from the project.
+await build({ root, configFile, outDir, build: { client: outDir, server: path.join(root, 'server') }, cacheDir: path.join(root, 'cache'), logLevel: 'error', mode: 'production' });
 process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });

@@ -7,6 +7,10 @@
 //    (shareOut), since one Astro build renders on one thread;
 //    Pages highlight their code as they render, through a cache on disk
 //    (a second export of the same conversations highlights nothing);
+//    Each build also leaves a renderer: the pages' code bundled with an
+//    on-demand route (astro.config.mjs). Kept for the code that made it, it
+//    renders the pages of later exports in children that start no Astro and
+//    build nothing (render.mjs), which is most of a small build's time;
 // 2. write the search index from the plans the build saved, the highlight
 //    style sheet, and make every link relative, since Astro emits
 //    `/_astro/...` and file:// has no server root.
@@ -46,6 +50,8 @@ export interface SiteResult {
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
+  /** True when the pages built were rendered by the renderer an earlier build kept, with no Astro build. */
+  readonly byKeptRenderer: boolean;
   /**
    * The SHA-256 of site files, by path from the site root, where this build
    * knows it: every file, when finished pages are kept. The manifest takes
@@ -57,6 +63,8 @@ export interface SiteResult {
 
 const CONFIG = fileURLToPath(new URL('../../../astro.config.mjs', import.meta.url));
 const ASTRO_BUILD = fileURLToPath(new URL('./astro-build.mjs', import.meta.url));
+const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
+const PUBLIC = fileURLToPath(new URL('../../../public/', import.meta.url));
 const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
 
 export interface SiteOptions {
@@ -79,9 +87,11 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   removeEarlierBlocks(cache);
   const entriesBefore = cachedBlocks(cache);
   const observer = options.observer ?? UNOBSERVED;
-  const finished = options.inputs ? finishedPages(cache, options.inputs) : undefined;
+  const code = siteCode();
+  const finished = options.inputs ? finishedPages(cache, options.inputs, code) : undefined;
   let pages: { file: string; bytes: number }[];
   let built = 0;
+  let byKeptRenderer = false;
   const digests = new Map<string, string>();
   if (finished) {
     // The files that are no conversation's own (the index, search, scripts and
@@ -90,7 +100,9 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     // finished, Astro is not started at all.
     const whole = entryOf(path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
     if (whole.render || finished.some(({ render }) => render)) {
-      built = (await render(bundle, out, cache, finished, observer, options.builds)).length;
+      const rendering = await render(bundle, out, cache, code, finished, observer, options.builds);
+      built = rendering.pages.length;
+      byKeptRenderer = rendering.byKeptRenderer;
       const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
       keepEntry(out, whole.folder, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
     } else {
@@ -99,17 +111,25 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     keepFinishedPages(cache, out, finished, whole.folder, digests);
     pages = exportFiles(out).files.filter((file) => file.endsWith('.html')).map((file) => ({ file, bytes: fs.statSync(path.join(out, file)).size }));
   } else {
-    pages = await render(bundle, out, cache, undefined, observer, options.builds);
+    const rendering = await render(bundle, out, cache, code, undefined, observer, options.builds);
+    pages = rendering.pages;
     built = pages.length;
+    byKeptRenderer = rendering.byKeptRenderer;
   }
   observer.advance(built, 0);
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-  return { pages: pages.length, built, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, digests, milliseconds: performance.now() - started };
+  return { pages: pages.length, built, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, digests, milliseconds: performance.now() - started };
 }
 
-/** Renders the site with Astro, every conversation or those `finished` says to render; returns the pages written. */
-async function render(bundle: string, out: string, cache: string, finished: readonly Finished[] | undefined, observer: StepObserver, builds: number | undefined): Promise<{ file: string; bytes: number }[]> {
+/**
+ * Renders the site, every conversation or those `finished` says to render;
+ * returns the pages written. With the renderer an earlier build of this
+ * `code` kept, each child renders its pages with it and Astro is not started
+ * (render.mjs); otherwise the children are Astro builds, and the lead's
+ * renderer is kept for the next time.
+ */
+async function render(bundle: string, out: string, cache: string, code: string, finished: readonly Finished[] | undefined, observer: StepObserver, builds: number | undefined): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean }> {
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(BUILD_ROOTS, { recursive: true });
@@ -126,44 +146,97 @@ async function render(bundle: string, out: string, cache: string, finished: read
   // root: the search index is written from them after the build.
   const conversations: SelectedConversation[] = finished ? finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
   const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
+  let renderer = keptRenderer(code);
   try {
-    // Astro writes its server-side chunks inside the working folder when the
-    // output is outside it, and into the output otherwise; from the throwaway
-    // root they import react and astro from the project and leave no trace.
+    // Astro writes its server-side chunks inside the working folder (see
+    // astro-build.mjs); from the throwaway root they import react and astro
+    // from the project and leave no trace but the kept renderer.
     // Astro joins the config file to the root, so it is given relative to it.
     // The helpers render their conversations' pages into folders of their
     // own; the lead renders the rest, and the index and search pages, which
     // list every conversation, from the plans the helpers save.
-    const build = (name: string, selection: SiteSelection, output: string): Child => {
-      const folder = path.join(root, name);
-      fs.mkdirSync(folder);
-      const file = path.join(folder, 'selection.json');
-      fs.writeFileSync(file, JSON.stringify(selection));
-      return startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), output], folder, { ...environment, [SELECTION_VARIABLE]: file });
-    };
-    const helperBuilds = helpers.map((group, index) => {
-      const output = path.join(root, `helper-${index + 1}-site`);
-      return { group, output, child: build(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)) }, output) };
-    });
-    const renderedBy = new Map(helperBuilds.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
-    const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)) };
-    const children = [build('lead', leadSelection, path.resolve(out)), ...helperBuilds.map(({ child }) => child)];
-    await allSucceed(children, observer);
-    for (const { group, output } of helperBuilds) {
-      for (const selected of conversations) {
-        if (!group.has(selected.id)) continue;
-        for (const page of (JSON.parse(fs.readFileSync(selected.plan, 'utf8')) as SavedPlan).pages) linkOrCopy(output, out, page);
+    // One attempt: each child renders with the kept renderer when there is
+    // one, else builds with Astro.
+    const attempt = async (renderer: string | undefined, name: string): Promise<void> => {
+      const start = (child: string, selection: SiteSelection, output: string): Child => {
+        const folder = path.join(root, `${name}-${child}`);
+        fs.mkdirSync(folder);
+        const file = path.join(folder, 'selection.json');
+        fs.writeFileSync(file, JSON.stringify(selection));
+        const environmentOfChild = { ...environment, [SELECTION_VARIABLE]: file };
+        return renderer !== undefined ? startChild(RENDER, [renderer, output], folder, environmentOfChild) : startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), output], folder, environmentOfChild);
+      };
+      const helperBuilds = helpers.map((group, index) => {
+        const output = path.join(root, `${name}-helper-${index + 1}-site`);
+        return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)) }, output) };
+      });
+      const renderedBy = new Map(helperBuilds.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
+      const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)) };
+      const children = [start('lead', leadSelection, path.resolve(out)), ...helperBuilds.map(({ child }) => child)];
+      await allSucceed(children, observer);
+      if (renderer === undefined) keepRenderer(path.join(root, `${name}-lead`, 'server'), code);
+      // What a build copies from the public folder, and the renderer does not.
+      else fs.cpSync(PUBLIC, out, { recursive: true });
+      for (const { group, output } of helperBuilds) {
+        for (const selected of conversations) {
+          if (!group.has(selected.id)) continue;
+          for (const page of (JSON.parse(fs.readFileSync(selected.plan, 'utf8')) as SavedPlan).pages) linkOrCopy(output, out, page);
+        }
       }
+    };
+    try {
+      await attempt(renderer, renderer !== undefined ? 'rendering' : 'build');
+    } catch (error) {
+      // A renderer that fails is dropped, and Astro builds the pages: should
+      // the fault be in the bundle rather than in the renderer, the build
+      // fails the same way and that is the error.
+      if (renderer === undefined) throw error;
+      fs.rmSync(path.dirname(renderer), { recursive: true, force: true });
+      renderer = undefined;
+      await attempt(undefined, 'build');
     }
     writeSearchIndex(path.join(out, 'search-index.js'), conversations.map(({ plan }) => plan));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+  return { pages: await finishPages(out, cache), byKeptRenderer: renderer !== undefined };
+}
+
+/** What every rendering ends with: no build leftovers, the highlight style sheet, and links relative. */
+async function finishPages(out: string, cache: string): Promise<{ file: string; bytes: number }[]> {
   removeBuildLeftovers(out);
   const highlighterForCss = await createHighlighter(cache);
   fs.writeFileSync(path.join(out, 'highlight.css'), highlighterForCss.styleSheet());
   highlighterForCss.dispose();
   return relativeLinks(out);
+}
+
+// The kept renderer: the server chunks of a build (astro.config.mjs), kept
+// for its code under the build roots, inside node_modules, since its chunks
+// import astro and react from the project. It is a function of the code
+// alone, like the pages' key, and only the current code's is kept.
+function rendererFolder(code: string): string {
+  return path.join(BUILD_ROOTS, `renderer-${code.slice(0, 32)}`);
+}
+
+/** The entry point of the renderer kept for `code`, when there is one. */
+function keptRenderer(code: string): string | undefined {
+  const entry = path.join(rendererFolder(code), 'entry.mjs');
+  return fs.existsSync(entry) ? entry : undefined;
+}
+
+/** Keeps a build's server chunks as the renderer of `code`, in place of any other code's. */
+function keepRenderer(server: string, code: string): void {
+  const folder = rendererFolder(code);
+  if (!fs.existsSync(path.join(server, 'entry.mjs')) || fs.existsSync(folder)) return;
+  // Renamed whole into place, so that a renderer is never seen half there;
+  // an export running at once may have placed the same one first.
+  try {
+    fs.renameSync(server, folder);
+  } catch (error) {
+    if (!['EEXIST', 'ENOTEMPTY'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  }
+  for (const name of listFolder(BUILD_ROOTS)) if (name.startsWith('renderer-') && path.join(BUILD_ROOTS, name) !== folder) fs.rmSync(path.join(BUILD_ROOTS, name), { recursive: true, force: true });
 }
 
 /**
@@ -280,8 +353,7 @@ function entryOf(folder: string): Entry {
   return { folder, render: true };
 }
 
-function finishedPages(cache: string, inputs: ReadonlyMap<string, string>): Finished[] {
-  const code = siteCode();
+function finishedPages(cache: string, inputs: ReadonlyMap<string, string>, code: string): Finished[] {
   return [...inputs].map(([id, input]) => {
     const key = crypto.createHash('sha256').update(`${code}\n${id}\n${input}`).digest('hex');
     const entry = entryOf(path.join(pagesFolder(cache), key));

@@ -1,0 +1,19 @@
+// The server entry point of the kept renderer (astro.config.mjs): what
+// Astro's build bundles with the pages into `entry.mjs`, for render.mjs to
+// render pages with and no build at all.
+import { App } from 'astro/app';
+import { sitePlan } from '../data/site.ts';
+
+export function createExports(manifest) {
+  const app = new App(manifest);
+  return {
+    /** The pages of the conversations this selection renders, then the index and search pages, which list every conversation. */
+    pages: () => [...sitePlan().pages.map((page) => page.file), 'index.html', 'search.html'],
+    /** A page's HTML, as the build would write it. */
+    render: async (file) => {
+      const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`));
+      if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
+      return response.text();
+    },
+  };
+}

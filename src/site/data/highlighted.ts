@@ -129,10 +129,37 @@ export function removeEarlierBlocks(cache: string): void {
 }
 
 /**
- * How many highlighted blocks the cache holds. Only the indexes are read:
- * the cache folder also holds the site's finished pages, and a walk through
- * them took 2.1 s of a second export of the 1 GB benchmark corpus.
+ * How many blocks have been highlighted into the cache, whole: the complete
+ * lines of its indexes (a block two builds highlighted at once counts twice,
+ * as the work it was). Only the indexes are read: the cache folder also
+ * holds the site's finished pages, and a walk through them took 2.1 s of a
+ * second export of the 1 GB benchmark corpus. The lines are counted, not
+ * parsed into places as readIndexes does (0.13 s of a second export of the
+ * 200 MB one): one process appends to a pack, so its offsets only grow, and
+ * only the last lines can name bytes an interrupted build never wrote.
  */
 export function cachedBlocks(cache: string): number {
-  return readIndexes(cache).size;
+  const folder = path.join(cache, FOLDER);
+  let blocks = 0;
+  for (const name of listFolder(folder)) {
+    if (!name.endsWith('.index')) continue;
+    let index: Buffer;
+    let size: number;
+    try {
+      index = fs.readFileSync(path.join(folder, name));
+      size = fs.statSync(path.join(folder, name.replace(/\.index$/, '.blocks'))).size;
+    } catch {
+      continue;
+    }
+    const ends: number[] = [];
+    for (let at = index.indexOf(0x0a); at >= 0; at = index.indexOf(0x0a, at + 1)) ends.push(at);
+    let whole = ends.length;
+    while (whole > 0) {
+      const match = INDEX_LINE.exec(index.toString('latin1', whole > 1 ? ends[whole - 2]! + 1 : 0, ends[whole - 1]));
+      if (match && Number(match[2]) + Number(match[3]) <= size) break;
+      whole--;
+    }
+    blocks += whole;
+  }
+  return blocks;
 }

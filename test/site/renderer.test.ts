@@ -46,6 +46,7 @@ describe('the kept renderer', () => {
     expect(fs.existsSync(path.join(kept!, 'entry.mjs'))).toBe(true);
 
     const rendered = await exportWhole('rendered');
+    expect(rendered.result.site!.rendererFailure).toBeUndefined();
     expect(rendered.result.site!.byKeptRenderer).toBe(true);
     expect(rendered.result.site!.built).toBe(built.result.site!.built);
     expect([...rendered.files.keys()]).toEqual([...built.files.keys()]);
@@ -57,6 +58,7 @@ describe('the kept renderer', () => {
     fs.writeFileSync(path.join(kept!, 'entry.mjs'), 'throw new Error("a damaged renderer");\n');
     const rebuilt = await exportWhole('rebuilt');
     expect(rebuilt.result.site!.byKeptRenderer).toBe(false);
+    expect(rebuilt.result.site!.rendererFailure).toContain('a damaged renderer');
     expect(rebuilt.result.rootDigest).toBe(built.result.rootDigest);
     // The build that took over keeps a working renderer again.
     expect(keptRenderers()).toHaveLength(1);

@@ -15,10 +15,6 @@ import { pathToFileURL } from 'node:url';
 
 const [entry, outDir] = process.argv.slice(2);
 if (!entry || !outDir) throw new Error('usage: node render.mjs <renderer entry.mjs> <output folder>');
-// As in Astro's production build: React picks its development build
-// otherwise, which rendered the pages of the 200 MB corpus's median
-// conversation at a fraction of the speed.
-process.env.NODE_ENV = 'production';
 const { pages, render } = await import(pathToFileURL(entry).href);
 for (const file of pages()) {
   const target = path.join(outDir, file);

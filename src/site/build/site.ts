@@ -52,6 +52,8 @@ export interface SiteResult {
   readonly largestPage: { readonly file: string; readonly bytes: number };
   /** True when the pages built were rendered by the renderer an earlier build kept, with no Astro build. */
   readonly byKeptRenderer: boolean;
+  /** Why the kept renderer failed, when it did and a build rendered the pages instead. */
+  readonly rendererFailure?: string;
   /**
    * The SHA-256 of site files, by path from the site root, where this build
    * knows it: every file, when finished pages are kept. The manifest takes
@@ -92,6 +94,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   let pages: { file: string; bytes: number }[];
   let built = 0;
   let byKeptRenderer = false;
+  let rendererFailure: string | undefined;
   const digests = new Map<string, string>();
   if (finished) {
     // The files that are no conversation's own (the index, search, scripts and
@@ -102,7 +105,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     if (whole.render || finished.some(({ render }) => render)) {
       const rendering = await render(bundle, out, cache, code, finished, observer, options.builds);
       built = rendering.pages.length;
-      byKeptRenderer = rendering.byKeptRenderer;
+      ({ byKeptRenderer, rendererFailure } = rendering);
       const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
       keepEntry(out, whole.folder, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
     } else {
@@ -114,12 +117,12 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     const rendering = await render(bundle, out, cache, code, undefined, observer, options.builds);
     pages = rendering.pages;
     built = pages.length;
-    byKeptRenderer = rendering.byKeptRenderer;
+    ({ byKeptRenderer, rendererFailure } = rendering);
   }
   observer.advance(built, 0);
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-  return { pages: pages.length, built, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, digests, milliseconds: performance.now() - started };
+  return { pages: pages.length, built, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), digests, milliseconds: performance.now() - started };
 }
 
 /**
@@ -129,7 +132,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * (render.mjs); otherwise the children are Astro builds, and the lead's
  * renderer is kept for the next time.
  */
-async function render(bundle: string, out: string, cache: string, code: string, finished: readonly Finished[] | undefined, observer: StepObserver, builds: number | undefined): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean }> {
+async function render(bundle: string, out: string, cache: string, code: string, finished: readonly Finished[] | undefined, observer: StepObserver, builds: number | undefined): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string }> {
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(BUILD_ROOTS, { recursive: true });
@@ -141,12 +144,17 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     [CACHE_VARIABLE]: path.resolve(cache),
     // Astro's telemetry would make a network request; a build makes none.
     ASTRO_TELEMETRY_DISABLED: '1',
+    // Whatever the caller's (vitest sets test): the page code is compiled for
+    // React's production build and the renderer must run that same build, or
+    // it finds no jsxDEV. The renderer ran React's development build before.
+    NODE_ENV: 'production',
   };
   // Every conversation's plan is saved, in the cache or in the throwaway
   // root: the search index is written from them after the build.
   const conversations: SelectedConversation[] = finished ? finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
   const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
   let renderer = keptRenderer(code);
+  let rendererFailure: string | undefined;
   try {
     // Astro writes its server-side chunks inside the working folder (see
     // astro-build.mjs); from the throwaway root they import react and astro
@@ -193,13 +201,14 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       if (renderer === undefined) throw error;
       fs.rmSync(path.dirname(renderer), { recursive: true, force: true });
       renderer = undefined;
+      rendererFailure = (error as Error).message;
       await attempt(undefined, 'build');
     }
     writeSearchIndex(path.join(out, 'search-index.js'), conversations.map(({ plan }) => plan));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  return { pages: await finishPages(out, cache), byKeptRenderer: renderer !== undefined };
+  return { pages: await finishPages(out, cache), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}) };
 }
 
 /** What every rendering ends with: no build leftovers, the highlight style sheet, and links relative. */

@@ -1,21 +1,35 @@
 // The renderer a build keeps: the pages' code bundled with an on-demand
-// route, which renders the pages of a later export without an Astro build.
-// Its pages must be the bytes a build writes, and a renderer that fails
-// must cost a build, never the export.
+// route, which renders the pages of a later site without an Astro build.
+// Its pages must be the bytes a build writes, a site shared between children
+// must build it first rather than build in each child, and a renderer that
+// fails must cost a build, never the site.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { writeExport } from '../../src/bundle/export.ts';
 import { parseSession } from '../../src/parse/parse.ts';
+import { buildSite } from '../../src/site/build/site.ts';
 import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
+// Build roots of this test's own, inside node_modules like the default one,
+// so that no other test's builds keep or use the renderers it checks.
 const BUILD_ROOTS = fileURLToPath(new URL('../../node_modules/.cache/sessionizer-site/', import.meta.url));
+const ownRoots: string[] = [];
+function buildRoots(): string {
+  fs.mkdirSync(BUILD_ROOTS, { recursive: true });
+  const roots = fs.mkdtempSync(path.join(BUILD_ROOTS, 'test-renderer-'));
+  ownRoots.push(roots);
+  return roots;
+}
+afterAll(() => {
+  for (const roots of ownRoots) fs.rmSync(roots, { recursive: true, force: true });
+});
 
-function keptRenderers(): string[] {
-  return fs.existsSync(BUILD_ROOTS) ? fs.readdirSync(BUILD_ROOTS).filter((name) => name.startsWith('renderer-')).map((name) => path.join(BUILD_ROOTS, name)) : [];
+function keptRenderers(roots: string): string[] {
+  return fs.readdirSync(roots).filter((name) => name.startsWith('renderer-')).map((name) => path.join(roots, name));
 }
 
 /** Every file of a site, by path, with its bytes. */
@@ -23,45 +37,52 @@ function siteFiles(site: string): Map<string, Buffer> {
   return new Map(fs.readdirSync(site, { recursive: true }).map(String).filter((name) => fs.statSync(path.join(site, name)).isFile()).sort().map((name) => [name, fs.readFileSync(path.join(site, name))]));
 }
 
+function expectSameSite(site: Map<string, Buffer>, reference: Map<string, Buffer>): void {
+  expect([...site.keys()]).toEqual([...reference.keys()]);
+  for (const [name, bytes] of reference) expect(site.get(name)!.equals(bytes), name).toBe(true);
+}
+
 describe('the kept renderer', () => {
-  it('is kept by a build, renders the same bytes with no build, and gives way to a build when it fails', async () => {
+  it('is kept by a build, renders the same bytes with no build, is built first for a shared site, and gives way to a build when it fails', { timeout: 240_000 }, async () => {
     const root = copyOfFixtures({ forFile: true });
     const data = temporaryFolder({ forFile: true });
     collectOnce(root, data);
     const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction];
     for (const session of sessions) parseSession(data, session);
-    const exportWhole = async (name: string) => {
-      // No kept pages: every page is rendered.
-      fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true, force: true });
-      const out = path.join(temporaryFolder({ forFile: true }), name);
-      const result = await writeExport(data, out, sessions);
-      return { result, files: siteFiles(path.join(out, 'site')) };
-    };
+    const out = path.join(temporaryFolder({ forFile: true }), 'export');
+    await writeExport(data, out, sessions);
+    const bundle = path.join(out, 'bundle');
+    const folder = temporaryFolder({ forFile: true });
+    const site = (name: string, options: Parameters<typeof buildSite>[3]) => buildSite(bundle, path.join(folder, name), path.join(folder, `cache-${name}`), options);
 
-    for (const renderer of keptRenderers()) fs.rmSync(renderer, { recursive: true, force: true });
-    const built = await exportWhole('built');
-    expect(built.result.site!.byKeptRenderer).toBe(false);
-    const [kept] = keptRenderers();
-    expect(kept).toBeDefined();
+    const roots = buildRoots();
+    const built = await site('built', { buildRoots: roots, builds: 1 });
+    expect(built.byKeptRenderer).toBe(false);
+    const reference = siteFiles(path.join(folder, 'built'));
+    const [kept] = keptRenderers(roots);
     expect(fs.existsSync(path.join(kept!, 'entry.mjs'))).toBe(true);
 
-    const rendered = await exportWhole('rendered');
-    expect(rendered.result.site!.rendererFailure).toBeUndefined();
-    expect(rendered.result.site!.byKeptRenderer).toBe(true);
-    expect(rendered.result.site!.built).toBe(built.result.site!.built);
-    expect([...rendered.files.keys()]).toEqual([...built.files.keys()]);
-    for (const [name, bytes] of built.files) expect(rendered.files.get(name)!.equals(bytes), name).toBe(true);
-    expect(rendered.result.rootDigest).toBe(built.result.rootDigest);
+    const rendered = await site('rendered', { buildRoots: roots, builds: 1 });
+    expect([rendered.rendererFailure, rendered.byKeptRenderer, rendered.built]).toEqual([undefined, true, built.built]);
+    expectSameSite(siteFiles(path.join(folder, 'rendered')), reference);
+
+    // Shared between children with no renderer kept: one build makes it, and
+    // all the children render with it.
+    const sharedRoots = buildRoots();
+    const shared = await site('shared', { buildRoots: sharedRoots, builds: 3 });
+    expect([shared.rendererFailure, shared.byKeptRenderer]).toEqual([undefined, true]);
+    expect(keptRenderers(sharedRoots)).toHaveLength(1);
+    expectSameSite(siteFiles(path.join(folder, 'shared')), reference);
 
     // A renderer that no longer runs is dropped, and a build renders the pages.
     fs.chmodSync(path.join(kept!, 'entry.mjs'), 0o644);
     fs.writeFileSync(path.join(kept!, 'entry.mjs'), 'throw new Error("a damaged renderer");\n');
-    const rebuilt = await exportWhole('rebuilt');
-    expect(rebuilt.result.site!.byKeptRenderer).toBe(false);
-    expect(rebuilt.result.site!.rendererFailure).toContain('a damaged renderer');
-    expect(rebuilt.result.rootDigest).toBe(built.result.rootDigest);
+    const rebuilt = await site('rebuilt', { buildRoots: roots, builds: 1 });
+    expect(rebuilt.byKeptRenderer).toBe(false);
+    expect(rebuilt.rendererFailure).toContain('a damaged renderer');
+    expectSameSite(siteFiles(path.join(folder, 'rebuilt')), reference);
     // The build that took over keeps a working renderer again.
-    expect(keptRenderers()).toHaveLength(1);
-    expect(fs.readFileSync(path.join(keptRenderers()[0]!, 'entry.mjs'), 'utf8')).not.toContain('a damaged renderer');
+    expect(keptRenderers(roots)).toHaveLength(1);
+    expect(fs.readFileSync(path.join(keptRenderers(roots)[0]!, 'entry.mjs'), 'utf8')).not.toContain('a damaged renderer');
   });
 });

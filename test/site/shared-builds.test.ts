@@ -1,6 +1,6 @@
-// The site's rendering is shared out between Astro builds that run at once
-// (build/site.ts): the lead renders the index and search pages from the plans
-// the others save. Whatever the sharing, the site is the same bytes; and a
+// The site's rendering is shared out between children that run at once,
+// Astro builds or the kept renderer (build/site.ts): the lead renders the
+// index and search pages from the plans the others save. Whatever the sharing, the site is the same bytes; and a
 // build that fails stops the others, with its own error.
 
 import fs from 'node:fs';
@@ -45,9 +45,9 @@ describe('builds that share the rendering', () => {
     const three = filesOf(path.join(folder, 'three'));
     expect([...three.keys()].sort()).toEqual([...one.keys()].sort());
     for (const [file, text] of one) expect(three.get(file), file).toBe(text);
-    // Three processes, each with its own Astro: one sum, above what one of them holds.
-    expect(measured).toHaveLength(1);
-    expect(measured[0]).toBeGreaterThan(3 * 50 * 1024 * 1024);
+    // Three processes at once: one sum, above what one of them holds. (With
+    // no renderer kept, the build that makes it reports its own peak first.)
+    expect(Math.max(...measured)).toBeGreaterThan(3 * 50 * 1024 * 1024);
     // The index lists the conversations the other builds rendered.
     expect(three.get('index.html')).toContain(FIXTURE_SESSIONS.workflow);
   });

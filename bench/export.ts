@@ -39,7 +39,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseSize } from '../scripts/generate-corpus.ts';
 import { filesUnder } from '../scripts/files-under.ts';
-import { bench, corpusFor, log, mainTranscripts, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
+import { bench, corpusFor, forgetKeptRenderers, log, mainTranscripts, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
 import { median } from './median.ts';
 import { folderBytes, timed as timedIn, type Timed } from './timed.ts';
 
@@ -165,13 +165,6 @@ function measureSize(size: string): SizeResult {
 }
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
-/** Removes the renderers earlier site builds kept (build/site.ts), so that a first export builds its site as on a fresh clone. */
-function forgetKeptRenderers(): void {
-  const roots = path.join(repository, 'node_modules', '.cache', 'sessionizer-site');
-  if (!fs.existsSync(roots)) return;
-  for (const name of fs.readdirSync(roots)) if (name.startsWith('renderer-')) fs.rmSync(path.join(roots, name), { recursive: true, force: true });
-}
-
 const rate = (bytes: number, seconds: number): string => (seconds > 0 ? (bytes / 1e6 / seconds).toFixed(0) : '-');
 const seconds = (list: Timed[]): number => median(list.map((entry) => entry.seconds));
 // The archive step as an export runs it, already started: bench/step.ts times

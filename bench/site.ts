@@ -9,9 +9,11 @@
 // Then, each in a process of its own under GNU time, in the same run:
 //   baseline   `cp -r` of the bundle: what any step that reads the bundle and
 //              writes a folder of its size pays
-//   cold       the site stage with an empty highlight cache
+//   cold       the site stage with an empty highlight cache and no renderer
+//              kept (as on a fresh clone: src/site/build/site.ts)
 //   warm       the site stage again with the cache the cold build filled,
-//              as a second export of the same conversations runs it
+//              and the renderer it kept, as a second export of the same
+//              conversations runs it
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,7 +27,7 @@ import { PAGE_BUDGET } from '../src/site/data/plan.ts';
 import { generateCorpus, parseSize } from '../scripts/generate-corpus.ts';
 import { median } from './median.ts';
 import { folderBytes, timed, type Timed } from './timed.ts';
-import { bench, option, repository, runsOption, work } from './corpus.ts';
+import { bench, forgetKeptRenderers, option, repository, runsOption, work } from './corpus.ts';
 
 const seeds = Number(option('seeds', '150'));
 const runs = runsOption('1');
@@ -91,6 +93,7 @@ for (const [name, trees] of corpora) {
     fs.mkdirSync(scratch, { recursive: true });
     try {
       rows.copy.push(timed('cp', ['-r', bundle, path.join(scratch, 'copy')]));
+      forgetKeptRenderers();
       rows.cold.push(site(bundle, path.join(scratch, 'site'), path.join(scratch, 'cache')));
       rows.warm.push(site(bundle, path.join(scratch, 'site'), path.join(scratch, 'cache')));
     } finally {

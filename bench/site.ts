@@ -70,7 +70,7 @@ interface SiteRun extends Timed {
 
 function site(bundle: string, out: string, cache: string): SiteRun {
   fs.rmSync(out, { recursive: true, force: true });
-  // The observer hears the sum of the peaks of the Astro builds, which run at once.
+  // The observer hears the sum of the peaks of the site's children, which run at once.
   const script = `let builds = 0; import(${JSON.stringify(path.join(repository, 'src', 'site', 'build', 'site.ts'))}).then((m) => m.buildSite(${JSON.stringify(bundle)}, ${JSON.stringify(out)}, ${JSON.stringify(cache)}, { observer: { step() {}, advance() {}, childMemory(bytes) { builds = Math.max(builds, bytes); } } })).then((r) => console.log(JSON.stringify({ ...r, builds })))`;
   const result = timed(process.execPath, ['--import', 'tsx', '-e', script], repository);
   const report = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { pages: number; largestPage: { file: string; bytes: number }; highlighted: number; builds: number };
@@ -121,7 +121,7 @@ for (const [name, trees] of corpora) {
 const table = [
   `# Site benchmark, ${new Date().toISOString().slice(0, 10)}`,
   '',
-  `Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.availableParallelism()} cores, one-minute load average ${os.loadavg()[0]!.toFixed(1)} when the table was written (above 2, other work shared the cores and the times are upper bounds); Node ${process.version}. Command: node --import tsx bench/site.ts --seeds ${seeds} --runs ${runs}. Median of ${runs} run${runs === 1 ? '' : 's'}; peak memory is the maximum of the whole site stage: the larger of GNU time's peak (the largest single process) and the sum of the peaks of the Astro builds, which run at once in child processes of their own.`,
+  `Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.availableParallelism()} cores, one-minute load average ${os.loadavg()[0]!.toFixed(1)} when the table was written (above 2, other work shared the cores and the times are upper bounds); Node ${process.version}. Command: node --import tsx bench/site.ts --seeds ${seeds} --runs ${runs}. Median of ${runs} run${runs === 1 ? '' : 's'}; peak memory is the maximum of the whole site stage: the larger of GNU time's peak (the largest single process) and the sum of the peaks of the site's children (Astro builds, or the renderer an earlier build kept), which run at once in processes of their own.`,
   '',
   ...lines,
 ].join('\n');

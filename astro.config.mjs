@@ -15,9 +15,10 @@ import { defineConfig, passthroughImageService } from 'astro/config';
 function reactOnTheServer() {
   // renderToString rather than React's stream: the pages are rendered whole
   // anyway, and each stream left React's request, its streams and timers
-  // reachable after the page was done (6 per page of the benchmark's
-  // conversations, found in a heap snapshot of the kept renderer), which grew
-  // a renderer of the 1 GB corpus to 2 GB.
+  // reachable after the page was done. A heap snapshot of the kept renderer
+  // after 1,000 renders of a fixture conversation's page held 6,000 of them;
+  // the two renderer children of the 1 GB corpus's site peaked at 3.9 GB
+  // together so, and at 2.6 GB with renderToString.
   const integration = react({ experimentalDisableStreaming: true });
   const setup = integration.hooks['astro:config:setup'];
   return {

@@ -125,10 +125,3 @@ export function nextLine(file: string, tag: string): string {
   }
   throw new Error(`${file}: no record with a uuid near its end`);
 }
-
-/** Removes the renderers earlier site builds kept (src/site/build/site.ts), so that a first site builds as on a fresh clone. */
-export function forgetKeptRenderers(): void {
-  const roots = path.join(repository, 'node_modules', '.cache', 'sessionizer-site');
-  if (!fs.existsSync(roots)) return;
-  for (const name of fs.readdirSync(roots)) if (name.startsWith('renderer-')) fs.rmSync(path.join(roots, name), { recursive: true, force: true });
-}

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
 import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
-import { parseJsonBytes, type ParsedJson } from '../landing/json-text.ts';
+import { parseJsonBytes, textOf, type ParsedJson } from '../landing/json-text.ts';
 import { sessionDataName } from '../landing/layout.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
@@ -108,7 +108,7 @@ export class SessionDataDerivation {
     for (const part of converted.parts) {
       this.parts[part.k] = (this.parts[part.k] ?? 0) + 1;
       if (part.k === 'unknown') {
-        const why = encoding === 'latin1' ? Buffer.from(part.why, 'latin1').toString('utf8') : part.why;
+        const why = encoding === 'latin1' ? textOf(part.why) : part.why;
         this.unknownShapes.set(why, (this.unknownShapes.get(why) ?? 0) + 1);
       }
     }

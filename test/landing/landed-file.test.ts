@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeOnce } from '../../src/landing/atomic-file.ts';
+import { textOf } from '../../src/landing/json-text.ts';
 import { digestOf, encodingFor, headerLine, LandedFormatError, parsedPayloadOf, parseRecordLine, readLandedFile, recordLine, type LandedHeader } from '../../src/landing/landed-file.ts';
 import { temporaryFolder } from '../helpers.ts';
 
@@ -52,12 +53,8 @@ describe('the landed envelope', () => {
         continue;
       }
       // Strings of bytes, read back as UTF-8, are the text JSON.parse gives.
-      const asText = (value: unknown): unknown =>
-        typeof value === 'string' && parsed.parsed!.stringsAsBytes ? Buffer.from(value, 'latin1').toString('utf8')
-        : Array.isArray(value) ? value.map(asText)
-        : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).map(([key, item]) => [asText(key), asText(item)]))
-        : value;
-      expect(asText(parsed.parsed!.value)).toEqual(JSON.parse(source.toString('utf8')));
+      const { value, stringsAsBytes } = parsed.parsed!;
+      expect(stringsAsBytes ? textOf(value) : value).toEqual(JSON.parse(source.toString('utf8')));
     }
   });
 

@@ -5,12 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildSite } from '../../src/site/build/site.ts';
+import { BUILD_ROOTS, buildSite } from '../../src/site/build/site.ts';
 import { temporaryFolder } from '../helpers.ts';
 
-const BUILD_ROOTS = fileURLToPath(new URL('../../node_modules/.cache/sessionizer-site/', import.meta.url));
 
 describe('the site build in its own process', () => {
   it('fails with the child’s own error, naming the conversation, and tells the observer nothing it did not measure', { timeout: 180_000 }, async () => {

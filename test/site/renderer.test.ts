@@ -6,17 +6,15 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { writeExport } from '../../src/bundle/export.ts';
 import { parseSession } from '../../src/parse/parse.ts';
-import { buildSite } from '../../src/site/build/site.ts';
+import { BUILD_ROOTS, buildSite } from '../../src/site/build/site.ts';
 import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
 // Build roots of this test's own, inside node_modules like the default one,
 // so that no other test's builds keep or use the renderers it checks.
-const BUILD_ROOTS = fileURLToPath(new URL('../../node_modules/.cache/sessionizer-site/', import.meta.url));
 const ownRoots: string[] = [];
 function buildRoots(): string {
   fs.mkdirSync(BUILD_ROOTS, { recursive: true });

@@ -5,15 +5,13 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { writeExport } from '../../src/bundle/export.ts';
 import { parseSession } from '../../src/parse/parse.ts';
-import { buildSite } from '../../src/site/build/site.ts';
+import { BUILD_ROOTS, buildSite } from '../../src/site/build/site.ts';
 import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
-const BUILD_ROOTS = fileURLToPath(new URL('../../node_modules/.cache/sessionizer-site/', import.meta.url));
 
 function filesOf(folder: string): Map<string, string> {
   const files = new Map<string, string>();

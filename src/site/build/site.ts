@@ -71,7 +71,8 @@ const CONFIG = fileURLToPath(new URL('../../../astro.config.mjs', import.meta.ur
 const ASTRO_BUILD = fileURLToPath(new URL('./astro-build.mjs', import.meta.url));
 const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
 const PUBLIC = fileURLToPath(new URL('../../../public/', import.meta.url));
-const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
+/** Where the site's builds run and the renderer is kept, unless a caller names another folder (SiteOptions.buildRoots). */
+export const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
 
 export interface SiteOptions {
   /**
@@ -154,13 +155,16 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   // root: the search index is written from them after the build.
   const conversations: SelectedConversation[] = finished ? finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
   const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
-  // A site shared out between children: rather than each paying Astro's
-  // start and Vite's build, one build of no conversation makes the renderer
-  // first, and every child renders with it.
-  if (helpers.length > 0 && keptRenderer(code, roots) === undefined) await buildRenderer(code, observer, roots);
   let renderer = keptRenderer(code, roots);
   let rendererFailure: string | undefined;
   try {
+    // A site shared out between children: rather than each paying Astro's
+    // start and Vite's build, one build of no conversation makes the
+    // renderer first, and every child renders with it.
+    if (helpers.length > 0 && renderer === undefined) {
+      await buildRenderer(path.join(root, 'renderer'), code, observer, roots);
+      renderer = keptRenderer(code, roots);
+    }
     // Astro writes its server-side chunks inside the working folder (see
     // astro-build.mjs); from the throwaway root they import react and astro
     // from the project and leave no trace but the kept renderer.
@@ -171,14 +175,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     // One attempt: each child renders with the kept renderer when there is
     // one, else builds with Astro.
     const attempt = async (renderer: string | undefined, name: string): Promise<void> => {
-      const start = (child: string, selection: SiteSelection, output: string): Child => {
-        const folder = path.join(root, `${name}-${child}`);
-        fs.mkdirSync(folder);
-        const file = path.join(folder, 'selection.json');
-        fs.writeFileSync(file, JSON.stringify(selection));
-        const environmentOfChild = { ...environment, [SELECTION_VARIABLE]: file };
-        return renderer !== undefined ? startChild(RENDER, [renderer, output], folder, environmentOfChild) : startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), output], folder, environmentOfChild);
-      };
+      const start = (child: string, selection: SiteSelection, output: string): Child => startSiteChild(path.join(root, `${name}-${child}`), selection, output, environment, renderer);
       const helperBuilds = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)) }, output) };
@@ -232,25 +229,30 @@ function childEnvironment(bundle: string, cache: string): NodeJS.ProcessEnv {
 }
 
 /**
- * An Astro build of no conversation, for its renderer alone, kept for `code`.
- * A build that fails keeps nothing, and the children build with Astro as
- * before, failing with their own error if it is the same.
+ * Starts one child of the site in `folder` (made here, with the selection
+ * it renders): with the kept renderer when there is one, else an Astro build.
  */
-async function buildRenderer(code: string, observer: StepObserver, roots: string): Promise<void> {
-  const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
+function startSiteChild(folder: string, selection: SiteSelection, output: string, environment: NodeJS.ProcessEnv, renderer: string | undefined): Child {
+  fs.mkdirSync(folder);
+  const file = path.join(folder, 'selection.json');
+  fs.writeFileSync(file, JSON.stringify(selection));
+  const environmentOfChild = { ...environment, [SELECTION_VARIABLE]: file };
+  return renderer !== undefined ? startChild(RENDER, [renderer, output], folder, environmentOfChild) : startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), output], folder, environmentOfChild);
+}
+
+/**
+ * An Astro build of no conversation in `folder`, for its renderer alone,
+ * kept for `code`. A build that fails keeps nothing, and the children build
+ * with Astro as before, failing with their own error if it is the same.
+ */
+async function buildRenderer(folder: string, code: string, observer: StepObserver, roots: string): Promise<void> {
   try {
-    const folder = path.join(root, 'renderer');
-    const empty = path.join(root, 'no-bundle');
-    fs.mkdirSync(folder);
-    fs.mkdirSync(empty);
-    const selection = path.join(folder, 'selection.json');
-    fs.writeFileSync(selection, JSON.stringify({ conversations: [] } satisfies SiteSelection));
-    await allSucceed([startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), path.join(root, 'site')], folder, { ...childEnvironment(empty, path.join(root, 'cache')), [SELECTION_VARIABLE]: selection })], observer);
+    // The selection names no conversation, so the bundle is never read.
+    const child = startSiteChild(folder, { conversations: [] }, path.join(folder, 'site'), childEnvironment(path.join(folder, 'no-bundle'), path.join(folder, 'cache')), undefined);
+    await allSucceed([child], observer);
     keepRenderer(path.join(folder, 'server'), code, roots);
   } catch {
     // Said by the children's builds, if it is theirs too.
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
   }
 }
 
@@ -288,7 +290,12 @@ function keepRenderer(server: string, code: string, roots: string): void {
   } catch (error) {
     if (!['EEXIST', 'ENOTEMPTY'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
   }
-  for (const name of listFolder(roots)) if (name.startsWith('renderer-') && path.join(roots, name) !== folder) fs.rmSync(path.join(roots, name), { recursive: true, force: true });
+  forgetKeptRenderers(roots, folder);
+}
+
+/** Removes the renderers kept under `roots` but `keep`: what a fresh clone has, when nothing is kept. */
+export function forgetKeptRenderers(roots = BUILD_ROOTS, keep?: string): void {
+  for (const name of listFolder(roots)) if (name.startsWith('renderer-') && path.join(roots, name) !== keep) fs.rmSync(path.join(roots, name), { recursive: true, force: true });
 }
 
 /**

@@ -54,14 +54,20 @@ function readIndexes(cache: string): Map<string, Place> {
     }
     // The last line counts only when its newline is written.
     for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n')) {
-      const match = INDEX_LINE.exec(line);
-      if (!match) continue;
-      const offset = Number(match[2]);
-      const length = Number(match[3]);
-      if (offset + length <= size && !places.has(match[1]!)) places.set(match[1]!, { blocks, offset, length });
+      const place = wholePlace(line, size);
+      if (place && !places.has(place.key)) places.set(place.key, { blocks, offset: place.offset, length: place.length });
     }
   }
   return places;
+}
+
+/** The block an index line names, when the line is one and its pack of `size` bytes holds the block whole. */
+function wholePlace(line: string, size: number): { key: string; offset: number; length: number } | undefined {
+  const match = INDEX_LINE.exec(line);
+  if (!match) return undefined;
+  const offset = Number(match[2]);
+  const length = Number(match[3]);
+  return offset + length <= size ? { key: match[1]!, offset, length } : undefined;
 }
 
 export interface HighlightStore {
@@ -154,11 +160,7 @@ export function cachedBlocks(cache: string): number {
     const ends: number[] = [];
     for (let at = index.indexOf(0x0a); at >= 0; at = index.indexOf(0x0a, at + 1)) ends.push(at);
     let whole = ends.length;
-    while (whole > 0) {
-      const match = INDEX_LINE.exec(index.toString('latin1', whole > 1 ? ends[whole - 2]! + 1 : 0, ends[whole - 1]));
-      if (match && Number(match[2]) + Number(match[3]) <= size) break;
-      whole--;
-    }
+    while (whole > 0 && !wholePlace(index.toString('latin1', whole > 1 ? ends[whole - 2]! + 1 : 0, ends[whole - 1]), size)) whole--;
     blocks += whole;
   }
   return blocks;

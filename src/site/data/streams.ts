@@ -92,15 +92,28 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     const name = node.attrs?.name;
     return `${node.kind}${typeof name === 'string' ? ` ${name}` : ''}`;
   };
+  // A link's page is looked up when it is read, not now: the site plans its
+  // pages from this structure and then renders from the same one (site.ts).
+  const linkTo = (label: string, target: string, relation: EntityFrame & { t: 'relation' }): LinkView => {
+    const talk = placeOf(target);
+    return {
+      label,
+      get href() {
+        return resolve(target, talk);
+      },
+      quality: relation.quality,
+      via: relation.via,
+    };
+  };
   const linksOf = (id: string): LinkView[] => {
     const links: LinkView[] = [];
     for (const relation of outgoing.get(id) ?? []) {
       if (relation.t !== 'relation') continue;
-      links.push({ label: `${relation.type} → ${labelOf(relation.to)}`, href: resolve(relation.to, placeOf(relation.to)), quality: relation.quality, via: relation.via });
+      links.push(linkTo(`${relation.type} → ${labelOf(relation.to)}`, relation.to, relation));
     }
     for (const relation of incoming.get(id) ?? []) {
       if (relation.t !== 'relation') continue;
-      links.push({ label: `${inverse(relation.type as RelationType)} ← ${labelOf(relation.from)}`, href: resolve(relation.from, placeOf(relation.from)), quality: relation.quality, via: relation.via });
+      links.push(linkTo(`${inverse(relation.type as RelationType)} ← ${labelOf(relation.from)}`, relation.from, relation));
     }
     return links;
   };

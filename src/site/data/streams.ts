@@ -92,28 +92,15 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     const name = node.attrs?.name;
     return `${node.kind}${typeof name === 'string' ? ` ${name}` : ''}`;
   };
-  // A link's page is looked up when it is read, not now: the site plans its
-  // pages from this structure and then renders from the same one (site.ts).
-  const linkTo = (label: string, target: string, relation: EntityFrame & { t: 'relation' }): LinkView => {
-    const talk = placeOf(target);
-    return {
-      label,
-      get href() {
-        return resolve(target, talk);
-      },
-      quality: relation.quality,
-      via: relation.via,
-    };
-  };
   const linksOf = (id: string): LinkView[] => {
     const links: LinkView[] = [];
     for (const relation of outgoing.get(id) ?? []) {
       if (relation.t !== 'relation') continue;
-      links.push(linkTo(`${relation.type} → ${labelOf(relation.to)}`, relation.to, relation));
+      links.push(lazyLink(`${relation.type} → ${labelOf(relation.to)}`, resolve, relation.to, placeOf(relation.to), relation));
     }
     for (const relation of incoming.get(id) ?? []) {
       if (relation.t !== 'relation') continue;
-      links.push(linkTo(`${inverse(relation.type as RelationType)} ← ${labelOf(relation.from)}`, relation.from, relation));
+      links.push(lazyLink(`${inverse(relation.type as RelationType)} ← ${labelOf(relation.from)}`, resolve, relation.from, placeOf(relation.from), relation));
     }
     return links;
   };
@@ -191,6 +178,24 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     });
   }
   return { streams, talkOf, nodes };
+}
+
+/**
+ * A link whose page is looked up when it is read, not now: the site plans its
+ * pages from the structure and then renders from the same one (site.ts). Made
+ * out here so that the link holds its target and nothing else of the
+ * conversation: a closure inside conversationStructure would keep all that
+ * the structure was made from, its rows too, for as long as the link lives.
+ */
+function lazyLink(label: string, resolve: Resolve, target: string, talk: string | undefined, relation: EntityFrame & { t: 'relation' }): LinkView {
+  return {
+    label,
+    get href() {
+      return resolve(target, talk);
+    },
+    quality: relation.quality,
+    via: relation.via,
+  };
 }
 
 function flatten(step: StepView): StepView[] {

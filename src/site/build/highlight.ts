@@ -4,22 +4,19 @@
 // research §5), languages loaded the first time a block asks for them.
 //
 // Output is class-based: a token's colour becomes `h-<rgb>`, and the style
-// sheet is made from the theme's own colours, since inline styles made pages
+// sheet is made from the theme's own colours (highlight-style.ts), since inline styles made pages
 // about nine times the size of their code (research §5).
 
-import { createHighlighterCore, type HighlighterCore, type ThemeRegistrationResolved } from 'shiki/core';
+import { createHighlighterCore, type HighlighterCore } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { bundledLanguages, bundledLanguagesAlias } from 'shiki/langs';
-import { bundledThemes } from 'shiki/themes';
 import type { StepView } from '../data/views.ts';
 import { CACHE_VARIABLE, HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from '../data/highlighted.ts';
-
-const THEME = 'github-light';
+import { colourClass, loadTheme, THEME } from './highlight-style.ts';
 
 export interface Highlighter {
   /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
   ensure(language: string, code: string): Promise<string | undefined>;
-  styleSheet(): string;
   dispose(): void;
 }
 
@@ -27,7 +24,7 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
   let core: HighlighterCore | undefined;
   const failed = new Set<string>();
   const store = openHighlightStore(cache);
-  const theme = (await bundledThemes[THEME]()).default as unknown as ThemeRegistrationResolved;
+  const theme = await loadTheme();
   const start = async (): Promise<HighlighterCore> => (core ??= await createHighlighterCore({ themes: [theme], langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) }));
   const languageOf = async (language: string): Promise<string | undefined> => {
     const name = language.toLowerCase();
@@ -54,18 +51,9 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
       const loaded = await languageOf(language);
       if (loaded === undefined) return undefined;
       const { tokens } = (await start()).codeToTokens(code, { lang: loaded, theme: THEME });
-      const html = tokens.map((line) => line.map((token) => `<span class="h-${colour(token.color)}${token.fontStyle && token.fontStyle & 1 ? ' hi' : ''}${token.fontStyle && token.fontStyle & 2 ? ' hb' : ''}">${escapeHtml(token.content)}</span>`).join('')).join('\n');
+      const html = tokens.map((line) => line.map((token) => `<span class="h-${colourClass(token.color)}${token.fontStyle && token.fontStyle & 1 ? ' hi' : ''}${token.fontStyle && token.fontStyle & 2 ? ' hb' : ''}">${escapeHtml(token.content)}</span>`).join('')).join('\n');
       store.add(key, html);
       return html;
-    },
-    styleSheet() {
-      const colours = new Set<string>();
-      const add = (value: unknown): void => {
-        if (typeof value === 'string' && /^#[0-9a-fA-F]{3,8}$/.test(value)) colours.add(value);
-      };
-      add(theme.fg);
-      for (const setting of theme.settings ?? theme.tokenColors ?? []) add(setting.settings?.foreground);
-      return `${[...colours].sort().map((value) => `.h-${colour(value)}{color:${value}}`).join('\n')}\n.hi{font-style:italic}\n.hb{font-weight:bold}\n`;
     },
     dispose() {
       store.close();
@@ -93,10 +81,6 @@ export function pageHighlighter(): Promise<Highlighter> {
   const cache = process.env[CACHE_VARIABLE];
   if (cache === undefined) throw new Error(`the site's pages are highlighted into a cache: set ${CACHE_VARIABLE} (the export stage does)`);
   return (shared ??= createHighlighter(cache));
-}
-
-function colour(value: string | undefined): string {
-  return (value ?? 'none').replace('#', '').toLowerCase();
 }
 
 function escapeHtml(text: string): string {

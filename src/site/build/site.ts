@@ -44,7 +44,7 @@ import { listFolder } from '../../landing/session-state.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
 import { stampOf } from '../../bundle/reuse.ts';
 import { digestOfFile } from '../../landing/landed-file.ts';
-import { createHighlighter } from './highlight.ts';
+import { highlightStyleSheet } from './highlight-style.ts';
 import { relativeLinks } from './relative-links.ts';
 
 export interface SiteResult {
@@ -210,7 +210,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  return { pages: await finishPages(out, cache), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}) };
+  return { pages: await finishPages(out), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}) };
 }
 
 /** The environment of a site child: what it renders from, where it highlights into. */
@@ -257,11 +257,9 @@ async function buildRenderer(folder: string, code: string, observer: StepObserve
 }
 
 /** What every rendering ends with: no build leftovers, the highlight style sheet, and links relative. */
-async function finishPages(out: string, cache: string): Promise<{ file: string; bytes: number }[]> {
+async function finishPages(out: string): Promise<{ file: string; bytes: number }[]> {
   removeBuildLeftovers(out);
-  const highlighterForCss = await createHighlighter(cache);
-  fs.writeFileSync(path.join(out, 'highlight.css'), highlighterForCss.styleSheet());
-  highlighterForCss.dispose();
+  fs.writeFileSync(path.join(out, 'highlight.css'), await highlightStyleSheet());
   return relativeLinks(out);
 }
 

@@ -94,15 +94,21 @@ export function completeLines(file: string): Buffer[] {
 export { foldedStructure as foldedEntities } from '../src/session-flow/chain.ts';
 
 /**
- * The fixtures collected and parsed, and `sessions` exported without a site
- * and archived, in folders kept for the whole test file (for beforeAll).
+ * The fixtures collected and parsed, and `sessions` exported without a site,
+ * in folders kept for the whole test file (for beforeAll). Returns the export folder.
  */
-export async function exportedFixtures(sessions: readonly string[]): Promise<{ out: string; archive: string }> {
+export async function exportedWithoutSite(sessions: readonly string[]): Promise<string> {
   const data = temporaryFolder({ forFile: true });
   collectOnce(copyOfFixtures({ forFile: true }), data);
   for (const session of sessions) parseSession(data, session);
   const out = path.join(temporaryFolder({ forFile: true }), 'export');
   await writeExport(data, out, [...sessions], { site: false });
+  return out;
+}
+
+/** The same, archived too. */
+export async function exportedFixtures(sessions: readonly string[]): Promise<{ out: string; archive: string }> {
+  const out = await exportedWithoutSite(sessions);
   const archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
   await writeArchive(out, archive);
   return { out, archive };

@@ -5,25 +5,17 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { writeExport } from '../../src/bundle/export.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
 import { planConversation, slug, splitByWeight } from '../../src/site/data/plan.ts';
 import { pageModel, sitePlan } from '../../src/site/data/site.ts';
 import { conversationStructure } from '../../src/site/data/streams.ts';
 import type { TalkView } from '../../src/site/data/views.ts';
-import { parseSession } from '../../src/parse/parse.ts';
-import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { exportedWithoutSite } from '../helpers.ts';
 
 let bundle: string;
 beforeAll(async () => {
-  const data = temporaryFolder({ forFile: true });
-  collectOnce(copyOfFixtures({ forFile: true }), data);
-  const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt];
-  for (const session of sessions) parseSession(data, session);
-  const out = path.join(temporaryFolder({ forFile: true }), 'export');
-  await writeExport(data, out, sessions, { site: false });
-  bundle = path.join(out, 'bundle');
+  bundle = path.join(await exportedWithoutSite([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt]), 'bundle');
 });
 
 describe('page models from a bundle', () => {

@@ -4,11 +4,9 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { writeExport } from '../../src/bundle/export.ts';
-import { parseSession } from '../../src/parse/parse.ts';
 import { pageModel, pagesAsPlanned, sitePlan, type PageModel } from '../../src/site/data/site.ts';
 import type { LinkView, StepView } from '../../src/site/data/views.ts';
-import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { exportedWithoutSite } from '../helpers.ts';
 
 const loads = vi.hoisted(() => [] as string[]);
 vi.mock('../../src/site/data/bundle.ts', async (original) => {
@@ -31,12 +29,7 @@ function linksOf(model: PageModel): LinkView[] {
 let bundle: string;
 const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction];
 beforeAll(async () => {
-  const data = temporaryFolder({ forFile: true });
-  collectOnce(copyOfFixtures({ forFile: true }), data);
-  for (const session of sessions) parseSession(data, session);
-  const out = path.join(temporaryFolder({ forFile: true }), 'export');
-  await writeExport(data, out, sessions, { site: false });
-  bundle = path.join(out, 'bundle');
+  bundle = path.join(await exportedWithoutSite(sessions), 'bundle');
 });
 
 describe('pages as planned', () => {

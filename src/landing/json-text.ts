@@ -245,22 +245,36 @@ const BEYOND_ASCII = /[\x80-\xff]/;
 /**
  * A value with every string of bytes in it (keys included) turned into its
  * text. What holds nothing beyond ASCII is returned as it is, not copied:
- * most identifiers are ASCII even in a line that is not.
+ * most identifiers are ASCII even in a line that is not. Each item is turned
+ * once; a container is copied from its first changed item on.
  */
 export function textOf<Value>(value: Value): Value {
   if (typeof value === 'string') return (BEYOND_ASCII.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value) as Value;
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
-    for (const item of value) if (textOf(item) !== item) return value.map(textOf) as Value;
-    return value;
-  }
-  for (const key in value) {
-    const item = value[key];
-    if (textOf(item) !== item || BEYOND_ASCII.test(key)) {
-      const text: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) text[textOf(key)] = textOf(item);
-      return text as Value;
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      const text = textOf(item);
+      if (copy === undefined && text !== item) copy = value.slice(0, index);
+      copy?.push(text);
     }
+    return (copy ?? value) as Value;
   }
-  return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const key in value) {
+    const item: unknown = value[key];
+    const text = textOf(item);
+    const textKey = textOf(key);
+    if (copy === undefined && (text !== item || textKey !== key)) {
+      // The keys before this one are ASCII and their items unchanged.
+      copy = {};
+      for (const earlier in value) {
+        if (earlier === key) break;
+        copy[earlier] = value[earlier];
+      }
+    }
+    if (copy !== undefined) copy[textKey] = text;
+  }
+  return (copy ?? value) as Value;
 }

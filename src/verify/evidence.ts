@@ -78,13 +78,17 @@ class LineDigests {
   private bytes = Buffer.alloc(32 * 64);
   count = 0;
 
-  add(line: string | Buffer): void {
+  /** `encoding` is how a string line is written to its file (SessionDataDerivation.row). */
+  add(line: string | Buffer, encoding: 'utf8' | 'latin1' = 'utf8'): void {
     if ((this.count + 1) * 32 > this.bytes.length) {
       const larger = Buffer.alloc(this.bytes.length * 2);
       this.bytes.copy(larger);
       this.bytes = larger;
     }
-    crypto.createHash('sha256').update(line).digest().copy(this.bytes, this.count * 32);
+    const hash = crypto.createHash('sha256');
+    if (typeof line === 'string') hash.update(line, encoding);
+    else hash.update(line);
+    hash.digest().copy(this.bytes, this.count * 32);
     this.count++;
   }
 
@@ -188,8 +192,8 @@ export class EvidenceCheck {
         const found = digestOf(record.payload);
         if (found !== record.sha) this.problem(relative, `record ${summary.records} (source line ${record.ord}): its bytes do not match its digest (expected sha ${record.sha}, found ${found})`);
         for (const derived of summary.derived.values()) {
-          const { row, line: text } = derived.derivation.row(record, summary.records);
-          derived.rows.add(text);
+          const { row, line: text, encoding } = derived.derivation.row(record, summary.records);
+          derived.rows.add(text, encoding);
           derived.entries.push(indexEntryOf(seq, `${place.group}/${place.place}`, summary.header!.kind, row));
         }
       } catch (error) {

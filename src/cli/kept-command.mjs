@@ -2,7 +2,7 @@
 // source it was built from. Loading the TypeScript through tsx costs every
 // command about 0.3 s before it does anything: tsx starts a loader thread
 // (0.22 s) and every module of src/ then passes through it. `sessionizer
-// --help` took 0.51-0.58 s so and 0.21-0.29 s from the bundle.
+// --help` took 0.51-0.58 s so and 0.17-0.19 s from the bundle.
 //
 // The bundle is made by esbuild from src/cli/main.ts the first time the
 // source is seen, like the site's kept renderer (site/build/site.ts): its

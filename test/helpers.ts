@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../src/adapters/claude-code/filters.ts';
@@ -94,21 +94,37 @@ export function completeLines(file: string): Buffer[] {
 export { foldedStructure as foldedEntities } from '../src/session-flow/chain.ts';
 
 /**
- * The fixtures collected and parsed, and `sessions` exported without a site,
- * in folders kept for the whole test file (for beforeAll). Returns the export folder.
+ * The fixtures collected and parsed, and `sessions` exported, with the site
+ * unless `site` is false, in folders kept for the whole test file (for
+ * beforeAll). Returns the export folder.
  */
-export async function exportedWithoutSite(sessions: readonly string[]): Promise<string> {
+export async function exportedSessions(sessions: readonly string[], options: { site?: boolean } = {}): Promise<string> {
   const data = temporaryFolder({ forFile: true });
   collectOnce(copyOfFixtures({ forFile: true }), data);
   for (const session of sessions) parseSession(data, session);
   const out = path.join(temporaryFolder({ forFile: true }), 'export');
-  await writeExport(data, out, [...sessions], { site: false });
+  await writeExport(data, out, [...sessions], { site: options.site ?? true });
   return out;
 }
 
-/** The same, archived too. */
+/** Every file under `folder`, by path from it in sorted order, with its bytes. */
+export function filesOf(folder: string): Map<string, Buffer> {
+  const files: [string, Buffer][] = [];
+  for (const entry of fs.readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files.push([path.relative(folder, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name))]);
+  }
+  return new Map(files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The same files, the same bytes. */
+export function expectSameFiles(found: Map<string, Buffer>, expected: Map<string, Buffer>): void {
+  expect([...found.keys()]).toEqual([...expected.keys()]);
+  for (const [name, bytes] of expected) expect(found.get(name)!.equals(bytes), name).toBe(true);
+}
+
+/** Exported without a site, and archived too. */
 export async function exportedFixtures(sessions: readonly string[]): Promise<{ out: string; archive: string }> {
-  const out = await exportedWithoutSite(sessions);
+  const out = await exportedSessions(sessions, { site: false });
   const archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
   await writeArchive(out, archive);
   return { out, archive };

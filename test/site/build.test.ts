@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { BUILD_ROOTS, buildSite } from '../../src/site/build/site.ts';
 import { temporaryFolder } from '../helpers.ts';
 
-
 describe('the site build in its own process', () => {
   it('fails with the child’s own error, naming the conversation, and tells the observer nothing it did not measure', { timeout: 180_000 }, async () => {
     const folder = temporaryFolder();

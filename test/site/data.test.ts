@@ -11,11 +11,11 @@ import { planConversation, slug, splitByWeight } from '../../src/site/data/plan.
 import { pageModel, sitePlan } from '../../src/site/data/site.ts';
 import { conversationStructure } from '../../src/site/data/streams.ts';
 import type { TalkView } from '../../src/site/data/views.ts';
-import { exportedWithoutSite } from '../helpers.ts';
+import { exportedSessions } from '../helpers.ts';
 
 let bundle: string;
 beforeAll(async () => {
-  bundle = path.join(await exportedWithoutSite([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt]), 'bundle');
+  bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt], { site: false }), 'bundle');
 });
 
 describe('page models from a bundle', () => {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { pageModel, pagesAsPlanned, sitePlan, type PageModel } from '../../src/site/data/site.ts';
 import type { LinkView, StepView } from '../../src/site/data/views.ts';
-import { exportedWithoutSite } from '../helpers.ts';
+import { exportedSessions } from '../helpers.ts';
 
 const loads = vi.hoisted(() => [] as string[]);
 vi.mock('../../src/site/data/bundle.ts', async (original) => {
@@ -29,7 +29,7 @@ function linksOf(model: PageModel): LinkView[] {
 let bundle: string;
 const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction];
 beforeAll(async () => {
-  bundle = path.join(await exportedWithoutSite(sessions), 'bundle');
+  bundle = path.join(await exportedSessions(sessions, { site: false }), 'bundle');
 });
 
 describe('pages as planned', () => {

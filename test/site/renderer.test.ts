@@ -8,10 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { writeExport } from '../../src/bundle/export.ts';
-import { parseSession } from '../../src/parse/parse.ts';
 import { BUILD_ROOTS, buildSite } from '../../src/site/build/site.ts';
-import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 // Build roots of this test's own, inside node_modules like the default one,
 // so that no other test's builds keep or use the renderers it checks.
@@ -30,39 +28,22 @@ function keptRenderers(roots: string): string[] {
   return fs.readdirSync(roots).filter((name) => name.startsWith('renderer-')).map((name) => path.join(roots, name));
 }
 
-/** Every file of a site, by path, with its bytes. */
-function siteFiles(site: string): Map<string, Buffer> {
-  return new Map(fs.readdirSync(site, { recursive: true }).map(String).filter((name) => fs.statSync(path.join(site, name)).isFile()).sort().map((name) => [name, fs.readFileSync(path.join(site, name))]));
-}
-
-function expectSameSite(site: Map<string, Buffer>, reference: Map<string, Buffer>): void {
-  expect([...site.keys()]).toEqual([...reference.keys()]);
-  for (const [name, bytes] of reference) expect(site.get(name)!.equals(bytes), name).toBe(true);
-}
-
 describe('the kept renderer', () => {
   it('is kept by a build, renders the same bytes with no build, is built first for a shared site, and gives way to a build when it fails', { timeout: 240_000 }, async () => {
-    const root = copyOfFixtures({ forFile: true });
-    const data = temporaryFolder({ forFile: true });
-    collectOnce(root, data);
-    const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction];
-    for (const session of sessions) parseSession(data, session);
-    const out = path.join(temporaryFolder({ forFile: true }), 'export');
-    await writeExport(data, out, sessions);
-    const bundle = path.join(out, 'bundle');
+    const bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction]), 'bundle');
     const folder = temporaryFolder({ forFile: true });
     const site = (name: string, options: Parameters<typeof buildSite>[3]) => buildSite(bundle, path.join(folder, name), path.join(folder, `cache-${name}`), options);
 
     const roots = buildRoots();
     const built = await site('built', { buildRoots: roots, builds: 1 });
     expect(built.byKeptRenderer).toBe(false);
-    const reference = siteFiles(path.join(folder, 'built'));
+    const reference = filesOf(path.join(folder, 'built'));
     const [kept] = keptRenderers(roots);
     expect(fs.existsSync(path.join(kept!, 'entry.mjs'))).toBe(true);
 
     const rendered = await site('rendered', { buildRoots: roots, builds: 1 });
     expect([rendered.rendererFailure, rendered.byKeptRenderer, rendered.built]).toEqual([undefined, true, built.built]);
-    expectSameSite(siteFiles(path.join(folder, 'rendered')), reference);
+    expectSameFiles(filesOf(path.join(folder, 'rendered')), reference);
 
     // Shared between children with no renderer kept: one build makes it, and
     // all the children render with it.
@@ -70,7 +51,7 @@ describe('the kept renderer', () => {
     const shared = await site('shared', { buildRoots: sharedRoots, builds: 3 });
     expect([shared.rendererFailure, shared.byKeptRenderer]).toEqual([undefined, true]);
     expect(keptRenderers(sharedRoots)).toHaveLength(1);
-    expectSameSite(siteFiles(path.join(folder, 'shared')), reference);
+    expectSameFiles(filesOf(path.join(folder, 'shared')), reference);
 
     // A renderer that no longer runs is dropped, and a build renders the pages.
     fs.chmodSync(path.join(kept!, 'entry.mjs'), 0o644);
@@ -78,7 +59,7 @@ describe('the kept renderer', () => {
     const rebuilt = await site('rebuilt', { buildRoots: roots, builds: 1 });
     expect(rebuilt.byKeptRenderer).toBe(false);
     expect(rebuilt.rendererFailure).toContain('a damaged renderer');
-    expectSameSite(siteFiles(path.join(folder, 'rebuilt')), reference);
+    expectSameFiles(filesOf(path.join(folder, 'rebuilt')), reference);
     // The build that took over keeps a working renderer again.
     expect(keptRenderers(roots)).toHaveLength(1);
     expect(fs.readFileSync(path.join(keptRenderers(roots)[0]!, 'entry.mjs'), 'utf8')).not.toContain('a damaged renderer');

@@ -1,39 +1,19 @@
 // The site's rendering is shared out between children that run at once,
 // Astro builds or the kept renderer (build/site.ts): the lead renders the
-// index and search pages from the plans the others save. Whatever the sharing, the site is the same bytes; and a
-// build that fails stops the others, with its own error.
+// index and search pages from the plans the others save. Whatever the
+// sharing, the site is the same bytes; and a build that fails stops the
+// others, with its own error.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { writeExport } from '../../src/bundle/export.ts';
-import { parseSession } from '../../src/parse/parse.ts';
 import { BUILD_ROOTS, buildSite } from '../../src/site/build/site.ts';
-import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
-
-
-function filesOf(folder: string): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const entry of fs.readdirSync(folder, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) files.set(path.relative(folder, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8'));
-  }
-  return files;
-}
-
-async function exportOf(sessions: readonly string[]): Promise<string> {
-  const root = copyOfFixtures({ forFile: true });
-  const data = temporaryFolder({ forFile: true });
-  collectOnce(root, data);
-  for (const session of sessions) parseSession(data, session);
-  const out = path.join(temporaryFolder({ forFile: true }), 'export');
-  await writeExport(data, out, sessions);
-  return out;
-}
+import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 describe('builds that share the rendering', () => {
   it('give the bytes one build gives, and count the memory of all of them', { timeout: 180_000 }, async () => {
-    const out = await exportOf([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.workflow, FIXTURE_SESSIONS.compaction]);
+    const out = await exportedSessions([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.workflow, FIXTURE_SESSIONS.compaction]);
     const folder = temporaryFolder();
     await buildSite(path.join(out, 'bundle'), path.join(folder, 'one'), path.join(folder, 'cache-one'), { builds: 1 });
     const measured: number[] = [];
@@ -41,17 +21,16 @@ describe('builds that share the rendering', () => {
     expect(shared.built).toBe(shared.pages);
     const one = filesOf(path.join(folder, 'one'));
     const three = filesOf(path.join(folder, 'three'));
-    expect([...three.keys()].sort()).toEqual([...one.keys()].sort());
-    for (const [file, text] of one) expect(three.get(file), file).toBe(text);
+    expectSameFiles(three, one);
     // Three processes at once: one sum, above what one of them holds. (With
     // no renderer kept, the build that makes it reports its own peak first.)
     expect(Math.max(...measured)).toBeGreaterThan(3 * 50 * 1024 * 1024);
     // The index lists the conversations the other builds rendered.
-    expect(three.get('index.html')).toContain(FIXTURE_SESSIONS.workflow);
+    expect(three.get('index.html')!.toString('utf8')).toContain(FIXTURE_SESSIONS.workflow);
   });
 
   it('stop when one fails, with the error of the one that failed', { timeout: 180_000 }, async () => {
-    const out = await exportOf([FIXTURE_SESSIONS.rewind]);
+    const out = await exportedSessions([FIXTURE_SESSIONS.rewind]);
     // A conversation with no rounds weighs nothing, so the second build gets
     // it, and fails; the lead would wait for its plan for ever.
     fs.mkdirSync(path.join(out, 'bundle', '_conversations', 'no-rounds'));

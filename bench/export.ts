@@ -39,7 +39,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseSize } from '../scripts/generate-corpus.ts';
 import { filesUnder } from '../scripts/files-under.ts';
-import { forgetKeptRenderers } from '../src/site/build/site.ts';
+import { forgetKeptRenderers } from '../src/site/build/kept-renderer.ts';
 import { bench, corpusFor, log, mainTranscripts, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
 import { median } from './median.ts';
 import { folderBytes, timed as timedIn, type Timed } from './timed.ts';

@@ -24,7 +24,7 @@ import { writeExport } from '../src/bundle/export.ts';
 import { collectAll, storedSessions } from '../src/collection/collect-all.ts';
 import { parseSession } from '../src/parse/parse.ts';
 import { PAGE_BUDGET } from '../src/site/data/plan.ts';
-import { forgetKeptRenderers } from '../src/site/build/site.ts';
+import { forgetKeptRenderers } from '../src/site/build/kept-renderer.ts';
 import { generateCorpus, parseSize } from '../scripts/generate-corpus.ts';
 import { median } from './median.ts';
 import { folderBytes, timed, type Timed } from './timed.ts';

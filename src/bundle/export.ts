@@ -28,6 +28,7 @@ import { sessionDataName } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
 import { hasEnded } from '../landing/process.ts';
 import type { SiteResult } from '../site/build/site.ts';
+import type { WaitingRenderer } from '../site/build/kept-renderer.ts';
 import { compareBytes, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
 import { ExportReuse } from './reuse.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
@@ -45,6 +46,8 @@ export interface ExportOptions {
   readonly observer?: StepObserver;
   /** Secrets to take out of the copied bundle, found beforehand (src/redaction/scan.ts). */
   readonly redaction?: RedactionPlan;
+  /** A renderer child started as the command began, for the site to render with (SiteOptions.waitingRenderer). */
+  readonly waitingRenderer?: WaitingRenderer;
 }
 
 export interface ExportResult {
@@ -182,7 +185,7 @@ async function completeExport(
     observer.step('site');
     // Loaded here, not at the top: Astro and shiki would otherwise load with every command.
     const { buildSite } = await import('../site/build/site.ts');
-    site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer });
+    site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer, waitingRenderer: options.waitingRenderer });
   }
   observer.step('manifest');
   // The site's digests were taken as its pages were kept, or kept with them.

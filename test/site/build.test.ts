@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILD_ROOTS, buildSite } from '../../src/site/build/site.ts';
+import { BUILD_ROOTS } from '../../src/site/build/kept-renderer.ts';
+import { buildSite } from '../../src/site/build/site.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 describe('the site build in its own process', () => {

@@ -1,14 +1,17 @@
 // The renderer a build keeps: the pages' code bundled with an on-demand
 // route, which renders the pages of a later site without an Astro build.
-// Its pages must be the bytes a build writes, a site shared between children
-// must build it first rather than build in each child, and a renderer that
-// fails must cost a build, never the site.
+// Its pages must be the bytes a build writes, a child started with it before
+// the site is due must render them and be stopped when unused, a site shared
+// between children must build it first rather than build in each child, and
+// a renderer that fails must cost a build, never the site.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { BUILD_ROOTS, buildSite } from '../../src/site/build/site.ts';
+import { BUILD_ROOTS, startWaitingRenderer } from '../../src/site/build/kept-renderer.ts';
+import { buildSite } from '../../src/site/build/site.ts';
+import { hasEnded } from '../../src/landing/process.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 // Build roots of this test's own, inside node_modules like the default one,
@@ -44,6 +47,18 @@ describe('the kept renderer', () => {
     const rendered = await site('rendered', { buildRoots: roots, builds: 1 });
     expect([rendered.rendererFailure, rendered.byKeptRenderer, rendered.built]).toEqual([undefined, true, built.built]);
     expectSameFiles(filesOf(path.join(folder, 'rendered')), reference);
+
+    // A child that loaded the renderer before the site was due renders the
+    // lead's pages; one the site does not use is stopped.
+    const waiting = startWaitingRenderer(roots)!;
+    expect(waiting.entry).toBe(path.join(kept!, 'entry.mjs'));
+    const early = await site('early', { buildRoots: roots, builds: 1, waitingRenderer: waiting });
+    expect([early.rendererFailure, early.byKeptRenderer, waiting.used]).toEqual([undefined, true, true]);
+    expectSameFiles(filesOf(path.join(folder, 'early')), reference);
+    const unused = startWaitingRenderer(roots)!;
+    await site('built-elsewhere', { buildRoots: buildRoots(), builds: 1, waitingRenderer: unused });
+    expect(unused.used).toBe(false);
+    await expect.poll(() => hasEnded(unused.pid), { timeout: 10_000 }).toBe(true);
 
     // Shared between children with no renderer kept: one build makes it, and
     // all the children render with it.

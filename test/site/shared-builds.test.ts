@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { BUILD_ROOTS, buildSite } from '../../src/site/build/site.ts';
+import { BUILD_ROOTS } from '../../src/site/build/kept-renderer.ts';
+import { buildSite } from '../../src/site/build/site.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 describe('builds that share the rendering', () => {

@@ -23,6 +23,7 @@ import { redactionReport, reportText, type RedactionReport } from '../../redacti
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../../redaction/scan.ts';
 import { ChainError } from '../../session-flow/chain.ts';
+import { startWaitingRenderer, type WaitingRenderer } from '../../site/build/kept-renderer.ts';
 import { verifyExport } from '../../verify/export.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
@@ -45,7 +46,8 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   if (values.merge !== undefined) {
     const mixed = (['source', 'include', 'exclude', 'conversation', 'redact', 'redact-rules', 'redact-paths'] as const).filter((name) => values[name] !== undefined);
     if (mixed.length > 0) throw new UsageError(`export: --merge puts finished exports together and collects nothing, so it takes no --${mixed[0]}`);
-    return runMerge(values.merge.map((input) => path.resolve(input)), { data: path.resolve(values.data ?? DEFAULT_DATA), out: path.resolve(values.out ?? DEFAULT_OUT), archive: values.archive !== undefined ? path.resolve(values.archive) : undefined, json: values.json === true }, io);
+    const destination = { data: path.resolve(values.data ?? DEFAULT_DATA), out: path.resolve(values.out ?? DEFAULT_OUT), archive: values.archive !== undefined ? path.resolve(values.archive) : undefined, json: values.json === true };
+    return withWaitingRenderer((waitingRenderer) => runMerge(values.merge!.map((input) => path.resolve(input)), destination, waitingRenderer, io));
   }
   let rules;
   try {
@@ -71,7 +73,22 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   // export is replaced by a rename only once the new one is whole, and the next
   // export removes what this one left (recoverInterruptedExports). A handler
   // would run only between steps, since most of them do not yield.
-  return runExport(request, io);
+  return withWaitingRenderer((waitingRenderer) => runExport(request, waitingRenderer, io));
+}
+
+/**
+ * Runs an export with a renderer child started first, when a renderer is
+ * kept for this code: it loads while the export collects and parses, on
+ * another core, and renders the site's pages when they are due. The child is
+ * stopped whatever happens, should the site not need it.
+ */
+async function withWaitingRenderer(run: (waitingRenderer: WaitingRenderer | undefined) => Promise<number>): Promise<number> {
+  const waitingRenderer = startWaitingRenderer();
+  try {
+    return await run(waitingRenderer);
+  } finally {
+    waitingRenderer?.dismiss();
+  }
 }
 
 interface Destination {
@@ -90,7 +107,7 @@ interface ExportRequest extends Destination {
   readonly redaction: { readonly rules: ReturnType<typeof ruleSet>; readonly paths: boolean; readonly dryRun: boolean } | undefined;
 }
 
-async function runExport(request: ExportRequest, io: Io): Promise<number> {
+async function runExport(request: ExportRequest, waitingRenderer: WaitingRenderer | undefined, io: Io): Promise<number> {
   const { data, out, json } = request;
   const started = performance.now();
   const drawn = io.interactive && !json;
@@ -153,7 +170,7 @@ async function runExport(request: ExportRequest, io: Io): Promise<number> {
     }
     if (!json) io.error(`redaction: ${report.totals.findings} secrets (${report.totals.bytes} bytes) found; they are replaced in the export, and listed in its bundle/redaction-report.json\n`);
   }
-  const result = await writeExport(data, out, exported, { observer: clock, redaction });
+  const result = await writeExport(data, out, exported, { observer: clock, redaction, waitingRenderer });
   const totals = landedTotals(report);
   await finish(request, result, clock, started, io, {
     json: { ...(redacted ? { redacted: { findings: redacted.findings, bytes: redacted.bytes } } : {}), landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied },
@@ -162,7 +179,7 @@ async function runExport(request: ExportRequest, io: Io): Promise<number> {
   return rejected ? EXIT_REJECTED : EXIT_OK;
 }
 
-async function runMerge(inputs: string[], destination: Destination, io: Io): Promise<number> {
+async function runMerge(inputs: string[], destination: Destination, waitingRenderer: WaitingRenderer | undefined, io: Io): Promise<number> {
   const started = performance.now();
   const drawn = io.interactive && !destination.json;
   const clock = new StepClock(drawn, drawn ? io.error : undefined);
@@ -181,7 +198,7 @@ async function runMerge(inputs: string[], destination: Destination, io: Io): Pro
   }
   let result: ExportResult;
   try {
-    result = await mergeExports(inputs, destination.out, path.join(destination.data, '_site-cache'), { observer: clock });
+    result = await mergeExports(inputs, destination.out, path.join(destination.data, '_site-cache'), { observer: clock, waitingRenderer });
   } catch (error) {
     if (!(error instanceof MergeConflictError)) throw error;
     clock.end();

@@ -5,20 +5,44 @@
 // fixtures' 33 pages took 4.4-4.6 s in a build and 1.2 s rendered so.
 //
 //   node render.mjs <renderer entry.mjs> <output folder>
+//   node render.mjs <renderer entry.mjs>
 //
 // The bundle, the highlight cache and the selection come in the environment,
 // as for a build; the pages are those the selection renders, then the index
 // and the search page. When done, the peak memory goes back over IPC.
+//
+// Without an output folder, the renderer is loaded and the child waits for
+// one message, `{output, variables}`: the folder, and the site's variables to
+// add to the environment (kept-renderer.ts starts a child so before the site
+// step is due). Should the channel close first, the export ended without
+// needing it, and so does this process.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [entry, outDir] = process.argv.slice(2);
-if (!entry || !outDir) throw new Error('usage: node render.mjs <renderer entry.mjs> <output folder>');
+if (!entry) throw new Error('usage: node render.mjs <renderer entry.mjs> [<output folder>]');
 const { pages, render } = await import(pathToFileURL(entry).href);
+const output = outDir ?? (await work());
 for (const file of pages()) {
-  const target = path.join(outDir, file);
+  const target = path.join(output, file);
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.writeFileSync(target, await render(file));
 }
 process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });
+
+/** The output folder, once the message with the work comes; the site's variables are in the environment then. */
+function work() {
+  if (!process.send) throw new Error('render.mjs: without an output folder, the work comes over an IPC channel, and there is none');
+  return new Promise((resolve) => {
+    const ended = () => process.exit(0);
+    process.once('disconnect', ended);
+    process.once('message', ({ output, variables }) => {
+      // With no listener left, the channel no longer keeps this process
+      // alive once the pages are written, as when it is started with them.
+      process.removeListener('disconnect', ended);
+      Object.assign(process.env, variables);
+      resolve(output);
+    });
+  });
+}

@@ -29,7 +29,6 @@
 // this is what lets a second export after one conversation changed cost a
 // small part of the first.
 
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -46,6 +45,8 @@ import { stampOf } from '../../bundle/reuse.ts';
 import { digestOfFile } from '../../landing/landed-file.ts';
 import { highlightStyleSheet } from './highlight-style.ts';
 import { relativeLinks } from './relative-links.ts';
+import { siteChildEnvironment, startChild, type Child } from './child.ts';
+import { BUILD_ROOTS, filesUnder, keepRenderer, keptRenderer, RENDER, siteCode, type WaitingRenderer } from './kept-renderer.ts';
 
 export interface SiteResult {
   readonly pages: number;
@@ -69,10 +70,7 @@ export interface SiteResult {
 
 const CONFIG = fileURLToPath(new URL('../../../astro.config.mjs', import.meta.url));
 const ASTRO_BUILD = fileURLToPath(new URL('./astro-build.mjs', import.meta.url));
-const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
 const PUBLIC = fileURLToPath(new URL('../../../public/', import.meta.url));
-/** Where the site's builds run and the renderer is kept, unless a caller names another folder (SiteOptions.buildRoots). */
-export const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
 
 export interface SiteOptions {
   /**
@@ -94,47 +92,58 @@ export interface SiteOptions {
    * kept renderer with the others gives a folder of its own under it.
    */
   readonly buildRoots?: string;
+  /**
+   * A renderer child started earlier (kept-renderer.ts), to render the
+   * lead's pages when it loaded the renderer this site renders with; it is
+   * dismissed otherwise, whatever the site does.
+   */
+  readonly waitingRenderer?: WaitingRenderer;
 }
 
 export async function buildSite(bundle: string, out: string, cache: string, options: SiteOptions = {}): Promise<SiteResult> {
-  const started = performance.now();
-  removeEarlierBlocks(cache);
-  const entriesBefore = cachedBlocks(cache);
-  const observer = options.observer ?? UNOBSERVED;
-  const code = siteCode();
-  const finished = options.inputs ? finishedPages(cache, options.inputs, code) : undefined;
-  let pages: { file: string; bytes: number }[];
-  let built = 0;
-  let byKeptRenderer = false;
-  let rendererFailure: string | undefined;
-  const digests = new Map<string, string>();
-  if (finished) {
-    // The files that are no conversation's own (the index, search, scripts and
-    // style sheets) depend on every conversation, so they are kept under one
-    // key over all of them; when that entry and every conversation's are
-    // finished, Astro is not started at all.
-    const whole = entryOf(path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
-    if (whole.render || finished.some(({ render }) => render)) {
-      const rendering = await render(bundle, out, cache, code, finished, observer, options.builds, options.buildRoots ?? BUILD_ROOTS);
-      built = rendering.pages.length;
-      ({ byKeptRenderer, rendererFailure } = rendering);
-      const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
-      keepEntry(out, whole.folder, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
+  try {
+    const started = performance.now();
+    removeEarlierBlocks(cache);
+    const entriesBefore = cachedBlocks(cache);
+    const observer = options.observer ?? UNOBSERVED;
+    const code = siteCode();
+    const finished = options.inputs ? finishedPages(cache, options.inputs, code) : undefined;
+    let pages: { file: string; bytes: number }[];
+    let built = 0;
+    let byKeptRenderer = false;
+    let rendererFailure: string | undefined;
+    const digests = new Map<string, string>();
+    if (finished) {
+      // The files that are no conversation's own (the index, search, scripts and
+      // style sheets) depend on every conversation, so they are kept under one
+      // key over all of them; when that entry and every conversation's are
+      // finished, Astro is not started at all.
+      const whole = entryOf(path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
+      if (whole.render || finished.some(({ render }) => render)) {
+        const rendering = await render(bundle, out, cache, code, finished, observer, options);
+        built = rendering.pages.length;
+        ({ byKeptRenderer, rendererFailure } = rendering);
+        const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
+        keepEntry(out, whole.folder, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
+      } else {
+        placeEntry(whole.folder, whole.kept!, out, digests);
+      }
+      keepFinishedPages(cache, out, finished, whole.folder, digests);
+      pages = exportFiles(out).files.filter((file) => file.endsWith('.html')).map((file) => ({ file, bytes: fs.statSync(path.join(out, file)).size }));
     } else {
-      placeEntry(whole.folder, whole.kept!, out, digests);
+      const rendering = await render(bundle, out, cache, code, undefined, observer, options);
+      pages = rendering.pages;
+      built = pages.length;
+      ({ byKeptRenderer, rendererFailure } = rendering);
     }
-    keepFinishedPages(cache, out, finished, whole.folder, digests);
-    pages = exportFiles(out).files.filter((file) => file.endsWith('.html')).map((file) => ({ file, bytes: fs.statSync(path.join(out, file)).size }));
-  } else {
-    const rendering = await render(bundle, out, cache, code, undefined, observer, options.builds, options.buildRoots ?? BUILD_ROOTS);
-    pages = rendering.pages;
-    built = pages.length;
-    ({ byKeptRenderer, rendererFailure } = rendering);
+    observer.advance(built, 0);
+    let largestPage = { file: '', bytes: 0 };
+    for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
+    return { pages: pages.length, built, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), digests, milliseconds: performance.now() - started };
+  } finally {
+    // Unused, when nothing was rendered or a build rendered instead.
+    options.waitingRenderer?.dismiss();
   }
-  observer.advance(built, 0);
-  let largestPage = { file: '', bytes: 0 };
-  for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-  return { pages: pages.length, built, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), digests, milliseconds: performance.now() - started };
 }
 
 /**
@@ -144,13 +153,13 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * (render.mjs); otherwise the children are Astro builds, and the lead's
  * renderer is kept for the next time.
  */
-async function render(bundle: string, out: string, cache: string, code: string, finished: readonly Finished[] | undefined, observer: StepObserver, builds: number | undefined, roots: string): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string }> {
+async function render(bundle: string, out: string, cache: string, code: string, finished: readonly Finished[] | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string }> {
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(roots, { recursive: true });
   removeAbandonedRoots(roots);
   const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
-  const environment = childEnvironment(bundle, cache);
+  const variables = siteVariables(bundle, cache);
   // Every conversation's plan is saved, in the cache or in the throwaway
   // root: the search index is written from them after the build.
   const conversations: SelectedConversation[] = finished ? finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
@@ -175,14 +184,14 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     // One attempt: each child renders with the kept renderer when there is
     // one, else builds with Astro.
     const attempt = async (renderer: string | undefined, name: string): Promise<void> => {
-      const start = (child: string, selection: SiteSelection, output: string): Child => startSiteChild(path.join(root, `${name}-${child}`), selection, output, environment, renderer);
+      const start = (child: string, selection: SiteSelection, output: string, waiting?: WaitingRenderer): Child => startSiteChild(path.join(root, `${name}-${child}`), selection, output, variables, renderer, waiting);
       const helperBuilds = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)) }, output) };
       });
       const renderedBy = new Map(helperBuilds.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)) };
-      const children = [start('lead', leadSelection, path.resolve(out)), ...helperBuilds.map(({ child }) => child)];
+      const children = [start('lead', leadSelection, path.resolve(out), waitingRenderer), ...helperBuilds.map(({ child }) => child)];
       await allSucceed(children, observer);
       if (renderer === undefined) keepRenderer(path.join(root, `${name}-lead`, 'server'), code, roots);
       // What a build copies from the public folder, and the renderer does not.
@@ -213,31 +222,24 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   return { pages: await finishPages(out), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}) };
 }
 
-/** The environment of a site child: what it renders from, where it highlights into. */
-function childEnvironment(bundle: string, cache: string): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    [BUNDLE_VARIABLE]: path.resolve(bundle),
-    [CACHE_VARIABLE]: path.resolve(cache),
-    // Astro's telemetry would make a network request; a build makes none.
-    ASTRO_TELEMETRY_DISABLED: '1',
-    // Whatever the caller's (vitest sets test): the page code is compiled for
-    // React's production build and the renderer must run that same build, or
-    // it finds no jsxDEV. The renderer ran React's development build before.
-    NODE_ENV: 'production',
-  };
+/** What a site child renders from, and where it highlights into. */
+function siteVariables(bundle: string, cache: string): NodeJS.ProcessEnv {
+  return { [BUNDLE_VARIABLE]: path.resolve(bundle), [CACHE_VARIABLE]: path.resolve(cache) };
 }
 
 /**
  * Starts one child of the site in `folder` (made here, with the selection
- * it renders): with the kept renderer when there is one, else an Astro build.
+ * it renders): with the kept renderer when there is one, and in the child
+ * waiting with it when that was given; else an Astro build.
  */
-function startSiteChild(folder: string, selection: SiteSelection, output: string, environment: NodeJS.ProcessEnv, renderer: string | undefined): Child {
+function startSiteChild(folder: string, selection: SiteSelection, output: string, variables: NodeJS.ProcessEnv, renderer: string | undefined, waiting?: WaitingRenderer): Child {
   fs.mkdirSync(folder);
   const file = path.join(folder, 'selection.json');
   fs.writeFileSync(file, JSON.stringify(selection));
-  const environmentOfChild = { ...environment, [SELECTION_VARIABLE]: file };
-  return renderer !== undefined ? startChild(RENDER, [renderer, output], folder, environmentOfChild) : startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), output], folder, environmentOfChild);
+  const ofChild = { ...variables, [SELECTION_VARIABLE]: file };
+  if (renderer !== undefined && waiting?.entry === renderer) return waiting.begin(output, ofChild);
+  const environment = siteChildEnvironment(ofChild);
+  return renderer !== undefined ? startChild(RENDER, [renderer, output], folder, environment) : startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), output], folder, environment);
 }
 
 /**
@@ -248,7 +250,7 @@ function startSiteChild(folder: string, selection: SiteSelection, output: string
 async function buildRenderer(folder: string, code: string, observer: StepObserver, roots: string): Promise<void> {
   try {
     // The selection names no conversation, so the bundle is never read.
-    const child = startSiteChild(folder, { conversations: [] }, path.join(folder, 'site'), childEnvironment(path.join(folder, 'no-bundle'), path.join(folder, 'cache')), undefined);
+    const child = startSiteChild(folder, { conversations: [] }, path.join(folder, 'site'), siteVariables(path.join(folder, 'no-bundle'), path.join(folder, 'cache')), undefined);
     await allSucceed([child], observer);
     keepRenderer(path.join(folder, 'server'), code, roots);
   } catch {
@@ -261,39 +263,6 @@ async function finishPages(out: string): Promise<{ file: string; bytes: number }
   removeBuildLeftovers(out);
   fs.writeFileSync(path.join(out, 'highlight.css'), await highlightStyleSheet());
   return relativeLinks(out);
-}
-
-// The kept renderer: the server chunks of a build (astro.config.mjs), kept
-// for its code under the build roots, inside node_modules, since its chunks
-// import astro and react from the project. It is a function of the code
-// alone, like the pages' key, and only the current code's is kept.
-function rendererFolder(code: string, roots: string): string {
-  return path.join(roots, `renderer-${code.slice(0, 32)}`);
-}
-
-/** The entry point of the renderer kept for `code`, when there is one. */
-function keptRenderer(code: string, roots: string): string | undefined {
-  const entry = path.join(rendererFolder(code, roots), 'entry.mjs');
-  return fs.existsSync(entry) ? entry : undefined;
-}
-
-/** Keeps a build's server chunks as the renderer of `code`, in place of any other code's. */
-function keepRenderer(server: string, code: string, roots: string): void {
-  const folder = rendererFolder(code, roots);
-  if (!fs.existsSync(path.join(server, 'entry.mjs')) || fs.existsSync(folder)) return;
-  // Renamed whole into place, so that a renderer is never seen half there;
-  // an export running at once may have placed the same one first.
-  try {
-    fs.renameSync(server, folder);
-  } catch (error) {
-    if (!['EEXIST', 'ENOTEMPTY'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-  }
-  forgetKeptRenderers(roots, folder);
-}
-
-/** Removes the renderers kept under `roots` but `keep`: what a fresh clone has, when nothing is kept. */
-export function forgetKeptRenderers(roots = BUILD_ROOTS, keep?: string): void {
-  for (const name of listFolder(roots)) if (name.startsWith('renderer-') && path.join(roots, name) !== keep) fs.rmSync(path.join(roots, name), { recursive: true, force: true });
 }
 
 /**
@@ -467,19 +436,6 @@ function keepFinishedPages(cache: string, out: string, finished: readonly Finish
   for (const name of listFolder(pagesFolder(cache))) if (!used.has(name)) fs.rmSync(path.join(pagesFolder(cache), name), { recursive: true, force: true });
 }
 
-/** A digest of everything a page's bytes can depend on besides its bundle: the code and packages that render it. */
-function siteCode(): string {
-  const hash = crypto.createHash('sha256');
-  const repository = fileURLToPath(new URL('../../../', import.meta.url));
-  const files = [...['src', 'public'].flatMap((folder) => filesUnder(path.join(repository, folder))), path.join(repository, 'astro.config.mjs'), path.join(repository, 'package-lock.json')].sort();
-  for (const file of files) hash.update(`${path.relative(repository, file)}\n`).update(fs.readFileSync(file));
-  return hash.digest('hex');
-}
-
-function filesUnder(folder: string): string[] {
-  return fs.readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
-}
-
 /**
  * The conversations to render, shared out between `builds` Astro builds
  * that run at once, the largest first to the build with the fewest bytes so
@@ -518,13 +474,6 @@ function bytesUnder(folder: string): number {
   return fs.existsSync(folder) ? filesUnder(folder).reduce((bytes, file) => bytes + fs.statSync(file).size, 0) : 0;
 }
 
-interface Child {
-  readonly pid: number;
-  /** Resolves to the child's peak resident memory when it ends well. */
-  readonly done: Promise<number>;
-  stop(): void;
-}
-
 /**
  * Waits for builds that run at once; when one fails, the others are
  * stopped (the lead may be waiting for a plan the failed one never saves),
@@ -543,71 +492,3 @@ async function allSucceed(children: readonly Child[], observer: StepObserver): P
   if (failure) throw failure.error;
   observer.childMemory?.(outcomes.reduce((sum, outcome) => sum + (outcome as PromiseFulfilledResult<number>).value, 0));
 }
-
-/**
- * Starts a Node script; its output is kept for the error a failure
- * becomes, and its peak memory, which it sends when done, is what `done`
- * resolves to. SIGINT and SIGTERM sent to this process reach the child too,
- * and then end this process as they would have without the child.
- */
-function startChild(script: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-  let stopped = false;
-  const done = new Promise<number>((resolve, reject) => {
-    let output = '';
-    let peak = 0;
-    const keep = (chunk: Buffer): void => {
-      output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
-    };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    child.on('message', (message: { peakResidentBytes?: number }) => {
-      if (typeof message.peakResidentBytes === 'number') peak = message.peakResidentBytes;
-    });
-    const forward = (signal: NodeJS.Signals): void => {
-      child.kill(signal);
-      stopForwarding();
-      process.kill(process.pid, signal);
-    };
-    const stopForwarding = (): void => {
-      process.removeListener('SIGINT', forward);
-      process.removeListener('SIGTERM', forward);
-    };
-    process.on('SIGINT', forward);
-    process.on('SIGTERM', forward);
-    child.on('error', (error) => {
-      stopForwarding();
-      reject(new Error(`the site build (${script}) could not start: ${error.message}`));
-    });
-    child.on('close', (code, signal) => {
-      stopForwarding();
-      if (code === 0) resolve(peak);
-      else if (stopped) reject(new Error(`the site build (${script}) was stopped: another build failed`));
-      else reject(new Error(`the site build (${script}) failed with ${signal ? `signal ${signal}` : `exit code ${code}`}${output.trim() ? `:\n${output.trim()}` : ''}`));
-    });
-  });
-  return {
-    pid: child.pid ?? 0,
-    done,
-    stop() {
-      stopped = true;
-      child.kill('SIGTERM');
-    },
-  };
-}
-
-/**
- * V8 lets the heap grow to several times what is alive before it collects,
- * and a child rendering pages makes a page's worth of garbage for each: the
- * pages of the 1 GB corpus's largest conversation (151 MB) took one child
- * from 430 MB alive after loading to 1.1 GB of heap before its first full
- * collection, 1.37 GB of memory at its peak. Growing the heap by half at
- * most, that child peaked at 0.97 GB in the same time (by a fifth, 0.79 GB
- * but 10-25% slower). Exporting the 200 MB corpus, the site's two children
- * peaked at 0.51-0.55 GB together rather than 0.76-0.78 GB, for a site step
- * of 13.7-14.2 s against 13.0-13.3 s.
- */
-const CHILD_NODE_FLAGS = ['--heap-growing-percent=50'];
-
-/** How much of a failed build's output its error keeps: the end, where the cause is. */
-const OUTPUT_KEPT = 16 * 1024;

@@ -1,0 +1,97 @@
+// The processes the site is rendered in: Astro builds (astro-build.mjs) and
+// the kept renderer (render.mjs), each a plain `node` of its own.
+
+import { spawn } from 'node:child_process';
+
+export interface Child {
+  readonly pid: number;
+  /** Resolves to the child's peak resident memory when it ends well. */
+  readonly done: Promise<number>;
+  /** Sends the child a message over its IPC channel. */
+  send(message: unknown): void;
+  stop(): void;
+}
+
+/**
+ * The environment of every site child: the caller's, with Astro's telemetry
+ * off (it would make a network request; a build makes none) and React's
+ * production build, whatever the caller's NODE_ENV (vitest sets test): the
+ * page code is compiled for the production build and the renderer must run
+ * that same build, or it finds no jsxDEV. The renderer ran React's
+ * development build before. NODE_ENV is read as React is imported, so it is
+ * set when the child starts, not later.
+ */
+export function siteChildEnvironment(variables: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...variables, ASTRO_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
+}
+
+/**
+ * Starts a Node script; its output is kept for the error a failure
+ * becomes, and its peak memory, which it sends when done, is what `done`
+ * resolves to. SIGINT and SIGTERM sent to this process reach the child too,
+ * and then end this process as they would have without the child.
+ */
+export function startChild(script: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Child {
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  let stopped = false;
+  const done = new Promise<number>((resolve, reject) => {
+    let output = '';
+    let peak = 0;
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    child.on('message', (message: { peakResidentBytes?: number }) => {
+      if (typeof message.peakResidentBytes === 'number') peak = message.peakResidentBytes;
+    });
+    const forward = (signal: NodeJS.Signals): void => {
+      child.kill(signal);
+      stopForwarding();
+      process.kill(process.pid, signal);
+    };
+    const stopForwarding = (): void => {
+      process.removeListener('SIGINT', forward);
+      process.removeListener('SIGTERM', forward);
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('error', (error) => {
+      stopForwarding();
+      reject(new Error(`the site build (${script}) could not start: ${error.message}`));
+    });
+    child.on('close', (code, signal) => {
+      stopForwarding();
+      if (code === 0) resolve(peak);
+      else if (stopped) reject(new Error(`the site build (${script}) was stopped: another build failed`));
+      else reject(new Error(`the site build (${script}) failed with ${signal ? `signal ${signal}` : `exit code ${code}`}${output.trim() ? `:\n${output.trim()}` : ''}`));
+    });
+  });
+  return {
+    pid: child.pid ?? 0,
+    done,
+    send(message) {
+      child.send(message as object);
+    },
+    stop() {
+      stopped = true;
+      child.kill('SIGTERM');
+    },
+  };
+}
+
+/**
+ * V8 lets the heap grow to several times what is alive before it collects,
+ * and a child rendering pages makes a page's worth of garbage for each: the
+ * pages of the 1 GB corpus's largest conversation (151 MB) took one child
+ * from 430 MB alive after loading to 1.1 GB of heap before its first full
+ * collection, 1.37 GB of memory at its peak. Growing the heap by half at
+ * most, that child peaked at 0.97 GB in the same time (by a fifth, 0.79 GB
+ * but 10-25% slower). Exporting the 200 MB corpus, the site's two children
+ * peaked at 0.51-0.55 GB together rather than 0.76-0.78 GB, for a site step
+ * of 13.7-14.2 s against 13.0-13.3 s.
+ */
+const CHILD_NODE_FLAGS = ['--heap-growing-percent=50'];
+
+/** How much of a failed build's output its error keeps: the end, where the cause is. */
+const OUTPUT_KEPT = 16 * 1024;

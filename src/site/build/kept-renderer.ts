@@ -1,0 +1,116 @@
+// The kept renderer: the server chunks of an Astro build (astro.config.mjs),
+// kept for the code that made them under the build roots, inside
+// node_modules, since its chunks import astro and react from the project. It
+// is a function of the code alone, like the key of finished pages, and only
+// the current code's is kept. render.mjs renders pages with it, in a child
+// with no Astro build (site.ts).
+//
+// Apart from site.ts, which loads the site stage, so that the export command
+// can start a renderer child before its collection with none of that loaded.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { listFolder } from '../../landing/session-state.ts';
+import { siteChildEnvironment, startChild, type Child } from './child.ts';
+
+/** Where the site's builds run and the renderer is kept, unless a caller names another folder (SiteOptions.buildRoots). */
+export const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
+
+export const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
+
+function rendererFolder(code: string, roots: string): string {
+  return path.join(roots, `renderer-${code.slice(0, 32)}`);
+}
+
+/** The entry point of the renderer kept for `code`, when there is one. */
+export function keptRenderer(code: string, roots: string): string | undefined {
+  const entry = path.join(rendererFolder(code, roots), 'entry.mjs');
+  return fs.existsSync(entry) ? entry : undefined;
+}
+
+/** Keeps a build's server chunks as the renderer of `code`, in place of any other code's. */
+export function keepRenderer(server: string, code: string, roots: string): void {
+  const folder = rendererFolder(code, roots);
+  if (!fs.existsSync(path.join(server, 'entry.mjs')) || fs.existsSync(folder)) return;
+  // Renamed whole into place, so that a renderer is never seen half there;
+  // an export running at once may have placed the same one first.
+  try {
+    fs.renameSync(server, folder);
+  } catch (error) {
+    if (!['EEXIST', 'ENOTEMPTY'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  }
+  forgetKeptRenderers(roots, folder);
+}
+
+/** Removes the renderers kept under `roots` but `keep`: what a fresh clone has, when nothing is kept. */
+export function forgetKeptRenderers(roots = BUILD_ROOTS, keep?: string): void {
+  for (const name of listFolder(roots)) if (name.startsWith('renderer-') && path.join(roots, name) !== keep) fs.rmSync(path.join(roots, name), { recursive: true, force: true });
+}
+
+/** A digest of everything a page's bytes can depend on besides its bundle: the code and packages that render it. */
+export function siteCode(): string {
+  const hash = crypto.createHash('sha256');
+  const repository = fileURLToPath(new URL('../../../', import.meta.url));
+  const files = [...['src', 'public'].flatMap((folder) => filesUnder(path.join(repository, folder))), path.join(repository, 'astro.config.mjs'), path.join(repository, 'package-lock.json')].sort();
+  for (const file of files) hash.update(`${path.relative(repository, file)}\n`).update(fs.readFileSync(file));
+  return hash.digest('hex');
+}
+
+/** Every file under a folder, at any depth. */
+export function filesUnder(folder: string): string[] {
+  return fs.readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/**
+ * A renderer child started before the site step is due, that has loaded the
+ * kept renderer and waits to be told what to render (render.mjs without an
+ * output folder). Starting a child and loading the renderer took 0.31-0.35 s
+ * here, most of the site step of an export after one conversation changed;
+ * started as the export begins, that happens on the other core while the
+ * export collects and parses.
+ */
+export interface WaitingRenderer {
+  /** The kept renderer the child loaded. */
+  readonly entry: string;
+  /** The child's process id. */
+  readonly pid: number;
+  /** Tells the child to render into `output`, with the site's variables (data/site.ts, data/highlighted.ts) added to its environment. Once only. */
+  begin(output: string, variables: NodeJS.ProcessEnv): Child;
+  /** Stops the child, unless it was given its work: an export that renders nothing does not need it. */
+  dismiss(): void;
+  /** Whether the child was given work. */
+  readonly used: boolean;
+}
+
+/** A waiting renderer child for the current code, when a renderer is kept for it; none otherwise (a build will make one). */
+export function startWaitingRenderer(roots = BUILD_ROOTS): WaitingRenderer | undefined {
+  const entry = keptRenderer(siteCode(), roots);
+  if (entry === undefined) return undefined;
+  const child = startChild(RENDER, [entry], roots, siteChildEnvironment());
+  // A child dismissed unused ends stopped, which is no failure; the end of
+  // one given work is awaited by whoever gave it.
+  child.done.catch(() => {});
+  let settled = false;
+  let used = false;
+  return {
+    entry,
+    pid: child.pid,
+    get used() {
+      return used;
+    },
+    begin(output, variables) {
+      if (settled) throw new Error('the waiting renderer was already given its work, or dismissed');
+      settled = true;
+      used = true;
+      child.send({ output, variables });
+      return child;
+    },
+    dismiss() {
+      if (settled) return;
+      settled = true;
+      child.stop();
+    },
+  };
+}

@@ -25,6 +25,12 @@ import { releaseLockHeldByThisProcess } from '../landing/lock.ts';
 import { collectSessions, type SessionOutcome } from './collector.ts';
 import type { Adapter, DiscoveredSession } from './source.ts';
 
+// The kept command's bundle (cli/kept-command.mjs) sets this to the URL of
+// its own build of the worker, which a worker runs with no TypeScript loader;
+// under tsx it is not defined, and a worker registers the loader first
+// (worker-entry.mjs).
+declare const KEPT_COLLECTION_WORKER: string | undefined;
+
 /** Below this many new bytes in a pass, one thread is faster than starting workers. */
 export const PARALLEL_FROM_BYTES = 64 << 20;
 
@@ -121,7 +127,7 @@ export async function collectInParallel(sessions: DiscoveredSession[], options: 
   };
 
   const count = Math.max(1, Math.min(options.workersOnly ? options.workers : options.workers - 1, ordered.length));
-  const entry = new URL('./worker-entry.mjs', import.meta.url);
+  const entry = typeof KEPT_COLLECTION_WORKER === 'string' ? new URL(KEPT_COLLECTION_WORKER) : new URL('./worker-entry.mjs', import.meta.url);
   const workers = Array.from({ length: count }, () => new Worker(entry));
   // A worker's threadId reads -1 once it has stopped, so it is kept now.
   const threadIds = workers.map((worker) => worker.threadId);

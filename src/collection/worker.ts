@@ -4,6 +4,7 @@
 
 import { parentPort } from 'node:worker_threads';
 import { collectSessions } from './collector.ts';
+import { adapterAt } from '../adapters/built-in.ts';
 import type { Adapter } from './source.ts';
 import { takeSessions, type Task, type WorkerMessage } from './parallel.ts';
 
@@ -12,7 +13,7 @@ const post = (message: WorkerMessage): void => parentPort!.postMessage(message);
 parentPort!.on('message', async (task: Task) => {
   let adapter: Adapter;
   try {
-    adapter = (await import(task.adapter.module))[task.adapter.export] as Adapter;
+    adapter = await adapterAt(task.adapter);
   } catch (error) {
     // Nothing taken yet: the other threads land every session.
     post({ type: 'failed', message: `the collection worker could not load its adapter: ${(error as Error).message}` });

@@ -1,12 +1,20 @@
 // The command run from a bundle of src/ kept for the exact source: built on
-// first use, the same command table as the source, and every module still
-// finding the files beside its own source.
+// first use, the same command table as the source, every module still
+// finding the files beside its own source, and a collection worker of its
+// own that lands as one thread does with no TypeScript loader.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { claudeCodeAdapter } from '../../src/adapters/claude-code/adapter.ts';
+import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
 import { COMMANDS } from '../../src/cli/main.ts';
+import type { SessionShares, Task, WorkerMessage } from '../../src/collection/parallel.ts';
+import type { SessionOutcome } from '../../src/collection/collector.ts';
+import { verifyStorage } from '../../src/verify/storage.ts';
+import { collectOnce, copyOfFixtures, filesOf, temporaryFolder } from '../helpers.ts';
 
 interface KeptCommandModule {
   keptCommand(): Promise<{ COMMANDS: { synopsis: string }[] } | undefined>;
@@ -24,9 +32,45 @@ describe('the kept command', () => {
     const kept = await keptCommand();
     expect(kept).toBeDefined();
     expect(kept!.COMMANDS.map((command) => command.synopsis)).toEqual(COMMANDS.map((command) => command.synopsis));
-    const bundle = fs.readFileSync(path.join(KEPT_COMMANDS, sourceDigest(), 'main.js'), 'utf8');
+    const bundle = codeOf(path.join(KEPT_COMMANDS, sourceDigest()));
     expect(bundle).not.toContain('import.meta.url');
     // The collection's worker entry point is found beside its source, not beside the bundle.
     expect(bundle).toContain(JSON.stringify(pathToFileURL(path.join(repository, 'src/collection/parallel.ts')).href));
   });
+
+  it('has a collection worker of its own, which lands what one thread does and needs no TypeScript loader', { timeout: 60_000 }, async () => {
+    const { keptCommand, sourceDigest, KEPT_COMMANDS } = (await import(keptCommandModule)) as KeptCommandModule;
+    expect(await keptCommand()).toBeDefined();
+    const worker = path.join(KEPT_COMMANDS, sourceDigest(), 'collection-worker.js');
+    // Started the way parallel.ts starts it in the bundle: that URL replaces the source's worker entry point.
+    expect(codeOf(path.dirname(worker))).toContain(JSON.stringify(pathToFileURL(worker).href));
+
+    const root = copyOfFixtures();
+    const alone = temporaryFolder();
+    collectOnce(root, alone);
+    const data = temporaryFolder();
+    const sessions = discoverSessions(root).sessions;
+    const shares: SessionShares = { next: new Int32Array(new SharedArrayBuffer(4)), takenBy: new Int32Array(new SharedArrayBuffer(4 * sessions.length)) };
+    const task: Task = { sessions, shares, options: { data, sourceRoot: root }, adapter: claudeCodeAdapter.location };
+    // No loader in execArgv: a source file it imported would fail to load.
+    const thread = new Worker(pathToFileURL(worker), { execArgv: [] });
+    const outcomes: SessionOutcome[] = [];
+    const ended = await new Promise<WorkerMessage>((resolve, reject) => {
+      thread.on('message', (message: WorkerMessage) => (message.type === 'session' ? outcomes.push(message.outcome) : resolve(message)));
+      thread.on('error', reject);
+      thread.postMessage(task);
+    });
+    await thread.terminate();
+    expect(ended).toEqual({ type: 'done' });
+    expect(outcomes.map((outcome) => outcome.session).sort()).toEqual(sessions.map((session) => session.id).sort());
+    expect(verifyStorage(data).problems).toEqual([]);
+    // The same landed records and `.sd` rows as one thread's, but for the time in the landed names and headers.
+    const withoutTimes = (folder: string) => new Map([...filesOf(folder)].filter(([file]) => /\.(jsonl|sd)$/.test(file)).map(([file, bytes]) => [file.replace(/-\d{8}T[^-]*-/, '-'), bytes.toString('utf8').replace(/"at":"[^"]*"|"of":"[^"]*"|"of_sha":"[^"]*"/g, '')]));
+    expect(withoutTimes(data)).toEqual(withoutTimes(alone));
+  });
 });
+
+/** The bundle's entry point and the chunks its entry points share. */
+function codeOf(folder: string): string {
+  return fs.readdirSync(folder).filter((name) => name === 'main.js' || name.startsWith('chunk-')).map((name) => fs.readFileSync(path.join(folder, name), 'utf8')).join('');
+}

@@ -1,0 +1,18 @@
+// The adapters this build has. A collection worker finds the one its task
+// names here, rather than importing it by its module's URL: a worker running
+// the kept command's bundle (cli/kept-command.mjs) has no TypeScript loader
+// to import a source file with.
+
+import type { Adapter } from '../collection/source.ts';
+import { claudeCodeAdapter } from './claude-code/adapter.ts';
+
+export const BUILT_IN_ADAPTERS: readonly Adapter[] = [claudeCodeAdapter];
+
+/** The adapter at `location`: a built-in one, else the export of that module (an adapter of a test, say). */
+export async function adapterAt(location: Adapter['location']): Promise<Adapter> {
+  const builtIn = BUILT_IN_ADAPTERS.find((adapter) => adapter.location.module === location.module && adapter.location.export === location.export);
+  if (builtIn) return builtIn;
+  const adapter = ((await import(location.module)) as Record<string, Adapter | undefined>)[location.export];
+  if (!adapter) throw new Error(`${location.module} has no export ${location.export}`);
+  return adapter;
+}

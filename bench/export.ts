@@ -5,9 +5,12 @@
 // For each size, on the seeded corpus of the collection benchmark, in the same run:
 //   baselines  read + SHA-256 of the sources (bench/step.ts hash), and GNU
 //              `tar --zstd -cf` of the sources (zstd level 3, as ours)
-//   first      `sessionizer export --archive --json` on a fresh data folder and
-//              with no renderer kept by an earlier export (as on a fresh
-//              clone: build/site.ts), as a person runs it; its --json report
+//   prepare    `npm ci`'s prepare script (scripts/prepare.ts) with nothing
+//              kept before it: the command's bundle and the site's renderer,
+//              made once for the code (src/cli/kept-command.mjs,
+//              src/site/build/site.ts), as a fresh clone has them after `npm ci`
+//   first      `sessionizer export --archive --json` on a fresh data folder
+//              right after that, as a person runs it; its --json report
 //              times every step (collect,
 //              parse, bundle, site when there is one, manifest, archive) and
 //              gives the process's peak memory at the end of each
@@ -102,7 +105,7 @@ function measureSize(size: string): SizeResult {
   const typical = transcripts[Math.floor(transcripts.length / 2)]!;
   const biggest = transcripts.at(-1)!;
   const sizeRuns = parseSize(size) >= 1e9 ? 1 : runs;
-  const rows = new Map<string, Timed[]>(['hash', 'tarSources', 'first', 'archive', 'tarExport', 'verifyFolder', 'verifyArchive', 'extractAndCheck', 'plainAgain', 'redacted', 'secretlint', 'scan'].map((key) => [key, []]));
+  const rows = new Map<string, Timed[]>(['hash', 'tarSources', 'prepare', 'first', 'archive', 'tarExport', 'verifyFolder', 'verifyArchive', 'extractAndCheck', 'plainAgain', 'redacted', 'secretlint', 'scan'].map((key) => [key, []]));
   const steps = new Map<string, StepTiming[]>();
   const second = { typical: [] as Exported[], biggest: [] as Exported[], typicalBytes: typical.size, biggestBytes: biggest.size };
   let exportBytes = 0;
@@ -122,9 +125,11 @@ function measureSize(size: string): SizeResult {
       fs.rmSync(path.join(scratch, 'sources.tar.zst'));
       sync();
 
-      // As on a fresh clone: no site renderer and no bundle of the command kept.
+      // As on a fresh clone: no site renderer and no bundle of the command
+      // kept, until `npm ci` runs its prepare script.
       forgetKeptRenderers();
       fs.rmSync(path.join(repository, 'node_modules', '.cache', 'sessionizer-command'), { recursive: true, force: true });
+      rows.get('prepare')!.push(timed(process.execPath, ['--import', 'tsx', path.join(repository, 'scripts', 'prepare.ts')]));
       const first = exportOnce(sources, scratch);
       rows.get('first')!.push(first);
       for (const timing of first.steps) steps.set(timing.step, [...(steps.get(timing.step) ?? []), timing]);
@@ -190,6 +195,7 @@ function section(result: SizeResult): string[] {
     '| --- | ---: | ---: | ---: | ---: |',
     `| baseline: read + SHA-256 of the sources | ${seconds(row('hash')).toFixed(2)} s | ${rate(result.sourceBytes, seconds(row('hash')))} | ${(seconds(row('hash')) / tar).toFixed(2)} | ${peak(row('hash'))} |`,
     `| baseline: tar --zstd -c of the sources | ${tar.toFixed(2)} s | ${rate(result.sourceBytes, tar)} | 1.00 | ${peak(row('tarSources'))} |`,
+    `| npm ci's prepare script, before the first export: the command's bundle and the site's renderer, made once for the code, not for the data | ${seconds(row('prepare')).toFixed(2)} s | - | ${(seconds(row('prepare')) / tar).toFixed(2)} | ${peak(row('prepare'))} |`,
     `| **whole export** (every step below, process start included) | ${first.toFixed(2)} s | ${rate(result.sourceBytes, first)} | ${(first / tar).toFixed(2)} | ${peak(row('first'))} |`,
   ];
   for (const [name, timings] of result.steps) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { BUILD_ROOTS, startWaitingRenderer } from '../../src/site/build/kept-renderer.ts';
-import { buildSite } from '../../src/site/build/site.ts';
+import { buildSite, prepareRenderer } from '../../src/site/build/site.ts';
 import { hasEnded } from '../../src/landing/process.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
@@ -78,5 +78,21 @@ describe('the kept renderer', () => {
     // The build that took over keeps a working renderer again.
     expect(keptRenderers(roots)).toHaveLength(1);
     expect(fs.readFileSync(path.join(keptRenderers(roots)[0]!, 'entry.mjs'), 'utf8')).not.toContain('a damaged renderer');
+  });
+
+  it('is made before any export by npm ci\'s prepare, once for the code, and renders the first site with no build', { timeout: 120_000 }, async () => {
+    const bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.rewind]), 'bundle');
+    const folder = temporaryFolder({ forFile: true });
+    const roots = buildRoots();
+    expect(await prepareRenderer(roots)).toBe(true);
+    const [kept] = keptRenderers(roots);
+    const made = fs.statSync(kept!).mtimeMs;
+    // Kept already: nothing is built again.
+    expect(await prepareRenderer(roots)).toBe(true);
+    expect(keptRenderers(roots)).toEqual([kept]);
+    expect(fs.statSync(kept!).mtimeMs).toBe(made);
+    expect(fs.readdirSync(roots).filter((name) => name.startsWith('astro-'))).toEqual([]);
+    const first = await buildSite(bundle, path.join(folder, 'site'), path.join(folder, 'cache'), { buildRoots: roots, builds: 1 });
+    expect([first.rendererFailure, first.byKeptRenderer, first.built]).toEqual([undefined, true, first.pages]);
   });
 });

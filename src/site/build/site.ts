@@ -258,6 +258,27 @@ async function buildRenderer(folder: string, code: string, observer: StepObserve
   }
 }
 
+/**
+ * Makes the renderer of the current code, unless one is kept already: what
+ * `npm ci` does (scripts/prepare.ts), so that the first export renders its
+ * pages with it rather than with an Astro build. Returns whether a renderer
+ * is kept for this code now; a build that fails keeps none, and the export
+ * builds with Astro as it would have.
+ */
+export async function prepareRenderer(roots = BUILD_ROOTS): Promise<boolean> {
+  const code = siteCode();
+  if (keptRenderer(code, roots) !== undefined) return true;
+  fs.mkdirSync(roots, { recursive: true });
+  removeAbandonedRoots(roots);
+  const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
+  try {
+    await buildRenderer(path.join(root, 'renderer'), code, UNOBSERVED, roots);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  return keptRenderer(code, roots) !== undefined;
+}
+
 /** What every rendering ends with: no build leftovers, the highlight style sheet, and links relative. */
 async function finishPages(out: string): Promise<{ file: string; bytes: number }[]> {
   removeBuildLeftovers(out);

@@ -3,6 +3,7 @@
 // render pages with and no build at all.
 import { App } from 'astro/app';
 import { pagesAsPlanned } from '../data/site.ts';
+import { relativeLinksOf } from './relative-links.ts';
 
 export function createExports(manifest) {
   const app = new App(manifest);
@@ -18,11 +19,11 @@ export function createExports(manifest) {
       yield 'index.html';
       yield 'search.html';
     },
-    /** A page's HTML, as the build would write it. */
+    /** A page's HTML, as the build would write it, with its links made relative (relative-links.ts). */
     render: async (file) => {
       const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`));
       if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
-      return response.text();
+      return relativeLinksOf(await response.text(), file);
     },
   };
 }

@@ -44,7 +44,7 @@ import { exportFiles } from '../../bundle/manifest.ts';
 import { stampOf } from '../../bundle/reuse.ts';
 import { digestOfFile } from '../../landing/landed-file.ts';
 import { highlightStyleSheet } from './highlight-style.ts';
-import { relativeLinks } from './relative-links.ts';
+import { pagesUnder, relativeLinks } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { BUILD_ROOTS, filesUnder, keepRenderer, keptRenderer, RENDER, siteCode, type WaitingRenderer } from './kept-renderer.ts';
 
@@ -219,7 +219,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  return { pages: await finishPages(out), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}) };
+  return { pages: await finishPages(out, renderer !== undefined), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}) };
 }
 
 /** What a site child renders from, and where it highlights into. */
@@ -279,11 +279,14 @@ export async function prepareRenderer(roots = BUILD_ROOTS): Promise<boolean> {
   return keptRenderer(code, roots) !== undefined;
 }
 
-/** What every rendering ends with: no build leftovers, the highlight style sheet, and links relative. */
-async function finishPages(out: string): Promise<{ file: string; bytes: number }[]> {
+/**
+ * What every rendering ends with: no build leftovers, the highlight style
+ * sheet, and links relative, which the kept renderer made so already.
+ */
+async function finishPages(out: string, byKeptRenderer: boolean): Promise<{ file: string; bytes: number }[]> {
   removeBuildLeftovers(out);
   fs.writeFileSync(path.join(out, 'highlight.css'), await highlightStyleSheet());
-  return relativeLinks(out);
+  return byKeptRenderer ? pagesUnder(out) : relativeLinks(out);
 }
 
 /**

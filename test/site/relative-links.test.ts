@@ -17,4 +17,13 @@ describe('relative links', () => {
     expect(() => relativeLinksOf('<script src="https://cdn.invalid/x.js"></script>', 'c/one.html')).toThrow('c/one.html: a link leaves the site ( src="https://cdn.invalid/x.js"></script>)');
     expect(() => relativeLinksOf('<a href="//host/x">x</a>', 'index.html', '/tmp/site/index.html')).toThrow('/tmp/site/index.html: a link leaves the site');
   });
+
+  it('rewrites a page read as Latin-1, one character per byte, to the same bytes as read as UTF-8', () => {
+    // à is C3 A0 in UTF-8, and A0 read as Latin-1 is U+00A0, which \s would take for a space.
+    const html = '<p>voilàhref="/x" déjà</p> <a href="/c/é.html">é</a><img src="/s/ü.png">';
+    const asText = Buffer.from(relativeLinksOf(html, 'c/one.html'), 'utf8');
+    const asBytes = Buffer.from(relativeLinksOf(Buffer.from(html, 'utf8').toString('latin1'), 'c/one.html'), 'latin1');
+    expect(asBytes.equals(asText)).toBe(true);
+    expect(asText.toString('utf8')).toBe('<p>voilàhref="/x" déjà</p> <a href="../c/é.html">é</a><img src="../s/ü.png">');
+  });
 });

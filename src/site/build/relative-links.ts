@@ -14,8 +14,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const ROOT_ABSOLUTE = /(\s(?:href|src)=")\/(?!\/)([^"]*)"/g;
-const REMOTE = /\s(?:href|src)="(?!data:)(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
+// Attributes are separated by ASCII white space (HTML's, not \s, which also
+// takes U+00A0): so a page read as Latin-1, one character per byte, is
+// rewritten exactly as read as UTF-8, since no byte of a character beyond
+// ASCII is a quote, a space or a letter of these names.
+const ROOT_ABSOLUTE = /([ \t\n\f\r](?:href|src)=")\/(?!\/)([^"]*)"/g;
+const REMOTE = /[ \t\n\f\r](?:href|src)="(?!data:)(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
 
 /** The HTML of the page `file` (from the site root, with forward slashes) with its links relative to it; throws naming `where` for a link that leaves the site. */
 export function relativeLinksOf(html: string, file: string, where = file): string {

@@ -21,6 +21,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const SOURCE = fileURLToPath(new URL('../', import.meta.url));
 export const KEPT_COMMANDS = fileURLToPath(new URL('../../node_modules/.cache/sessionizer-command/', import.meta.url));
+/** The worker threads' modules, by the name work-on-cores.ts's workerModule gives each in the bundle. */
+const WORKERS = {
+  'collection-worker': path.join(SOURCE, 'collection', 'worker.ts'),
+};
 /** How many bundles of other sources are kept beside the current one, the most recently built. */
 const OTHERS_KEPT = 3;
 
@@ -54,11 +58,11 @@ async function build(folder) {
   const building = fs.mkdtempSync(path.join(KEPT_COMMANDS, `building-${process.pid}-`));
   try {
     await esbuild.build({
-      // The collection worker is built too, so that a worker of the bundled
-      // command runs it with no TypeScript loader (collection/parallel.ts):
+      // The modules of worker threads are built too, so that a worker of the
+      // bundled command runs with no TypeScript loader (cores/work-on-cores.ts):
       // under tsx, each worker's loader took 165-196 ms of processor time.
-      entryPoints: { main: path.join(SOURCE, 'cli', 'main.ts'), 'collection-worker': path.join(SOURCE, 'collection', 'worker.ts') },
-      define: { KEPT_COLLECTION_WORKER: JSON.stringify(pathToFileURL(path.join(folder, 'collection-worker.js')).href) },
+      entryPoints: { main: path.join(SOURCE, 'cli', 'main.ts'), ...WORKERS },
+      define: { KEPT_COMMAND_FOLDER: JSON.stringify(pathToFileURL(folder).href + '/') },
       bundle: true,
       format: 'esm',
       platform: 'node',

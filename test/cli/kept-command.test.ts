@@ -11,8 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { claudeCodeAdapter } from '../../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
 import { COMMANDS } from '../../src/cli/main.ts';
-import type { SessionShares, Task, WorkerMessage } from '../../src/collection/parallel.ts';
+import { sharesFor, type WorkerMessage, type WorkerTask } from '../../src/cores/work-on-cores.ts';
+import type { CollectionTask } from '../../src/collection/parallel.ts';
 import type { SessionOutcome } from '../../src/collection/collector.ts';
+import type { DiscoveredSession } from '../../src/collection/source.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
 import { collectOnce, copyOfFixtures, filesOf, temporaryFolder } from '../helpers.ts';
 
@@ -34,7 +36,7 @@ describe('the kept command', () => {
     expect(kept!.COMMANDS.map((command) => command.synopsis)).toEqual(COMMANDS.map((command) => command.synopsis));
     const bundle = codeOf(path.join(KEPT_COMMANDS, sourceDigest()));
     expect(bundle).not.toContain('import.meta.url');
-    // The collection's worker entry point is found beside its source, not beside the bundle.
+    // The TypeScript entry points of workers are found beside their source, not beside the bundle.
     expect(bundle).toContain(JSON.stringify(pathToFileURL(path.join(repository, 'src/collection/parallel.ts')).href));
   });
 
@@ -42,21 +44,20 @@ describe('the kept command', () => {
     const { keptCommand, sourceDigest, KEPT_COMMANDS } = (await import(keptCommandModule)) as KeptCommandModule;
     expect(await keptCommand()).toBeDefined();
     const worker = path.join(KEPT_COMMANDS, sourceDigest(), 'collection-worker.js');
-    // Started the way parallel.ts starts it in the bundle: that URL replaces the source's worker entry point.
-    expect(codeOf(path.dirname(worker))).toContain(JSON.stringify(pathToFileURL(worker).href));
+    // Started the way work-on-cores.ts starts it in the bundle: from the bundle's folder, which its build defines.
+    expect(codeOf(path.dirname(worker))).toContain(JSON.stringify(`${pathToFileURL(path.dirname(worker)).href}/`));
 
     const root = copyOfFixtures();
     const alone = temporaryFolder();
     collectOnce(root, alone);
     const data = temporaryFolder();
     const sessions = discoverSessions(root).sessions;
-    const shares: SessionShares = { next: new Int32Array(new SharedArrayBuffer(4)), takenBy: new Int32Array(new SharedArrayBuffer(4 * sessions.length)) };
-    const task: Task = { sessions, shares, options: { data, sourceRoot: root }, adapter: claudeCodeAdapter.location };
+    const task: WorkerTask<DiscoveredSession, CollectionTask> = { items: sessions, shares: sharesFor(sessions.length), task: { options: { data, sourceRoot: root }, adapter: claudeCodeAdapter.location } };
     // No loader in execArgv: a source file it imported would fail to load.
     const thread = new Worker(pathToFileURL(worker), { execArgv: [] });
     const outcomes: SessionOutcome[] = [];
-    const ended = await new Promise<WorkerMessage>((resolve, reject) => {
-      thread.on('message', (message: WorkerMessage) => (message.type === 'session' ? outcomes.push(message.outcome) : resolve(message)));
+    const ended = await new Promise<WorkerMessage<SessionOutcome>>((resolve, reject) => {
+      thread.on('message', (message: WorkerMessage<SessionOutcome>) => (message.type === 'outcome' ? outcomes.push(message.outcome) : resolve(message)));
       thread.on('error', reject);
       thread.postMessage(task);
     });

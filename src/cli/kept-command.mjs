@@ -24,6 +24,7 @@ export const KEPT_COMMANDS = fileURLToPath(new URL('../../node_modules/.cache/se
 /** The worker threads' modules, by the name work-on-cores.ts's workerModule gives each in the bundle. */
 const WORKERS = {
   'collection-worker': path.join(SOURCE, 'collection', 'worker.ts'),
+  'parse-worker': path.join(SOURCE, 'parse', 'worker.ts'),
 };
 /** How many bundles of other sources are kept beside the current one, the most recently built. */
 const OTHERS_KEPT = 3;

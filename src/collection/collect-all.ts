@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import { sessionStatePath } from '../landing/layout.ts';
 import { collectSessions, vanishedSession, type SessionOutcome } from './collector.ts';
-import { collectInParallel, defaultWorkers, PARALLEL_FROM_BYTES, pendingBytes } from './parallel.ts';
+import { defaultThreads } from '../cores/work-on-cores.ts';
+import { collectInParallel, PARALLEL_FROM_BYTES, pendingBytes } from './parallel.ts';
 import type { Adapter, DiscoveredSession, Discovery } from './source.ts';
 
 export interface CollectAllOptions {
@@ -48,7 +49,7 @@ export interface CoresOptions extends CollectAllOptions {
 
 /** One pass, on every core when there is enough new data to pay for starting workers. */
 export async function collectAllOnCores(options: CoresOptions): Promise<CollectAllReport> {
-  const workers = options.workers ?? defaultWorkers();
+  const workers = options.workers ?? defaultThreads();
   const plan = planOf(options);
   if (workers < 2 || plan.chosen.length === 0 || pendingBytes(plan.chosen, options.data) < (options.parallelFromBytes ?? PARALLEL_FROM_BYTES)) {
     return collectAll(options);

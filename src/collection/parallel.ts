@@ -8,7 +8,6 @@
 // PARALLEL_FROM_BYTES.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { readCursor } from '../landing/cursor.ts';
@@ -28,10 +27,6 @@ export interface CollectionTask {
 
 /** The worker's module: its own build in the kept command's bundle, else its source. */
 export const COLLECTION_WORKER = workerModule('collection-worker', new URL('./worker.ts', import.meta.url));
-
-export function defaultWorkers(): number {
-  return Math.max(1, os.availableParallelism());
-}
 
 /** Bytes a pass would read as new: what each source has beyond its cursor. */
 export function pendingBytes(sessions: DiscoveredSession[], data: string): number {

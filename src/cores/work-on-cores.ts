@@ -13,7 +13,13 @@
 // under tsx it registers the loader first (typescript-worker.mjs), which took
 // 165-196 ms of processor time a worker.
 
+import os from 'node:os';
 import { threadId, Worker } from 'node:worker_threads';
+
+/** Threads to work on by default: one per core, the calling one included. */
+export function defaultThreads(): number {
+  return Math.max(1, os.availableParallelism());
+}
 
 /** The shared counters that share the items out. */
 export interface Shares {

@@ -8,7 +8,8 @@
 
 import { assemble, PARSER_VERSION, policyOf } from '../assembly/assemble.ts';
 import { loadSessionIndex } from '../index/session-index.ts';
-import { landedFilesOfSession } from '../landing/session-state.ts';
+import fs from 'node:fs';
+import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { appendRound, readHeadHeader, type AppendResult } from '../session-flow/chain.ts';
 
 export interface ParseOptions {
@@ -35,14 +36,32 @@ export function parseSession(data: string, session: string, options: ParseOption
   // second export re-assembled every conversation only to append nothing; and
   // reading every head round whole and every session's index to learn the
   // same took the parse step of a second export 3.8 s at 1 GB.
-  const head = readHeadHeader(data, conversation);
-  const current = head !== undefined && head.parser === parser && head.policy === policy;
+  const { head, current, readsThrough } = chainOf(data, session, options);
   const unchanged = (throughSeq: number): ParseResult => ({ changed: { written: 0, tombstones: 0, resolved: 0 }, conversation, throughSeq, unchanged: true });
-  if (current && (landedFilesOfSession(data, session).at(-1)?.seq ?? 0) === head.through_seq) return unchanged(head.through_seq);
+  if (readsThrough) return unchanged(head!.through_seq);
   const index = loadSessionIndex(data, session);
   // A landed file whose .sd could not be derived yet is not in the index: the head may already read through all the index holds.
-  if (current && head.through_seq === index.throughSeq) return unchanged(index.throughSeq);
+  if (current && head!.through_seq === index.throughSeq) return unchanged(index.throughSeq);
   const structure = assemble(index, { conversation, throughSeq: index.throughSeq, idleGap: options.idleGap });
   const appended = appendRound(data, { conversation, session, structure, throughSeq: index.throughSeq, landed: index.files, parser, policy });
   return { ...appended, conversation, throughSeq: index.throughSeq, unchanged: false };
+}
+
+/**
+ * The head of the session's chain, whether it was made by this parser and
+ * policy, and whether it also reads through the newest landed file: then a
+ * parse appends nothing, decided from the head's first line and the landed
+ * files' names alone.
+ */
+function chainOf(data: string, session: string, options: ParseOptions): { head: ReturnType<typeof readHeadHeader>; current: boolean; readsThrough: boolean; landed: LandedFileEntry[] } {
+  const head = readHeadHeader(data, options.conversation ?? session);
+  const current = head !== undefined && head.parser === PARSER_VERSION && head.policy === policyOf(options);
+  const landed = landedFilesOfSession(data, session);
+  return { head, current, readsThrough: current && (landed.at(-1)?.seq ?? 0) === head.through_seq, landed };
+}
+
+/** The bytes of landed files a parse of the session assembles: none when its chain reads through them already, else every one (assembly reads the whole session). */
+export function assemblyBytes(data: string, session: string, options: ParseOptions = {}): number {
+  const { readsThrough, landed } = chainOf(data, session, options);
+  return readsThrough ? 0 : landed.reduce((bytes, file) => bytes + fs.statSync(file.path).size, 0);
 }

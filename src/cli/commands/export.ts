@@ -18,11 +18,11 @@ import { describeSourceRoot, resolveSourceRoot, type SourceRoot } from '../../ad
 import { writeArchive } from '../../bundle/archive.ts';
 import { earlierExportsRemoved, mergeExports, MergeConflictError, writeExport, type ExportResult } from '../../bundle/export.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../../collection/collect-all.ts';
-import { parseSession } from '../../parse/parse.ts';
+import { defaultThreads } from '../../cores/work-on-cores.ts';
+import { parseSessionsOnCores } from '../../parse/parallel.ts';
 import { redactionReport, reportText, type RedactionReport } from '../../redaction/report.ts';
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../../redaction/scan.ts';
-import { ChainError } from '../../session-flow/chain.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../../site/build/kept-renderer.ts';
 import { verifyExport } from '../../verify/export.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
@@ -139,21 +139,17 @@ async function runExport(request: ExportRequest, waitingRenderer: WaitingRendere
   // again, say) is left out and named, so that one bad session does not cost
   // the export of all the others; the exit status still says something failed.
   const leftOut = new Set<string>();
-  for (const session of chosen) {
-    try {
-      const parsed = parseSession(data, session);
-      if (parsed.round) rounds++;
-      if (parsed.unchanged) unchanged++;
-    } catch (error) {
-      if (error instanceof ChainError) {
-        io.error(`error: ${error.message}\n`);
-      } else {
-        io.error(`error: conversation ${session} is left out of this export: ${(error as Error).message}\n`);
-        leftOut.add(session);
-      }
-      rejected = true;
+  for (const parsed of await parseSessionsOnCores(data, chosen, { threads: defaultThreads(), onSession: () => clock.advance(1, 0) })) {
+    if (parsed.round !== undefined) rounds++;
+    if (parsed.unchanged) unchanged++;
+    if (parsed.failure === undefined) continue;
+    if (parsed.failure.chain) {
+      io.error(`error: ${parsed.failure.message}\n`);
+    } else {
+      io.error(`error: conversation ${parsed.session} is left out of this export: ${parsed.failure.message}\n`);
+      leftOut.add(parsed.session);
     }
-    clock.advance(1, 0);
+    rejected = true;
   }
   const exported = chosen.filter((session) => !leftOut.has(session));
   let redaction: RedactionPlan | undefined;

@@ -24,7 +24,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
+import { PendingFile, READ_ONLY, replaceWithoutFlush } from '../landing/atomic-file.ts';
 import { borrowBuffer, giveBack } from '../landing/buffer-pool.ts';
 import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
 import { isJsonText } from '../landing/json-text.ts';
@@ -225,7 +225,14 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     const empty = context.nextSeq === 1 && !fs.existsSync(sessionStatePath(options.data, session.id));
     if (!empty) {
       const next = { nextSeq: context.nextSeq, liveness: 'unknown', quietSince: newest > 0 ? new Date(newest).toISOString() : state.quietSince, lastScan: context.now().toISOString() } as const;
-      batch.replace(sessionStatePath(options.data, session.id), sessionStateText(next));
+      const file = sessionStatePath(options.data, session.id);
+      // With nothing landed, only the times change, which no reader needs
+      // (the counter is taken from the landed files whatever the state says):
+      // not flushed, they cost a pass that found nothing new no flush per
+      // session. Flushed with the batch, the 160 sessions of the 200 MB
+      // benchmark corpus waited 93 ms of such a pass's 0.29 s.
+      if (context.nextSeq === state.nextSeq && fs.existsSync(file)) replaceWithoutFlush(file, sessionStateText(next));
+      else batch.replace(file, sessionStateText(next));
     }
     const held = lock;
     return {

@@ -14,6 +14,10 @@
 //   replaced  the file only: if a crash undoes the rename, the previous state
 //             or no derived file comes back, and both are safe (the next pass
 //             lands again, or derives again), while a renamed file is whole
+//   unflushed nothing: for state that every reader can do without, such as
+//             the time of a session's last scan when nothing else of it
+//             changed. A crash may bring back the old file, or on some file
+//             systems an empty one, which readers take for no state
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -23,7 +27,7 @@ import { borrowBuffer, BUFFER_BYTES, giveBack } from './buffer-pool.ts';
 
 export const READ_ONLY = 0o444;
 
-export type Durability = 'landed' | 'replaced';
+export type Durability = 'landed' | 'replaced' | 'unflushed';
 
 export interface PendingOptions {
   /** Permission bits, set on the open file, so the name never appears with other ones. */
@@ -150,7 +154,7 @@ export class PendingFile {
   /** Flushes to the disk and renames into place. Returns the digest when one was asked for. */
   finish(): string | undefined {
     const digest = this.seal();
-    fs.fsyncSync(this.fileDescriptor);
+    if (this.options.durability !== 'unflushed') fs.fsyncSync(this.fileDescriptor);
     this.place();
     if (this.options.durability === 'landed') syncFolder(path.dirname(this.target));
     return digest;
@@ -180,6 +184,11 @@ export function writeOnce(target: string, content: Buffer | string): void {
 /** Replaces a small state file whole, so a crash leaves either the old or the new content. */
 export function replaceFile(target: string, content: string): void {
   writeWhole(target, content, { mode: 0o644, durability: 'replaced' });
+}
+
+/** Replaces a state file whole with nothing flushed: see `unflushed` above. */
+export function replaceWithoutFlush(target: string, content: string): void {
+  writeWhole(target, content, { mode: 0o644, durability: 'unflushed' });
 }
 
 /**

@@ -111,8 +111,13 @@ describe('collect', () => {
     const data = temporaryFolder();
     collectOnce(root, data);
     const before = landedFilesOfSession(data, FIXTURE_SESSIONS.rewind).length;
+    const stateBefore = readSessionState(data, FIXTURE_SESSIONS.rewind);
     const again = collectOnce(root, data);
     expect(again.sessions.flatMap((session) => session.sources).flatMap((source) => source.landed)).toEqual([]);
+    // The state says when the pass looked, and keeps its counter.
+    const stateAfter = readSessionState(data, FIXTURE_SESSIONS.rewind);
+    expect(stateAfter.nextSeq).toBe(stateBefore.nextSeq);
+    expect(stateAfter.lastScan! > stateBefore.lastScan!).toBe(true);
 
     const file = mainTranscript(root, FIXTURE_SESSIONS.rewind);
     const lines = completeLines(file).length;
@@ -380,7 +385,7 @@ describe('collection on every core, when a worker fails', () => {
 });
 
 describe('damage in the storage zone', () => {
-  it('recovers the sequence counter from the files when session.state is damaged', () => {
+  it('recovers the sequence counter from the files when session.state is damaged or empty', () => {
     const root = copyOfFixtures();
     const data = temporaryFolder();
     collectOnce(root, data);
@@ -388,6 +393,11 @@ describe('damage in the storage zone', () => {
     fs.appendFileSync(mainTranscript(root, FIXTURE_SESSIONS.rewind), '{"type":"user","uuid":"after-damage"}\n');
     collectOnce(root, data);
     expect(landedOf(data, FIXTURE_SESSIONS.rewind).map((file) => file.header.seq)).toEqual([1, 2]);
+    // Empty, as a crash can leave a state file that was replaced with nothing flushed.
+    fs.writeFileSync(sessionStatePath(data, FIXTURE_SESSIONS.rewind), '');
+    fs.appendFileSync(mainTranscript(root, FIXTURE_SESSIONS.rewind), '{"type":"user","uuid":"after-emptying"}\n');
+    collectOnce(root, data);
+    expect(landedOf(data, FIXTURE_SESSIONS.rewind).map((file) => file.header.seq)).toEqual([1, 2, 3]);
   });
 
   it('reports a session it cannot write to and collects the others', () => {

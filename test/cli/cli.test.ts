@@ -133,6 +133,20 @@ describe('collect without --once', () => {
 });
 
 describe('parse, conversation and glossary', () => {
+  it('names a session it cannot parse, exits 1, and parses the others', () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    sessionizer(['collect', '--once', '--source', root, '--data', data]);
+    const broken = FIXTURE_SESSIONS.rewind;
+    const sd = landedFilesOfSession(data, broken)[0]!.path.replace(/\.jsonl$/, '.sd');
+    fs.chmodSync(sd, 0o644);
+    fs.writeFileSync(sd, 'not a .sd\n');
+    const parsed = sessionizer(['parse', '--data', data]);
+    expect(parsed.code).toBe(1);
+    expect(parsed.error).toContain(`error: session ${broken}: ${sd}`);
+    expect(parsed.out.trim().split('\n').map((line) => line.slice(0, line.indexOf(':')))).toEqual(storedSessions(data).filter((session) => session !== broken));
+  });
+
   it('parses collected data into rounds and prints the folded conversation as stable JSON and as a tree', () => {
     const root = copyOfFixtures();
     const data = temporaryFolder();
@@ -140,6 +154,8 @@ describe('parse, conversation and glossary', () => {
     const parsed = sessionizer(['parse', '--data', data]);
     expect(parsed.code).toBe(0);
     expect(parsed.out).toContain(`${FIXTURE_SESSIONS.nestedAgents}: round 1 through landed sequence 5`);
+    // One line a session, in the order of the storage zone, whichever thread parsed it.
+    expect(parsed.out.trim().split('\n').map((line) => line.slice(0, line.indexOf(':')))).toEqual(storedSessions(data));
     expect(sessionizer(['parse', '--data', data]).out).toContain(`${FIXTURE_SESSIONS.nestedAgents}: unchanged`);
     const json = sessionizer(['conversation', FIXTURE_SESSIONS.nestedAgents, '--data', data, '--json']);
     expect(json.code).toBe(0);

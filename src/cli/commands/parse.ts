@@ -1,41 +1,43 @@
-// `sessionizer parse [--data DIR] [SESSION]`: append a round to each changed chain.
+// `sessionizer parse [--data DIR] [SESSION]`: append a round to each changed
+// chain, the sessions shared out between the cores (parse/parallel.ts) and
+// printed in the order they were asked for, each as soon as it and those
+// before it are done.
 
 import path from 'node:path';
 import { storedSessions } from '../../collection/collect-all.ts';
-import { ChainError } from '../../session-flow/chain.ts';
-import { parseSession } from '../../parse/parse.ts';
+import { defaultThreads } from '../../cores/work-on-cores.ts';
+import { parseSessionsOnCores, type SessionParse } from '../../parse/parallel.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, type Io } from '../command.ts';
 import { DEFAULT_DATA } from './collect.ts';
 
-export function parse(argv: string[], io: Io): number {
+export async function parse(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArguments('parse', argv, { data: { type: 'string' }, json: { type: 'boolean' } }, 1);
   const data = path.resolve(values.data ?? DEFAULT_DATA);
   const stored = new Set(storedSessions(data));
-  const sessions = positionals[0] !== undefined ? [positionals[0]] : [...stored];
+  const asked = positionals[0] !== undefined ? [positionals[0]] : [...stored];
   let failed = false;
-  const results = [];
-  for (const session of sessions) {
-    if (!stored.has(session)) {
-      io.error(`error: session ${session}: nothing is landed for it in ${data}\n`);
-      failed = true;
-      continue;
-    }
-    try {
-      const result = parseSession(data, session);
-      results.push({ session, conversation: result.conversation, round: result.round?.header.round, through_seq: result.throughSeq, changed: result.changed });
-      if (!values.json) {
-        io.out(
-          result.round
-            ? `${session}: round ${result.round.header.round} through landed sequence ${result.throughSeq}: ${result.changed.written} written, ${result.changed.resolved} resolved, ${result.changed.tombstones} removed\n`
-            : `${session}: unchanged\n`,
-        );
-      }
-    } catch (error) {
-      if (!(error instanceof ChainError)) throw error;
-      io.error(`error: ${error.message}\n`);
-      failed = true;
-    }
+  for (const session of asked) {
+    if (stored.has(session)) continue;
+    io.error(`error: session ${session}: nothing is landed for it in ${data}\n`);
+    failed = true;
   }
-  if (values.json) io.out(`${JSON.stringify({ sessions: results })}\n`);
+  const sessions = asked.filter((session) => stored.has(session));
+  // Outcomes come in the order they are done; each is said once every session before it is.
+  const done = new Map<string, SessionParse>();
+  let said = 0;
+  const say = (outcome: SessionParse): void => {
+    done.set(outcome.session, outcome);
+    for (; said < sessions.length && done.has(sessions[said]!); said++) {
+      const parsed = done.get(sessions[said]!)!;
+      if (parsed.failure !== undefined) io.error(`error: ${parsed.failure.chain ? '' : `session ${parsed.session}: `}${parsed.failure.message}\n`);
+      else if (!values.json) io.out(parsed.round !== undefined ? `${parsed.session}: round ${parsed.round} through landed sequence ${parsed.throughSeq}: ${parsed.changed!.written} written, ${parsed.changed!.resolved} resolved, ${parsed.changed!.tombstones} removed\n` : `${parsed.session}: unchanged\n`);
+    }
+  };
+  const outcomes = await parseSessionsOnCores(data, sessions, { threads: defaultThreads(), onSession: say });
+  if (outcomes.some((outcome) => outcome.failure !== undefined)) failed = true;
+  if (values.json) {
+    const results = outcomes.filter((outcome) => outcome.failure === undefined).map((outcome) => ({ session: outcome.session, conversation: outcome.session, round: outcome.round, through_seq: outcome.throughSeq, changed: outcome.changed }));
+    io.out(`${JSON.stringify({ sessions: results })}\n`);
+  }
   return failed ? EXIT_REJECTED : EXIT_OK;
 }

@@ -111,7 +111,15 @@ export class ExportReuse {
         // A file system without hard links, or another volume: copy instead.
       }
     }
-    fs.copyFileSync(source, target);
+    // A clone where the file system can make one: no bytes written and no
+    // space taken until either side changes, and a change to the copy never
+    // reaches the storage zone, as it would through a hard link. On Linux
+    // the copy clones by itself where it can: exported onto btrfs, the 200 MB
+    // corpus's bundle (375 MiB) shared every extent with the storage zone,
+    // with this flag and without it. The flag asks for a clone where the
+    // plain copy would not make one (macOS; not measured here). On ext4, as
+    // on the benchmark machine, it is a copy either way.
+    fs.copyFileSync(source, target, fs.constants.COPYFILE_FICLONE);
     this.placed.set(relative, { source, sourceStamp, target, placedStamp: stampOf(target) });
     this.copied++;
     return fs.statSync(target).size;

@@ -5,7 +5,7 @@
 
 import { workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { ChainError } from '../session-flow/chain.ts';
-import { assemblyBytes, parseSession, type ParseResult } from './parse.ts';
+import { assemblyDue, parseSession, type ParseResult } from './parse.ts';
 
 /** Below this many bytes to assemble, one thread is faster than starting workers. */
 export const PARALLEL_PARSE_FROM_BYTES = 16 << 20;
@@ -25,10 +25,22 @@ export interface SessionParse {
 /** Parses one session; never throws: a failure is its outcome. */
 export function parseOne(data: string, session: string): SessionParse {
   try {
-    const parsed = parseSession(data, session);
-    return { session, round: parsed.round?.header.round, unchanged: parsed.unchanged, throughSeq: parsed.throughSeq, changed: parsed.changed };
+    return outcomeOf(session, parseSession(data, session));
   } catch (error) {
     return { session, unchanged: false, failure: { chain: error instanceof ChainError, message: (error as Error).message } };
+  }
+}
+
+function outcomeOf(session: string, parsed: ParseResult): SessionParse {
+  return { session, round: parsed.round?.header.round, unchanged: parsed.unchanged, throughSeq: parsed.throughSeq, changed: parsed.changed };
+}
+
+/** What a parse of the session would assemble (parse.ts); a session this cannot tell is parsed on the calling thread, which names what is wrong. */
+function dueOf(data: string, session: string): ReturnType<typeof assemblyDue> {
+  try {
+    return assemblyDue(data, session);
+  } catch {
+    return { bytes: 0 };
   }
 }
 
@@ -40,13 +52,15 @@ export const PARSE_WORKER = workerModule('parse-worker', new URL('./worker.ts', 
  * order of `sessions`.
  */
 export async function parseSessionsOnCores(data: string, sessions: readonly string[], options: { threads: number; parallelFromBytes?: number; onSession?: (outcome: SessionParse) => void }): Promise<SessionParse[]> {
-  const weighed = sessions.map((session) => ({ session, bytes: assemblyBytes(data, session) }));
+  const weighed = sessions.map((session) => ({ session, ...dueOf(data, session) }));
   const total = weighed.reduce((sum, { bytes }) => sum + bytes, 0);
   const outcomes = new Map<string, SessionParse>();
   const report = (outcome: SessionParse): void => {
     outcomes.set(outcome.session, outcome);
     options.onSession?.(outcome);
   };
+  // Those whose chain reads through every landed file are done already.
+  for (const { session, unchanged } of weighed) if (unchanged) report(outcomeOf(session, unchanged));
   const toAssemble = weighed.filter(({ bytes }) => bytes > 0).sort((a, b) => b.bytes - a.bytes).map(({ session }) => session);
   if (options.threads >= 2 && total >= (options.parallelFromBytes ?? PARALLEL_PARSE_FROM_BYTES) && toAssemble.length > 1) {
     await workOnCores({
@@ -64,7 +78,7 @@ export async function parseSessionsOnCores(data: string, sessions: readonly stri
       onOutcome: report,
     });
   }
-  // Those with nothing to assemble, and every one when a single thread is faster.
+  // Every one left, when a single thread is faster, and any this could not weigh.
   for (const session of sessions) if (!outcomes.has(session)) report(parseOne(data, session));
   return sessions.map((session) => outcomes.get(session)!);
 }

@@ -6,9 +6,9 @@
 // and the only sound one: grouping sessions by person, folder or time would
 // be a guess (seed design-notes/01 §1.6).
 
+import fs from 'node:fs';
 import { assemble, PARSER_VERSION, policyOf } from '../assembly/assemble.ts';
 import { loadSessionIndex } from '../index/session-index.ts';
-import fs from 'node:fs';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { appendRound, readHeadHeader, type AppendResult } from '../session-flow/chain.ts';
 
@@ -37,11 +37,10 @@ export function parseSession(data: string, session: string, options: ParseOption
   // reading every head round whole and every session's index to learn the
   // same took the parse step of a second export 3.8 s at 1 GB.
   const { head, current, readsThrough } = chainOf(data, session, options);
-  const unchanged = (throughSeq: number): ParseResult => ({ changed: { written: 0, tombstones: 0, resolved: 0 }, conversation, throughSeq, unchanged: true });
-  if (readsThrough) return unchanged(head!.through_seq);
+  if (readsThrough) return unchangedParse(conversation, head!.through_seq);
   const index = loadSessionIndex(data, session);
   // A landed file whose .sd could not be derived yet is not in the index: the head may already read through all the index holds.
-  if (current && head!.through_seq === index.throughSeq) return unchanged(index.throughSeq);
+  if (current && head!.through_seq === index.throughSeq) return unchangedParse(conversation, index.throughSeq);
   const structure = assemble(index, { conversation, throughSeq: index.throughSeq, idleGap: options.idleGap });
   const appended = appendRound(data, { conversation, session, structure, throughSeq: index.throughSeq, landed: index.files, parser, policy });
   return { ...appended, conversation, throughSeq: index.throughSeq, unchanged: false };
@@ -60,8 +59,17 @@ function chainOf(data: string, session: string, options: ParseOptions): { head: 
   return { head, current, readsThrough: current && (landed.at(-1)?.seq ?? 0) === head.through_seq, landed };
 }
 
-/** The bytes of landed files a parse of the session assembles: none when its chain reads through them already, else every one (assembly reads the whole session). */
-export function assemblyBytes(data: string, session: string, options: ParseOptions = {}): number {
-  const { readsThrough, landed } = chainOf(data, session, options);
-  return readsThrough ? 0 : landed.reduce((bytes, file) => bytes + fs.statSync(file.path).size, 0);
+function unchangedParse(conversation: string, throughSeq: number): ParseResult {
+  return { changed: { written: 0, tombstones: 0, resolved: 0 }, conversation, throughSeq, unchanged: true };
+}
+
+/**
+ * What a parse of the session would assemble: nothing when its chain reads
+ * through every landed file already, with what the parse gives then; else
+ * the bytes of every landed file, since assembly reads the whole session.
+ */
+export function assemblyDue(data: string, session: string, options: ParseOptions = {}): { bytes: number; unchanged?: ParseResult } {
+  const { head, readsThrough, landed } = chainOf(data, session, options);
+  if (readsThrough) return { bytes: 0, unchanged: unchangedParse(options.conversation ?? session, head!.through_seq) };
+  return { bytes: landed.reduce((bytes, file) => bytes + fs.statSync(file.path).size, 0) };
 }

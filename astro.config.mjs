@@ -45,7 +45,7 @@ function keptRenderer() {
         setAdapter({
           name: 'sessionizer-kept-renderer',
           serverEntrypoint: fileURLToPath(new URL('./src/site/build/renderer-entry.mjs', import.meta.url)),
-          exports: ['pages', 'render'],
+          exports: ['pages', 'render', 'prepare'],
           supportedAstroFeatures: { staticOutput: 'stable', hybridOutput: 'stable', serverOutput: 'stable' },
         }),
     },

@@ -97,7 +97,7 @@ export async function writeExport(data: string, out: string, conversations: read
       observer.step('redact');
       applyRedaction(path.join(partial, BUNDLE), options.redaction);
     }
-    return await completeExport(partial, out, conversations, reuse.digests, options.siteCache ?? path.join(data, '_site-cache'), options, (entries) => {
+    return await completeExport(partial, out, conversations, reuse.digests, options.siteCache ?? siteCacheOf(data), options, (entries) => {
       reuse.save(entries);
       return { reused: reuse.reused, copied: reuse.copied };
     });
@@ -105,6 +105,11 @@ export async function writeExport(data: string, out: string, conversations: read
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** Where the site's highlighted code and finished pages are cached between exports, by default: beside the storage zone, outside every export. */
+export function siteCacheOf(data: string): string {
+  return path.join(data, '_site-cache');
 }
 
 /** Several exports could not be put together: two of them hold one conversation with different files. */

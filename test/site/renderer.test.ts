@@ -50,12 +50,21 @@ describe('the kept renderer', () => {
 
     // A child that loaded the renderer before the site was due renders the
     // lead's pages; one the site does not use is stopped.
-    const waiting = startWaitingRenderer(roots)!;
+    const waiting = startWaitingRenderer({ roots })!;
     expect(waiting.entry).toBe(path.join(kept!, 'entry.mjs'));
     const early = await site('early', { buildRoots: roots, builds: 1, waitingRenderer: waiting });
     expect([early.rendererFailure, early.byKeptRenderer, waiting.used]).toEqual([undefined, true, true]);
     expectSameFiles(filesOf(path.join(folder, 'early')), reference);
-    const unused = startWaitingRenderer(roots)!;
+    // One that read the indexes of the site's highlight cache as it waited
+    // renders it; one that read another cache's is not used.
+    const warm = startWaitingRenderer({ roots, cache: path.join(folder, 'cache-warm') })!;
+    const warmed = await site('warm', { buildRoots: roots, builds: 1, waitingRenderer: warm });
+    expect([warmed.rendererFailure, warm.used]).toEqual([undefined, true]);
+    expectSameFiles(filesOf(path.join(folder, 'warm')), reference);
+    const elsewhere = startWaitingRenderer({ roots, cache: path.join(folder, 'another-cache') })!;
+    await site('not-warm', { buildRoots: roots, builds: 1, waitingRenderer: elsewhere });
+    expect(elsewhere.used).toBe(false);
+    const unused = startWaitingRenderer({ roots })!;
     await site('built-elsewhere', { buildRoots: buildRoots(), builds: 1, waitingRenderer: unused });
     expect(unused.used).toBe(false);
     await expect.poll(() => hasEnded(unused.pid), { timeout: 10_000 }).toBe(true);

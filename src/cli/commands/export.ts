@@ -16,7 +16,7 @@ import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot, type SourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { writeArchive } from '../../bundle/archive.ts';
-import { earlierExportsRemoved, mergeExports, MergeConflictError, writeExport, type ExportResult } from '../../bundle/export.ts';
+import { earlierExportsRemoved, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from '../../bundle/export.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../../collection/collect-all.ts';
 import { defaultThreads } from '../../cores/work-on-cores.ts';
 import { parseSessionsOnCores } from '../../parse/parallel.ts';
@@ -47,7 +47,7 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
     const mixed = (['source', 'include', 'exclude', 'conversation', 'redact', 'redact-rules', 'redact-paths'] as const).filter((name) => values[name] !== undefined);
     if (mixed.length > 0) throw new UsageError(`export: --merge puts finished exports together and collects nothing, so it takes no --${mixed[0]}`);
     const destination = { data: path.resolve(values.data ?? DEFAULT_DATA), out: path.resolve(values.out ?? DEFAULT_OUT), archive: values.archive !== undefined ? path.resolve(values.archive) : undefined, json: values.json === true };
-    return withWaitingRenderer((waitingRenderer) => runMerge(values.merge!.map((input) => path.resolve(input)), destination, waitingRenderer, io));
+    return withWaitingRenderer(destination.data, (waitingRenderer) => runMerge(values.merge!.map((input) => path.resolve(input)), destination, waitingRenderer, io));
   }
   let rules;
   try {
@@ -73,7 +73,7 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   // export is replaced by a rename only once the new one is whole, and the next
   // export removes what this one left (recoverInterruptedExports). A handler
   // would run only between steps, since most of them do not yield.
-  return withWaitingRenderer((waitingRenderer) => runExport(request, waitingRenderer, io));
+  return withWaitingRenderer(request.data, (waitingRenderer) => runExport(request, waitingRenderer, io));
 }
 
 /**
@@ -82,8 +82,8 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
  * another core, and renders the site's pages when they are due. The child is
  * stopped whatever happens, should the site not need it.
  */
-async function withWaitingRenderer(run: (waitingRenderer: WaitingRenderer | undefined) => Promise<number>): Promise<number> {
-  const waitingRenderer = startWaitingRenderer();
+async function withWaitingRenderer(data: string, run: (waitingRenderer: WaitingRenderer | undefined) => Promise<number>): Promise<number> {
+  const waitingRenderer = startWaitingRenderer({ cache: siteCacheOf(data) });
   try {
     return await run(waitingRenderer);
   } finally {
@@ -194,7 +194,7 @@ async function runMerge(inputs: string[], destination: Destination, waitingRende
   }
   let result: ExportResult;
   try {
-    result = await mergeExports(inputs, destination.out, path.join(destination.data, '_site-cache'), { observer: clock, waitingRenderer });
+    result = await mergeExports(inputs, destination.out, siteCacheOf(destination.data), { observer: clock, waitingRenderer });
   } catch (error) {
     if (!(error instanceof MergeConflictError)) throw error;
     clock.end();

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listFolder } from '../../landing/session-state.ts';
+import { CACHE_VARIABLE } from '../data/highlighted.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 
 /** Where the site's builds run and the renderer is kept, unless a caller names another folder (SiteOptions.buildRoots). */
@@ -74,6 +75,8 @@ export function filesUnder(folder: string): string[] {
 export interface WaitingRenderer {
   /** The kept renderer the child loaded. */
   readonly entry: string;
+  /** The highlight cache whose indexes the child read as it waited: it renders only a site highlighted into that cache. */
+  readonly cache: string | undefined;
   /** The child's process id. */
   readonly pid: number;
   /** Tells the child to render into `output`, with the site's variables (data/site.ts, data/highlighted.ts) added to its environment. Once only. */
@@ -84,11 +87,17 @@ export interface WaitingRenderer {
   readonly used: boolean;
 }
 
-/** A waiting renderer child for the current code, when a renderer is kept for it; none otherwise (a build will make one). */
-export function startWaitingRenderer(roots = BUILD_ROOTS): WaitingRenderer | undefined {
+/**
+ * A waiting renderer child for the current code, when a renderer is kept for
+ * it; none otherwise (a build will make one). `cache` is the highlight cache
+ * the site will use, when known: the child reads its indexes as it waits.
+ */
+export function startWaitingRenderer(options: { roots?: string; cache?: string } = {}): WaitingRenderer | undefined {
+  const roots = options.roots ?? BUILD_ROOTS;
   const entry = keptRenderer(siteCode(), roots);
   if (entry === undefined) return undefined;
-  const child = startChild(RENDER, [entry], roots, siteChildEnvironment());
+  const cache = options.cache !== undefined ? path.resolve(options.cache) : undefined;
+  const child = startChild(RENDER, [entry], roots, siteChildEnvironment(cache !== undefined ? { [CACHE_VARIABLE]: cache } : {}));
   // A child dismissed unused ends stopped, which is no failure; the end of
   // one given work is awaited by whoever gave it.
   child.done.catch(() => {});
@@ -96,6 +105,7 @@ export function startWaitingRenderer(roots = BUILD_ROOTS): WaitingRenderer | und
   let used = false;
   return {
     entry,
+    cache,
     pid: child.pid,
     get used() {
       return used;

@@ -22,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 
 const [entry, outDir] = process.argv.slice(2);
 if (!entry) throw new Error('usage: node render.mjs <renderer entry.mjs> [<output folder>]');
-const { pages, render } = await import(pathToFileURL(entry).href);
+const { pages, render, prepare } = await import(pathToFileURL(entry).href);
 const output = outDir ?? (await work());
 for (const file of pages()) {
   const target = path.join(output, file);
@@ -31,10 +31,14 @@ for (const file of pages()) {
 }
 process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });
 
-/** The output folder, once the message with the work comes; the site's variables are in the environment then. */
-function work() {
+/**
+ * The output folder, once the message with the work comes; the site's
+ * variables are in the environment then. Meanwhile the renderer loads what
+ * the first page needs.
+ */
+async function work() {
   if (!process.send) throw new Error('render.mjs: without an output folder, the work comes over an IPC channel, and there is none');
-  return new Promise((resolve) => {
+  const message = new Promise((resolve) => {
     const ended = () => process.exit(0);
     process.once('disconnect', ended);
     process.once('message', ({ output, variables }) => {
@@ -45,4 +49,7 @@ function work() {
       resolve(output);
     });
   });
+  // A warm-up that fails costs nothing but its time: the pages say what is wrong, if anything is.
+  await prepare?.().catch(() => {});
+  return message;
 }

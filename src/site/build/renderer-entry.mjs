@@ -3,6 +3,8 @@
 // render pages with and no build at all.
 import { App } from 'astro/app';
 import { pagesAsPlanned } from '../data/site.ts';
+import { CACHE_VARIABLE } from '../data/highlighted.ts';
+import { pageHighlighter } from './highlight.ts';
 import { relativeLinksOf } from './relative-links.ts';
 
 export function createExports(manifest) {
@@ -22,6 +24,17 @@ export function createExports(manifest) {
       yield* pagesAsPlanned();
       yield 'index.html';
       yield 'search.html';
+    },
+    /**
+     * Loads what the first page would, for a child that waits for its work
+     * (render.mjs): the fetch classes, which Node loads on their first use,
+     * and the highlight cache's indexes, of the cache in the environment.
+     * Together 0.15 s of a renderer's 0.4 s of work after one conversation of
+     * the 200 MB benchmark corpus changed.
+     */
+    prepare: async () => {
+      void new Request('http://sessionizer.invalid/');
+      if (process.env[CACHE_VARIABLE] !== undefined) (await pageHighlighter()).warm();
     },
     /**
      * A page's bytes, as the build would write them, with its links made

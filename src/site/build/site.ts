@@ -236,8 +236,8 @@ function startSiteChild(folder: string, selection: SiteSelection, output: string
   fs.mkdirSync(folder);
   const file = path.join(folder, 'selection.json');
   fs.writeFileSync(file, JSON.stringify(selection));
-  const ofChild = { ...variables, [SELECTION_VARIABLE]: file };
-  if (renderer !== undefined && waiting?.entry === renderer) return waiting.begin(output, ofChild);
+  const ofChild: NodeJS.ProcessEnv = { ...variables, [SELECTION_VARIABLE]: file };
+  if (renderer !== undefined && waiting?.entry === renderer && (waiting.cache === undefined || waiting.cache === ofChild[CACHE_VARIABLE])) return waiting.begin(output, ofChild);
   const environment = siteChildEnvironment(ofChild);
   return renderer !== undefined ? startChild(RENDER, [renderer, output], folder, environment) : startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), output], folder, environment);
 }

@@ -75,6 +75,8 @@ export interface HighlightStore {
   read(key: string): string | undefined;
   /** Keeps `html` under `key`, for this build and the next ones. */
   add(key: string, html: string): void;
+  /** Reads the cache's indexes now rather than at the first read. */
+  warm(): void;
   close(): void;
 }
 
@@ -116,6 +118,9 @@ export function openHighlightStore(cache: string): HighlightStore {
       fs.writeSync(own.index, `${key} ${own.offset} ${bytes.length}\n`);
       (places ??= readIndexes(cache)).set(key, { blocks: own.file, offset: own.offset, length: bytes.length });
       own.offset += bytes.length;
+    },
+    warm() {
+      places ??= readIndexes(cache);
     },
     close() {
       for (const descriptor of descriptors.values()) fs.closeSync(descriptor);

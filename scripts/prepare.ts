@@ -21,7 +21,8 @@ try {
 }
 try {
   const { prepareRenderer } = await import('../src/site/build/site.ts');
-  said.push((await prepareRenderer()) ? 'the site renderer' : 'not the site renderer (the first export builds its site with Astro)');
+  const renderer = await prepareRenderer();
+  said.push(renderer === 'failed' ? 'not the site renderer (the first export builds its site with Astro)' : `the site renderer${renderer === 'kept' ? ', kept already' : ''}`);
 } catch (error) {
   said.push(`not the site renderer: ${(error as Error).message}`);
 }

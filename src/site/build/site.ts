@@ -261,13 +261,13 @@ async function buildRenderer(folder: string, code: string, observer: StepObserve
 /**
  * Makes the renderer of the current code, unless one is kept already: what
  * `npm ci` does (scripts/prepare.ts), so that the first export renders its
- * pages with it rather than with an Astro build. Returns whether a renderer
- * is kept for this code now; a build that fails keeps none, and the export
- * builds with Astro as it would have.
+ * pages with it rather than with an Astro build. Says whether one was kept
+ * already, was made now, or could not be: a build that fails keeps none,
+ * and the export builds with Astro as it would have.
  */
-export async function prepareRenderer(roots = BUILD_ROOTS): Promise<boolean> {
+export async function prepareRenderer(roots = BUILD_ROOTS): Promise<'kept' | 'made' | 'failed'> {
   const code = siteCode();
-  if (keptRenderer(code, roots) !== undefined) return true;
+  if (keptRenderer(code, roots) !== undefined) return 'kept';
   fs.mkdirSync(roots, { recursive: true });
   removeAbandonedRoots(roots);
   const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
@@ -276,7 +276,7 @@ export async function prepareRenderer(roots = BUILD_ROOTS): Promise<boolean> {
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  return keptRenderer(code, roots) !== undefined;
+  return keptRenderer(code, roots) !== undefined ? 'made' : 'failed';
 }
 
 /**

@@ -73,8 +73,9 @@ export function filesUnder(folder: string): string[] {
  * export collects and parses.
  */
 export interface WaitingRenderer {
-  /** The kept renderer the child loaded. */
+  /** The kept renderer the child loaded, and the code it is kept for (siteCode). */
   readonly entry: string;
+  readonly code: string;
   /** The highlight cache whose indexes the child read as it waited: it renders only a site highlighted into that cache. */
   readonly cache: string | undefined;
   /** The child's process id. */
@@ -94,7 +95,8 @@ export interface WaitingRenderer {
  */
 export function startWaitingRenderer(options: { roots?: string; cache?: string } = {}): WaitingRenderer | undefined {
   const roots = options.roots ?? BUILD_ROOTS;
-  const entry = keptRenderer(siteCode(), roots);
+  const code = siteCode();
+  const entry = keptRenderer(code, roots);
   if (entry === undefined) return undefined;
   const cache = options.cache !== undefined ? path.resolve(options.cache) : undefined;
   const child = startChild(RENDER, [entry], roots, siteChildEnvironment(cache !== undefined ? { [CACHE_VARIABLE]: cache } : {}));
@@ -105,6 +107,7 @@ export function startWaitingRenderer(options: { roots?: string; cache?: string }
   let used = false;
   return {
     entry,
+    code,
     cache,
     pid: child.pid,
     get used() {

@@ -106,7 +106,8 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     removeEarlierBlocks(cache);
     const entriesBefore = cachedBlocks(cache);
     const observer = options.observer ?? UNOBSERVED;
-    const code = siteCode();
+    // The waiting renderer's child was started for the code it read.
+    const code = options.waitingRenderer?.code ?? siteCode();
     const finished = options.inputs ? finishedPages(cache, options.inputs, code) : undefined;
     let pages: { file: string; bytes: number }[];
     let built = 0;

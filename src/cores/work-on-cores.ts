@@ -143,6 +143,24 @@ export async function workOnCores<Item, Task, Outcome>(work: CoresWork<Item, Tas
 }
 
 /**
+ * A report that takes outcomes in whatever order the threads finish them and
+ * passes each on in the order of `keys`, as soon as it and every one before
+ * it have come: a command's lines read as one thread's would, yet come as
+ * the work is done.
+ */
+export function inTheOrderOf<Outcome>(keys: readonly string[], keyOf: (outcome: Outcome) => string, each: (outcome: Outcome) => void): (outcome: Outcome) => void {
+  const come = new Map<string, Outcome>();
+  let next = 0;
+  return (outcome) => {
+    come.set(keyOf(outcome), outcome);
+    for (; next < keys.length && come.has(keys[next]!); next++) {
+      each(come.get(keys[next]!)!);
+      come.delete(keys[next]!);
+    }
+  };
+}
+
+/**
  * A worker's side: runs `work` on the items it takes, reporting each
  * outcome, and then says it is done, or why it failed. What `work` reported
  * before it failed stands.

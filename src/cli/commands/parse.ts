@@ -5,7 +5,7 @@
 
 import path from 'node:path';
 import { storedSessions } from '../../collection/collect-all.ts';
-import { defaultThreads } from '../../cores/work-on-cores.ts';
+import { defaultThreads, inTheOrderOf } from '../../cores/work-on-cores.ts';
 import { parseSessionsOnCores, type SessionParse } from '../../parse/parallel.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, type Io } from '../command.ts';
 import { DEFAULT_DATA } from './collect.ts';
@@ -22,17 +22,10 @@ export async function parse(argv: string[], io: Io): Promise<number> {
     failed = true;
   }
   const sessions = asked.filter((session) => stored.has(session));
-  // Outcomes come in the order they are done; each is said once every session before it is.
-  const done = new Map<string, SessionParse>();
-  let said = 0;
-  const say = (outcome: SessionParse): void => {
-    done.set(outcome.session, outcome);
-    for (; said < sessions.length && done.has(sessions[said]!); said++) {
-      const parsed = done.get(sessions[said]!)!;
-      if (parsed.failure !== undefined) io.error(`error: ${parsed.failure.chain ? '' : `session ${parsed.session}: `}${parsed.failure.message}\n`);
-      else if (!values.json) io.out(parsed.round !== undefined ? `${parsed.session}: round ${parsed.round} through landed sequence ${parsed.throughSeq}: ${parsed.changed!.written} written, ${parsed.changed!.resolved} resolved, ${parsed.changed!.tombstones} removed\n` : `${parsed.session}: unchanged\n`);
-    }
-  };
+  const say = inTheOrderOf(sessions, (outcome: SessionParse) => outcome.session, (parsed) => {
+    if (parsed.failure !== undefined) io.error(`error: ${parsed.failure.chain ? '' : `session ${parsed.session}: `}${parsed.failure.message}\n`);
+    else if (!values.json) io.out(parsed.round !== undefined ? `${parsed.session}: round ${parsed.round} through landed sequence ${parsed.throughSeq}: ${parsed.changed!.written} written, ${parsed.changed!.resolved} resolved, ${parsed.changed!.tombstones} removed\n` : `${parsed.session}: unchanged\n`);
+  });
   const outcomes = await parseSessionsOnCores(data, sessions, { threads: defaultThreads(), onSession: say });
   if (outcomes.some((outcome) => outcome.failure !== undefined)) failed = true;
   if (values.json) {

@@ -17,7 +17,7 @@ import { colourClass, loadTheme, THEME } from './highlight-style.ts';
 export interface Highlighter {
   /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
   ensure(language: string, code: string): Promise<string | undefined>;
-  /** Does now what the first page would: reads the cache's indexes (on the 200 MB benchmark corpus, 77 ms of a renderer's 0.4 s of work after one conversation changed). */
+  /** Does now what the first page would: reads the cache's indexes (77 ms of a renderer's 0.4 s of work, in a profile, after one conversation of the 200 MB benchmark corpus changed). */
   warm(): void;
   dispose(): void;
 }

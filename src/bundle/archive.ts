@@ -2,64 +2,43 @@
 //
 // The tar is reproducible: entries sorted bytewise under one top folder,
 // `export/`; folders 0755 and files 0644; uid and gid 0 with empty owner names;
-// one fixed mtime, SOURCE_DATE_EPOCH when it is set and otherwise the time of
-// the newest landed file (read from its name), never the clock. So the same
-// export archived twice is the same bytes. GNU `tar --zstd -x` extracts it
-// and `zstd -t` accepts it.
+// mtimes from the evidence, never the clock: what belongs to a conversation
+// carries the time of its newest landed file (read from the file's name), the
+// rest the newest of all, and every entry SOURCE_DATE_EPOCH when it is set.
+// So the same export archived twice is the same bytes. The tar is compressed
+// in frames at the edges of conversations (archive-frames.ts), so that an archive made
+// again after a small change copies most of its frames from the one it
+// replaces. GNU `tar --zstd -x` extracts it and `zstd -t` accepts it.
 //
-// The tar is laid out here (TarWriter, with tar-stream's header encoder) and
-// compressed by zstd-napi (zstd 1.5.7 through Node-API), streaming, with
-// frame checksums on. The design card named zstd-codec, but measured
+// The tar is laid out with tar-stream's header encoder (tar.ts) and
+// compressed by zstd-napi (zstd 1.5.7 through Node-API), frame by frame on
+// every core (frame-compressor.ts), with frame checksums on. The design card
+// named zstd-codec, but measured
 // (research/bundles-and-static-sites.md §2) it aborts on inputs over 8-16 MiB,
 // fails at level 11 and above, cannot write a checksum (a flipped bit decodes
 // silently), and is not a true stream; zstd-napi streams with bounded memory,
 // at 127 MB/s fs to fs, and writes standard frames the CLI reads. It builds
 // from source with node-gyp when no prebuilt binary can be fetched, as here.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import type * as Zstd from 'zstd-napi/binding.js';
-import { parseLandedName } from '../landing/layout.ts';
+import { defaultThreads, workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { removeWhatEndedProcessesLeft } from '../landing/process.ts';
+import { conversationsNamed, FrameKey, framesOf, groupOf, keepFrameIndex, newestTimes, ownerOf, PreviousFrames, type KeptFrame } from './archive-frames.ts';
+import { COMPRESSION_LEVEL, FrameCompressor, type CompressedFrame, type FrameJob } from './frame-compressor.ts';
 import { compareBytes, exportFiles } from './manifest.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
+import { headerBytes, type TarHeader } from './tar.ts';
 
-const require = createRequire(import.meta.url);
-const zstd = require('zstd-napi/binding.js') as typeof Zstd;
-
-interface TarHeader {
-  readonly name: string;
-  readonly type: 'file' | 'directory' | 'pax-header';
-  readonly mode: number;
-  readonly size: number;
-  readonly mtime: Date;
-  readonly uid: number;
-  readonly gid: number;
-  readonly uname: string;
-  readonly gname: string;
-}
-
-/**
- * tar-stream's own header encoder, the one its pack stream used here before:
- * archives stay the bytes they were. The package exports only its streams,
- * whose per-file buffers and stream turns were most of the archive step
- * (below), so the file is loaded by its path; the version is pinned.
- */
-const tarHeaders = require(path.join(path.dirname(require.resolve('tar-stream')), 'headers.js')) as {
-  encode(header: TarHeader): Buffer | null;
-  encodePax(options: { name: string }): Buffer;
-};
-
+export { COMPRESSION_LEVEL };
 export const ARCHIVE_TOP = 'export';
-export const COMPRESSION_LEVEL = 3;
-// zstd's own worker threads: measured on the 392 MB export of the benchmark,
-// 2,455 ms with none against GNU tar's 976 ms. The number is fixed rather
-// than taken from the machine, because an archive must be the same bytes
-// wherever it is made: none and some give different bytes (one and two were
-// measured to give the same).
-export const COMPRESSION_WORKERS = 2;
+
+/** The worker's module: its own build in the kept command's bundle, else its source. */
+const ARCHIVE_WORKER = workerModule('archive-worker', new URL('./archive-worker.ts', import.meta.url));
+
+/** Below this many bytes to compress, the calling thread does it alone: starting workers would cost more. */
+const PARALLEL_FROM_BYTES = 32 << 20;
 
 /** Where the archive is written before it is renamed into place. */
 function temporaryArchive(archive: string): string {
@@ -72,203 +51,208 @@ function removeAbandonedArchives(archive: string): void {
   removeWhatEndedProcessesLeft(path.dirname(archive), (name) => (name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined));
 }
 
-/** The archive's one mtime: SOURCE_DATE_EPOCH, else the newest landed file's time. */
+/** The time of the export's newest evidence: SOURCE_DATE_EPOCH, else the newest landed file's time. Entries that belong to no one conversation carry it. */
 export function archiveTime(exportFolder: string, environment: NodeJS.ProcessEnv = process.env, files: readonly string[] = exportFiles(exportFolder).files): Date {
-  const epoch = environment.SOURCE_DATE_EPOCH;
-  if (epoch !== undefined && /^\d+$/.test(epoch)) return new Date(Number(epoch) * 1000);
-  let newest = 0;
-  for (const file of files) {
-    const parsed = parseLandedName(path.basename(file));
-    if (!parsed) continue;
-    const time = Date.parse(parsed.time.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})/, '$1-$2-$3T$4:$5:$6'));
-    if (Number.isFinite(time)) newest = Math.max(newest, time);
-  }
-  return new Date(Math.floor(newest / 1000) * 1000);
+  return sourceDateEpoch(environment) ?? new Date(newestTimes(files, conversationsNamed(files)).all);
 }
 
-export async function writeArchive(exportFolder: string, archive: string, options: { mtime?: Date; observer?: StepObserver } = {}): Promise<{ archive: string; bytes: number; entries: number }> {
+function sourceDateEpoch(environment: NodeJS.ProcessEnv): Date | undefined {
+  const epoch = environment.SOURCE_DATE_EPOCH;
+  return epoch !== undefined && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : undefined;
+}
+
+export interface ArchiveOptions {
+  /** One mtime for every entry, instead of each conversation's newest evidence. */
+  readonly mtime?: Date;
+  readonly observer?: StepObserver;
+  /**
+   * Take frames from the archive this one replaces (archive-frames.ts):
+   * `index` is where that archive's frame index is kept, and `digests` the
+   * SHA-256 of the export's files by path, just taken for its manifest.
+   */
+  readonly reuse?: { readonly index: string; readonly digests: ReadonlyMap<string, string> };
+  /** The fewest bytes to compress for which workers are started; see PARALLEL_FROM_BYTES. For tests. */
+  readonly parallelFromBytes?: number;
+}
+
+export interface ArchiveResult {
+  readonly archive: string;
+  readonly bytes: number;
+  readonly entries: number;
+  readonly frames: number;
+  /** Frames copied from the archive this one replaced rather than compressed. */
+  readonly framesReused: number;
+}
+
+export async function writeArchive(exportFolder: string, archive: string, options: ArchiveOptions = {}): Promise<ArchiveResult> {
   const observer = options.observer ?? UNOBSERVED;
   observer.step('archive');
   const { files, strange } = exportFiles(exportFolder);
-  const mtime = options.mtime ?? archiveTime(exportFolder, process.env, files);
   if (strange.length > 0) throw new Error(`${exportFolder}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
+  const conversations = conversationsNamed(files);
+  const timeOf = entryTimes(files, conversations, options.mtime ?? sourceDateEpoch(process.env));
   const folders = new Set<string>();
   for (const file of files) for (let at = path.posix.dirname(file); at !== '.'; at = path.posix.dirname(at)) folders.add(at);
-  const names = [...[...folders].map((folder) => ({ name: `${folder}/`, file: undefined as string | undefined })), ...files.map((file) => ({ name: file, file }))].sort((a, b) => compareBytes(a.name, b.name));
+  const names = [...[...folders].map((folder) => ({ name: `${folder}/`, file: undefined as string | undefined, size: 0 })), ...files.map((file) => ({ name: file, file, size: fs.statSync(path.join(exportFolder, file)).size }))].sort((a, b) => compareBytes(a.name, b.name));
+  // The top folder, then runs of neighbours in sorted order (archive-frames.ts), then the tar's end.
+  const frames = [[{ name: '', file: undefined as string | undefined, size: 0 }], ...framesOf(names, (entry) => groupOf(entry.name, conversations)), []];
 
   removeAbandonedArchives(archive);
   const temporary = temporaryArchive(archive);
-  const common = { mtime, uid: 0, gid: 0, uname: '', gname: '' };
-  const output = new CompressedFile(temporary);
-  const tar = new TarWriter(output);
+  const previous = options.reuse ? PreviousFrames.open(options.reuse.index, archive) : PreviousFrames.none();
+  const output = new FramesFile(temporary);
   try {
-    tar.entry({ ...common, name: `${ARCHIVE_TOP}/`, type: 'directory', mode: 0o755, size: 0 });
-    for (const { name, file } of names) {
-      if (file === undefined) {
-        tar.entry({ ...common, name: `${ARCHIVE_TOP}/${name}`, type: 'directory', mode: 0o755, size: 0 });
-        continue;
-      }
-      const source = path.join(exportFolder, file);
-      const descriptor = fs.openSync(source, 'r');
+    // Each frame's headers and key, and whether the previous archive has it.
+    const plan = frames.map((entries, index) => {
+      const key = new FrameKey();
+      const laid = entries.map(({ name, file, size }) => {
+        const header: TarHeader = { mtime: timeOf(name), uid: 0, gid: 0, uname: '', gname: '', name: `${ARCHIVE_TOP}/${name}`, type: file === undefined ? 'directory' : 'file', mode: file === undefined ? 0o755 : 0o644, size };
+        if (file !== undefined) key.content(options.reuse?.digests.get(file));
+        const bytes = headerBytes(header);
+        key.header(bytes);
+        return { header: bytes, file, size };
+      });
+      const end = index === frames.length - 1;
+      if (end) key.header(END_OF_TAR);
+      const digest = key.digest();
+      return { job: { index, entries: laid, end } satisfies FrameJob, key: digest, found: previous.find(digest) };
+    });
+    const toCompress = plan.filter((frame) => !frame.found).map((frame) => frame.job);
+    const bytesToCompress = toCompress.reduce((sum, job) => sum + bytesOf(job), 0);
+    // Frames are written in order, each as soon as it and every one before it are ready.
+    const ready = new Map<number, CompressedFrame>();
+    let next = 0;
+    let failure: Error | undefined;
+    const writeReady = (): void => {
       try {
-        const size = fs.fstatSync(descriptor).size;
-        tar.entry({ ...common, name: `${ARCHIVE_TOP}/${file}`, type: 'file', mode: 0o644, size }, descriptor, source);
-        observer.advance(1, size);
-      } finally {
-        fs.closeSync(descriptor);
+        for (; next < plan.length && !failure; next++) {
+          const { job, key, found } = plan[next]!;
+          if (found) output.copy(previous.descriptor!, found, key);
+          else {
+            const frame = ready.get(next);
+            if (!frame) return;
+            ready.delete(next);
+            if (frame.failure !== undefined) throw new Error(frame.failure);
+            output.write(frame.bytes!, key);
+          }
+          observer.advance(job.entries.filter((entry) => entry.file !== undefined).length, bytesOf(job));
+        }
+      } catch (error) {
+        failure = error as Error;
       }
-      // Reading and compressing are synchronous; the command's other work
-      // (the removal of the replaced export, signals, progress) gets a turn.
-      if (tar.sentSinceAsked()) await nextTurn();
+    };
+    const take = (frame: CompressedFrame): void => {
+      ready.set(frame.index, frame);
+      writeReady();
+    };
+    const compressHere = (taken: Iterable<FrameJob>, report: (frame: CompressedFrame) => void): void => {
+      const compressor = new FrameCompressor();
+      for (const job of taken) report(compressor.compress(job, exportFolder));
+    };
+    const threads = defaultThreads();
+    if (threads < 2 || bytesToCompress < (options.parallelFromBytes ?? PARALLEL_FROM_BYTES)) compressHere(toCompress, take);
+    else {
+      await workOnCores<FrameJob, { folder: string }, CompressedFrame>({
+        // In the archive's order, so that frames come back nearly in the
+        // order they are written and few wait in memory.
+        items: toCompress,
+        threads,
+        // The calling thread writes the frames in order as they come.
+        workersOnly: true,
+        name: 'the archive worker',
+        worker: ARCHIVE_WORKER,
+        task: { folder: exportFolder },
+        here: compressHere,
+        itemKey: (job) => String(job.index),
+        outcomeKey: (frame) => String(frame.index),
+        lost: (job, why) => ({ index: job.index, failure: `${why} while it compressed frame ${job.index} of the archive` }),
+        onOutcome: take,
+      });
     }
-    tar.end();
-    output.end();
+    writeReady();
+    if (failure) throw failure;
+    const written = output.close();
     fs.renameSync(temporary, archive);
+    if (options.reuse) keepFrameIndex(options.reuse.index, { archive, ...written, frames: output.written.filter((frame): frame is KeptFrame => frame.key !== undefined) });
+    return { archive, bytes: written.bytes, entries: names.length + 1, frames: plan.length, framesReused: plan.length - toCompress.length };
   } catch (error) {
     output.abandon();
     fs.rmSync(temporary, { force: true });
     throw error;
-  }
-  return { archive, bytes: fs.statSync(archive).size, entries: names.length + 1 };
-}
-
-/**
- * The tar stream, laid out in one buffer that is used again and again: file
- * bytes are read straight into it and it goes to the compressor whenever it
- * is full. Measured on the 560 MB export of the 200 MB benchmark corpus, the
- * archive step took 2.5-2.9 s against GNU tar's 1.35-1.5 s, though zstd-napi
- * compresses that tar in 0.73 s on its two workers: the rest was a fresh
- * buffer per file (reading 560 MB into new buffers took 0.66-0.93 s, where
- * GNU tar reads and writes it in 0.48 s), their collection, and the turns of
- * the streams from file to tar to compressor.
- */
-class TarWriter {
-  private readonly staging = Buffer.allocUnsafe(STAGING_BYTES);
-  private used = 0;
-  private sent = false;
-
-  constructor(private readonly output: CompressedFile) {}
-
-  /** Whether the buffer went to the compressor since the last time this was asked. */
-  sentSinceAsked(): boolean {
-    const sent = this.sent;
-    this.sent = false;
-    return sent;
-  }
-
-  /** An entry: its header, as tar-stream's pack lays it out, then `size` bytes of `descriptor` and the padding to a whole block. */
-  entry(header: TarHeader, descriptor?: number, source?: string): void {
-    const encoded = tarHeaders.encode(header);
-    if (encoded) this.put(encoded);
-    else {
-      // A name too long for a ustar header goes in a pax header before it.
-      const pax = tarHeaders.encodePax({ name: header.name });
-      this.put(tarHeaders.encode({ ...header, name: 'PaxHeader', type: 'pax-header', size: pax.length })!);
-      this.put(pax);
-      this.pad(pax.length);
-      this.put(tarHeaders.encode({ ...header, name: 'PaxHeader' })!);
-    }
-    if (descriptor === undefined) return;
-    let left = header.size;
-    let position = 0;
-    while (left > 0) {
-      if (this.used === this.staging.length) this.send();
-      const read = fs.readSync(descriptor, this.staging, this.used, Math.min(left, this.staging.length - this.used), position);
-      if (read === 0) throw new Error(`${source}: the file shrank while it was archived (${header.size} bytes when it was opened, ${position} read)`);
-      this.used += read;
-      position += read;
-      left -= read;
-    }
-    this.pad(header.size);
-  }
-
-  /** The two zero blocks that end a tar, then everything to the compressor. */
-  end(): void {
-    this.put(ZERO_BLOCKS);
-    this.send();
-  }
-
-  private pad(size: number): void {
-    const rest = size % 512;
-    if (rest > 0) this.put(ZERO_BLOCKS.subarray(0, 512 - rest));
-  }
-
-  private put(bytes: Buffer): void {
-    let at = 0;
-    while (at < bytes.length) {
-      if (this.used === this.staging.length) this.send();
-      const copied = bytes.copy(this.staging, this.used, at);
-      this.used += copied;
-      at += copied;
-    }
-  }
-
-  private send(): void {
-    this.output.write(this.staging.subarray(0, this.used));
-    this.used = 0;
-    this.sent = true;
+  } finally {
+    previous.close();
   }
 }
 
-/** Two zero blocks: a tar's end, and the source of every entry's padding. */
-const ZERO_BLOCKS = Buffer.alloc(1024);
-
-/** How much of the tar is laid out before it goes to the compressor. */
-const STAGING_BYTES = 8 << 20;
+/** What the last frame's key is given for the tar's end, which it holds. */
+const END_OF_TAR = Buffer.from('the end of the tar');
 
 /**
- * A zstd frame written to a file as its input comes, through zstd-napi's
- * binding rather than its stream, so that what it is given can be used again
- * as soon as it returns: zstd copies its input before it hands it to its
- * workers. The bytes are the stream's (same parameters, one frame).
+ * Each entry's mtime: `fixed` for all when given; else, for what belongs to
+ * a conversation, the time of its newest evidence, and for the rest the
+ * newest of all (archive-frames.ts says why).
  */
-class CompressedFile {
-  private readonly context = new zstd.CCtx();
-  private readonly out = Buffer.allocUnsafe(1 << 20);
+function entryTimes(files: readonly string[], conversations: ReadonlySet<string>, fixed: Date | undefined): (name: string) => Date {
+  if (fixed !== undefined) return () => fixed;
+  const { all, byConversation } = newestTimes(files, conversations);
+  const times = new Map([...byConversation].map(([conversation, time]) => [conversation, new Date(time)]));
+  const newest = new Date(all);
+  return (name) => {
+    const owner = ownerOf(name, conversations);
+    return (owner !== undefined ? times.get(owner) : undefined) ?? newest;
+  };
+}
+
+/** The archive file: frames, compressed or copied from the previous archive, written in order, with its digest taken as it is written. */
+class FramesFile {
+  private readonly hash = crypto.createHash('sha256');
+  private readonly copying = Buffer.allocUnsafe(1 << 20);
   private descriptor: number | undefined;
+  private position = 0;
+  readonly written: { key: string | undefined; offset: number; length: number }[] = [];
 
   constructor(file: string) {
-    this.context.setParameter(zstd.CParameter.compressionLevel, COMPRESSION_LEVEL);
-    this.context.setParameter(zstd.CParameter.checksumFlag, 1);
-    this.context.setParameter(zstd.CParameter.nbWorkers, COMPRESSION_WORKERS);
     this.descriptor = fs.openSync(file, 'w');
   }
 
-  write(bytes: Uint8Array): void {
-    let input = bytes;
-    while (input.length > 0) {
-      const [, produced, consumed] = this.context.compressStream2(this.out, input, zstd.EndDirective.continue);
-      this.emit(produced);
-      input = input.subarray(consumed);
-    }
+  write(frame: Uint8Array, key: string | undefined): void {
+    const offset = this.position;
+    this.emit(frame, frame.length);
+    this.written.push({ key, offset, length: frame.length });
   }
 
-  /** Ends the frame and closes the file. */
-  end(): void {
-    for (;;) {
-      const [remaining, produced] = this.context.compressStream2(this.out, EMPTY, zstd.EndDirective.end);
-      this.emit(produced);
-      if (remaining === 0) break;
+  /** A whole frame of the previous archive. */
+  copy(from: number, frame: { offset: number; length: number }, key: string | undefined): void {
+    const offset = this.position;
+    for (let at = 0; at < frame.length; ) {
+      const got = fs.readSync(from, this.copying, 0, Math.min(this.copying.length, frame.length - at), frame.offset + at);
+      if (got === 0) throw new Error(`the previous archive ended inside a frame it was to give (${frame.length} bytes at ${frame.offset})`);
+      this.emit(this.copying, got);
+      at += got;
     }
-    this.close();
+    this.written.push({ key, offset, length: frame.length });
   }
 
-  /** Closes the file, written or not, and lets the compressor's workers go. */
+  /** Closes the file; returns its size and SHA-256. */
+  close(): { bytes: number; sha256: string } {
+    this.abandon();
+    return { bytes: this.position, sha256: this.hash.digest('hex') };
+  }
+
   abandon(): void {
-    this.context.reset(zstd.ResetDirective.sessionOnly);
-    this.close();
-  }
-
-  private emit(produced: number): void {
-    let at = 0;
-    while (at < produced) at += fs.writeSync(this.descriptor!, this.out, at, produced - at);
-  }
-
-  private close(): void {
     if (this.descriptor === undefined) return;
     fs.closeSync(this.descriptor);
     this.descriptor = undefined;
   }
+
+  private emit(bytes: Uint8Array, length: number): void {
+    this.hash.update(bytes.subarray(0, length));
+    for (let at = 0; at < length; ) at += fs.writeSync(this.descriptor!, bytes, at, length - at);
+    this.position += length;
+  }
 }
 
-const EMPTY = new Uint8Array(0);
+/** The bytes of a frame's files. */
+function bytesOf(job: FrameJob): number {
+  return job.entries.reduce((bytes, entry) => bytes + entry.size, 0);
+}

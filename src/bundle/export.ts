@@ -60,6 +60,8 @@ export interface ExportResult {
   readonly reused: number;
   readonly copied: number;
   readonly site?: SiteResult;
+  /** The SHA-256 of every file the manifest lists, by path: for the archive, which need not read a file again to know what it holds. */
+  readonly digests: ReadonlyMap<string, string>;
 }
 
 export async function writeExport(data: string, out: string, conversations: readonly string[], options: ExportOptions = {}): Promise<ExportResult> {
@@ -204,7 +206,7 @@ async function completeExport(
   if (moved) fs.renameSync(out, previous);
   fs.renameSync(partial, out);
   if (moved) removals.set(previous, removeInBackground(previous));
-  return { out, conversations: [...conversations], ...manifest, ...replaced(entries), ...(site ? { site } : {}) };
+  return { out, conversations: [...conversations], ...manifest, ...replaced(entries), ...(site ? { site } : {}), digests: everyDigest };
 }
 
 /** The conversation a bundle file belongs to: bundle/<session>/… or bundle/_conversations/<id>/…; none for anything else. */

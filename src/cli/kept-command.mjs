@@ -25,6 +25,7 @@ export const KEPT_COMMANDS = fileURLToPath(new URL('../../node_modules/.cache/se
 const WORKERS = {
   'collection-worker': path.join(SOURCE, 'collection', 'worker.ts'),
   'parse-worker': path.join(SOURCE, 'parse', 'worker.ts'),
+  'archive-worker': path.join(SOURCE, 'bundle', 'archive-worker.ts'),
 };
 /** How many bundles of other sources are kept beside the current one, the most recently built. */
 const OTHERS_KEPT = 3;

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import tar from 'tar-stream';
-import { compress, CompressStream } from 'zstd-napi';
-import { archiveTime, COMPRESSION_LEVEL, COMPRESSION_WORKERS, writeArchive } from '../../src/bundle/archive.ts';
+import { compress, decompress } from 'zstd-napi';
+import { archiveTime, writeArchive } from '../../src/bundle/archive.ts';
+import { frameIndexOf } from '../../src/bundle/archive-frames.ts';
+import { digestOfFile } from '../../src/landing/landed-file.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { exportedFixtures, temporaryFolder } from '../helpers.ts';
@@ -47,6 +49,24 @@ function realEntries(): { name: string; body: string }[] {
   return list;
 }
 
+/** Each entry's mtime in milliseconds, by name. */
+async function mtimesOf(file: string): Promise<Map<string, number>> {
+  const times = new Map<string, number>();
+  const extract = tar.extract();
+  extract.on('entry', (header, stream, next) => {
+    times.set(header.name, header.mtime!.getTime());
+    stream.on('end', next);
+    stream.resume();
+  });
+  const done = new Promise<void>((resolve, reject) => {
+    extract.on('finish', resolve);
+    extract.on('error', reject);
+  });
+  extract.end(await decompress(fs.readFileSync(file)));
+  await done;
+  return times;
+}
+
 describe('the archive', () => {
   it('verifies as a stream, and is the same bytes when made twice', async () => {
     expect((await verifyArchive(archive)).problems).toEqual([]);
@@ -55,15 +75,45 @@ describe('the archive', () => {
     expect(fs.readFileSync(again).equals(fs.readFileSync(archive))).toBe(true);
   });
 
-  it('has sorted entries, one fixed mtime from the newest evidence or SOURCE_DATE_EPOCH, owner 0 and fixed modes', () => {
+  it('has sorted entries, owner 0 and fixed modes, and mtimes from the evidence or SOURCE_DATE_EPOCH', () => {
     const listing = spawnSync('tar', ['--zstd', '-tvf', archive], { encoding: 'utf8' });
     expect(listing.status).toBe(0);
     const lines = listing.stdout.trim().split('\n');
     const names = lines.map((line) => line.split(/\s+/).at(-1)!);
     expect(names).toEqual([...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
     expect(lines.every((line) => /^(-rw-r--r--|drwxr-xr-x) 0\/0 /.test(line))).toBe(true);
-    expect(new Set(lines.map((line) => line.split(/\s+/).slice(3, 5).join(' '))).size).toBe(1);
     expect(archiveTime(out, { SOURCE_DATE_EPOCH: '1700000000' }).toISOString()).toBe('2023-11-14T22:13:20.000Z');
+  });
+
+  it("gives what belongs to a conversation the time of its newest evidence, and the rest the newest of all", async () => {
+    const folder = path.join(temporaryFolder(), 'export-like');
+    const files = [
+      'bundle/one/streams/main/transcript-20260101T000000.000Z-000001.jsonl',
+      'bundle/one/streams/main/transcript-20260102T030405.678Z-000002.jsonl',
+      'bundle/_conversations/one/rounds/000001.sf',
+      'bundle/two/streams/main/transcript-20260301T000000.000Z-000001.jsonl',
+      'site/c/one.html',
+      'site/c/one-2.html',
+      'site/s/one--agent-a1.html',
+      'site/c/two.html',
+      'site/index.html',
+      'manifest.json',
+    ];
+    for (const file of files) {
+      fs.mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
+      fs.writeFileSync(path.join(folder, file), file);
+    }
+    const written = path.join(temporaryFolder(), 'times.tar.zst');
+    await writeArchive(folder, written);
+    const times = await mtimesOf(written);
+    const one = Date.parse('2026-01-02T03:04:05Z');
+    const newest = Date.parse('2026-03-01T00:00:00Z');
+    for (const file of files.filter((name) => /\/one[/.-]/.test(name))) expect(times.get(`export/${file}`), file).toBe(one);
+    expect(times.get('export/bundle/one/')).toBe(one);
+    for (const file of ['bundle/two/streams/main/transcript-20260301T000000.000Z-000001.jsonl', 'site/c/two.html', 'site/index.html', 'manifest.json', 'bundle/', '']) expect(times.get(`export/${file}`), file).toBe(newest);
+    // SOURCE_DATE_EPOCH, or a time given, is every entry's.
+    await writeArchive(folder, written, { mtime: new Date(1_700_000_000_000) });
+    expect(new Set((await mtimesOf(written)).values())).toEqual(new Set([1_700_000_000_000]));
   });
 
   it('round-trips with stock tools: zstd -t, GNU tar --zstd -x, then sha256sum -c', () => {
@@ -74,10 +124,9 @@ describe('the archive', () => {
     expect([check.status, check.stdout]).toEqual([0, '']);
   });
 
-  it('is the tar tar-stream packs and the frame zstd-napi streams, for long names and files larger than its buffer', async () => {
-    // The archive lays the tar out itself, in one buffer used again and
-    // again; it must stay the bytes tar-stream's pack and zstd-napi's stream
-    // made of the same files, which it replaced.
+  it('is the tar tar-stream packs, in zstd frames, for long names and files larger than its buffer, on one thread or several', async () => {
+    // The archive lays the tar out itself; it must stay the bytes
+    // tar-stream's pack made of the same files, which it replaced.
     const folder = path.join(temporaryFolder(), 'export-like');
     const deep = `${'a-folder-with-a-long-name/'.repeat(4)}file-with-a-long-name.txt`;
     const deeper = `${'x'.repeat(120)}/${'y'.repeat(120)}/${'z'.repeat(40)}.txt`;
@@ -95,14 +144,13 @@ describe('the archive', () => {
     }
     const mtime = new Date(1_700_000_000_000);
     const written = path.join(temporaryFolder(), 'written.tar.zst');
-    await writeArchive(folder, written, { mtime });
+    const result = await writeArchive(folder, written, { mtime });
+    expect(result.frames).toBeGreaterThan(2);
 
     const pack = tar.pack();
-    const compressor = new CompressStream({ compressionLevel: COMPRESSION_LEVEL, checksumFlag: true, nbWorkers: COMPRESSION_WORKERS });
     const chunks: Buffer[] = [];
-    compressor.on('data', (chunk: Buffer) => void chunks.push(chunk));
-    const done = new Promise<void>((resolve) => compressor.on('end', () => resolve()));
-    pack.pipe(compressor);
+    pack.on('data', (chunk: unknown) => void chunks.push(chunk as Buffer));
+    const done = new Promise<void>((resolve) => pack.on('end', () => resolve()));
     const common = { mtime, uid: 0, gid: 0, uname: '', gname: '' };
     const folders = new Set(files.flatMap(([name]) => name.split('/').slice(0, -1).map((_, index, parts) => `${parts.slice(0, index + 1).join('/')}/`)));
     const entries = [...[...folders].map((name) => ({ name, bytes: undefined as Buffer | undefined })), ...files.map(([name, bytes]) => ({ name, bytes }))].sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
@@ -113,9 +161,14 @@ describe('the archive', () => {
     }
     pack.finalize();
     await done;
-    expect(fs.readFileSync(written).equals(Buffer.concat(chunks))).toBe(true);
+    expect((await decompress(fs.readFileSync(written))).equals(Buffer.concat(chunks))).toBe(true);
+    // Compressed on worker threads, it is the same bytes.
+    const onWorkers = path.join(temporaryFolder(), 'on-workers.tar.zst');
+    await writeArchive(folder, onWorkers, { mtime, parallelFromBytes: 0 });
+    expect(fs.readFileSync(onWorkers).equals(fs.readFileSync(written))).toBe(true);
     // And stock tools read it back.
     const target = temporaryFolder();
+    expect(spawnSync('zstd', ['-q', '-t', written]).status).toBe(0);
     expect(spawnSync('tar', ['--zstd', '-xf', written, '-C', target]).status).toBe(0);
     for (const [name, bytes] of files) expect(fs.readFileSync(path.join(target, 'export', name)).equals(bytes), name).toBe(true);
   });
@@ -124,6 +177,96 @@ describe('the archive', () => {
     const packed = path.join(temporaryFolder(), 'gnu.tar.zst');
     expect(spawnSync('tar', ['--zstd', '-cf', packed, '-C', path.dirname(out), 'export']).status).toBe(0);
     expect((await verifyArchive(packed)).problems).toEqual([]);
+  });
+});
+
+/** An export folder's files and their SHA-256, as the export hands them to the archive. */
+function digestsOf(folder: string): Map<string, string> {
+  const digests = new Map<string, string>();
+  for (const file of fs.readdirSync(folder, { recursive: true }).map(String)) {
+    const full = path.join(folder, file);
+    if (fs.statSync(full).isFile()) digests.set(file.split(path.sep).join('/'), digestOfFile(full));
+  }
+  return digests;
+}
+
+/** A copy of the fixtures' export, and a function that archives it with the reuse an export asks for, each time at the same path. */
+function archivedCopy(): { folder: string; written: string; archiveAgain: (digests?: Map<string, string>) => ReturnType<typeof writeArchive> } {
+  const folder = path.join(temporaryFolder(), 'export');
+  fs.cpSync(out, folder, { recursive: true });
+  const written = path.join(temporaryFolder(), 'export.tar.zst');
+  const index = frameIndexOf(temporaryFolder(), written);
+  return { folder, written, archiveAgain: (digests = digestsOf(folder)) => writeArchive(folder, written, { reuse: { index, digests } }) };
+}
+
+describe('an archive made again: frames of the one it replaces', () => {
+  it('copies the frames that did not change and is the bytes an archive made afresh is', async () => {
+    const { folder, written, archiveAgain } = archivedCopy();
+    const first = await archiveAgain();
+    expect(first.framesReused).toBe(0);
+
+    // Nothing changed: every frame is copied.
+    const same = await archiveAgain();
+    expect(same.framesReused).toBe(same.frames);
+
+    // One conversation's evidence changes: only the frames around it are compressed.
+    const conversation = FIXTURE_SESSIONS.rewind;
+    const rounds = path.join(folder, 'bundle', '_conversations', conversation, 'rounds');
+    const round = path.join(rounds, fs.readdirSync(rounds)[0]!);
+    fs.chmodSync(round, 0o644);
+    fs.appendFileSync(round, '\n');
+    const again = await archiveAgain();
+    expect(again.framesReused).toBeGreaterThan(0);
+    expect(again.framesReused).toBeLessThan(same.framesReused);
+    const afresh = path.join(temporaryFolder(), 'afresh.tar.zst');
+    await writeArchive(folder, afresh);
+    expect(fs.readFileSync(written).equals(fs.readFileSync(afresh))).toBe(true);
+    expect(spawnSync('zstd', ['-q', '-t', written]).status).toBe(0);
+  });
+
+  it('takes nothing from an earlier archive that changed since, and nothing for a file whose digest it is not given', async () => {
+    const { written, archiveAgain } = archivedCopy();
+    await archiveAgain();
+    const afresh = fs.readFileSync(written);
+    // A flipped bit in the archive the index was written for.
+    const damaged = Buffer.from(afresh);
+    damaged[Math.floor(damaged.length / 2)]! ^= 0x10;
+    fs.writeFileSync(written, damaged);
+    const after = await archiveAgain();
+    expect(after.framesReused).toBe(0);
+    expect(fs.readFileSync(written).equals(afresh)).toBe(true);
+    // Without its files' digests a frame has no key, so only frames of folders alone are taken.
+    const withoutDigests = await archiveAgain(new Map());
+    expect(withoutDigests.framesReused).toBeLessThan(withoutDigests.frames);
+    expect(fs.readFileSync(written).equals(afresh)).toBe(true);
+  });
+
+  it('names the file when one cannot be read whole, and leaves no archive behind', async () => {
+    const folder = path.join(temporaryFolder(), 'export');
+    fs.cpSync(out, folder, { recursive: true });
+    const written = path.join(temporaryFolder(), 'shrunk.tar.zst');
+    const landed = fs.readdirSync(folder, { recursive: true }).map(String).find((file) => file.endsWith('.jsonl'))!;
+    // The file shrinks between its listing and its reading: the listing is
+    // taken first, so the file is cut as the archive reads the folder.
+    const full = path.join(folder, landed);
+    fs.chmodSync(full, 0o644);
+    const original = fs.statSync(full).size;
+    const statSync = fs.statSync;
+    let cut = false;
+    const spy = vi.spyOn(fs, 'statSync').mockImplementation(((file: fs.PathLike, options?: fs.StatSyncOptions) => {
+      const stat = statSync(file, options);
+      if (!cut && String(file) === full) {
+        cut = true;
+        fs.truncateSync(full, Math.floor(original / 2));
+      }
+      return stat;
+    }) as typeof fs.statSync);
+    try {
+      await expect(writeArchive(folder, written)).rejects.toThrow(`${full}: the file shrank while it was archived (${original} bytes when it was listed`);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(fs.readdirSync(path.dirname(written))).toEqual([]);
   });
 });
 

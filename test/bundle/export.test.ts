@@ -248,6 +248,28 @@ describe('npm run export on a machine with no Claude Code history', () => {
   });
 });
 
+describe('an export archived again after one line was appended', () => {
+  it('copies frames of the conversations that did not change, compresses the changed ones, and the archive verifies', { timeout: 180_000 }, async () => {
+    const root = copyOfFixtures();
+    const work = temporaryFolder();
+    const run = (): { archive_frames: number; archive_frames_reused: number } => {
+      const result = spawnSync(process.execPath, [launcher, 'export', '--source', root, '--data', path.join(work, 'data'), '--out', path.join(work, 'export'), '--archive', path.join(work, 'export.tar.zst'), '--json'], { encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    const first = run();
+    expect(first.archive_frames_reused).toBe(0);
+    const transcript = fs.readdirSync(root, { recursive: true }).map(String).find((file) => file.endsWith(`${FIXTURE_SESSIONS.rewind}.jsonl`))!;
+    fs.appendFileSync(path.join(root, transcript), `${completeLines(path.join(root, transcript)).at(-1)!.toString()}\n`);
+    const second = run();
+    expect(second.archive_frames).toBeGreaterThan(3);
+    expect(second.archive_frames_reused).toBeGreaterThan(0);
+    expect(second.archive_frames_reused).toBeLessThan(second.archive_frames);
+    const verified = spawnSync(process.execPath, [launcher, 'verify', path.join(work, 'export.tar.zst')], { encoding: 'utf8' });
+    expect([verified.status, verified.stdout]).toEqual([0, expect.stringMatching(/all intact\n$/)]);
+  });
+});
+
 describe('an interrupted export', () => {
   it('tidies what a dead export left: a half-written folder goes, and an earlier export moved aside comes back', () => {
     const parent = temporaryFolder();

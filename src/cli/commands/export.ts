@@ -16,6 +16,7 @@ import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot, type SourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { writeArchive } from '../../bundle/archive.ts';
+import { frameIndexOf } from '../../bundle/archive-frames.ts';
 import { earlierExportsRemoved, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from '../../bundle/export.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../../collection/collect-all.ts';
 import { defaultThreads } from '../../cores/work-on-cores.ts';
@@ -92,7 +93,7 @@ async function withWaitingRenderer(data: string, run: (waitingRenderer: WaitingR
 }
 
 interface Destination {
-  /** The data folder: read by an export, and where the site's cache is kept. */
+  /** The data folder: read by an export, and where the site's cache and the archive's frame index are kept. */
   readonly data: string;
   readonly out: string;
   readonly archive: string | undefined;
@@ -208,19 +209,19 @@ async function runMerge(inputs: string[], destination: Destination, waitingRende
 /** The archive, when asked for, and what the command says at the end: a line of JSON, or words for a person. */
 async function finish(destination: Destination, result: ExportResult, clock: StepClock, started: number, io: Io, said: { json: Record<string, unknown>; text: string }): Promise<void> {
   const { out } = destination;
-  const archive = destination.archive !== undefined ? await writeArchive(out, destination.archive, { observer: clock }) : undefined;
+  const archive = destination.archive !== undefined ? await writeArchive(out, destination.archive, { observer: clock, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests } }) : undefined;
   for (const failure of await earlierExportsRemoved()) io.error(`warning: ${failure}\n`);
   clock.end();
   const elapsed = performance.now() - started;
   if (destination.json) {
-    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_built_by_kept_renderer: result.site?.byKeptRenderer, site_renderer_failure: result.site?.rendererFailure, archive: archive?.archive, archive_bytes: archive?.bytes, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
+    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_built_by_kept_renderer: result.site?.byKeptRenderer, site_renderer_failure: result.site?.rendererFailure, archive: archive?.archive, archive_bytes: archive?.bytes, archive_frames: archive?.frames, archive_frames_reused: archive?.framesReused, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
     return;
   }
   const shown = path.relative(process.cwd(), out) || '.';
   io.out(
     `${said.text}, in ${(elapsed / 1000).toFixed(2)} s\n` +
       `root digest ${result.rootDigest}\n` +
-      (archive ? `archive ${archive.archive}: ${megabytes(archive.bytes)} (tar --zstd -xf it, or npx sessionizer verify it)\n` : '') +
+      (archive ? `archive ${archive.archive}: ${megabytes(archive.bytes)}${archive.framesReused > 0 ? `, ${archive.framesReused} of its ${archive.frames} frames unchanged from the last archive` : ''} (tar --zstd -xf it, or npx sessionizer verify it)\n` : '') +
       `verify it with: npx sessionizer verify ${shown}   or, with stock tools: (cd ${shown} && sha256sum -c --quiet manifest-sha256.txt)\n` +
       `The bundle is in ${path.join(shown, 'bundle')}.\n` +
       (result.site ? `Open the site: ${path.join(shown, 'site', 'index.html')} (${result.site.pages} pages, ${result.site.built} built${result.site.built > 0 && result.site.byKeptRenderer ? ' by the renderer the last build kept' : ''} and ${result.site.pages - result.site.built} unchanged, in ${(result.site.milliseconds / 1000).toFixed(1)} s; it works from file:// with no server)\n` : '') +

@@ -1,0 +1,267 @@
+// The archive's frames, and the frames an archive can take from the one it
+// replaces.
+//
+// An export archived again after a small change is mostly the bytes it was:
+// one line appended to one conversation of the 200 MB benchmark corpus
+// changes that conversation's evidence, rounds and pages and the site's
+// indexes, not the 159 other conversations. Compressed as one zstd frame,
+// the whole 560 MB was compressed again all the same (0.85-1.3 s of a 2.9 s
+// second export). So the tar is cut into frames at the edges of
+// conversations: what a conversation owns (its evidence under bundle/<id>/,
+// its rounds under bundle/_conversations/<id>/, its pages under site/c/,
+// site/b/ and site/s/) is a group, neighbours in sorted order, and frames are
+// runs of whole groups (framesOf). A frame whose tar bytes are known to be
+// those of a frame of the previous archive is copied from it instead of
+// compressed: on that 200 MB corpus, 84 of 94 frames, and the archive step
+// of the second export took 0.53-0.56 s.
+//
+// What a frame holds is known without reading it: the tar headers (names,
+// sizes, times) and each file's SHA-256, which the export has just taken for
+// its manifest. Frames of the previous archive are used only when that
+// archive is still, byte for byte, the one this index was written with (its
+// SHA-256, 40 ms for 59 MB), so a changed or damaged old archive costs the
+// reuse, never the new archive's correctness. A frame is compressed from a
+// fresh start with fixed parameters (frame-compressor.ts), so an archive made
+// with reused frames is the archive made without them
+// (test/bundle/archive.test.ts).
+//
+// For the same reason each entry's mtime is the time of its conversation's
+// newest evidence rather than the whole export's: with one time for all, an
+// appended line would change every header, and so every frame.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { replaceWithoutFlush } from '../landing/atomic-file.ts';
+import { parseLandedName } from '../landing/layout.ts';
+
+const BUNDLE = 'bundle/';
+const CONVERSATION_RECORDS = 'bundle/_conversations/';
+const PAGE_FOLDERS = ['site/c/', 'site/b/', 'site/s/'];
+
+/**
+ * The conversations an export holds, known from its file names alone: every
+ * bundle/<id>/ and bundle/_conversations/<id>/.
+ */
+export function conversationsNamed(files: readonly string[]): Set<string> {
+  const named = new Set<string>();
+  for (const file of files) {
+    if (!file.startsWith(BUNDLE)) continue;
+    const [, first, second] = file.split('/');
+    if (first === '_conversations') {
+      if (second !== undefined && file.length > CONVERSATION_RECORDS.length + second.length) named.add(second);
+    } else if (first !== undefined && file.length > BUNDLE.length + first.length) named.add(first);
+  }
+  return named;
+}
+
+/**
+ * The conversation an export path belongs to, folder or file, or undefined
+ * for what belongs to the whole export. Pages are named c/<id>.html,
+ * c/<id>-<n>.html, b/<id>--<branch>… and s/<id>--<stream>… (site/data/plan.ts);
+ * an id that a page name could not hold as it is (plan.ts's slug) is not
+ * found, and its pages count as the export's.
+ */
+export function ownerOf(name: string, conversations: ReadonlySet<string>): string | undefined {
+  const trimmed = name.endsWith('/') ? name.slice(0, -1) : name;
+  if (trimmed.startsWith(CONVERSATION_RECORDS)) return known(trimmed.slice(CONVERSATION_RECORDS.length).split('/')[0]!, conversations);
+  if (trimmed.startsWith(BUNDLE)) return known(trimmed.slice(BUNDLE.length).split('/')[0]!, conversations);
+  const folder = PAGE_FOLDERS.find((prefix) => trimmed.startsWith(prefix));
+  if (folder === undefined) return undefined;
+  const page = trimmed.slice(folder.length);
+  if (page.includes('/') || !page.endsWith('.html')) return undefined;
+  const base = page.slice(0, -'.html'.length);
+  if (folder === 'site/c/') return known(base, conversations) ?? known(base.replace(/-\d+$/, ''), conversations);
+  for (let at = base.indexOf('--'); at > 0; at = base.indexOf('--', at + 1)) {
+    const owner = known(base.slice(0, at), conversations);
+    if (owner !== undefined) return owner;
+  }
+  return undefined;
+}
+
+function known(id: string, conversations: ReadonlySet<string>): string | undefined {
+  return conversations.has(id) ? id : undefined;
+}
+
+/** The group an entry belongs to: its conversation's, or else its folder's. Entries of one group are neighbours in sorted order. */
+export function groupOf(name: string, conversations: ReadonlySet<string>): { name: string; conversation: boolean } {
+  const owner = ownerOf(name, conversations);
+  if (owner !== undefined) return { name: `conversation ${owner}`, conversation: true };
+  const trimmed = name.endsWith('/') ? name.slice(0, -1) : name;
+  return { name: `folder ${path.posix.dirname(trimmed)}`, conversation: false };
+}
+
+/** A group of this many bytes or more is a frame of its own. */
+export const LARGE_GROUP_BYTES = 8 << 20;
+
+/** One group in this many, chosen by its name, ends a frame. */
+const GROUPS_PER_FRAME = 8;
+
+/**
+ * The entries cut into frames: runs of whole groups. A group that belongs to
+ * no conversation is a frame of its own: the site's indexes and the folders
+ * of the export's top change whenever anything does (a folder carries the
+ * time of the newest evidence). So is a large group. Otherwise a frame ends
+ * after a group whose name's digest says so, one in GROUPS_PER_FRAME.
+ * Every cut is decided by a group or its neighbour, never by a running
+ * total, so a conversation that grows moves no cut but its own: the frames
+ * around it stay what they were.
+ *
+ * Why not a frame per group: it made the archive of the 200 MB corpus's
+ * export 3.8% larger (61.5 MB against 59.3 MB as one frame, zstd -3), where
+ * these runs cost 0.7%.
+ */
+export function framesOf<Entry extends { readonly size: number }>(entries: readonly Entry[], group: (entry: Entry) => { readonly name: string; readonly conversation: boolean }): Entry[][] {
+  const groups: { name: string; alone: boolean; bytes: number; entries: Entry[] }[] = [];
+  for (const entry of entries) {
+    const { name, conversation } = group(entry);
+    if (groups.at(-1)?.name !== name) groups.push({ name, alone: !conversation, bytes: 0, entries: [] });
+    const last = groups.at(-1)!;
+    last.entries.push(entry);
+    last.bytes += entry.size;
+    if (last.bytes >= LARGE_GROUP_BYTES) last.alone = true;
+  }
+  const frames: Entry[][] = [];
+  groups.forEach((current, index) => {
+    const before = groups[index - 1];
+    if (before === undefined || before.alone || current.alone || endsAFrame(before.name)) frames.push([]);
+    frames.at(-1)!.push(...current.entries);
+  });
+  return frames;
+}
+
+function endsAFrame(group: string): boolean {
+  return crypto.createHash('sha256').update(group).digest()[0]! % GROUPS_PER_FRAME === 0;
+}
+
+/** The time a landed file's name gives, to the second; undefined for any other file. */
+export function landedTime(file: string): number | undefined {
+  const parsed = parseLandedName(path.posix.basename(file));
+  if (!parsed) return undefined;
+  const time = Date.parse(parsed.time.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})/, '$1-$2-$3T$4:$5:$6'));
+  return Number.isFinite(time) ? Math.floor(time / 1000) * 1000 : undefined;
+}
+
+/** Each conversation's newest landed time, and the newest of all (0 when nothing is landed). */
+export function newestTimes(files: readonly string[], conversations: ReadonlySet<string>): { all: number; byConversation: Map<string, number> } {
+  let all = 0;
+  const byConversation = new Map<string, number>();
+  for (const file of files) {
+    const time = landedTime(file);
+    if (time === undefined) continue;
+    all = Math.max(all, time);
+    const owner = ownerOf(file, conversations);
+    if (owner !== undefined) byConversation.set(owner, Math.max(byConversation.get(owner) ?? 0, time));
+  }
+  return { all, byConversation };
+}
+
+/** A frame of an archive: what its tar bytes are (see frameKey), and where it lies in the archive. */
+export interface KeptFrame {
+  readonly key: string;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** What is kept of an archive to take frames from it next time. */
+export interface FrameIndex {
+  readonly archive: string;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly frames: KeptFrame[];
+}
+
+/**
+ * The key of a frame: a digest of its tar headers and of each file's SHA-256
+ * in order, which fixes its tar bytes. Undefined when a file's SHA-256 is not known.
+ */
+export class FrameKey {
+  private readonly hash = crypto.createHash('sha256');
+  private complete = true;
+
+  header(bytes: Uint8Array): void {
+    this.hash.update(bytes);
+  }
+
+  content(sha256: string | undefined): void {
+    if (sha256 === undefined) this.complete = false;
+    else this.hash.update(sha256);
+  }
+
+  digest(): string | undefined {
+    return this.complete ? this.hash.digest('hex') : undefined;
+  }
+}
+
+/** The previous archive's frames by key, with the archive open to copy them; none when it is not the archive the index was written with. */
+export class PreviousFrames {
+  private constructor(
+    readonly descriptor: number | undefined,
+    private readonly frames: ReadonlyMap<string, KeptFrame>,
+  ) {}
+
+  static none(): PreviousFrames {
+    return new PreviousFrames(undefined, new Map());
+  }
+
+  /** Opens the archive the index names when it is unchanged: same size and SHA-256. */
+  static open(indexFile: string, archive: string): PreviousFrames {
+    let index: FrameIndex;
+    try {
+      index = JSON.parse(fs.readFileSync(indexFile, 'utf8')) as FrameIndex;
+    } catch {
+      return PreviousFrames.none();
+    }
+    if (index.archive !== archive || !Array.isArray(index.frames)) return PreviousFrames.none();
+    let descriptor: number;
+    try {
+      descriptor = fs.openSync(archive, 'r');
+    } catch {
+      return PreviousFrames.none();
+    }
+    try {
+      if (fs.fstatSync(descriptor).size === index.bytes && digestOfDescriptor(descriptor) === index.sha256) {
+        return new PreviousFrames(descriptor, new Map(index.frames.map((frame) => [frame.key, frame])));
+      }
+    } catch {
+      // Unreadable: as good as changed.
+    }
+    fs.closeSync(descriptor);
+    return PreviousFrames.none();
+  }
+
+  find(key: string | undefined): KeptFrame | undefined {
+    return key === undefined ? undefined : this.frames.get(key);
+  }
+
+  close(): void {
+    if (this.descriptor !== undefined) fs.closeSync(this.descriptor);
+  }
+}
+
+function digestOfDescriptor(descriptor: number): string {
+  const hash = crypto.createHash('sha256');
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (let position = 0; ; ) {
+    const got = fs.readSync(descriptor, chunk, 0, chunk.length, position);
+    if (got === 0) break;
+    hash.update(chunk.subarray(0, got));
+    position += got;
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Keeps the index of the archive just written, for the next archive at the
+ * same path. It is not flushed: an index lost in a crash, or one that names
+ * an archive that did not survive it, only costs the next archive its reuse.
+ */
+export function keepFrameIndex(indexFile: string, index: FrameIndex): void {
+  fs.mkdirSync(path.dirname(indexFile), { recursive: true });
+  replaceWithoutFlush(indexFile, `${JSON.stringify(index)}\n`);
+}
+
+/** Where the index of the archive at `archive` is kept: in the data folder, beside the site's cache and outside every export. */
+export function frameIndexOf(data: string, archive: string): string {
+  return path.join(data, '_archive-frames', `${crypto.createHash('sha256').update(path.resolve(archive)).digest('hex').slice(0, 32)}.json`);
+}

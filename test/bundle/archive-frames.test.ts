@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { conversationsNamed, framesOf, groupOf, LARGE_GROUP_BYTES, ownerOf } from '../../src/bundle/archive-frames.ts';
+
+const conversations = new Set(['one', 'two-3', 'three']);
+
+describe('what a path of an export belongs to', () => {
+  it('finds the conversations from the bundle, folders included', () => {
+    expect(conversationsNamed(['bundle/one/streams/main/x.jsonl', 'bundle/_conversations/two-3/rounds/1.sf', 'bundle/_conversations/', 'site/c/four.html', 'manifest.json'])).toEqual(new Set(['one', 'two-3']));
+  });
+
+  it('gives evidence, rounds and every kind of page to their conversation', () => {
+    expect(ownerOf('bundle/one/', conversations)).toBe('one');
+    expect(ownerOf('bundle/one/streams/main/transcript-20260101T000000.000Z-000001.jsonl', conversations)).toBe('one');
+    expect(ownerOf('bundle/_conversations/two-3/rounds/000001.sf', conversations)).toBe('two-3');
+    expect(ownerOf('site/c/one.html', conversations)).toBe('one');
+    expect(ownerOf('site/c/one-2.html', conversations)).toBe('one');
+    // An id that ends like a page number is still found whole.
+    expect(ownerOf('site/c/two-3.html', conversations)).toBe('two-3');
+    expect(ownerOf('site/c/two-3-2.html', conversations)).toBe('two-3');
+    expect(ownerOf('site/s/three--agent-a1.html', conversations)).toBe('three');
+    expect(ownerOf('site/b/one--a--b-2.html', conversations)).toBe('one');
+  });
+
+  it('gives the rest to the export', () => {
+    for (const name of ['bundle/', 'bundle/_conversations/', 'site/c/', 'site/index.html', 'site/c/four.html', 'manifest.json', 'site/c/one.css']) expect(ownerOf(name, conversations), name).toBeUndefined();
+  });
+});
+
+describe('the frames an archive is cut into', () => {
+  const entries = (groups: [string, number][]): { name: string; size: number }[] => groups.map(([name, size]) => ({ name, size }));
+  const cut = (list: { name: string; size: number }[]): string[][] => framesOf(list, (entry) => groupOf(entry.name, new Set(list.map((item) => item.name.split('/')[1]!)))).map((frame) => frame.map((entry) => entry.name));
+
+  it('keeps a conversation whole, and the export\'s own files and large groups in frames of their own', () => {
+    const names: [string, number][] = Array.from({ length: 40 }, (_, index) => [`bundle/c${String(index).padStart(2, '0')}/x`, 100]);
+    names.push(['bundle/c20/y', 0]);
+    names.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    const list = entries([...names, ['bundle/c99/big', LARGE_GROUP_BYTES], ['manifest.json', 10]]);
+    const frames = cut(list);
+    expect(frames.flat()).toEqual(list.map((entry) => entry.name));
+    expect(frames.filter((frame) => frame.includes('bundle/c20/x'))[0]).toContain('bundle/c20/y');
+    expect(frames).toContainEqual(['bundle/c99/big']);
+    expect(frames.at(-1)).toEqual(['manifest.json']);
+    // Runs of several conversations, not one frame each.
+    expect(frames.length).toBeLessThan(30);
+    expect(frames.length).toBeGreaterThan(2);
+  });
+
+  it('moves no cut but its own when a conversation grows, even past the size of a large group', () => {
+    const before = entries(Array.from({ length: 60 }, (_, index) => [`bundle/c${String(index).padStart(2, '0')}/x`, 1000] as [string, number]));
+    for (const size of [5000, LARGE_GROUP_BYTES]) {
+      const after = before.map((entry) => (entry.name === 'bundle/c30/x' ? { ...entry, size } : entry));
+      const unchanged = (frames: string[][]): string[] => frames.filter((frame) => !frame.includes('bundle/c30/x')).map((frame) => frame.join(' '));
+      const kept = new Set(unchanged(cut(before)));
+      const missing = unchanged(cut(after)).filter((frame) => !kept.has(frame));
+      // Only a frame next to the one that grew can differ, where it is cut off from it.
+      expect(missing.length, String(size)).toBeLessThanOrEqual(2);
+      for (const frame of missing) expect(frame.includes('bundle/c29/x') || frame.includes('bundle/c31/x')).toBe(true);
+    }
+  });
+});

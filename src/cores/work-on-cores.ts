@@ -165,11 +165,17 @@ export function inTheOrderOf<Outcome>(keys: readonly string[], keyOf: (outcome: 
  * outcome, and then says it is done, or why it failed. What `work` reported
  * before it failed stands.
  */
-export function serveWork<Item, Task, Outcome>(name: string, port: import('node:worker_threads').MessagePort, work: (taken: Iterable<Item>, task: Task, report: (outcome: Outcome) => void) => void | Promise<void>): void {
-  const post = (message: WorkerMessage<Outcome>): void => port.postMessage(message);
+export function serveWork<Item, Task, Outcome>(
+  name: string,
+  port: import('node:worker_threads').MessagePort,
+  work: (taken: Iterable<Item>, task: Task, report: (outcome: Outcome) => void) => void | Promise<void>,
+  /** Memory an outcome hands over rather than has copied: it is the receiver's afterwards, and the sender's copy is gone. */
+  handedOver: (outcome: Outcome) => ArrayBuffer[] = () => [],
+): void {
+  const post = (message: WorkerMessage<Outcome>, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
   port.on('message', async ({ items, shares, task }: WorkerTask<Item, Task>) => {
     try {
-      await work(takeInTurn(items, shares), task, (outcome) => post({ type: 'outcome', outcome }));
+      await work(takeInTurn(items, shares), task, (outcome) => post({ type: 'outcome', outcome }, handedOver(outcome)));
       post({ type: 'done' });
     } catch (error) {
       post({ type: 'failed', message: `${name} failed: ${(error as Error).message}` });

@@ -32,7 +32,7 @@ import { digestOf, encodingFor, headerLine, parsedPayloadOf, recordLine, type La
 import { cursorName, landedName, placeFolder, placePath, sessionFolder, sessionStatePath } from '../landing/layout.ts';
 import { readLines, withOpenFile } from '../landing/line-reader.ts';
 import { lockSession, SessionLockedError } from '../landing/lock.ts';
-import { listFolder, readSessionState, sessionStateText } from '../landing/session-state.ts';
+import { listSession, readSessionState, sessionStateText, type SessionListing } from '../landing/session-state.ts';
 import { deriveMissingSessionData, SessionDataWriter } from '../session-data/derive.ts';
 import { CommitBatch, CommitError } from './commit-batch.ts';
 import type { Adapter, CollectableSource, DiscoveredSession } from './source.ts';
@@ -197,8 +197,9 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     // pass lands anything: later, a batch of this pass can have its landed
     // files in place while their `.sd` waits one more round (commit-batch.ts),
     // and mending those would write the same `.sd` twice.
-    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter);
-    const state = readSessionState(options.data, session.id);
+    const listing = listSession(options.data, session.id);
+    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter, listing);
+    const state = readSessionState(options.data, session.id, listing.landed);
     const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
     const outcomes: SourceOutcome[] = [];
     const visited = new Set<string>();
@@ -211,7 +212,7 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
       visited.add(cursorFile);
       outcomes.push(collectSource(context, source, cursorFile));
     }
-    outcomes.push(...markVanishedSources(context, visited));
+    outcomes.push(...markVanishedSources(context, visited, listing));
     let newest = 0;
     for (const source of session.sources) {
       try {
@@ -557,22 +558,21 @@ function* readRange(descriptor: number, start: number, end: number): Generator<B
  * streams survive), so this is a state, not an error, and the landed data
  * stays: the storage zone outlives its sources.
  */
-function markVanishedSources(context: SessionContext, visited: Set<string>): SourceOutcome[] {
+function markVanishedSources(context: SessionContext, visited: Set<string>, listing: SessionListing): SourceOutcome[] {
   const outcomes: SourceOutcome[] = [];
   const root = sessionFolder(context.data, context.session);
-  for (const group of ['streams', 'runs']) {
-    for (const place of listFolder(path.join(root, group))) {
-      const folder = path.join(root, group, place);
-      for (const name of listFolder(folder)) {
-        if (!name.endsWith('.cursor')) continue;
-        const file = path.join(folder, name);
-        if (visited.has(file)) continue;
-        const cursor = readCursor(file);
-        if (!cursor || cursor.state !== 'active') continue;
-        if (fs.existsSync(path.join(context.sourceRoot, cursor.source))) continue;
-        writeCursor(file, { ...cursor, state: 'source_gone' }, context.now());
-        outcomes.push(emptyOutcome(cursor.source, `${group}/${place}`, 'gone', 'the source no longer exists; what was landed from it stays'));
-      }
+  // The cursors listed as the session was taken up: one a source makes in
+  // this pass is its own, and visited.
+  for (const [place, names] of listing.folders) {
+    for (const name of names) {
+      if (!name.endsWith('.cursor')) continue;
+      const file = path.join(root, place, name);
+      if (visited.has(file)) continue;
+      const cursor = readCursor(file);
+      if (!cursor || cursor.state !== 'active') continue;
+      if (fs.existsSync(path.join(context.sourceRoot, cursor.source))) continue;
+      writeCursor(file, { ...cursor, state: 'source_gone' }, context.now());
+      outcomes.push(emptyOutcome(cursor.source, place, 'gone', 'the source no longer exists; what was landed from it stays'));
     }
   }
   return outcomes;

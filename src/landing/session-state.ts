@@ -33,10 +33,11 @@ export interface SessionState {
   readonly lastScan?: string;
 }
 
-export function readSessionState(data: string, session: string): SessionState {
+/** `landed` is the session's landed files when the caller has listed them already. */
+export function readSessionState(data: string, session: string, landed: readonly LandedFileEntry[] = landedFilesOfSession(data, session)): SessionState {
   const file = sessionStatePath(data, session);
   const values = readState(file);
-  const onDisk = highestSeqOnDisk(data, session);
+  const onDisk = highestSeq(landed);
   if (!values) return { nextSeq: onDisk + 1, liveness: 'unknown' };
   // A damaged counter costs nothing: the files on disk say what it must be.
   const saved = Number(values.get('next_seq'));
@@ -64,10 +65,10 @@ export function sessionStateText(state: SessionState): string {
   ]);
 }
 
-/** The highest sequence number of any landed file of the session, or 0. */
-export function highestSeqOnDisk(data: string, session: string): number {
+/** The highest sequence number of the landed files, or 0. */
+function highestSeq(landed: readonly LandedFileEntry[]): number {
   let highest = 0;
-  for (const file of landedFilesOfSession(data, session)) highest = Math.max(highest, file.seq);
+  for (const file of landed) highest = Math.max(highest, file.seq);
   return highest;
 }
 
@@ -82,19 +83,40 @@ export interface LandedFileEntry {
 
 /** Every landed file of a session, in sequence order. */
 export function landedFilesOfSession(data: string, session: string): LandedFileEntry[] {
-  const files: LandedFileEntry[] = [];
+  return listSession(data, session).landed;
+}
+
+/** A session's stream and run folders, each listed once. */
+export interface SessionListing {
+  /** Its landed files, in sequence order. */
+  readonly landed: LandedFileEntry[];
+  /** Every stream or run folder, as streams/<place> or runs/<place>, with the names in it. */
+  readonly folders: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/**
+ * Lists a session's folders once, for a caller that asks several questions
+ * of them: a collection pass asked three (its landed files for the counter,
+ * those without a `.sd`, its cursors), and listing each time was most of a
+ * pass that found little new.
+ */
+export function listSession(data: string, session: string): SessionListing {
+  const landed: LandedFileEntry[] = [];
+  const folders = new Map<string, Set<string>>();
   const root = sessionFolder(data, session);
   for (const group of ['streams', 'runs']) {
     for (const place of listFolder(path.join(root, group))) {
       const folder = path.join(root, group, place);
-      for (const name of listFolder(folder)) {
+      const names = listFolder(folder);
+      folders.set(`${group}/${place}`, new Set(names));
+      for (const name of names) {
         const parsed = parseLandedName(name);
         if (!parsed) continue;
-        files.push({ path: path.join(folder, name), relative: `${group}/${place}/${name}`, prefix: parsed.prefix, seq: parsed.seq });
+        landed.push({ path: path.join(folder, name), relative: `${group}/${place}/${name}`, prefix: parsed.prefix, seq: parsed.seq });
       }
     }
   }
-  return files.sort((a, b) => a.seq - b.seq);
+  return { landed: landed.sort((a, b) => a.seq - b.seq), folders };
 }
 
 /** The names in a folder, or none when it does not exist. */

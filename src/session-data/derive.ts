@@ -12,7 +12,7 @@ import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
 import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
 import { parseJsonBytes, textOf, type ParsedJson } from '../landing/json-text.ts';
 import { sessionDataName } from '../landing/layout.ts';
-import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
+import { listSession, type LandedFileEntry, type SessionListing } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
 import { markRedactedParts } from '../redaction/placeholder.ts';
@@ -206,9 +206,9 @@ export function* readSessionData(file: string, options: { asBytes?: boolean } = 
   }
 }
 
-/** The landed files of a session that have no `.sd` beside them, in sequence order. */
-export function landedFilesWithoutSessionData(data: string, session: string): LandedFileEntry[] {
-  return landedFilesOfSession(data, session).filter((landed) => !fs.existsSync(path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path)))));
+/** The landed files of a session that have no `.sd` beside them, in sequence order; from `listing` when the caller has one. */
+export function landedFilesWithoutSessionData(data: string, session: string, listing: SessionListing = listSession(data, session)): LandedFileEntry[] {
+  return listing.landed.filter((landed) => !listing.folders.get(path.posix.dirname(landed.relative))?.has(sessionDataName(path.basename(landed.path))));
 }
 
 /**
@@ -217,10 +217,10 @@ export function landedFilesWithoutSessionData(data: string, session: string): La
  * landed file that cannot be read is reported, not fatal: the others are
  * still derived.
  */
-export function deriveMissingSessionData(data: string, session: string, converter: Converter): { derived: number; failures: string[] } {
+export function deriveMissingSessionData(data: string, session: string, converter: Converter, listing?: SessionListing): { derived: number; failures: string[] } {
   let derived = 0;
   const failures: string[] = [];
-  for (const landed of landedFilesWithoutSessionData(data, session)) {
+  for (const landed of landedFilesWithoutSessionData(data, session, listing)) {
     try {
       deriveSessionData(landed.path, converter);
       derived++;

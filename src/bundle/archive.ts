@@ -35,7 +35,7 @@ export { COMPRESSION_LEVEL };
 export const ARCHIVE_TOP = 'export';
 
 /** The worker's module: its own build in the kept command's bundle, else its source. */
-const ARCHIVE_WORKER = workerModule('archive-worker', new URL('./archive-worker.ts', import.meta.url));
+export const ARCHIVE_WORKER = workerModule('archive-worker', new URL('./archive-worker.ts', import.meta.url));
 
 /**
  * Below this many bytes to compress, the calling thread does it alone:
@@ -185,6 +185,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
         outcomeKey: (outcome) => (outcome.piece === undefined ? String(outcome.index) : `${outcome.index} piece ${outcome.piece}`),
         lost: (job, why) => ({ index: job.index, failure: `${why} while it compressed frame ${job.index} of the archive` }),
         onOutcome: take,
+        keepOutcomes: false,
       });
     }
     writeReady();

@@ -84,11 +84,17 @@ export interface CoresWork<Item, Task, Outcome> {
   /** The outcome of an item a failed worker took and never reported, `why` saying what happened to the worker. */
   readonly lost: (item: Item, why: string) => Outcome;
   readonly onOutcome?: (outcome: Outcome) => void;
+  /**
+   * False when onOutcome is where the outcomes go, and they are not to be
+   * kept until the end: the archive's outcomes are its compressed bytes,
+   * 300 MB of them kept on the 1 GB corpus.
+   */
+  readonly keepOutcomes?: boolean;
 }
 
 /**
  * Does the work on the threads; resolves with one outcome per item, in the
- * order they were reported. A worker that fails fails only the items it had
+ * order they were reported (none when keepOutcomes is false). A worker that fails fails only the items it had
  * taken and not reported; the other threads take the rest.
  */
 export async function workOnCores<Item, Task, Outcome>(work: CoresWork<Item, Task, Outcome>): Promise<Outcome[]> {
@@ -103,7 +109,7 @@ export async function workOnCores<Item, Task, Outcome>(work: CoresWork<Item, Tas
     const key = work.outcomeKey(outcome);
     if (reported.has(key)) return;
     reported.add(key);
-    outcomes.push(outcome);
+    if (work.keepOutcomes !== false) outcomes.push(outcome);
     work.onOutcome?.(outcome);
   };
   const count = Math.max(1, Math.min(work.workersOnly ? work.threads : work.threads - 1, items.length));

@@ -19,7 +19,7 @@
 // sizes, times) and each file's SHA-256, which the export has just taken for
 // its manifest. Frames of the previous archive are used only when that
 // archive is still, byte for byte, the one this index was written with (its
-// SHA-256, 40 ms for 59 MB), so a changed or damaged old archive costs the
+// SHA-256, 54-64 ms for the 59 MB archive of the 200 MB corpus), so a changed or damaged old archive costs the
 // reuse, never the new archive's correctness. A frame is compressed from a
 // fresh start with fixed parameters (frame-compressor.ts), so an archive made
 // with reused frames is the archive made without them
@@ -33,24 +33,18 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { replaceWithoutFlush } from '../landing/atomic-file.ts';
+import { digestOfDescriptor } from '../landing/landed-file.ts';
 import { parseLandedName } from '../landing/layout.ts';
+import { conversationOwning } from './manifest.ts';
 
-const BUNDLE = 'bundle/';
-const CONVERSATION_RECORDS = 'bundle/_conversations/';
 const PAGE_FOLDERS = ['site/c/', 'site/b/', 'site/s/'];
 
-/**
- * The conversations an export holds, known from its file names alone: every
- * bundle/<id>/ and bundle/_conversations/<id>/.
- */
+/** The conversations an export holds, known from its file names alone: every bundle/<id>/ and bundle/_conversations/<id>/. */
 export function conversationsNamed(files: readonly string[]): Set<string> {
   const named = new Set<string>();
   for (const file of files) {
-    if (!file.startsWith(BUNDLE)) continue;
-    const [, first, second] = file.split('/');
-    if (first === '_conversations') {
-      if (second !== undefined && file.length > CONVERSATION_RECORDS.length + second.length) named.add(second);
-    } else if (first !== undefined && file.length > BUNDLE.length + first.length) named.add(first);
+    const conversation = conversationOwning(file);
+    if (conversation !== undefined) named.add(conversation);
   }
   return named;
 }
@@ -64,8 +58,7 @@ export function conversationsNamed(files: readonly string[]): Set<string> {
  */
 export function ownerOf(name: string, conversations: ReadonlySet<string>): string | undefined {
   const trimmed = name.endsWith('/') ? name.slice(0, -1) : name;
-  if (trimmed.startsWith(CONVERSATION_RECORDS)) return known(trimmed.slice(CONVERSATION_RECORDS.length).split('/')[0]!, conversations);
-  if (trimmed.startsWith(BUNDLE)) return known(trimmed.slice(BUNDLE.length).split('/')[0]!, conversations);
+  if (trimmed.startsWith('bundle/')) return known(conversationOwning(trimmed), conversations);
   const folder = PAGE_FOLDERS.find((prefix) => trimmed.startsWith(prefix));
   if (folder === undefined) return undefined;
   const page = trimmed.slice(folder.length);
@@ -79,13 +72,12 @@ export function ownerOf(name: string, conversations: ReadonlySet<string>): strin
   return undefined;
 }
 
-function known(id: string, conversations: ReadonlySet<string>): string | undefined {
-  return conversations.has(id) ? id : undefined;
+function known(id: string | undefined, conversations: ReadonlySet<string>): string | undefined {
+  return id !== undefined && conversations.has(id) ? id : undefined;
 }
 
-/** The group an entry belongs to: its conversation's, or else its folder's. Entries of one group are neighbours in sorted order. */
-export function groupOf(name: string, conversations: ReadonlySet<string>): { name: string; conversation: boolean } {
-  const owner = ownerOf(name, conversations);
+/** The group of an entry whose owner (ownerOf) is `owner`: its conversation's, or else its folder's. Entries of one group are neighbours in sorted order. */
+export function groupOf(name: string, owner: string | undefined): { name: string; conversation: boolean } {
   if (owner !== undefined) return { name: `conversation ${owner}`, conversation: true };
   const trimmed = name.endsWith('/') ? name.slice(0, -1) : name;
   return { name: `folder ${path.posix.dirname(trimmed)}`, conversation: false };
@@ -142,15 +134,14 @@ export function landedTime(file: string): number | undefined {
   return Number.isFinite(time) ? Math.floor(time / 1000) * 1000 : undefined;
 }
 
-/** Each conversation's newest landed time, and the newest of all (0 when nothing is landed). */
-export function newestTimes(files: readonly string[], conversations: ReadonlySet<string>): { all: number; byConversation: Map<string, number> } {
+/** Each conversation's newest landed time, and the newest of all (0 when nothing is landed), from the files with their owners (ownerOf). */
+export function newestTimes(files: readonly { readonly file?: string; readonly owner?: string }[]): { all: number; byConversation: Map<string, number> } {
   let all = 0;
   const byConversation = new Map<string, number>();
-  for (const file of files) {
-    const time = landedTime(file);
+  for (const { file, owner } of files) {
+    const time = file === undefined ? undefined : landedTime(file);
     if (time === undefined) continue;
     all = Math.max(all, time);
-    const owner = ownerOf(file, conversations);
     if (owner !== undefined) byConversation.set(owner, Math.max(byConversation.get(owner) ?? 0, time));
   }
   return { all, byConversation };
@@ -237,18 +228,6 @@ export class PreviousFrames {
   close(): void {
     if (this.descriptor !== undefined) fs.closeSync(this.descriptor);
   }
-}
-
-function digestOfDescriptor(descriptor: number): string {
-  const hash = crypto.createHash('sha256');
-  const chunk = Buffer.allocUnsafe(1 << 20);
-  for (let position = 0; ; ) {
-    const got = fs.readSync(descriptor, chunk, 0, chunk.length, position);
-    if (got === 0) break;
-    hash.update(chunk.subarray(0, got));
-    position += got;
-  }
-  return hash.digest('hex');
 }
 
 /**

@@ -24,6 +24,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { defaultThreads, workerModule, workOnCores } from '../cores/work-on-cores.ts';
+import { readRange } from '../landing/line-reader.ts';
 import { removeWhatEndedProcessesLeft } from '../landing/process.ts';
 import { conversationsNamed, FrameKey, framesOf, groupOf, keepFrameIndex, newestTimes, ownerOf, PreviousFrames, type KeptFrame } from './archive-frames.ts';
 import { COMPRESSION_LEVEL, FrameCompressor, type FrameJob, type FrameOutcome } from './frame-compressor.ts';
@@ -60,7 +61,8 @@ function removeAbandonedArchives(archive: string): void {
 
 /** The time of the export's newest evidence: SOURCE_DATE_EPOCH, else the newest landed file's time. Entries that belong to no one conversation carry it. */
 export function archiveTime(exportFolder: string, environment: NodeJS.ProcessEnv = process.env, files: readonly string[] = exportFiles(exportFolder).files): Date {
-  return sourceDateEpoch(environment) ?? new Date(newestTimes(files, conversationsNamed(files)).all);
+  const conversations = conversationsNamed(files);
+  return sourceDateEpoch(environment) ?? new Date(newestTimes(files.map((file) => ({ file, owner: ownerOf(file, conversations) }))).all);
 }
 
 function sourceDateEpoch(environment: NodeJS.ProcessEnv): Date | undefined {
@@ -97,12 +99,15 @@ export async function writeArchive(exportFolder: string, archive: string, option
   const { files, strange } = exportFiles(exportFolder);
   if (strange.length > 0) throw new Error(`${exportFolder}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
   const conversations = conversationsNamed(files);
-  const timeOf = entryTimes(files, conversations, options.mtime ?? sourceDateEpoch(process.env));
   const folders = new Set<string>();
   for (const file of files) for (let at = path.posix.dirname(file); at !== '.'; at = path.posix.dirname(at)) folders.add(at);
-  const names = [...[...folders].map((folder) => ({ name: `${folder}/`, file: undefined as string | undefined, size: 0 })), ...files.map((file) => ({ name: file, file, size: fs.statSync(path.join(exportFolder, file)).size }))].sort((a, b) => compareBytes(a.name, b.name));
+  // Each entry with the conversation it belongs to, which decides its frame and its time.
+  const names = [...[...folders].map((folder) => ({ name: `${folder}/`, file: undefined as string | undefined, size: 0 })), ...files.map((file) => ({ name: file, file, size: fs.statSync(path.join(exportFolder, file)).size }))]
+    .sort((a, b) => compareBytes(a.name, b.name))
+    .map((entry) => ({ ...entry, owner: ownerOf(entry.name, conversations) }));
+  const timeOf = entryTimes(names, options.mtime ?? sourceDateEpoch(process.env));
   // The top folder, then runs of neighbours in sorted order (archive-frames.ts), then the tar's end.
-  const frames = [[{ name: '', file: undefined as string | undefined, size: 0 }], ...framesOf(names, (entry) => groupOf(entry.name, conversations)), []];
+  const frames = [[{ name: '', file: undefined as string | undefined, size: 0, owner: undefined as string | undefined }], ...framesOf(names, (entry) => groupOf(entry.name, entry.owner)), []];
 
   removeAbandonedArchives(archive);
   const temporary = temporaryArchive(archive);
@@ -112,8 +117,8 @@ export async function writeArchive(exportFolder: string, archive: string, option
     // Each frame's headers and key, and whether the previous archive has it.
     const plan = frames.map((entries, index) => {
       const key = new FrameKey();
-      const laid = entries.map(({ name, file, size }) => {
-        const header: TarHeader = { mtime: timeOf(name), uid: 0, gid: 0, uname: '', gname: '', name: `${ARCHIVE_TOP}/${name}`, type: file === undefined ? 'directory' : 'file', mode: file === undefined ? 0o755 : 0o644, size };
+      const laid = entries.map(({ name, file, size, owner }) => {
+        const header: TarHeader = { mtime: timeOf(owner), uid: 0, gid: 0, uname: '', gname: '', name: `${ARCHIVE_TOP}/${name}`, type: file === undefined ? 'directory' : 'file', mode: file === undefined ? 0o755 : 0o644, size };
         if (file !== undefined) key.content(options.reuse?.digests.get(file));
         const bytes = headerBytes(header);
         key.header(bytes);
@@ -211,21 +216,17 @@ const END_OF_TAR = Buffer.from('the end of the tar');
  * a conversation, the time of its newest evidence, and for the rest the
  * newest of all (archive-frames.ts says why).
  */
-function entryTimes(files: readonly string[], conversations: ReadonlySet<string>, fixed: Date | undefined): (name: string) => Date {
+function entryTimes(entries: readonly { readonly file?: string; readonly owner?: string }[], fixed: Date | undefined): (owner: string | undefined) => Date {
   if (fixed !== undefined) return () => fixed;
-  const { all, byConversation } = newestTimes(files, conversations);
+  const { all, byConversation } = newestTimes(entries);
   const times = new Map([...byConversation].map(([conversation, time]) => [conversation, new Date(time)]));
   const newest = new Date(all);
-  return (name) => {
-    const owner = ownerOf(name, conversations);
-    return (owner !== undefined ? times.get(owner) : undefined) ?? newest;
-  };
+  return (owner) => (owner !== undefined ? times.get(owner) : undefined) ?? newest;
 }
 
 /** The archive file: frames, compressed or copied from the previous archive, written in order, with its digest taken as it is written. */
 class FramesFile {
   private readonly hash = crypto.createHash('sha256');
-  private readonly copying = Buffer.allocUnsafe(1 << 20);
   private descriptor: number | undefined;
   private position = 0;
   /** Where the frame being written began, while there is one. */
@@ -252,12 +253,7 @@ class FramesFile {
   /** A whole frame of the previous archive. */
   copy(from: number, frame: { offset: number; length: number }, key: string | undefined): void {
     const offset = this.position;
-    for (let at = 0; at < frame.length; ) {
-      const got = fs.readSync(from, this.copying, 0, Math.min(this.copying.length, frame.length - at), frame.offset + at);
-      if (got === 0) throw new Error(`the previous archive ended inside a frame it was to give (${frame.length} bytes at ${frame.offset})`);
-      this.emit(this.copying, got);
-      at += got;
-    }
+    for (const chunk of readRange(from, frame.offset, frame.offset + frame.length, `the previous archive ended inside a frame it was to give (${frame.length} bytes at ${frame.offset})`)) this.emit(chunk, chunk.length);
     this.written.push({ key, offset, length: frame.length });
   }
 

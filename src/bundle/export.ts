@@ -29,7 +29,7 @@ import { listFolder } from '../landing/session-state.ts';
 import { hasEnded } from '../landing/process.ts';
 import type { SiteResult } from '../site/build/site.ts';
 import type { WaitingRenderer } from '../site/build/kept-renderer.ts';
-import { compareBytes, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
+import { compareBytes, conversationOwning, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
 import { ExportReuse } from './reuse.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
 import { applyRedaction } from '../redaction/apply.ts';
@@ -207,13 +207,6 @@ async function completeExport(
   fs.renameSync(partial, out);
   if (moved) removals.set(previous, removeInBackground(previous));
   return { out, conversations: [...conversations], ...manifest, ...replaced(entries), ...(site ? { site } : {}), digests: everyDigest };
-}
-
-/** The conversation a bundle file belongs to: bundle/<session>/… or bundle/_conversations/<id>/…; none for anything else. */
-function conversationOwning(file: string): string | undefined {
-  const [top, first, second] = file.split('/');
-  if (top !== BUNDLE || first === undefined) return undefined;
-  return first === '_conversations' ? second : first;
 }
 
 /**

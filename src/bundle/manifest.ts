@@ -45,6 +45,16 @@ export function unsafePath(relative: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The conversation an export path belongs to by its place in the bundle:
+ * bundle/<session>/… or bundle/_conversations/<id>/…; none for anything else.
+ */
+export function conversationOwning(file: string): string | undefined {
+  const [top, first, second] = file.split('/');
+  if (top !== 'bundle' || !first) return undefined;
+  return (first === '_conversations' ? second : first) || undefined;
+}
+
 export function compareBytes(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

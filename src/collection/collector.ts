@@ -25,12 +25,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY, replaceWithoutFlush } from '../landing/atomic-file.ts';
-import { borrowBuffer, giveBack } from '../landing/buffer-pool.ts';
 import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
 import { isJsonText } from '../landing/json-text.ts';
 import { digestOf, encodingFor, headerLine, parsedPayloadOf, recordLine, type LandedHeader } from '../landing/landed-file.ts';
 import { cursorName, landedName, placeFolder, placePath, sessionFolder, sessionStatePath } from '../landing/layout.ts';
-import { readLines, withOpenFile } from '../landing/line-reader.ts';
+import { readLines, readRange, withOpenFile } from '../landing/line-reader.ts';
 import { lockSession, SessionLockedError } from '../landing/lock.ts';
 import { listSession, readSessionState, sessionStateText, type SessionListing } from '../landing/session-state.ts';
 import { deriveMissingSessionData, SessionDataWriter } from '../session-data/derive.ts';
@@ -455,7 +454,7 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
     const prefix = crypto.createHash('sha256');
     const start = cursor?.offset ?? 0;
     if (cursor && start > 0) {
-      for (const chunk of readRange(descriptor, 0, start)) prefix.update(chunk);
+      for (const chunk of readRange(descriptor, 0, start, 'the file ended early while its landed prefix was being checked')) prefix.update(chunk);
       if (prefix.copy().digest('hex') !== cursor.prefixSha256) {
         return stop(context, source, cursorFile, cursor, `the ${start} bytes already landed have changed (their SHA-256 differs from the one recorded)`);
       }
@@ -536,20 +535,6 @@ function recordIdAt(context: SessionContext, descriptor: number, line: { offset:
   const bytes = Buffer.allocUnsafe(line.length);
   fs.readSync(descriptor, bytes, 0, line.length, line.offset);
   return context.adapter.recordId(bytes);
-}
-
-function* readRange(descriptor: number, start: number, end: number): Generator<Buffer> {
-  const chunk = borrowBuffer();
-  try {
-    for (let position = start; position < end; ) {
-      const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
-      if (got === 0) throw Object.assign(new Error('the file ended early while its landed prefix was being checked'), { code: 'EIO' });
-      yield chunk.subarray(0, got);
-      position += got;
-    }
-  } finally {
-    giveBack(chunk);
-  }
 }
 
 /**

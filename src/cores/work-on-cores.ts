@@ -71,7 +71,7 @@ export interface CoresWork<Item, Task, Outcome> {
   readonly items: readonly Item[];
   /** Threads, the calling one included. */
   readonly threads: number;
-  /** Work on `threads` worker threads alone, the calling thread only waiting for them; for tests. */
+  /** Work on `threads` worker threads alone, the calling thread only taking their outcomes as they come: for tests, and for the archive, whose calling thread writes each frame as it comes. */
   readonly workersOnly?: boolean;
   /** What a worker is called in a failure: "the collection worker". */
   readonly name: string;

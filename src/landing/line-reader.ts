@@ -71,6 +71,24 @@ export function* readLines(descriptor: number, start: number, end: number, readi
   }
 }
 
+/**
+ * The bytes [start, end) of an open file, in chunks valid until the next is
+ * requested; a file that ends before `end` throws `endedEarly` (code EIO).
+ */
+export function* readRange(descriptor: number, start: number, end: number, endedEarly: string): Generator<Buffer> {
+  const chunk = borrowBuffer();
+  try {
+    for (let position = start; position < end; ) {
+      const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
+      if (got === 0) throw Object.assign(new Error(endedEarly), { code: 'EIO' });
+      yield chunk.subarray(0, got);
+      position += got;
+    }
+  } finally {
+    giveBack(chunk);
+  }
+}
+
 /** Opens a file read-only, runs `use`, and closes it whatever happens. */
 export function withOpenFile<T>(file: string, use: (descriptor: number) => T): T {
   const descriptor = fs.openSync(file, 'r');

@@ -28,7 +28,10 @@ describe('what a path of an export belongs to', () => {
 
 describe('the frames an archive is cut into', () => {
   const entries = (groups: [string, number][]): { name: string; size: number }[] => groups.map(([name, size]) => ({ name, size }));
-  const cut = (list: { name: string; size: number }[]): string[][] => framesOf(list, (entry) => groupOf(entry.name, new Set(list.map((item) => item.name.split('/')[1]!)))).map((frame) => frame.map((entry) => entry.name));
+  const cut = (list: { name: string; size: number }[]): string[][] => {
+    const conversations = new Set(list.map((item) => item.name.split('/')[1]!));
+    return framesOf(list, (entry) => groupOf(entry.name, ownerOf(entry.name, conversations))).map((frame) => frame.map((entry) => entry.name));
+  };
 
   it('keeps a conversation whole, and the export\'s own files and large groups in frames of their own', () => {
     const names: [string, number][] = Array.from({ length: 40 }, (_, index) => [`bundle/c${String(index).padStart(2, '0')}/x`, 100]);

@@ -255,7 +255,7 @@ function openTemporary(temporary: string, mode: number): number {
 // A rename is durable only once the folder that holds the name is flushed too.
 // Some filesystems refuse to open a folder for this; the rename has still
 // happened, so that refusal is not an error worth failing a landing for.
-function syncFolder(folder: string): void {
+export function syncFolder(folder: string): void {
   let descriptor = -1;
   try {
     descriptor = fs.openSync(folder, 'r');

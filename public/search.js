@@ -1,7 +1,11 @@
-// Offline search over window.SESSIONIZER_SEARCH (search-index.js): every word
-// of the query must appear. Results are built with textContent, never HTML.
+// Offline search over window.SESSIONIZER_SEARCH, one array of entries per
+// conversation (search/<conversation>.js): every word of the query must
+// appear. Results are built with textContent, never HTML.
 (function () {
-  var entries = window.SESSIONIZER_SEARCH || [];
+  var entries = [];
+  (window.SESSIONIZER_SEARCH || []).forEach(function (part) {
+    for (var index = 0; index < part.length; index++) entries.push(part[index]);
+  });
   var query = document.getElementById('query');
   var results = document.getElementById('results');
   var status = document.getElementById('status');

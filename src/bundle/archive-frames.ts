@@ -38,6 +38,8 @@ import { parseLandedName } from '../landing/layout.ts';
 import { conversationOwning } from './manifest.ts';
 
 const PAGE_FOLDERS = ['site/c/', 'site/b/', 'site/s/'];
+// A conversation's search script: search/<id>.js (site/data/site.ts, searchScriptOf).
+const SEARCH_FOLDER = 'site/search/';
 
 /** The conversations an export holds, known from its file names alone: every bundle/<id>/ and bundle/_conversations/<id>/. */
 export function conversationsNamed(files: readonly string[]): Set<string> {
@@ -52,13 +54,14 @@ export function conversationsNamed(files: readonly string[]): Set<string> {
 /**
  * The conversation an export path belongs to, folder or file, or undefined
  * for what belongs to the whole export. Pages are named c/<id>.html,
- * c/<id>-<n>.html, b/<id>--<branch>… and s/<id>--<stream>… (site/data/plan.ts);
- * an id that a page name could not hold as it is (plan.ts's slug) is not
- * found, and its pages count as the export's.
+ * c/<id>-<n>.html, b/<id>--<branch>… and s/<id>--<stream>… (site/data/plan.ts),
+ * search scripts search/<id>.js; an id that a file name could not hold as it
+ * is (plan.ts's slug) is not found, and its files count as the export's.
  */
 export function ownerOf(name: string, conversations: ReadonlySet<string>): string | undefined {
   const trimmed = name.endsWith('/') ? name.slice(0, -1) : name;
   if (trimmed.startsWith('bundle/')) return known(conversationOwning(trimmed), conversations);
+  if (trimmed.startsWith(SEARCH_FOLDER) && trimmed.endsWith('.js')) return known(trimmed.slice(SEARCH_FOLDER.length, -'.js'.length), conversations);
   const folder = PAGE_FOLDERS.find((prefix) => trimmed.startsWith(prefix));
   if (folder === undefined) return undefined;
   const page = trimmed.slice(folder.length);

@@ -19,10 +19,11 @@ describe('what a path of an export belongs to', () => {
     expect(ownerOf('site/c/two-3-2.html', conversations)).toBe('two-3');
     expect(ownerOf('site/s/three--agent-a1.html', conversations)).toBe('three');
     expect(ownerOf('site/b/one--a--b-2.html', conversations)).toBe('one');
+    expect(ownerOf('site/search/two-3.js', conversations)).toBe('two-3');
   });
 
   it('gives the rest to the export', () => {
-    for (const name of ['bundle/', 'bundle/_conversations/', 'site/c/', 'site/index.html', 'site/c/four.html', 'manifest.json', 'site/c/one.css']) expect(ownerOf(name, conversations), name).toBeUndefined();
+    for (const name of ['bundle/', 'bundle/_conversations/', 'site/c/', 'site/index.html', 'site/c/four.html', 'manifest.json', 'site/c/one.css', 'site/search/', 'site/search/four.js', 'site/search/one/x.js', 'site/search.js']) expect(ownerOf(name, conversations), name).toBeUndefined();
   });
 });
 

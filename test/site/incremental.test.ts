@@ -28,6 +28,9 @@ describe('an incremental site', () => {
     const again = await writeExport(data, out, sessions);
     expect([again.site!.built, again.site!.pages, again.rootDigest]).toEqual([0, first.site!.pages, first.rootDigest]);
 
+    const searchScriptInode = (session: string): number => fs.statSync(path.join(out, 'site', 'search', `${session}.js`)).ino;
+    const inodesBefore = new Map(sessions.map((session) => [session, searchScriptInode(session)]));
+
     // One conversation grows by a line: its pages, the index and the search page are rendered again.
     const transcript = path.join(root, '-home-user-fixtures-bare-string-result', `${FIXTURE_SESSIONS.bareStringResult}.jsonl`);
     fs.appendFileSync(transcript, `${completeLines(transcript).at(-1)!.toString('utf8')}\n`);
@@ -37,6 +40,13 @@ describe('an incremental site', () => {
     const pagesOf = (session: string) => fs.readdirSync(path.join(out, 'site', 'c')).filter((name) => name.startsWith(session)).length + fs.readdirSync(path.join(out, 'site')).filter((name) => name.endsWith('.html')).length;
     expect(changed.site!.built).toBe(pagesOf(FIXTURE_SESSIONS.bareStringResult));
     expect(changed.rootDigest).not.toBe(first.rootDigest);
+    // Each conversation's search entries are a script of its own, which the
+    // search page loads; the unchanged ones are kept with their pages.
+    const searchPage = fs.readFileSync(path.join(out, 'site', 'search.html'), 'utf8');
+    for (const session of sessions) {
+      expect(searchPage).toContain(`<script src="search/${session}.js">`);
+      expect(searchScriptInode(session) === inodesBefore.get(session), session).toBe(session !== FIXTURE_SESSIONS.bareStringResult);
+    }
 
     // The same bundle rendered whole, with no kept pages, is the same export.
     fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true });

@@ -36,7 +36,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedBlocks, CACHE_VARIABLE, removeEarlierBlocks } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
-import { BUNDLE_VARIABLE, searchEntriesOf, SELECTION_VARIABLE, type SavedPlan, type SelectedConversation, type SiteSelection } from '../data/site.ts';
+import { BUNDLE_VARIABLE, SEARCH_SCRIPTS, searchEntriesOf, searchScriptOf, SELECTION_VARIABLE, type SavedPlan, type SelectedConversation, type SiteSelection } from '../data/site.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../landing/process.ts';
 import { listFolder } from '../../landing/session-state.ts';
@@ -216,7 +216,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       rendererFailure = (error as Error).message;
       await attempt(undefined, 'build');
     }
-    writeSearchIndex(path.join(out, 'search-index.js'), conversations.map(({ plan }) => plan));
+    writeSearchScripts(out, conversations.filter(({ render }) => render));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -301,28 +301,28 @@ function removeAbandonedRoots(roots: string): void {
 }
 
 /**
- * The offline search index, a classic script: window.SESSIONIZER_SEARCH = [...]
- * (fetch and module scripts fail from file://). Joined from the entries each
- * conversation's build saved beside its plan (data/site.ts), one
- * conversation at a time: as one array built in the Astro build, every
- * conversation's entries and their JSON were in memory at once, and the
- * index is the site's largest file.
+ * The offline search index: for each conversation a classic script,
+ * search/<conversation>.js, that adds its entries to
+ * window.SESSIONIZER_SEARCH (fetch and module scripts fail from file://);
+ * search.html loads them all. Written from the entries each conversation's
+ * build saved beside its plan (data/site.ts), one conversation at a time:
+ * as one array built in the Astro build, every conversation's entries and
+ * their JSON were in memory at once.
+ *
+ * A script per conversation rather than one index, so that the next
+ * export, after one conversation changed, writes only that conversation's
+ * script, keeps the others with its pages (finishedPages), and its archive
+ * compresses only that one again and copies the frames of the others
+ * (bundle/archive-frames.ts): the 200 MB benchmark corpus's index was one
+ * 12.5 MB file, written and compressed again by every export (about 170 ms
+ * of a second export's 2 s). Only the conversations rendered are written.
  */
-function writeSearchIndex(file: string, plans: readonly string[]): void {
-  const descriptor = fs.openSync(file, 'w');
-  try {
-    fs.writeSync(descriptor, 'window.SESSIONIZER_SEARCH = [');
-    let first = true;
-    for (const plan of plans) {
-      const entries = fs.readFileSync(searchEntriesOf(plan));
-      if (entries.length === 0) continue;
-      if (!first) fs.writeSync(descriptor, ',');
-      fs.writeSync(descriptor, entries);
-      first = false;
-    }
-    fs.writeSync(descriptor, '];\n');
-  } finally {
-    fs.closeSync(descriptor);
+function writeSearchScripts(out: string, conversations: readonly SelectedConversation[]): void {
+  fs.mkdirSync(path.join(out, SEARCH_SCRIPTS), { recursive: true });
+  const opening = Buffer.from('(window.SESSIONIZER_SEARCH = window.SESSIONIZER_SEARCH || []).push([');
+  const closing = Buffer.from(']);\n');
+  for (const { id, plan } of conversations) {
+    fs.writeFileSync(path.join(out, searchScriptOf(id)), Buffer.concat([opening, fs.readFileSync(searchEntriesOf(plan)), closing]));
   }
 }
 
@@ -383,7 +383,7 @@ interface Entry {
 
 interface Finished extends Entry {
   readonly id: string;
-  /** The conversation's page files, from the site root, once its plan is saved. */
+  /** The conversation's page files and its search script, from the site root, once its plan is saved. */
   readonly pages: () => string[];
 }
 
@@ -409,7 +409,7 @@ function finishedPages(cache: string, inputs: ReadonlyMap<string, string>, code:
     const key = crypto.createHash('sha256').update(`${code}\n${id}\n${input}`).digest('hex');
     const entry = entryOf(path.join(pagesFolder(cache), key));
     let pages: string[] | undefined;
-    return { id, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : (JSON.parse(fs.readFileSync(path.join(entry.folder, PLAN), 'utf8')) as SavedPlan).pages) };
+    return { id, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...(JSON.parse(fs.readFileSync(path.join(entry.folder, PLAN), 'utf8')) as SavedPlan).pages, searchScriptOf(id)]) };
   });
 }
 

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BundleConversation } from './bundle.ts';
 import { conversationsOfBundle, loadConversation } from './bundle.ts';
-import { planConversation, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
+import { planConversation, slug, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
 import { anchorOf, conversationStructure, type ConversationStructure } from './streams.ts';
 import type { EpochView, LinkView, StreamView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
@@ -91,6 +91,18 @@ export interface SavedPlan {
 export function searchEntriesOf(plan: string): string {
   return plan.replace(/\.json$/, '.search.js');
 }
+
+/**
+ * The search script of a conversation, from the site root: one classic
+ * script per conversation, which search.html loads all of (build/site.ts
+ * writes them).
+ */
+export function searchScriptOf(id: string): string {
+  return `${SEARCH_SCRIPTS}/${slug(id)}.js`;
+}
+
+/** The folder of the search scripts, from the site root. */
+export const SEARCH_SCRIPTS = 'search';
 
 /**
  * Search entries as the inside of the index's array literal: JSON with `<`

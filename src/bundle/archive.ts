@@ -59,12 +59,6 @@ function removeAbandonedArchives(archive: string): void {
   removeWhatEndedProcessesLeft(path.dirname(archive), (name) => (name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined));
 }
 
-/** The time of the export's newest evidence: SOURCE_DATE_EPOCH, else the newest landed file's time. Entries that belong to no one conversation carry it. */
-export function archiveTime(exportFolder: string, environment: NodeJS.ProcessEnv = process.env, files: readonly string[] = exportFiles(exportFolder).files): Date {
-  const conversations = conversationsNamed(files);
-  return sourceDateEpoch(environment) ?? new Date(newestTimes(files.map((file) => ({ file, owner: ownerOf(file, conversations) }))).all);
-}
-
 function sourceDateEpoch(environment: NodeJS.ProcessEnv): Date | undefined {
   const epoch = environment.SOURCE_DATE_EPOCH;
   return epoch !== undefined && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : undefined;

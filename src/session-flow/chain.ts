@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeOnce } from '../landing/atomic-file.ts';
-import { readLines, withOpenFile } from '../landing/line-reader.ts';
+import { firstLine, withOpenFile } from '../landing/line-reader.ts';
 import { listFolder } from '../landing/session-state.ts';
 import { readState, writeState } from '../landing/state-text.ts';
 import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type FlowNode, type FlowRelation, type FlowUnresolved, type RoundHeader, type Structure } from './format.ts';
@@ -88,11 +88,7 @@ export function roundFiles(data: string, conversation: string): string[] {
 export function readHeadHeader(data: string, conversation: string): RoundHeader | undefined {
   const last = roundFiles(data, conversation).at(-1);
   if (last === undefined) return undefined;
-  const first = withOpenFile(last, (descriptor) => {
-    // Leaving the loop ends the reading, which gives its buffer back.
-    for (const line of readLines(descriptor, 0, fs.fstatSync(descriptor).size)) return line.bytes.toString('utf8');
-    return undefined;
-  });
+  const first = withOpenFile(last, (descriptor) => firstLine(descriptor, fs.fstatSync(descriptor).size)?.toString('utf8'));
   if (first === undefined) throw new ChainError(`${last}: the round has no header line`);
   let header: RoundHeader;
   try {

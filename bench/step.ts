@@ -13,7 +13,6 @@
 //   node --import tsx bench/step.ts hash SOURCE          read + SHA-256 of every file, 1 MiB reads
 //   node --import tsx bench/step.ts land SOURCE DATA     collectAll, deriveSessionData: false
 //   node --import tsx bench/step.ts collect SOURCE DATA  collectAll with its default: land, then derive each .sd
-//   node --import tsx bench/step.ts cli SOURCE DATA      `sessionizer collect --once` through its own entry point
 //   node --import tsx bench/step.ts secretlint DATA      secretlint's recommended preset over every landed file, one call a file
 //   node --import tsx bench/step.ts scan DATA            the redaction scan of every stored conversation (src/redaction/scan.ts)
 //   node --import tsx bench/step.ts archive EXPORT FILE  the archive step: writeArchive of a finished export folder into FILE
@@ -23,7 +22,6 @@ import fs from 'node:fs';
 import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { collectAll, landedTotals, type CollectAllReport } from '../src/collection/collect-all.ts';
-import { main } from '../src/cli/main.ts';
 import { converterFor } from '../src/adapters/dialects.ts';
 import { storedSessions } from '../src/collection/collect-all.ts';
 import { landedFilesOfSession } from '../src/landing/session-state.ts';
@@ -93,18 +91,6 @@ async function run(): Promise<Record<string, unknown>> {
         ...(step === 'land' ? { deriveSessionData: false } : {}),
       });
       return summary(report);
-    }
-    case 'cli': {
-      // What a person runs, on every core when the pass is big enough.
-      let out = '';
-      const code = await main(['collect', '--once', '--source', required(source, 'SOURCE'), '--data', required(data, 'DATA'), '--json'], {
-        out: (text) => (out += text),
-        error: (text) => process.stderr.write(text),
-        interactive: false,
-      });
-      if (code !== 0) throw new Error(`sessionizer collect --once exited ${code}`);
-      const report = JSON.parse(out) as { totals: { files: number; records: number; bytes: number }; sessions: unknown[] };
-      return { sessions: report.sessions.length, ...report.totals };
     }
     case 'secretlint': {
       // The rule engine alone, on the landed bytes as they are: the floor for

@@ -3,7 +3,6 @@
 // envelopes; state files stay simple (seed design-notes/01 §2.3a).
 
 import fs from 'node:fs';
-import { replaceFile } from './atomic-file.ts';
 
 export type StateValues = Map<string, string>;
 
@@ -41,10 +40,6 @@ export function readState(file: string): StateValues | undefined {
     throw error;
   }
   return parseState(text);
-}
-
-export function writeState(file: string, values: Iterable<[string, string | number | undefined]>): void {
-  replaceFile(file, formatState(values));
 }
 
 /** A whole number from a state file, naming the file and key when it is not one. */

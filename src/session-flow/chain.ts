@@ -14,10 +14,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeOnce } from '../landing/atomic-file.ts';
+import { replaceWithoutFlush, writeOnce } from '../landing/atomic-file.ts';
 import { firstLine, withOpenFile } from '../landing/line-reader.ts';
 import { listFolder } from '../landing/session-state.ts';
-import { readState, writeState } from '../landing/state-text.ts';
+import { formatState } from '../landing/state-text.ts';
 import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type FlowNode, type FlowRelation, type FlowUnresolved, type RoundHeader, type Structure } from './format.ts';
 
 export function conversationFolder(data: string, conversation: string): string {
@@ -247,19 +247,17 @@ export function appendRound(data: string, input: AppendInput, now: Date = new Da
   const commit: CommitFrame = { t: 'commit', digest, counts };
   const file = path.join(conversationFolder(data, input.conversation), 'rounds', `r${String(round).padStart(6, '0')}-${digest.slice(0, 12)}.sf`);
   writeOnce(file, `${body}${JSON.stringify(commit)}\n`);
-  writeState(path.join(conversationFolder(data, input.conversation), 'conversation.state'), [
+  // The head pointer says what the rounds folder says, and nothing reads it
+  // back (readChain takes the head from the rounds on disk): it is not
+  // flushed, and a crash that loses it loses nothing.
+  replaceWithoutFlush(path.join(conversationFolder(data, input.conversation), 'conversation.state'), formatState([
     ['schema', 1],
     ['head', round],
     ['head_digest', digest],
     ['through_seq', input.throughSeq],
     ['updated_at', now.toISOString()],
-  ]);
+  ]));
   return { round: { file, header, entities: frames, commit }, changed: { written: frames.length - tombstones - resolved, tombstones, resolved } };
-}
-
-/** The saved head pointer, for display only: the rounds folder is the authority. */
-export function conversationState(data: string, conversation: string): Map<string, string> | undefined {
-  return readState(path.join(conversationFolder(data, conversation), 'conversation.state'));
 }
 
 const ORDER: Record<EntityFrame['t'], number> = { node: 0, relation: 1, unresolved: 2 };

@@ -54,6 +54,13 @@ describe('the index', () => {
     const before = loadSessionIndex(data, FIXTURE_SESSIONS.rewind);
     fs.writeFileSync(indexPath(data, FIXTURE_SESSIONS.rewind), '{"schema":"index/1","session":"x"}\n{oops\n');
     expect(loadSessionIndex(data, FIXTURE_SESSIONS.rewind)).toEqual(before);
+    // What a crash can leave of an index, which is not flushed: nothing, or its start.
+    const whole = fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.rewind));
+    for (const left of [whole.subarray(0, 0), whole.subarray(0, whole.indexOf('\n') + 1), whole.subarray(0, whole.length - 10)]) {
+      fs.writeFileSync(indexPath(data, FIXTURE_SESSIONS.rewind), left);
+      expect(loadSessionIndex(data, FIXTURE_SESSIONS.rewind)).toEqual(before);
+      expect(fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.rewind)).equals(whole)).toBe(true);
+    }
     fs.appendFileSync(`${root}/-home-user-fixtures-rewind/${FIXTURE_SESSIONS.rewind}.jsonl`, '{"type":"user","uuid":"new-1","message":{"role":"user","content":"more"}}\n');
     collectOnce(root, data);
     const after = loadSessionIndex(data, FIXTURE_SESSIONS.rewind);

@@ -192,6 +192,31 @@ export function replaceWithoutFlush(target: string, content: string): void {
 }
 
 /**
+ * Writes `content` over a state file where it is, with no temporary file and
+ * no flush, for a file whose readers take any content, damaged or not, as
+ * at worst out of date; a file that is not there yet is made whole. On the
+ * benchmark machine, replacing a file by renaming a new one over it cost
+ * 0.15-0.6 ms a file, writing over it 0.02 ms.
+ */
+export function overwriteInPlace(target: string, content: string): void {
+  let descriptor: number;
+  try {
+    descriptor = fs.openSync(target, fs.constants.O_WRONLY);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    replaceWithoutFlush(target, content);
+    return;
+  }
+  try {
+    const bytes = Buffer.from(content);
+    for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(descriptor, bytes, offset, bytes.length - offset, offset);
+    fs.ftruncateSync(descriptor, bytes.length);
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
+/**
  * A state file's new content under a temporary name, written and sealed but
  * not flushed: for a caller that flushes many files together before placing
  * them (see flush.ts). Placing it replaces the file whole.

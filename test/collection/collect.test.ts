@@ -112,12 +112,15 @@ describe('collect', () => {
     collectOnce(root, data);
     const before = landedFilesOfSession(data, FIXTURE_SESSIONS.rewind).length;
     const stateBefore = readSessionState(data, FIXTURE_SESSIONS.rewind);
+    const stateFile = fs.statSync(sessionStatePath(data, FIXTURE_SESSIONS.rewind));
     const again = collectOnce(root, data);
     expect(again.sessions.flatMap((session) => session.sources).flatMap((source) => source.landed)).toEqual([]);
-    // The state says when the pass looked, and keeps its counter.
+    // The state says when the pass looked, and keeps its counter: written
+    // over the same file, since only its times changed.
     const stateAfter = readSessionState(data, FIXTURE_SESSIONS.rewind);
     expect(stateAfter.nextSeq).toBe(stateBefore.nextSeq);
     expect(stateAfter.lastScan! > stateBefore.lastScan!).toBe(true);
+    expect(fs.statSync(sessionStatePath(data, FIXTURE_SESSIONS.rewind)).ino).toBe(stateFile.ino);
 
     const file = mainTranscript(root, FIXTURE_SESSIONS.rewind);
     const lines = completeLines(file).length;
@@ -398,6 +401,12 @@ describe('damage in the storage zone', () => {
     fs.appendFileSync(mainTranscript(root, FIXTURE_SESSIONS.rewind), '{"type":"user","uuid":"after-emptying"}\n');
     collectOnce(root, data);
     expect(landedOf(data, FIXTURE_SESSIONS.rewind).map((file) => file.header.seq)).toEqual([1, 2, 3]);
+    // A pass with nothing new writes over the state where it is: what was
+    // there before, longer or damaged, leaves nothing behind.
+    const text = (): string => fs.readFileSync(sessionStatePath(data, FIXTURE_SESSIONS.rewind), 'utf8');
+    fs.appendFileSync(sessionStatePath(data, FIXTURE_SESSIONS.rewind), `# ${'x'.repeat(500)}\nnext_seq banana\n`);
+    collectOnce(root, data);
+    expect(text()).toMatch(/^schema 1\nnext_seq 4\nliveness unknown\nquiet_since \S+\nlast_scan \S+\n$/);
   });
 
   it('reports a session it cannot write to and collects the others', () => {

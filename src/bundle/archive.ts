@@ -134,7 +134,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
       try {
         for (; next < plan.length && !failure; next++) {
           const { job, key, found } = plan[next]!;
-          if (found) output.copy(previous.descriptor!, found, key);
+          if (found) output.copy(previous.descriptor!, found);
           else {
             const frame = held.get(next);
             if (!frame) return;
@@ -220,12 +220,13 @@ function entryTimes(entries: readonly { readonly file?: string; readonly owner?:
 
 /** The archive file: frames, compressed or copied from the previous archive, written in order, with its digest taken as it is written. */
 class FramesFile {
-  private readonly hash = crypto.createHash('sha256');
+  /** The SHA-256 of the frame being written, while there is one. */
+  private hash: crypto.Hash | undefined;
   private descriptor: number | undefined;
   private position = 0;
   /** Where the frame being written began, while there is one. */
   private start: number | undefined;
-  readonly written: { key: string | undefined; offset: number; length: number }[] = [];
+  readonly written: { key: string | undefined; offset: number; length: number; sha256: string }[] = [];
 
   constructor(file: string) {
     this.descriptor = fs.openSync(file, 'w');
@@ -234,27 +235,30 @@ class FramesFile {
   /** The next bytes of a frame compressed for this archive. */
   write(bytes: Uint8Array): void {
     this.start ??= this.position;
+    this.hash ??= crypto.createHash('sha256');
+    this.hash.update(bytes);
     this.emit(bytes, bytes.length);
   }
 
   /** The end of the frame written since the last one; `key` says what it holds, for the index. */
   endFrame(key: string | undefined): void {
     const offset = this.start ?? this.position;
-    this.written.push({ key, offset, length: this.position - offset });
+    this.written.push({ key, offset, length: this.position - offset, sha256: (this.hash ?? crypto.createHash('sha256')).digest('hex') });
     this.start = undefined;
+    this.hash = undefined;
   }
 
-  /** A whole frame of the previous archive. */
-  copy(from: number, frame: { offset: number; length: number }, key: string | undefined): void {
+  /** A whole frame of the previous archive, whose bytes were checked against its SHA-256 (PreviousFrames.find). */
+  copy(from: number, frame: KeptFrame): void {
     const offset = this.position;
     for (const chunk of readRange(from, frame.offset, frame.offset + frame.length, `the previous archive ended inside a frame it was to give (${frame.length} bytes at ${frame.offset})`)) this.emit(chunk, chunk.length);
-    this.written.push({ key, offset, length: frame.length });
+    this.written.push({ key: frame.key, offset, length: frame.length, sha256: frame.sha256 });
   }
 
-  /** Closes the file; returns its size and SHA-256. */
-  close(): { bytes: number; sha256: string } {
+  /** Closes the file; returns its size. */
+  close(): { bytes: number } {
     this.abandon();
-    return { bytes: this.position, sha256: this.hash.digest('hex') };
+    return { bytes: this.position };
   }
 
   abandon(): void {
@@ -264,7 +268,6 @@ class FramesFile {
   }
 
   private emit(bytes: Uint8Array, length: number): void {
-    this.hash.update(bytes.subarray(0, length));
     for (let at = 0; at < length; ) at += fs.writeSync(this.descriptor!, bytes, at, length - at);
     this.position += length;
   }

@@ -230,16 +230,20 @@ describe('an archive made again: frames of the one it replaces', () => {
     expect(spawnSync('zstd', ['-q', '-t', written]).status).toBe(0);
   });
 
-  it('takes nothing from an earlier archive that changed since, and nothing for a file whose digest it is not given', async () => {
+  it('takes no frame of an earlier archive that changed since, nor of one cut short, and nothing for a file whose digest it is not given', async () => {
     const { written, archiveAgain } = archivedCopy();
-    await archiveAgain();
+    const first = await archiveAgain();
     const afresh = fs.readFileSync(written);
-    // A flipped bit in the archive the index was written for.
+    // A flipped bit in the archive the index was written for: the frame it is in is compressed again.
     const damaged = Buffer.from(afresh);
     damaged[Math.floor(damaged.length / 2)]! ^= 0x10;
     fs.writeFileSync(written, damaged);
     const after = await archiveAgain();
-    expect(after.framesReused).toBe(0);
+    expect(after.framesReused).toBe(first.frames - 1);
+    expect(fs.readFileSync(written).equals(afresh)).toBe(true);
+    // An archive of another size is not the one the index describes.
+    fs.writeFileSync(written, afresh.subarray(0, afresh.length - 1));
+    expect((await archiveAgain()).framesReused).toBe(0);
     expect(fs.readFileSync(written).equals(afresh)).toBe(true);
     // Without its files' digests a frame has no key, so only frames of folders alone are taken.
     const withoutDigests = await archiveAgain(new Map());

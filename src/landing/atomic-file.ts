@@ -203,7 +203,9 @@ export function overwriteInPlace(target: string, content: string): void {
   try {
     descriptor = fs.openSync(target, fs.constants.O_WRONLY);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // Not there yet, or made read-only: a new file takes its place, as
+    // replacing it always did.
+    if (!['ENOENT', 'EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
     replaceWithoutFlush(target, content);
     return;
   }

@@ -218,7 +218,7 @@ function entryTimes(entries: readonly { readonly file?: string; readonly owner?:
   return (owner) => (owner !== undefined ? times.get(owner) : undefined) ?? newest;
 }
 
-/** The archive file: frames, compressed or copied from the previous archive, written in order, with its digest taken as it is written. */
+/** The archive file: frames, compressed or copied from the previous archive, written in order, each with its SHA-256 for the index. */
 class FramesFile {
   /** The SHA-256 of the frame being written, while there is one. */
   private hash: crypto.Hash | undefined;
@@ -237,7 +237,7 @@ class FramesFile {
     this.start ??= this.position;
     this.hash ??= crypto.createHash('sha256');
     this.hash.update(bytes);
-    this.emit(bytes, bytes.length);
+    this.emit(bytes);
   }
 
   /** The end of the frame written since the last one; `key` says what it holds, for the index. */
@@ -251,7 +251,7 @@ class FramesFile {
   /** A whole frame of the previous archive, whose bytes were checked against its SHA-256 (PreviousFrames.find). */
   copy(from: number, frame: KeptFrame): void {
     const offset = this.position;
-    for (const chunk of readRange(from, frame.offset, frame.offset + frame.length, `the previous archive ended inside a frame it was to give (${frame.length} bytes at ${frame.offset})`)) this.emit(chunk, chunk.length);
+    for (const chunk of readRange(from, frame.offset, frame.offset + frame.length, `the previous archive ended inside a frame it was to give (${frame.length} bytes at ${frame.offset})`)) this.emit(chunk);
     this.written.push({ key: frame.key, offset, length: frame.length, sha256: frame.sha256 });
   }
 
@@ -267,9 +267,9 @@ class FramesFile {
     this.descriptor = undefined;
   }
 
-  private emit(bytes: Uint8Array, length: number): void {
-    for (let at = 0; at < length; ) at += fs.writeSync(this.descriptor!, bytes, at, length - at);
-    this.position += length;
+  private emit(bytes: Uint8Array): void {
+    for (let at = 0; at < bytes.length; ) at += fs.writeSync(this.descriptor!, bytes, at, bytes.length - at);
+    this.position += bytes.length;
   }
 }
 

@@ -29,13 +29,13 @@ import { listFolder } from '../landing/session-state.ts';
 import { hasEnded } from '../landing/process.ts';
 import type { SiteResult } from '../site/build/site.ts';
 import type { WaitingRenderer } from '../site/build/kept-renderer.ts';
-import { compareBytes, conversationOwning, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
+import { BUNDLE, compareBytes, conversationOwning, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
 import { ExportReuse } from './reuse.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
 import { applyRedaction } from '../redaction/apply.ts';
 import type { RedactionPlan } from '../redaction/scan.ts';
 
-export const BUNDLE = 'bundle';
+export { BUNDLE };
 export const SITE = 'site';
 
 export interface ExportOptions {

@@ -45,13 +45,16 @@ export function unsafePath(relative: string): string | undefined {
   return undefined;
 }
 
+/** The export's folder of evidence and chains: the storage layout for the chosen conversations. */
+export const BUNDLE = 'bundle';
+
 /**
  * The conversation an export path belongs to by its place in the bundle:
  * bundle/<session>/… or bundle/_conversations/<id>/…; none for anything else.
  */
 export function conversationOwning(file: string): string | undefined {
   const [top, first, second] = file.split('/');
-  if (top !== 'bundle' || !first) return undefined;
+  if (top !== BUNDLE || !first) return undefined;
   return (first === '_conversations' ? second : first) || undefined;
 }
 

@@ -232,7 +232,7 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
       // the file where it is, they cost a pass that found nothing new no
       // flush and no rename per session. Flushed with the batch, the 160
       // sessions of the 200 MB benchmark corpus waited 93 ms of such a
-      // pass's 0.29 s; renamed into place unflushed, 25-97 ms of 0.23-0.3 s.
+      // pass's 0.29 s; renamed into place unflushed, 23-97 ms of 0.23-0.3 s.
       if (context.nextSeq === state.nextSeq) overwriteInPlace(file, sessionStateText(next));
       else batch.replace(file, sessionStateText(next));
     }

@@ -97,27 +97,18 @@ export function digestOf(bytes: Uint8Array): string {
 /** SHA-256 of a whole file, read in chunks. */
 export function digestOfFile(file: string): string {
   const descriptor = fs.openSync(file, 'r');
-  try {
-    return digestOfDescriptor(descriptor);
-  } finally {
-    fs.closeSync(descriptor);
-  }
-}
-
-/** SHA-256 of an open file from its start to its end, read in chunks; the descriptor stays open. */
-export function digestOfDescriptor(descriptor: number): string {
   const chunk = borrowBuffer();
   try {
     const hash = crypto.createHash('sha256');
-    for (let position = 0; ; ) {
-      const got = fs.readSync(descriptor, chunk, 0, chunk.length, position);
+    for (;;) {
+      const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
       if (got === 0) break;
       hash.update(chunk.subarray(0, got));
-      position += got;
     }
     return hash.digest('hex');
   } finally {
     giveBack(chunk);
+    fs.closeSync(descriptor);
   }
 }
 

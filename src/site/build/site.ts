@@ -36,7 +36,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedBlocks, CACHE_VARIABLE, removeEarlierBlocks } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
-import { BUNDLE_VARIABLE, SEARCH_SCRIPTS, searchEntriesOf, searchScriptOf, SELECTION_VARIABLE, type SavedPlan, type SelectedConversation, type SiteSelection } from '../data/site.ts';
+import { BUNDLE_VARIABLE, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, SELECTION_VARIABLE, type SavedPlan, type SelectedConversation, type SiteSelection } from '../data/site.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../landing/process.ts';
 import { listFolder } from '../../landing/session-state.ts';
@@ -304,26 +304,23 @@ function removeAbandonedRoots(roots: string): void {
  * The offline search index: for each conversation a classic script,
  * search/<conversation>.js, that adds its entries to
  * window.SESSIONIZER_SEARCH (fetch and module scripts fail from file://);
- * search.html loads them all. Written from the entries each conversation's
- * build saved beside its plan (data/site.ts), one conversation at a time:
- * as one array built in the Astro build, every conversation's entries and
- * their JSON were in memory at once.
+ * search.html loads them all. Copied from the script each conversation's
+ * build saved beside its plan (data/site.ts): as one array built in the
+ * Astro build, every conversation's entries and their JSON were in memory
+ * at once.
  *
  * A script per conversation rather than one index, so that the next
  * export, after one conversation changed, writes only that conversation's
  * script, keeps the others with its pages (finishedPages), and its archive
  * compresses only that one again and copies the frames of the others
- * (bundle/archive-frames.ts): the 200 MB benchmark corpus's index was one
- * 12.5 MB file, written and compressed again by every export (about 170 ms
- * of a second export's 2 s). Only the conversations rendered are written.
+ * (bundle/archive-frames.ts). The 200 MB benchmark corpus's index was one
+ * 12.5 MB file that every export wrote again (about 60 ms of a second
+ * export's site step, in a profile) and compressed again (zstd -3 takes
+ * 110 ms over those bytes). Only the conversations rendered are written.
  */
 function writeSearchScripts(out: string, conversations: readonly SelectedConversation[]): void {
   fs.mkdirSync(path.join(out, SEARCH_SCRIPTS), { recursive: true });
-  const opening = Buffer.from('(window.SESSIONIZER_SEARCH = window.SESSIONIZER_SEARCH || []).push([');
-  const closing = Buffer.from(']);\n');
-  for (const { id, plan } of conversations) {
-    fs.writeFileSync(path.join(out, searchScriptOf(id)), Buffer.concat([opening, fs.readFileSync(searchEntriesOf(plan)), closing]));
-  }
+  for (const { id, plan } of conversations) fs.copyFileSync(searchScriptBeside(plan), path.join(out, searchScriptOf(id)));
 }
 
 /**

@@ -80,15 +80,15 @@ export interface SavedPlan {
 }
 
 /**
- * Where the search entries of the conversation whose plan is saved at `plan`
- * are kept, beside it, as the text they take in the search index script.
+ * Where the search script of the conversation whose plan is saved at `plan`
+ * is kept, beside it, as the site has it (searchScriptOf).
  * Apart from the plan, because the build reads every plan that it does not
- * render and the export then joins every conversation's entries: inside the
+ * render and the export then copies every conversation's script: inside the
  * plans, on the 1 GB benchmark corpus, the two parsed 60 MB of entries as
  * JSON, and writing the index took 2.4 s of a second export that rendered
  * one conversation.
  */
-export function searchEntriesOf(plan: string): string {
+export function searchScriptBeside(plan: string): string {
   return plan.replace(/\.json$/, '.search.js');
 }
 
@@ -105,12 +105,14 @@ export function searchScriptOf(id: string): string {
 export const SEARCH_SCRIPTS = 'search';
 
 /**
- * Search entries as the inside of the index's array literal: JSON with `<`
- * and the two JavaScript line separators escaped, so that no text from a
- * transcript can end the script it is in.
+ * A conversation's search script: a classic script that adds its entries,
+ * as one array, to window.SESSIONIZER_SEARCH (public/search.js reads them).
+ * The entries are JSON with `<` and the two JavaScript line separators
+ * escaped, so that no text from a transcript can end the script it is in.
  */
 function searchScriptText(entries: readonly SearchEntry[]): string {
-  return entries.map((entry) => JSON.stringify(entry)).join(',').replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const array = entries.map((entry) => JSON.stringify(entry)).join(',').replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return `(window.SESSIONIZER_SEARCH = window.SESSIONIZER_SEARCH || []).push([${array}]);\n`;
 }
 
 /**
@@ -191,7 +193,7 @@ function planNext(planning: Planning): ConversationPlan | undefined {
       }
       const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
       fs.mkdirSync(path.dirname(saved), { recursive: true });
-      fs.writeFileSync(searchEntriesOf(saved), searchScriptText(entries));
+      fs.writeFileSync(searchScriptBeside(saved), searchScriptText(entries));
       // Under a temporary name first: another build may be waiting for it.
       fs.writeFileSync(`${saved}.${process.pid}.tmp`, `${JSON.stringify(kept)}\n`);
       fs.renameSync(`${saved}.${process.pid}.tmp`, saved);

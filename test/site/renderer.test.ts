@@ -6,10 +6,11 @@
 // a renderer that fails must cost a build, never the site.
 
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { BUILD_ROOTS, startWaitingRenderer } from '../../src/site/build/kept-renderer.ts';
+import { BUILD_ROOTS, filesUnder, startWaitingRenderer } from '../../src/site/build/kept-renderer.ts';
 import { buildSite, prepareRenderer } from '../../src/site/build/site.ts';
 import { hasEnded } from '../../src/landing/process.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
@@ -27,6 +28,17 @@ afterAll(() => {
   for (const roots of ownRoots) fs.rmSync(roots, { recursive: true, force: true });
 });
 
+/** What the modules under `folder` import or require that is neither one of its files nor Node's own. */
+function packagesImportedBy(folder: string): string[] {
+  const named = new Set<string>();
+  for (const file of filesUnder(folder).filter((name) => name.endsWith('.mjs'))) {
+    for (const [, specifier] of fs.readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["'](@?[\w.-]+(?:\/[\w.@-]+)*)["']/g)) {
+      if (!specifier!.startsWith('.') && !isBuiltin(specifier!)) named.add(specifier!);
+    }
+  }
+  return [...named].sort();
+}
+
 function keptRenderers(roots: string): string[] {
   return fs.readdirSync(roots).filter((name) => name.startsWith('renderer-')).map((name) => path.join(roots, name));
 }
@@ -43,6 +55,9 @@ describe('the kept renderer', () => {
     const reference = filesOf(path.join(folder, 'built'));
     const [kept] = keptRenderers(roots);
     expect(fs.existsSync(path.join(kept!, 'entry.mjs'))).toBe(true);
+    // Bundled with the packages its chunks import, so that a child loads
+    // none of them through node_modules (kept-renderer.ts, bundledRenderer).
+    expect(packagesImportedBy(kept!)).toEqual([]);
 
     const rendered = await site('rendered', { buildRoots: roots, builds: 1 });
     expect([rendered.rendererFailure, rendered.byKeptRenderer, rendered.built]).toEqual([undefined, true, built.built]);

@@ -194,7 +194,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)) };
       const children = [start('lead', leadSelection, path.resolve(out), waitingRenderer), ...helperBuilds.map(({ child }) => child)];
       await allSucceed(children, observer);
-      if (renderer === undefined) keepRenderer(path.join(root, `${name}-lead`, 'server'), code, roots);
+      if (renderer === undefined) await keepRenderer(path.join(root, `${name}-lead`, 'server'), code, roots);
       // What a build copies from the public folder, and the renderer does not.
       else fs.cpSync(PUBLIC, out, { recursive: true });
       for (const { group, output } of helperBuilds) {
@@ -253,7 +253,7 @@ async function buildRenderer(folder: string, code: string, observer: StepObserve
     // The selection names no conversation, so the bundle is never read.
     const child = startSiteChild(folder, { conversations: [] }, path.join(folder, 'site'), siteVariables(path.join(folder, 'no-bundle'), path.join(folder, 'cache')), undefined);
     await allSucceed([child], observer);
-    keepRenderer(path.join(folder, 'server'), code, roots);
+    await keepRenderer(path.join(folder, 'server'), code, roots);
   } catch {
     // Said by the children's builds, if it is theirs too.
   }

@@ -50,7 +50,7 @@ describe('page models from a bundle', () => {
     const call = main.talks[0]!.runs[0]!.steps.flatMap((step) => step.children).find((step) => step.kind === 'agent.call')!;
     expect(call.links).toEqual([{ label: `starts → stream ${FIXTURE_AGENTS.nestedOuter}`, href: outer, quality: 'exact_unique', via: 'result' }]);
     const child = pageModel(outer, bundle);
-    expect(child.stream.links).toEqual([{ label: 'started by ← agent.call Agent', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' }]);
+    expect(child.streamLinks).toEqual([{ label: 'started by ← agent.call Agent', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' }]);
   });
 
   it('marks epochs, and gives every step its evidence in the bundle', () => {

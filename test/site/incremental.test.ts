@@ -6,8 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/claude-code-records.ts';
 import { writeExport } from '../../src/bundle/export.ts';
 import { parseSession } from '../../src/parse/parse.ts';
+import { prepareRenderer } from '../../src/site/build/site.ts';
 import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
 describe('an incremental site', () => {
@@ -89,5 +91,65 @@ describe('an incremental site', () => {
     // Nothing changed since: every page is kept, and the export is the same.
     const again = await writeExport(data, out, sessions);
     expect([again.site!.built, again.rootDigest]).toEqual([0, first.rootDigest]);
+  });
+
+  it('keeps the pages of a conversation that grew whose talks did not change, as the bytes a whole render gives', { timeout: 240_000 }, async () => {
+    // Pages are kept from an earlier render only by the kept renderer.
+    expect(await prepareRenderer()).not.toBe('failed');
+    const root = temporaryFolder({ forFile: true });
+    const data = temporaryFolder({ forFile: true });
+    const out = path.join(temporaryFolder({ forFile: true }), 'export');
+    const session = stableUuid('pages of a growing conversation', 1);
+    const transcript = path.join(root, '-home-user-pages', `${session}.jsonl`);
+    fs.mkdirSync(path.dirname(transcript), { recursive: true });
+    const t = new Transcript({ session });
+    let written = 0;
+    const writeNewLines = (): void => {
+      fs.appendFileSync(transcript, t.lines.slice(written).map((line) => `${line}\n`).join(''));
+      written = t.lines.length;
+    };
+    // A talk of 25 tool results of 30 KB each is past a page's budget, so
+    // it has a page of its own (data/plan.ts).
+    const longTalk = (label: string): void => {
+      t.prompt(`Read every log of ${label}.`);
+      for (let index = 0; index < 25; index++) {
+        const id = `toolu_${label}_${index}`;
+        const [call] = t.call([toolUseBlock(id, 'Bash', { command: `cat ${label}-${index}.log` })]);
+        const output = `${label} step ${index} ok\n`.repeat(2000);
+        t.result(id, call!, output, { toolUseResult: { stdout: output, stderr: '', interrupted: false } });
+      }
+      t.call([textBlock(`Every log of ${label} is clean.`)]);
+    };
+    longTalk('first');
+    longTalk('second');
+    t.prompt('Anything else?');
+    t.call([textBlock('Nothing else.')]);
+    writeNewLines();
+    const exportAgain = async () => {
+      collectOnce(root, data);
+      parseSession(data, session);
+      return writeExport(data, out, [session]);
+    };
+    const first = await exportAgain();
+    const pages = [`c/${session}.html`, `c/${session}-2.html`, `c/${session}-3.html`];
+    for (const page of pages) expect(fs.existsSync(path.join(out, 'site', page)), page).toBe(true);
+    const before = new Map(pages.map((page) => [page, fs.readFileSync(path.join(out, 'site', page))]));
+
+    // A short talk joins the last page. The first page, which holds the
+    // conversation's facts, and the last are rendered again, with the index
+    // and the search page; the middle one is the bytes it was.
+    t.prompt('One more thing: say done.');
+    t.call([textBlock('Done.')]);
+    writeNewLines();
+    const grown = await exportAgain();
+    expect(grown.rootDigest).not.toBe(first.rootDigest);
+    expect([grown.site!.keptFromEarlier, grown.site!.built]).toEqual([1, 4]);
+    expect(fs.readFileSync(path.join(out, 'site', pages[1]!)).equals(before.get(pages[1]!)!)).toBe(true);
+    for (const page of [pages[0]!, pages[2]!]) expect(fs.readFileSync(path.join(out, 'site', page)).equals(before.get(page)!), page).toBe(false);
+
+    // Rendered whole, with nothing kept, the site is the same bytes.
+    fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true });
+    const whole = await writeExport(data, out, [session]);
+    expect([whole.site!.keptFromEarlier, whole.site!.built, whole.rootDigest]).toEqual([0, whole.site!.pages, grown.rootDigest]);
   });
 });

@@ -23,7 +23,7 @@ vi.mock('../../src/site/data/bundle.ts', async (original) => {
 /** Every link of a page: its stream's, its talks', and their steps', however deep. */
 function linksOf(model: PageModel): LinkView[] {
   const ofSteps = (steps: readonly StepView[]): LinkView[] => steps.flatMap((step) => [...step.links, ...ofSteps(step.children)]);
-  return [...model.stream.links, ...model.talks.flatMap((talk) => [...talk.links, ...ofSteps(talk.loose), ...talk.runs.flatMap((run) => ofSteps(run.steps))])];
+  return [...model.streamLinks, ...model.talks.flatMap((talk) => [...talk.links, ...ofSteps(talk.loose), ...talk.runs.flatMap((run) => ofSteps(run.steps))])];
 }
 
 let bundle: string;

@@ -214,7 +214,7 @@ async function finish(destination: Destination, result: ExportResult, clock: Ste
   clock.end();
   const elapsed = performance.now() - started;
   if (destination.json) {
-    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_built_by_kept_renderer: result.site?.byKeptRenderer, site_renderer_failure: result.site?.rendererFailure, archive: archive?.archive, archive_bytes: archive?.bytes, archive_frames: archive?.frames, archive_frames_reused: archive?.framesReused, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
+    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_pages_kept_from_earlier: result.site?.keptFromEarlier, site_built_by_kept_renderer: result.site?.byKeptRenderer, site_renderer_failure: result.site?.rendererFailure, archive: archive?.archive, archive_bytes: archive?.bytes, archive_frames: archive?.frames, archive_frames_reused: archive?.framesReused, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
     return;
   }
   const shown = path.relative(process.cwd(), out) || '.';
@@ -224,7 +224,7 @@ async function finish(destination: Destination, result: ExportResult, clock: Ste
       (archive ? `archive ${archive.archive}: ${megabytes(archive.bytes)}${archive.framesReused > 0 ? `, ${archive.framesReused} of its ${archive.frames} frames unchanged from the last archive` : ''} (tar --zstd -xf it, or npx sessionizer verify it)\n` : '') +
       `verify it with: npx sessionizer verify ${shown}   or, with stock tools: (cd ${shown} && sha256sum -c --quiet manifest-sha256.txt)\n` +
       `The bundle is in ${path.join(shown, 'bundle')}.\n` +
-      (result.site ? `Open the site: ${path.join(shown, 'site', 'index.html')} (${result.site.pages} pages, ${result.site.built} built${result.site.built > 0 && result.site.byKeptRenderer ? ' by the renderer the last build kept' : ''} and ${result.site.pages - result.site.built} unchanged, in ${(result.site.milliseconds / 1000).toFixed(1)} s; it works from file:// with no server)\n` : '') +
+      (result.site ? `Open the site: ${path.join(shown, 'site', 'index.html')} (${result.site.pages} pages, ${result.site.built} built${result.site.built > 0 && result.site.byKeptRenderer ? ' by the renderer the last build kept' : ''}${result.site.keptFromEarlier > 0 ? `, ${result.site.keptFromEarlier} the same as before in conversations that changed` : ''} and ${result.site.pages - result.site.built - result.site.keptFromEarlier} unchanged, in ${(result.site.milliseconds / 1000).toFixed(1)} s; it works from file:// with no server)\n` : '') +
       (result.site?.rendererFailure !== undefined ? `The renderer the last build kept failed, so Astro built the pages instead; it keeps a new one. What failed: ${result.site.rendererFailure.split('\n').slice(0, 3).join(' ')}\n` : ''),
   );
 }

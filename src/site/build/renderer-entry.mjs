@@ -6,6 +6,10 @@ import { pagesAsPlanned } from '../data/site.ts';
 import { CACHE_VARIABLE } from '../data/highlighted.ts';
 import { pageHighlighter } from './highlight.ts';
 import { relativeLinksOf } from './relative-links.ts';
+import { keptPage } from '../data/earlier-pages.ts';
+
+/** The pages of a conversation, a branch or a child stream (data/plan.ts). */
+const CONVERSATION_PAGE = /^[cbs]\//;
 
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
@@ -41,9 +45,14 @@ export function createExports(manifest) {
     /**
      * A page's bytes, as the build would write them, with its links made
      * relative (relative-links.ts): read as Latin-1, one character per byte,
-     * which keeps every byte as it is without decoding the UTF-8.
+     * which keeps every byte as it is without decoding the UTF-8. A page of a
+     * conversation is the bytes its earlier render wrote when its model did
+     * not change (earlier-pages.ts); the index and the search page list every
+     * conversation and are always rendered.
      */
     render: async (file) => {
+      const kept = CONVERSATION_PAGE.test(file) ? keptPage(file) : undefined;
+      if (kept !== undefined) return kept;
       const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`));
       if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
       return Buffer.from(relativeLinksOf(Buffer.from(await response.arrayBuffer()).toString('latin1'), file), 'latin1');

@@ -36,7 +36,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedBlocks, CACHE_VARIABLE, removeEarlierBlocks } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
-import { BUNDLE_VARIABLE, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, SELECTION_VARIABLE, type SavedPlan, type SelectedConversation, type SiteSelection } from '../data/site.ts';
+import { BUNDLE_VARIABLE, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, SELECTION_VARIABLE, type EarlierPages, type SavedPlan, type SelectedConversation, type SiteSelection } from '../data/site.ts';
+import { pageDigestsBeside, readPageDigests } from '../data/earlier-pages.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../landing/process.ts';
 import { listFolder } from '../../landing/session-state.ts';
@@ -52,6 +53,8 @@ export interface SiteResult {
   readonly pages: number;
   /** Pages rendered by this build; the others were copied from the cache of finished pages. */
   readonly built: number;
+  /** Of the pages not rendered, those of conversations rendered again that were the bytes of their earlier render, as their models did not change (data/earlier-pages.ts). */
+  readonly keptFromEarlier: number;
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
@@ -111,6 +114,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     const finished = options.inputs ? finishedPages(cache, options.inputs, code) : undefined;
     let pages: { file: string; bytes: number }[];
     let built = 0;
+    let keptFromEarlier = 0;
     let byKeptRenderer = false;
     let rendererFailure: string | undefined;
     const digests = new Map<string, string>();
@@ -122,7 +126,8 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
       const whole = entryOf(path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
       if (whole.render || finished.some(({ render }) => render)) {
         const rendering = await render(bundle, out, cache, code, finished, observer, options);
-        built = rendering.pages.length;
+        keptFromEarlier = finished.reduce((sum, { render, folder }) => sum + (render ? keptPagesOf(folder) : 0), 0);
+        built = rendering.pages.length - keptFromEarlier;
         ({ byKeptRenderer, rendererFailure } = rendering);
         const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
         keepEntry(out, whole.folder, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
@@ -140,7 +145,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     observer.advance(built, 0);
     let largestPage = { file: '', bytes: 0 };
     for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-    return { pages: pages.length, built, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), digests, milliseconds: performance.now() - started };
+    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), digests, milliseconds: performance.now() - started };
   } finally {
     // Unused, when nothing was rendered or a build rendered instead.
     options.waitingRenderer?.dismiss();
@@ -163,7 +168,10 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   const variables = siteVariables(bundle, cache);
   // Every conversation's plan is saved, in the cache or in the throwaway
   // root: the search index is written from them after the build.
-  const conversations: SelectedConversation[] = finished ? finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN) })) : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
+  const earlier = finished ? earlierPagesOf(cache, finished, code) : new Map<string, EarlierPages>();
+  const conversations: SelectedConversation[] = finished
+    ? finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN), ...(render && earlier.has(id) ? { earlier: earlier.get(id)! } : {}) }))
+    : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
   const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
   let renderer = keptRenderer(code, roots);
   let rendererFailure: string | undefined;
@@ -188,10 +196,10 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const start = (child: string, selection: SiteSelection, output: string, waiting?: WaitingRenderer): Child => startSiteChild(path.join(root, `${name}-${child}`), selection, output, variables, renderer, waiting);
       const helperBuilds = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
-        return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)) }, output) };
+        return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };
       });
       const renderedBy = new Map(helperBuilds.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
-      const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)) };
+      const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
       const children = [start('lead', leadSelection, path.resolve(out), waitingRenderer), ...helperBuilds.map(({ child }) => child)];
       await allSucceed(children, observer);
       if (renderer === undefined) await keepRenderer(path.join(root, `${name}-lead`, 'server'), code, roots);
@@ -408,6 +416,42 @@ function finishedPages(cache: string, inputs: ReadonlyMap<string, string>, code:
     let pages: string[] | undefined;
     return { id, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...(JSON.parse(fs.readFileSync(path.join(entry.folder, PLAN), 'utf8')) as SavedPlan).pages, searchScriptOf(id)]) };
   });
+}
+
+/**
+ * For each conversation to render, the entry its earlier render left in the
+ * cache, when that render recorded its page digests for this code and the
+ * entry's files are still those it kept (entryOf): the pages whose models
+ * did not change are taken from it (data/earlier-pages.ts). An entry no
+ * current key names is one that a conversation had before it changed, or
+ * before the code did; they are few, as each build removes the entries it
+ * does not use.
+ */
+function earlierPagesOf(cache: string, finished: readonly Finished[], code: string): Map<string, EarlierPages> {
+  const rendering = new Set(finished.filter(({ render }) => render).map(({ id }) => id));
+  const current = new Set(finished.map(({ folder }) => path.basename(folder)));
+  const found = new Map<string, EarlierPages>();
+  if (rendering.size === 0) return found;
+  for (const name of listFolder(pagesFolder(cache))) {
+    if (current.has(name)) continue;
+    const folder = path.join(pagesFolder(cache), name);
+    const digests = pageDigestsBeside(path.join(folder, PLAN));
+    if (readPageDigests(digests)?.code !== code) continue;
+    let id: string;
+    try {
+      id = (JSON.parse(fs.readFileSync(path.join(folder, PLAN), 'utf8')) as SavedPlan).summary.id;
+    } catch {
+      continue;
+    }
+    if (!rendering.has(id) || found.has(id) || entryOf(folder).render) continue;
+    found.set(id, { files: path.join(folder, FILES), digests });
+  }
+  return found;
+}
+
+/** How many pages of the entry just rendered in `folder` were kept from the conversation's earlier render. */
+function keptPagesOf(folder: string): number {
+  return Object.values(readPageDigests(pageDigestsBeside(path.join(folder, PLAN)))?.pages ?? {}).filter(({ kept }) => kept).length;
 }
 
 /** Puts `from/file` at `to/file`: a hard link where the two are on one file system, else a copy. */

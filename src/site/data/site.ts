@@ -15,7 +15,7 @@ import type { BundleConversation } from './bundle.ts';
 import { conversationsOfBundle, loadConversation } from './bundle.ts';
 import { planConversation, slug, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
 import { anchorOf, conversationStructure, type ConversationStructure } from './streams.ts';
-import type { EpochView, LinkView, StreamView, TalkView, UnresolvedView } from './views.ts';
+import type { EpochView, LinkView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
 import { hasEnded } from '../../landing/process.ts';
@@ -57,6 +57,8 @@ export const SELECTION_VARIABLE = 'SESSIONIZER_SITE_SELECTION';
 
 export interface SiteSelection {
   readonly conversations: readonly SelectedConversation[];
+  /** The site's code (build/kept-renderer.ts, siteCode), which every page's digest takes in (earlier-pages.ts). */
+  readonly code?: string;
 }
 
 export interface SelectedConversation {
@@ -70,6 +72,14 @@ export interface SelectedConversation {
    * plan is waited for rather than read at once.
    */
   readonly renderedBy?: number;
+  /** The pages of this conversation's earlier render, to keep those that did not change (earlier-pages.ts). */
+  readonly earlier?: EarlierPages;
+}
+
+/** A conversation's pages as an earlier render wrote them: the folder of its page files, and its page digests (earlier-pages.ts). */
+export interface EarlierPages {
+  readonly files: string;
+  readonly digests: string;
 }
 
 /** What is kept of a rendered conversation for builds that do not render it again. */
@@ -254,6 +264,13 @@ function plannedPage(planning: Planning, file: string): PagePlan {
   }
 }
 
+/** The selection's entry of the conversation the page `file` belongs to, and the site's code, when the selection names it. */
+export function pageSelection(file: string, bundle = bundleOfBuild()): { selected: SelectedConversation; code: string | undefined } {
+  const planning = planningOf(bundle);
+  const { conversation } = plannedPage(planning, file);
+  return { selected: planning.selection.conversations.find(({ id }) => id === conversation)!, code: planning.selection.code };
+}
+
 /** How often a build looks for a plan that another build is still making. */
 const PLAN_POLL_MS = 20;
 
@@ -307,11 +324,18 @@ export interface TimelineEntry {
   readonly quiet?: string;
 }
 
+/**
+ * What a page shows, and nothing else: a page's bytes are a function of its
+ * model and the site's code (earlier-pages.ts digests the model to keep a
+ * page whose model did not change).
+ */
 export interface PageModel {
   readonly plan: PagePlan;
-  readonly summary: ConversationSummary;
+  /** The conversation as the page's crumbs name it. */
+  readonly conversation: { readonly id: string; readonly title?: string; readonly first: string };
   readonly heading: string;
-  readonly stream: StreamView;
+  /** A child stream's links to where it was started; none on other pages. */
+  readonly streamLinks: LinkView[];
   readonly talks: TalkView[];
   /** The epoch a talk opens, when it is the first talk of its epoch on the page. */
   readonly epochBefore: Map<string, EpochView>;
@@ -320,11 +344,23 @@ export interface PageModel {
   /** Paths that leave before the first talk: rewinds to the first prompt. */
   readonly forksAtStart: LinkView[];
   readonly branch?: BranchHeader;
+  /**
+   * What the whole conversation holds (its facts, branches, streams and
+   * joins), on its first page only, the page its crumbs link to: these
+   * change whenever the conversation grows, and on any other page they
+   * would make a page whose talks did not change new bytes all the same.
+   */
+  readonly overview?: PageOverview;
+  /** Every talk of the page's subject, on the first page of each subject. */
+  readonly timeline: TimelineEntry[];
+}
+
+export interface PageOverview {
+  readonly summary: ConversationSummary;
   readonly branches: LinkView[];
   readonly streams: LinkView[];
   readonly counts: { readonly name: string; readonly value: string }[];
   readonly unresolved: UnresolvedView[];
-  readonly timeline: TimelineEntry[];
 }
 
 export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
@@ -402,27 +438,31 @@ export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
     }
   }
 
-  const branches = [...plan.pageOfBranch.entries()].map(([name, href]) => ({ label: name === activeName ? `${name} (active)` : name, href }));
-  const streams = structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${candidate.talks.length} talks)`, href: plan.pageOfStream.get(candidate.id) }));
-  const session = [...structure.nodes.values()].find((node) => node.kind === 'session');
-  const counts = countsOf((session?.attrs?.counts ?? {}) as Record<string, number>);
-  const unresolved = [...conversation.folded.unresolved.values()].flatMap((entry) => (entry.t === 'unresolved' && entry.state !== 'resolved' ? [{ kind: entry.kind, state: entry.state, about: entry.ref, meaning: UNRESOLVED_KINDS[entry.kind as UnresolvedKind] ?? entry.kind }] : []));
   const heading = page.kind === 'conversation' ? (plan.summary.title ?? `Conversation ${page.conversation}`) : page.kind === 'branch' ? `Branch ${page.subject}` : `Child stream ${page.subject}${stream.label ? `: ${stream.label}` : ''}`;
+  const { id, title, first } = plan.summary;
   return {
     plan: page,
-    summary: plan.summary,
+    conversation: { id, ...(title !== undefined ? { title } : {}), first },
     heading,
-    stream,
+    streamLinks: page.kind === 'stream' ? stream.links : [],
     talks,
     epochBefore,
     forksAfter,
     forksAtStart,
     ...(branch ? { branch } : {}),
-    branches,
-    streams,
-    counts,
-    unresolved,
+    ...(page.file === plan.summary.first ? { overview: overviewOf(plan, structure, conversation, activeName) } : {}),
     timeline: page.number === 1 ? timeline(stream.talks, plan) : [],
+  };
+}
+
+function overviewOf(plan: ConversationPlan, structure: ConversationStructure, conversation: ConversationOfPages, activeName: string | undefined): PageOverview {
+  const session = [...structure.nodes.values()].find((node) => node.kind === 'session');
+  return {
+    summary: plan.summary,
+    branches: [...plan.pageOfBranch.entries()].map(([name, href]) => ({ label: name === activeName ? `${name} (active)` : name, href })),
+    streams: structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${candidate.talks.length} talks)`, href: plan.pageOfStream.get(candidate.id) })),
+    counts: countsOf((session?.attrs?.counts ?? {}) as Record<string, number>),
+    unresolved: [...conversation.folded.unresolved.values()].flatMap((entry) => (entry.t === 'unresolved' && entry.state !== 'resolved' ? [{ kind: entry.kind, state: entry.state, about: entry.ref, meaning: UNRESOLVED_KINDS[entry.kind as UnresolvedKind] ?? entry.kind }] : [])),
   };
 }
 

@@ -1,0 +1,106 @@
+// Pages kept from the earlier render of a conversation that changed.
+//
+// A conversation whose bundle files changed is rendered again, and the
+// conversation that changes between two exports is most often the one a
+// person is working in, which is most often the biggest: one line added to
+// the biggest conversation of the 1 GB benchmark corpus (151 MB) rendered
+// its pages again in a site step of 20.5 s, most of a 30.4 s export. Yet
+// pages are cut from the start of a conversation (plan.ts, splitByWeight),
+// only its first page shows the whole conversation (PageModel.overview), and
+// only the first page of a branch or stream lists its talks (the timeline),
+// so a conversation that grew keeps most of the pages it had.
+//
+// A page's bytes are a function of its model (data/site.ts, pageModel) and
+// of the site's code. So each page the kept renderer renders has the digest
+// of the two recorded beside its conversation's plan, and a page whose
+// digest is the one its conversation's earlier render recorded is the bytes
+// of that render, read from the cache of finished pages (build/site.ts
+// offers the earlier entry only when its files are still those it kept)
+// rather than rendered and highlighted again. One line added to the 200 MB
+// benchmark corpus's biggest conversation (30 MB, 45 pages): 4 pages built
+// and 41 kept, a site step of 2.54-2.56 s against 4.53-4.58 s.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { bundleOfBuild, pageModel, pageSelection, type EarlierPages, type PageModel } from './site.ts';
+
+/** What is recorded of a conversation's pages beside its plan: each page's digest, and whether it was kept from the earlier render. */
+export interface PageDigests {
+  /** The site's code the pages were rendered with (build/kept-renderer.ts, siteCode). */
+  readonly code: string;
+  readonly pages: Record<string, { readonly digest: string; readonly kept: boolean }>;
+}
+
+/** Where the page digests of the conversation whose plan is saved at `plan` are recorded, beside it. */
+export function pageDigestsBeside(plan: string): string {
+  return plan.replace(/\.json$/, '.pages.json');
+}
+
+/** The page digests recorded beside a plan; none when there are none or they cannot be read. */
+export function readPageDigests(file: string): PageDigests | undefined {
+  try {
+    const digests = JSON.parse(fs.readFileSync(file, 'utf8')) as PageDigests;
+    return typeof digests.code === 'string' && typeof digests.pages === 'object' && digests.pages !== null ? digests : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The digest of a page: the site's code, the page's file and its model.
+ * Highlighted HTML is left out: it is a function of the code and of the
+ * segment's text and language, which are in, and it is filled in only on
+ * the pages rendered, so a page's model holds it or not depending on which
+ * pages of the same talks were rendered before it.
+ */
+export function pageDigest(model: PageModel, file: string, code: string): string {
+  const text = JSON.stringify(model, function (this: unknown, key: string, value: unknown) {
+    if (value instanceof Map) return [...value];
+    if (key === 'html' && typeof (this as { text?: unknown }).text === 'string') return undefined;
+    return value;
+  });
+  return crypto.createHash('sha256').update(`${code}\n${file}\n`).update(text).digest('hex');
+}
+
+// The digests recorded so far, by the file they are recorded in, and the earlier ones read, by theirs.
+const recorded = new Map<string, PageDigests>();
+const earlierRead = new Map<string, PageDigests | undefined>();
+
+/**
+ * The bytes of the page `file` as its conversation's earlier render wrote
+ * them, when its digest is the one that render recorded; undefined when it
+ * must be rendered. Either way its digest is recorded for the next render.
+ * A build with no selection (every conversation rendered, nothing kept)
+ * records nothing and keeps nothing.
+ */
+export function keptPage(file: string, bundle = bundleOfBuild()): Buffer | undefined {
+  const { selected, code } = pageSelection(file, bundle);
+  if (code === undefined || selected.plan === '') return undefined;
+  const digest = pageDigest(pageModel(file, bundle), file, code);
+  const bytes = selected.earlier !== undefined ? earlierBytes(selected.earlier, file, digest) : undefined;
+  record(pageDigestsBeside(selected.plan), code, file, digest, bytes !== undefined);
+  return bytes;
+}
+
+function earlierBytes(earlier: EarlierPages, file: string, digest: string): Buffer | undefined {
+  if (!earlierRead.has(earlier.digests)) earlierRead.set(earlier.digests, readPageDigests(earlier.digests));
+  if (earlierRead.get(earlier.digests)?.pages[file]?.digest !== digest) return undefined;
+  try {
+    return fs.readFileSync(path.join(earlier.files, file));
+  } catch {
+    return undefined;
+  }
+}
+
+// Written again after each page rather than once at the end: a page of the
+// conversation may be the last this process renders. A render that stops
+// half way leaves a record of the pages it did, which is never read, as its
+// entry is never made complete (build/site.ts).
+function record(file: string, code: string, page: string, digest: string, kept: boolean): void {
+  let digests = recorded.get(file);
+  if (!digests) recorded.set(file, (digests = { code, pages: {} }));
+  (digests.pages as Record<string, { digest: string; kept: boolean }>)[page] = { digest, kept };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(digests)}\n`);
+}

@@ -1,8 +1,10 @@
-// What the benchmarks share: their command-line options, and the seeded
-// corpora they measure on, generated once into bench/work/corpus-<size>-<seed>
-// and reused while the generator that wrote them is the one here now.
+// What the benchmarks share: their command-line options, the tree they
+// measure, and the seeded corpora they measure on, generated once into
+// bench/work/corpus-<size>-<seed> and reused while the generator that wrote
+// them is the one here now.
 
 import crypto from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,17 @@ export const repository = path.dirname(bench);
 export const work = path.join(bench, 'work');
 
 export const log = (text: string): void => void process.stderr.write(`${text}\n`);
+
+/**
+ * Which tree a benchmark measured, as it was when the run began: src may
+ * change under a long run's feet, and a table must say what it measured.
+ */
+export function measuredTree(): string {
+  const git = (...args: string[]): string => spawnSync('git', args, { cwd: repository, encoding: 'utf8' }).stdout?.trim() ?? '';
+  const commit = git('rev-parse', '--short', 'HEAD') || 'unknown';
+  const changed = git('status', '--porcelain', '--', 'src').split('\n').filter((line) => line !== '').length;
+  return `Tree: commit ${commit}${changed > 0 ? `, with ${changed} uncommitted change${changed === 1 ? '' : 's'} under src/` : ''}.`;
+}
 
 /** The value after `--name`, or the fallback when it is not given. */
 export function option(name: string, fallback: string): string {

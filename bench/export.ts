@@ -43,7 +43,7 @@ import path from 'node:path';
 import { parseSize } from '../scripts/generate-corpus.ts';
 import { filesUnder } from '../scripts/files-under.ts';
 import { forgetKeptRenderers } from '../src/site/build/kept-renderer.ts';
-import { bench, corpusFor, log, mainTranscripts, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
+import { bench, corpusFor, log, mainTranscripts, measuredTree, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
 import { median } from './median.ts';
 import { folderBytes, timed as timedIn, type Timed } from './timed.ts';
 
@@ -238,6 +238,7 @@ function section(result: SizeResult): string[] {
   return lines;
 }
 
+const tree = measuredTree();
 const results = sizes.map(measureSize);
 const firstOf = (result: SizeResult): number => seconds(result.rows.get('first')!);
 const tarOf = (result: SizeResult): number => seconds(result.rows.get('tarSources')!);
@@ -248,6 +249,7 @@ const table = [
   `# Export benchmark, ${day}`,
   '',
   `Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; Node ${process.version}; ${spawnSync('zstd', ['--version'], { encoding: 'utf8' }).stdout.trim()}.`,
+  tree,
   `Command: \`node --import tsx bench/export.ts --sizes ${sizes.join(',')} --runs ${runs} --seed ${seed}\`. See bench/README.md for what each row measures.`,
   '',
   ...results.flatMap(section),

@@ -26,7 +26,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bench, biggestMainTranscript, corpusFor, log, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
+import { bench, biggestMainTranscript, corpusFor, log, measuredTree, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
 import { filesUnder } from '../scripts/files-under.ts';
 import { median } from './median.ts';
 import { timed as timedWithMemory } from './timed.ts';
@@ -265,10 +265,7 @@ function expectAll(measured: Measured, expected: number, what: string): Measured
 }
 
 const results: { size: string; sourceBytes: number; largestFile: number; collectRss: number; cliRss: number; idleRss: number }[] = [];
-// src changes under the benchmark's feet, so the table says which tree it measured (as it was when the run began).
-const git = (...args: string[]): string => spawnSync('git', args, { cwd: repository, encoding: 'utf8' }).stdout?.trim() ?? '';
-const commit = git('rev-parse', '--short', 'HEAD') || 'unknown';
-const changed = git('status', '--porcelain', '--', 'src').split('\n').filter((line) => line !== '').length;
+const tree = measuredTree();
 fs.mkdirSync(work, { recursive: true });
 const sections = sizes.map(measureSize);
 if (results.length > 1) {
@@ -290,7 +287,7 @@ const header = [
   `# Collection benchmark, ${day}`,
   '',
   `Machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory; Node ${process.version}; ${os.type()} ${os.release()}.`,
-  `Tree: commit ${commit}${changed > 0 ? `, with ${changed} uncommitted change${changed === 1 ? '' : 's'} under src/` : ''}.`,
+  tree,
   `Command: \`npm run bench -- --sizes ${sizes.join(',')} --runs ${runs} --seed ${seed}\` (seed ${seed}, ${runs} run${runs === 1 ? '' : 's'}).`,
   '',
 ].join('\n');

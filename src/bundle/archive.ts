@@ -2,9 +2,11 @@
 //
 // The tar is reproducible: entries sorted bytewise under one top folder,
 // `export/`; folders 0755 and files 0644; uid and gid 0 with empty owner names;
-// mtimes from the evidence, never the clock: what belongs to a conversation
-// carries the time of its newest landed file (read from the file's name), the
-// rest the newest of all, and every entry SOURCE_DATE_EPOCH when it is set.
+// mtimes from the evidence, never the clock: a landed file and its `.sd` the
+// time it was landed (read from its name), the rest of a conversation the
+// time of its first or newest landed file, the export's own files the newest
+// of all (archive-frames.ts, evidenceTimes), and every entry
+// SOURCE_DATE_EPOCH when it is set.
 // So the same export archived twice is the same bytes. The tar is compressed
 // in frames at the edges of conversations (archive-frames.ts), so that an archive made
 // again after a small change copies most of its frames from the one it
@@ -26,7 +28,7 @@ import path from 'node:path';
 import { defaultThreads, workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { readRange } from '../landing/line-reader.ts';
 import { removeWhatEndedProcessesLeft } from '../landing/process.ts';
-import { conversationsNamed, FrameKey, framesOf, groupOf, keepFrameIndex, newestTimes, ownerOf, PreviousFrames, type KeptFrame } from './archive-frames.ts';
+import { conversationsNamed, evidenceTimes, FrameKey, framesOf, groupOf, keepFrameIndex, ownerOf, PreviousFrames, type KeptFrame } from './archive-frames.ts';
 import { COMPRESSION_LEVEL, FrameCompressor, type FrameJob, type FrameOutcome } from './frame-compressor.ts';
 import { compareBytes, exportFiles } from './manifest.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
@@ -112,7 +114,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
     const plan = frames.map((entries, index) => {
       const key = new FrameKey();
       const laid = entries.map(({ name, file, size, owner }) => {
-        const header: TarHeader = { mtime: timeOf(owner), uid: 0, gid: 0, uname: '', gname: '', name: `${ARCHIVE_TOP}/${name}`, type: file === undefined ? 'directory' : 'file', mode: file === undefined ? 0o755 : 0o644, size };
+        const header: TarHeader = { mtime: timeOf({ file, owner }), uid: 0, gid: 0, uname: '', gname: '', name: `${ARCHIVE_TOP}/${name}`, type: file === undefined ? 'directory' : 'file', mode: file === undefined ? 0o755 : 0o644, size };
         if (file !== undefined) key.content(options.reuse?.digests.get(file));
         const bytes = headerBytes(header);
         key.header(bytes);
@@ -205,17 +207,11 @@ export async function writeArchive(exportFolder: string, archive: string, option
 /** What the last frame's key is given for the tar's end, which it holds. */
 const END_OF_TAR = Buffer.from('the end of the tar');
 
-/**
- * Each entry's mtime: `fixed` for all when given; else, for what belongs to
- * a conversation, the time of its newest evidence, and for the rest the
- * newest of all (archive-frames.ts says why).
- */
-function entryTimes(entries: readonly { readonly file?: string; readonly owner?: string }[], fixed: Date | undefined): (owner: string | undefined) => Date {
+/** Each entry's mtime: `fixed` for all when given, else the time of its evidence (archive-frames.ts, evidenceTimes). */
+function entryTimes(entries: readonly { readonly file?: string; readonly owner?: string }[], fixed: Date | undefined): (entry: { readonly file?: string; readonly owner?: string }) => Date {
   if (fixed !== undefined) return () => fixed;
-  const { all, byConversation } = newestTimes(entries);
-  const times = new Map([...byConversation].map(([conversation, time]) => [conversation, new Date(time)]));
-  const newest = new Date(all);
-  return (owner) => (owner !== undefined ? times.get(owner) : undefined) ?? newest;
+  const timeOf = evidenceTimes(entries);
+  return (entry) => new Date(timeOf(entry));
 }
 
 /** The archive file: frames, compressed or copied from the previous archive, written in order, each with its SHA-256 for the index. */

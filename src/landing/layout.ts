@@ -62,6 +62,11 @@ export function sessionDataName(landed: string): string {
   return landed.replace(/\.jsonl$/, '.sd');
 }
 
+/** The name of the landed file a `.sd` named `sessionData` is derived from; undefined for a name that is no `.sd`. */
+export function landedNameOf(sessionData: string): string | undefined {
+  return sessionData.endsWith('.sd') ? `${sessionData.slice(0, -'.sd'.length)}.jsonl` : undefined;
+}
+
 // <prefix>-<ts>-<seq>.jsonl, where ts has no hyphen and prefix has none either.
 const LANDED_NAME = /^([a-z_]+)-(\d{8}T\d{6}\.\d{3}Z)-(\d+)\.jsonl$/;
 

@@ -61,4 +61,27 @@ describe('the frames an archive is cut into', () => {
       for (const frame of missing) expect(frame.includes('bundle/c29/x') || frame.includes('bundle/c31/x')).toBe(true);
     }
   });
+
+  it('gives a large file a frame of its own, which stays the same while its conversation grows after it', () => {
+    const stream = 'bundle/c10/streams/main';
+    const before = entries([
+      ['bundle/c09/x', 100],
+      [`${stream}/transcript-1.jsonl`, LARGE_GROUP_BYTES],
+      [`${stream}/transcript-1.sd`, LARGE_GROUP_BYTES + 1],
+      [`${stream}/transcript-2.jsonl`, 100],
+      [`${stream}/transcript-2.sd`, 100],
+      ['bundle/c11/x', 100],
+    ]);
+    const after = [...before.slice(0, 5), ...entries([[`${stream}/transcript-3.jsonl`, 100], [`${stream}/transcript-3.sd`, 100]]), ...before.slice(5)];
+    for (const list of [before, after]) {
+      const frames = cut(list);
+      expect(frames.flat()).toEqual(list.map((entry) => entry.name));
+      expect(frames).toContainEqual([`${stream}/transcript-1.jsonl`]);
+      expect(frames).toContainEqual([`${stream}/transcript-1.sd`]);
+    }
+    // What grows joins the frame after the large files, and no other.
+    const kept = new Set(cut(before).map((frame) => frame.join(' ')));
+    expect(cut(after).filter((frame) => !kept.has(frame.join(' ')))).toEqual([[`${stream}/transcript-2.jsonl`, `${stream}/transcript-2.sd`, `${stream}/transcript-3.jsonl`, `${stream}/transcript-3.sd`]]);
+  });
 });
+

@@ -84,11 +84,13 @@ describe('the archive', () => {
     expect(lines.every((line) => /^(-rw-r--r--|drwxr-xr-x) 0\/0 /.test(line))).toBe(true);
   });
 
-  it("gives what belongs to a conversation the time of its newest evidence, and the rest the newest of all", async () => {
+  it('gives a landed file and its .sd their landing time, the rest of a conversation its first time, its folders its newest, and the rest the newest of all', async () => {
     const folder = path.join(temporaryFolder(), 'export-like');
     const files = [
       'bundle/one/streams/main/transcript-20260101T000000.000Z-000001.jsonl',
+      'bundle/one/streams/main/transcript-20260101T000000.000Z-000001.sd',
       'bundle/one/streams/main/transcript-20260102T030405.678Z-000002.jsonl',
+      'bundle/one/streams/main/transcript-20260102T030405.678Z-000002.sd',
       'bundle/_conversations/one/rounds/000001.sf',
       'bundle/two/streams/main/transcript-20260301T000000.000Z-000001.jsonl',
       'site/c/one.html',
@@ -105,11 +107,29 @@ describe('the archive', () => {
     const written = path.join(temporaryFolder(), 'times.tar.zst');
     await writeArchive(folder, written);
     const times = await mtimesOf(written);
-    const one = Date.parse('2026-01-02T03:04:05Z');
+    const firstOfOne = Date.parse('2026-01-01T00:00:00Z');
+    const newestOfOne = Date.parse('2026-01-02T03:04:05Z');
     const newest = Date.parse('2026-03-01T00:00:00Z');
-    for (const file of files.filter((name) => /\/one[/.-]/.test(name))) expect(times.get(`export/${file}`), file).toBe(one);
-    expect(times.get('export/bundle/one/')).toBe(one);
-    for (const file of ['bundle/two/streams/main/transcript-20260301T000000.000Z-000001.jsonl', 'site/c/two.html', 'site/index.html', 'manifest.json', 'bundle/', '']) expect(times.get(`export/${file}`), file).toBe(newest);
+    const expected: [string, number][] = [
+      ['bundle/one/streams/main/transcript-20260101T000000.000Z-000001.jsonl', firstOfOne],
+      ['bundle/one/streams/main/transcript-20260101T000000.000Z-000001.sd', firstOfOne],
+      ['bundle/one/streams/main/transcript-20260102T030405.678Z-000002.jsonl', newestOfOne],
+      ['bundle/one/streams/main/transcript-20260102T030405.678Z-000002.sd', newestOfOne],
+      ['bundle/_conversations/one/rounds/000001.sf', firstOfOne],
+      ['site/c/one.html', firstOfOne],
+      ['site/c/one-2.html', firstOfOne],
+      ['site/s/one--agent-a1.html', firstOfOne],
+      ['bundle/one/', newestOfOne],
+      ['bundle/one/streams/main/', newestOfOne],
+      ['bundle/_conversations/one/', newestOfOne],
+      ['bundle/two/streams/main/transcript-20260301T000000.000Z-000001.jsonl', newest],
+      ['site/c/two.html', newest],
+      ['site/index.html', newest],
+      ['manifest.json', newest],
+      ['bundle/', newest],
+      ['', newest],
+    ];
+    for (const [file, time] of expected) expect(new Date(times.get(`export/${file}`)!).toISOString(), file).toBe(new Date(time).toISOString());
     // SOURCE_DATE_EPOCH, or a time given, is every entry's.
     vi.stubEnv('SOURCE_DATE_EPOCH', '1700000000');
     try {

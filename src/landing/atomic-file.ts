@@ -199,23 +199,33 @@ export function replaceWithoutFlush(target: string, content: string): void {
  * 0.15-0.6 ms a file, writing over it 0.02 ms.
  */
 export function overwriteInPlace(target: string, content: string): void {
+  // Not there yet, or made read-only: a new file takes its place, as
+  // replacing it always did.
+  if (!replaceTailInPlace(target, 0, content)) replaceWithoutFlush(target, content);
+}
+
+/**
+ * Writes `content` over the file `target` from byte `from` on, and cuts the
+ * file where it ends, with no flush: for a file whose readers take any
+ * content, damaged or not, as at worst out of date. False, with nothing
+ * written, when the file is not there or cannot be opened for writing.
+ */
+export function replaceTailInPlace(target: string, from: number, content: string): boolean {
   let descriptor: number;
   try {
     descriptor = fs.openSync(target, fs.constants.O_WRONLY);
   } catch (error) {
-    // Not there yet, or made read-only: a new file takes its place, as
-    // replacing it always did.
     if (!['ENOENT', 'EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    replaceWithoutFlush(target, content);
-    return;
+    return false;
   }
   try {
     const bytes = Buffer.from(content);
-    for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(descriptor, bytes, offset, bytes.length - offset, offset);
-    fs.ftruncateSync(descriptor, bytes.length);
+    for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(descriptor, bytes, offset, bytes.length - offset, from + offset);
+    fs.ftruncateSync(descriptor, from + bytes.length);
   } finally {
     fs.closeSync(descriptor);
   }
+  return true;
 }
 
 /**

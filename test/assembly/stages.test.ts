@@ -61,14 +61,24 @@ describe('the index', () => {
       expect(loadSessionIndex(data, FIXTURE_SESSIONS.rewind)).toEqual(before);
       expect(fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.rewind)).equals(whole)).toBe(true);
     }
-    fs.appendFileSync(`${root}/-home-user-fixtures-rewind/${FIXTURE_SESSIONS.rewind}.jsonl`, '{"type":"user","uuid":"new-1","message":{"role":"user","content":"more"}}\n');
+    fs.appendFileSync(`${root}/-home-user-fixtures-rewind/${FIXTURE_SESSIONS.rewind}.jsonl`, '{"type":"user","uuid":"new-1","message":{"role":"user","content":"more"}}\n{"type":"user","uuid":"new-2","message":{"role":"user","content":"and more"}}\n');
     collectOnce(root, data);
+    const inode = fs.statSync(indexPath(data, FIXTURE_SESSIONS.rewind)).ino;
     const after = loadSessionIndex(data, FIXTURE_SESSIONS.rewind);
     expect(after.throughSeq).toBe(before.throughSeq + 1);
-    expect(after.entries.at(-1)).toMatchObject({ id: 'new-1', seq: before.throughSeq + 1, row: 1 });
-    // Extended by the new file alone, it is what a rebuild from every .sd gives.
+    expect(after.entries.at(-1)).toMatchObject({ id: 'new-2', seq: before.throughSeq + 1, row: 2 });
+    // Extended by the new file alone, where it is, it is what a rebuild from every .sd gives.
+    expect(fs.statSync(indexPath(data, FIXTURE_SESSIONS.rewind)).ino).toBe(inode);
+    const extended = fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.rewind));
     fs.rmSync(indexPath(data, FIXTURE_SESSIONS.rewind));
     expect(loadSessionIndex(data, FIXTURE_SESSIONS.rewind)).toEqual(after);
+    expect(fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.rewind)).equals(extended)).toBe(true);
+    // What a crash during the extension can leave: the old entries, the old summary cut off, a new entry.
+    const oldEntries = whole.subarray(0, whole.lastIndexOf('\n', whole.length - 2) + 1);
+    const newEntry = extended.subarray(oldEntries.length, extended.indexOf('\n', oldEntries.length) + 1);
+    fs.writeFileSync(indexPath(data, FIXTURE_SESSIONS.rewind), Buffer.concat([oldEntries, newEntry]));
+    expect(loadSessionIndex(data, FIXTURE_SESSIONS.rewind)).toEqual(after);
+    expect(fs.readFileSync(indexPath(data, FIXTURE_SESSIONS.rewind)).equals(extended)).toBe(true);
   });
 });
 

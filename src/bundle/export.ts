@@ -62,6 +62,8 @@ export interface ExportResult {
   readonly site?: SiteResult;
   /** The SHA-256 of every file the manifest lists, by path: for the archive, which need not read a file again to know what it holds. */
   readonly digests: ReadonlyMap<string, string>;
+  /** Every file the manifest lists, with its size: for the archive, which need not walk the export again. */
+  readonly listed: readonly ManifestEntry[];
 }
 
 export async function writeExport(data: string, out: string, conversations: readonly string[], options: ExportOptions = {}): Promise<ExportResult> {
@@ -206,7 +208,7 @@ async function completeExport(
   if (moved) fs.renameSync(out, previous);
   fs.renameSync(partial, out);
   if (moved) removals.set(previous, removeInBackground(previous));
-  return { out, conversations: [...conversations], ...manifest, ...replaced(entries), ...(site ? { site } : {}), digests: everyDigest };
+  return { out, conversations: [...conversations], ...manifest, ...replaced(entries), ...(site ? { site } : {}), digests: everyDigest, listed: entries };
 }
 
 /**

@@ -6,6 +6,7 @@ import tar from 'tar-stream';
 import { compress, decompress } from 'zstd-napi';
 import { writeArchive } from '../../src/bundle/archive.ts';
 import { frameIndexOf } from '../../src/bundle/archive-frames.ts';
+import type { Manifest } from '../../src/bundle/manifest.ts';
 import { digestOfFile } from '../../src/landing/landed-file.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
@@ -248,6 +249,19 @@ describe('an archive made again: frames of the one it replaces', () => {
     await writeArchive(folder, afresh);
     expect(fs.readFileSync(written).equals(fs.readFileSync(afresh))).toBe(true);
     expect(spawnSync('zstd', ['-q', '-t', written]).status).toBe(0);
+  });
+
+  it('is the same bytes from the files its manifest lists as from a walk of the export', async () => {
+    const { folder, written, archiveAgain } = archivedCopy();
+    await archiveAgain();
+    const walked = fs.readFileSync(written);
+    const { files: listed } = JSON.parse(fs.readFileSync(path.join(folder, 'manifest.json'), 'utf8')) as Manifest;
+    const fromManifest = path.join(temporaryFolder(), 'listed.tar.zst');
+    const whole = await writeArchive(folder, fromManifest, { listed });
+    expect(fs.readFileSync(fromManifest).equals(walked)).toBe(true);
+    // The list is what is archived: the folder is not walked again.
+    const fewer = await writeArchive(folder, fromManifest, { listed: listed.filter(({ path: file }) => file !== listed.at(-1)!.path) });
+    expect(fewer.entries).toBe(whole.entries - 1);
   });
 
   it('takes no frame of an earlier archive that changed since, nor of one cut short, and nothing for a file whose digest it is not given', async () => {

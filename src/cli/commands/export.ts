@@ -209,7 +209,7 @@ async function runMerge(inputs: string[], destination: Destination, waitingRende
 /** The archive, when asked for, and what the command says at the end: a line of JSON, or words for a person. */
 async function finish(destination: Destination, result: ExportResult, clock: StepClock, started: number, io: Io, said: { json: Record<string, unknown>; text: string }): Promise<void> {
   const { out } = destination;
-  const archive = destination.archive !== undefined ? await writeArchive(out, destination.archive, { observer: clock, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests } }) : undefined;
+  const archive = destination.archive !== undefined ? await writeArchive(out, destination.archive, { observer: clock, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests }, listed: result.listed }) : undefined;
   for (const failure of await earlierExportsRemoved()) io.error(`warning: ${failure}\n`);
   clock.end();
   const elapsed = performance.now() - started;

@@ -147,9 +147,19 @@ describe('an incremental site', () => {
     expect(fs.readFileSync(path.join(out, 'site', pages[1]!)).equals(before.get(pages[1]!)!)).toBe(true);
     for (const page of [pages[0]!, pages[2]!]) expect(fs.readFileSync(path.join(out, 'site', page)).equals(before.get(page)!), page).toBe(false);
 
+    // A page edited in the export is edited in the cache it is linked from:
+    // that earlier render is not trusted, and the next one renders every page.
+    fs.appendFileSync(path.join(out, 'site', pages[1]!), '<p>edited</p>');
+    t.prompt('And one more.');
+    t.call([textBlock('Done again.')]);
+    writeNewLines();
+    const afterEdit = await exportAgain();
+    expect([afterEdit.site!.keptFromEarlier, afterEdit.site!.built]).toEqual([0, 5]);
+    expect(fs.readFileSync(path.join(out, 'site', pages[1]!)).equals(before.get(pages[1]!)!)).toBe(true);
+
     // Rendered whole, with nothing kept, the site is the same bytes.
     fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true });
     const whole = await writeExport(data, out, [session]);
-    expect([whole.site!.keptFromEarlier, whole.site!.built, whole.rootDigest]).toEqual([0, whole.site!.pages, grown.rootDigest]);
+    expect([whole.site!.keptFromEarlier, whole.site!.built, whole.rootDigest]).toEqual([0, whole.site!.pages, afterEdit.rootDigest]);
   });
 });

@@ -164,8 +164,9 @@ export function landedTime(file: string): number | undefined {
 }
 
 /**
- * The time of the evidence of each export entry (a file with its owner,
- * ownerOf, or a folder with no file), never the clock's:
+ * The time of the evidence of each of these export entries (a file with
+ * its owner, ownerOf, or a folder with no file), never the clock's; each
+ * landed file's name is read once:
  * - a landed file, and the `.sd` derived from it: when it was landed, which
  *   its name says;
  * - any other file of a conversation (its rounds, pages and search script):
@@ -182,18 +183,20 @@ export function landedTime(file: string): number | undefined {
  */
 export function evidenceTimes(entries: readonly { readonly file?: string; readonly owner?: string }[]): (entry: { readonly file?: string; readonly owner?: string }) => number {
   let all = 0;
+  const landed = new Map<string, number>();
   const newest = new Map<string, number>();
   const first = new Map<string, number>();
   for (const { file, owner } of entries) {
     const time = file === undefined ? undefined : landedTime(file);
     if (time === undefined) continue;
+    landed.set(file!, time);
     all = Math.max(all, time);
     if (owner === undefined) continue;
     newest.set(owner, Math.max(newest.get(owner) ?? 0, time));
     first.set(owner, Math.min(first.get(owner) ?? Infinity, time));
   }
   return ({ file, owner }) => {
-    const own = file === undefined ? undefined : landedTime(file);
+    const own = file === undefined ? undefined : landed.get(file);
     if (own !== undefined) return own;
     if (owner === undefined) return all;
     return (file === undefined ? newest.get(owner) : first.get(owner)) ?? all;

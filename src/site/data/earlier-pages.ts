@@ -34,14 +34,25 @@ export interface PageDigests {
 
 /** Where the page digests of the conversation whose plan is saved at `plan` are recorded, beside it. */
 export function pageDigestsBeside(plan: string): string {
-  return plan.replace(/\.json$/, '.pages.json');
+  return plan.replace(/\.json$/, '.pages.jsonl');
 }
+
+// The record is a line naming the code, then a line for each page as it is
+// rendered or kept: appended, so that recording a conversation's pages one by
+// one writes each page's line once.
 
 /** The page digests recorded beside a plan; none when there are none or they cannot be read. */
 export function readPageDigests(file: string): PageDigests | undefined {
   try {
-    const digests = JSON.parse(fs.readFileSync(file, 'utf8')) as PageDigests;
-    return typeof digests.code === 'string' && typeof digests.pages === 'object' && digests.pages !== null ? digests : undefined;
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    // The last piece is what follows the last newline: nothing, or a line cut short.
+    const [head, ...pages] = lines.slice(0, -1).map((line) => JSON.parse(line) as Record<string, unknown>);
+    if (typeof head?.code !== 'string') return undefined;
+    const digests: PageDigests = { code: head.code, pages: {} };
+    for (const { page, digest, kept } of pages) {
+      if (typeof page === 'string' && typeof digest === 'string') (digests.pages as Record<string, { digest: string; kept: boolean }>)[page] = { digest, kept: kept === true };
+    }
+    return digests;
   } catch {
     return undefined;
   }
@@ -63,8 +74,8 @@ export function pageDigest(model: PageModel, file: string, code: string): string
   return crypto.createHash('sha256').update(`${code}\n${file}\n`).update(text).digest('hex');
 }
 
-// The digests recorded so far, by the file they are recorded in, and the earlier ones read, by theirs.
-const recorded = new Map<string, PageDigests>();
+// The records started by this process, and the earlier ones read, by their files.
+const started = new Set<string>();
 const earlierRead = new Map<string, PageDigests | undefined>();
 
 /**
@@ -93,14 +104,18 @@ function earlierBytes(earlier: EarlierPages, file: string, digest: string): Buff
   }
 }
 
-// Written again after each page rather than once at the end: a page of the
-// conversation may be the last this process renders. A render that stops
-// half way leaves a record of the pages it did, which is never read, as its
-// entry is never made complete (build/site.ts).
+// Each page's line is written as the page is done rather than all at the
+// end: a page of the conversation may be the last this process renders. A
+// render that stops half way leaves a record of the pages it did, which is
+// never read, as its entry is never made complete (build/site.ts).
 function record(file: string, code: string, page: string, digest: string, kept: boolean): void {
-  let digests = recorded.get(file);
-  if (!digests) recorded.set(file, (digests = { code, pages: {} }));
-  (digests.pages as Record<string, { digest: string; kept: boolean }>)[page] = { digest, kept };
+  const line = `${JSON.stringify({ page, digest, kept })}\n`;
+  if (started.has(file)) {
+    fs.appendFileSync(file, line);
+    return;
+  }
+  // Started afresh: what an interrupted render left there is not this one's.
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify(digests)}\n`);
+  fs.writeFileSync(file, `${JSON.stringify({ code })}\n${line}`);
+  started.add(file);
 }

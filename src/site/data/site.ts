@@ -143,6 +143,8 @@ interface Planning {
   readonly plans: Map<string, ConversationPlan>;
   readonly pages: PagePlan[];
   readonly pageByFile: Map<string, PagePlan>;
+  /** The selection's entries by conversation, once a page has asked for one (pageSelection). */
+  selectedById?: Map<string, SelectedConversation>;
   complete?: SitePlan;
 }
 
@@ -268,7 +270,8 @@ function plannedPage(planning: Planning, file: string): PagePlan {
 export function pageSelection(file: string, bundle = bundleOfBuild()): { selected: SelectedConversation; code: string | undefined } {
   const planning = planningOf(bundle);
   const { conversation } = plannedPage(planning, file);
-  return { selected: planning.selection.conversations.find(({ id }) => id === conversation)!, code: planning.selection.code };
+  planning.selectedById ??= new Map(planning.selection.conversations.map((selected) => [selected.id, selected]));
+  return { selected: planning.selectedById.get(conversation)!, code: planning.selection.code };
 }
 
 /** How often a build looks for a plan that another build is still making. */

@@ -45,7 +45,7 @@ function keptRenderer() {
         setAdapter({
           name: 'sessionizer-kept-renderer',
           serverEntrypoint: fileURLToPath(new URL('./src/site/build/renderer-entry.mjs', import.meta.url)),
-          exports: ['pages', 'render', 'prepare'],
+          exports: ['pages', 'render', 'prepare', 'readAhead'],
           supportedAstroFeatures: { staticOutput: 'stable', hybridOutput: 'stable', serverOutput: 'stable' },
         }),
     },

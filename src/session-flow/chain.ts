@@ -115,8 +115,12 @@ export interface Folded {
  * its chain grows without bound while its fold does not.
  */
 export function readChain(data: string, conversation: string): Folded {
-  const folded = emptyFold();
-  for (const file of roundFiles(data, conversation)) foldRound(folded, readRound(file));
+  return foldRounds(roundFiles(data, conversation));
+}
+
+/** Folds the rounds in `files` into `folded` (empty unless given: rounds before them, already folded), then checks every link of the chain. */
+export function foldRounds(files: readonly string[], folded: Folded = emptyFold()): Folded {
+  for (const file of files) foldRound(folded, readRound(file));
   const problems = checkLinks(folded.rounds);
   if (problems.length > 0) throw new ChainError(problems.join('; '));
   return folded;

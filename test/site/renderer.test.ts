@@ -67,6 +67,9 @@ describe('the kept renderer', () => {
     // lead's pages; one the site does not use is stopped.
     const waiting = startWaitingRenderer({ roots })!;
     expect(waiting.entry).toBe(path.join(kept!, 'entry.mjs'));
+    // Told first to read sessions ahead (data/read-ahead.ts), from a folder
+    // laid out as the storage zone is: the bundle itself.
+    waiting.readAhead(bundle, [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents]);
     const early = await site('early', { buildRoots: roots, builds: 1, waitingRenderer: waiting });
     expect([early.rendererFailure, early.byKeptRenderer, waiting.used]).toEqual([undefined, true, true]);
     expectSameFiles(filesOf(path.join(folder, 'early')), reference);

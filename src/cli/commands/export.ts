@@ -19,6 +19,7 @@ import { writeArchive } from '../../bundle/archive.ts';
 import { frameIndexOf } from '../../bundle/archive-frames.ts';
 import { earlierExportsRemoved, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from '../../bundle/export.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../../collection/collect-all.ts';
+import type { SessionOutcome } from '../../collection/collector.ts';
 import { defaultThreads } from '../../cores/work-on-cores.ts';
 import { parseSessionsOnCores } from '../../parse/parallel.ts';
 import { redactionReport, reportText, type RedactionReport } from '../../redaction/report.ts';
@@ -133,6 +134,8 @@ async function runExport(request: ExportRequest, waitingRenderer: WaitingRendere
   const unknown = chosen.filter((id) => !stored.includes(id));
   for (const id of unknown) io.error(`error: conversation ${id}: nothing is landed for it in ${data}\n`);
   if (unknown.length > 0) return EXIT_REJECTED;
+  // A redacted export renders copies that differ from the storage zone: nothing read ahead would be used.
+  if (!request.redaction) waitingRenderer?.readAhead(data, sessionToReadAhead(report.sessions, chosen));
   clock.step('parse');
   let rounds = 0;
   let unchanged = 0;
@@ -174,6 +177,18 @@ async function runExport(request: ExportRequest, waitingRenderer: WaitingRendere
     text: `${request.source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}export written to ${out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds (${unchanged} conversations unchanged), ${result.copied} files copied and ${result.reused} unchanged ones kept from the previous export`,
   });
   return rejected ? EXIT_REJECTED : EXIT_OK;
+}
+
+/**
+ * The session a waiting renderer reads from the storage zone while the
+ * export parses (site/data/read-ahead.ts): the one chosen session with new
+ * evidence, when there is exactly one, as after a person worked on in one
+ * conversation. Not more: the child would hold each one's rows from now
+ * until it renders it, where it holds one conversation at a time otherwise.
+ */
+function sessionToReadAhead(sessions: readonly SessionOutcome[], chosen: readonly string[]): string[] {
+  const changed = sessions.filter((outcome) => outcome.sources.some((source) => source.landed.length > 0) && chosen.includes(outcome.session));
+  return changed.length === 1 ? [changed[0]!.session] : [];
 }
 
 async function runMerge(inputs: string[], destination: Destination, waitingRenderer: WaitingRenderer | undefined, io: Io): Promise<number> {

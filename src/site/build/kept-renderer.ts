@@ -126,6 +126,12 @@ export interface WaitingRenderer {
   readonly pid: number;
   /** Tells the child to render into `output`, with the site's variables (data/site.ts, data/highlighted.ts) added to its environment. Once only. */
   begin(output: string, variables: NodeJS.ProcessEnv): Child;
+  /**
+   * Tells the child to read these sessions from the storage zone `data` as
+   * it waits (data/read-ahead.ts): those with new evidence, whose pages it is
+   * likely to render. Before begin only; a later call is ignored.
+   */
+  readAhead(data: string, sessions: readonly string[]): void;
   /** Stops the child, unless it was given its work: an export that renders nothing does not need it. */
   dismiss(): void;
   /** Whether the child was given work. */
@@ -156,6 +162,9 @@ export function startWaitingRenderer(options: { roots?: string; cache?: string }
     pid: child.pid,
     get used() {
       return used;
+    },
+    readAhead(data, sessions) {
+      if (!settled && sessions.length > 0) child.send({ readAhead: { data: path.resolve(data), sessions } });
     },
     begin(output, variables) {
       if (settled) throw new Error('the waiting renderer was already given its work, or dismissed');

@@ -14,15 +14,17 @@
 // Without an output folder, the renderer is loaded and the child waits for
 // one message, `{output, variables}`: the folder, and the site's variables to
 // add to the environment (kept-renderer.ts starts a child so before the site
-// step is due). Should the channel close first, the export ended without
-// needing it, and so does this process.
+// step is due). Before it, `{readAhead: {data, sessions}}` may come: sessions
+// with new evidence, to read from the storage zone while the export parses
+// (data/read-ahead.ts). Should the channel close first, the export ended
+// without needing it, and so does this process.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [entry, outDir] = process.argv.slice(2);
 if (!entry) throw new Error('usage: node render.mjs <renderer entry.mjs> [<output folder>]');
-const { pages, render, prepare } = await import(pathToFileURL(entry).href);
+const { pages, render, prepare, readAhead } = await import(pathToFileURL(entry).href);
 const output = outDir ?? (await work());
 for (const file of pages()) {
   const target = path.join(output, file);
@@ -41,13 +43,19 @@ async function work() {
   const message = new Promise((resolve) => {
     const ended = () => process.exit(0);
     process.once('disconnect', ended);
-    process.once('message', ({ output, variables }) => {
+    const listen = (message) => {
+      if (message.readAhead !== undefined) {
+        readAhead(message.readAhead.data, message.readAhead.sessions);
+        return;
+      }
       // With no listener left, the channel no longer keeps this process
       // alive once the pages are written, as when it is started with them.
+      process.removeListener('message', listen);
       process.removeListener('disconnect', ended);
-      Object.assign(process.env, variables);
-      resolve(output);
-    });
+      Object.assign(process.env, message.variables);
+      resolve(message.output);
+    };
+    process.on('message', listen);
   });
   // A warm-up that fails costs nothing but its time: the pages say what is wrong, if anything is.
   await prepare?.().catch(() => {});

@@ -7,6 +7,7 @@ import { CACHE_VARIABLE } from '../data/highlighted.ts';
 import { pageHighlighter } from './highlight.ts';
 import { relativeLinksOf } from './relative-links.ts';
 import { keptPage } from '../data/earlier-pages.ts';
+import { readAhead } from '../data/read-ahead.ts';
 
 /** The pages of a conversation, a branch or a child stream (data/plan.ts). */
 const CONVERSATION_PAGE = /^[cbs]\//;
@@ -42,6 +43,8 @@ export function createExports(manifest) {
       void new Request('http://sessionizer.invalid/');
       if (process.env[CACHE_VARIABLE] !== undefined) (await pageHighlighter()).warm();
     },
+    /** Reads sessions with new evidence from the storage zone while the export parses them (data/read-ahead.ts). */
+    readAhead,
     /**
      * A page's bytes, as the build would write them, with its links made
      * relative (relative-links.ts): read as Latin-1, one character per byte,

@@ -10,13 +10,12 @@ import { currentLabels } from '../../branches/labels.ts';
 import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../branches/explicit.ts';
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf } from '../../branches/tree.ts';
-import { indexEntryOf, type IndexEntry } from '../../index/session-index.ts';
-import { sessionDataName } from '../../landing/layout.ts';
+import type { IndexEntry } from '../../index/session-index.ts';
 import { landedFilesOfSession, listFolder } from '../../landing/session-state.ts';
-import { readSessionData } from '../../session-data/derive.ts';
 import type { SessionDataRow } from '../../session-data/format.ts';
-import { readChain, type Folded } from '../../session-flow/chain.ts';
+import type { Folded } from '../../session-flow/chain.ts';
 import type { EvidenceRef } from '../../session-flow/format.ts';
+import { foldOf, sessionDataOf, sessionDataPath } from './read-ahead.ts';
 
 export interface ExplicitBranchView {
   readonly record: BranchRecord;
@@ -48,7 +47,7 @@ export function conversationsOfBundle(bundle: string): string[] {
 }
 
 export function loadConversation(bundle: string, id: string): BundleConversation {
-  const folded = readChain(bundle, id);
+  const folded = foldOf(bundle, id);
   const head = folded.rounds.at(-1);
   if (!head) throw new Error(`${path.join(bundle, '_conversations', id)}: the conversation has no rounds`);
   const session = head.header.session;
@@ -59,20 +58,14 @@ export function loadConversation(bundle: string, id: string): BundleConversation
   for (const file of landedFilesOfSession(bundle, session)) {
     landed.set(file.seq, `${session}/${file.relative}`);
     bytes += fs.statSync(file.path).size;
-    const sessionData = path.join(path.dirname(file.path), sessionDataName(path.basename(file.path)));
+    const sessionData = sessionDataPath(bundle, session, file);
     if (!fs.existsSync(sessionData)) continue;
     bytes += fs.statSync(sessionData).size;
     // The branch analysis needs the index of these rows; it is built from
     // them here rather than by reading every `.sd` a second time.
-    const place = file.relative.split('/').slice(0, 2).join('/');
-    let kind = '';
-    for (const entry of readSessionData(sessionData)) {
-      if (entry.type === 'header') kind = entry.header.kind;
-      else {
-        rows.set(`${file.seq}:${entry.row.row}`, entry.row);
-        entries.push(indexEntryOf(file.seq, place, kind, entry.row));
-      }
-    }
+    const read = sessionDataOf(bundle, session, file);
+    for (const row of read.rows) rows.set(`${file.seq}:${row.row}`, row);
+    for (const entry of read.entries) entries.push(entry);
   }
   for (const round of folded.rounds) bytes += fs.statSync(round.file).size;
   const labels = new Map<string, { labels: string[]; summary?: string }>();

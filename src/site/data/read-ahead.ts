@@ -1,0 +1,157 @@
+// What a waiting renderer child reads of a conversation before it is asked
+// to render it.
+//
+// After one line was added to the 200 MB benchmark corpus's biggest
+// conversation (30 MB), the renderer child that waits for the site step
+// (build/kept-renderer.ts) sat idle for 0.86 s while the export parsed, then
+// spent 0.76 s loading that conversation: its `.sd` rows (0.40 s) and its
+// round chain (0.15 s) above all. Those files are write-once in the storage
+// zone, and the bundle the child renders from holds copies of them. So the
+// export tells the waiting child, once it has collected, which sessions have
+// new evidence, and the child reads them from the storage zone while the
+// export parses.
+//
+// The site is a function of the bundle alone (DESIGN.md), and a bundle file
+// may differ from the storage file it was copied from (a redacted export
+// rewrites them). So what was read ahead is used only for a bundle file
+// whose SHA-256 is that of the bytes read: the check reads the file again,
+// which costs a fraction of parsing it (that conversation's 29.6 MB of `.sd`
+// took 0.40 s to parse, and SHA-256 runs at about 1.2 GB/s here), and a
+// file that differs is read from the bundle as if nothing had been read
+// ahead.
+//
+// Measured on that change, three runs each: the site step took 1.57-1.60 s
+// against 2.35-2.50 s, the whole export 4.06 s against 4.58-4.61 s. The
+// parse step, sharing the two cores with the child reading, took 1.26-1.37 s
+// against 1.00-1.06 s.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { indexEntryOf, type IndexEntry } from '../../index/session-index.ts';
+import { digestOfFile } from '../../landing/landed-file.ts';
+import { sessionDataName } from '../../landing/layout.ts';
+import { landedFilesOfSession, type LandedFileEntry } from '../../landing/session-state.ts';
+import { readSessionData } from '../../session-data/derive.ts';
+import type { SessionDataRow } from '../../session-data/format.ts';
+import { emptyFold, foldRound, foldRounds, parseRound, roundFiles, type Folded } from '../../session-flow/chain.ts';
+
+/** The rows of one `.sd`, and the session index entries they make. */
+export interface SessionDataRead {
+  readonly rows: SessionDataRow[];
+  readonly entries: IndexEntry[];
+}
+
+/** Reads the `.sd` beside landed file `file` of `session`; the index entries are those of its rows. */
+export function readSessionDataOf(root: string, session: string, file: LandedFileEntry): SessionDataRead {
+  const sessionData = sessionDataPath(root, session, file);
+  const place = file.relative.split('/').slice(0, 2).join('/');
+  const rows: SessionDataRow[] = [];
+  const entries: IndexEntry[] = [];
+  let kind = '';
+  for (const entry of readSessionData(sessionData)) {
+    if (entry.type === 'header') kind = entry.header.kind;
+    else {
+      rows.push(entry.row);
+      entries.push(indexEntryOf(file.seq, place, kind, entry.row));
+    }
+  }
+  return { rows, entries };
+}
+
+export function sessionDataPath(root: string, session: string, file: LandedFileEntry): string {
+  return path.join(root, session, path.dirname(file.relative), sessionDataName(path.basename(file.relative)));
+}
+
+/** Files whose reading ahead a load used, and files it read again because the bundle's bytes differ: for tests and profiles. */
+export const readAheadUse = { taken: 0, refused: 0 };
+
+/** What was read ahead and not yet taken: `.sd` reads by path inside the storage layout, and folds by conversation. */
+const sessionData = new Map<string, { sha256: string; read: SessionDataRead }>();
+const folds = new Map<string, { rounds: { name: string; sha256: string }[]; folded: Folded }>();
+
+/**
+ * Reads the `.sd` files and the round chain of each of `sessions` (a session
+ * is its own conversation) from the storage zone `data`, to be taken by the
+ * load of the same files from a bundle. Anything that cannot be read, or
+ * that changes while it is read, is skipped: the load reads it then.
+ */
+export function readAhead(data: string, sessions: readonly string[]): void {
+  for (const session of sessions) {
+    try {
+      folds.set(session, foldAhead(data, session));
+    } catch {
+      // A chain being written or broken: the load reads it, and reports what is wrong.
+    }
+    let files: LandedFileEntry[];
+    try {
+      files = landedFilesOfSession(data, session);
+    } catch {
+      continue;
+    }
+    for (const file of files) {
+      const at = sessionDataPath(data, session, file);
+      try {
+        const before = fs.statSync(at, { bigint: true });
+        const sha256 = digestOfFile(at);
+        const read = readSessionDataOf(data, session, file);
+        const after = fs.statSync(at, { bigint: true });
+        if (before.ino !== after.ino || before.size !== after.size || before.mtimeNs !== after.mtimeNs) continue;
+        sessionData.set(path.relative(data, at), { sha256, read });
+      } catch {
+        // No `.sd` yet, or one being derived: the load reads it.
+      }
+    }
+  }
+}
+
+/** The rows of the `.sd` beside `file` in the bundle: as read ahead when its bytes are those read, else read now. */
+export function sessionDataOf(bundle: string, session: string, file: LandedFileEntry): SessionDataRead {
+  const at = sessionDataPath(bundle, session, file);
+  const key = path.relative(bundle, at);
+  const ahead = sessionData.get(key);
+  sessionData.delete(key);
+  if (ahead !== undefined) {
+    if (digestOfFile(at) === ahead.sha256) {
+      readAheadUse.taken++;
+      return ahead.read;
+    }
+    readAheadUse.refused++;
+  }
+  return readSessionDataOf(bundle, session, file);
+}
+
+/**
+ * The fold of a conversation's rounds in the bundle, checked link by link
+ * as session-flow/chain.ts's readChain checks them: the fold read ahead is
+ * taken when the bundle's chain begins with the same files, byte for byte,
+ * and the rounds after them are read now.
+ */
+export function foldOf(bundle: string, conversation: string): Folded {
+  const ahead = folds.get(conversation);
+  folds.delete(conversation);
+  const files = roundFiles(bundle, conversation);
+  let folded: Folded | undefined;
+  let from = 0;
+  if (ahead !== undefined) {
+    if (ahead.rounds.length <= files.length && ahead.rounds.every((round, index) => path.basename(files[index]!) === round.name && digestOfFile(files[index]!) === round.sha256)) {
+      folded = ahead.folded;
+      from = ahead.rounds.length;
+      // Each round's head names the file it was read from: the bundle's, as if read there.
+      folded.rounds.forEach((round, index) => (folded!.rounds[index] = { ...round, file: files[index]! }));
+      readAheadUse.taken += from;
+    } else readAheadUse.refused++;
+  }
+  return foldRounds(files.slice(from), folded);
+}
+
+function foldAhead(data: string, conversation: string): { rounds: { name: string; sha256: string }[]; folded: Folded } {
+  const folded = emptyFold();
+  const rounds: { name: string; sha256: string }[] = [];
+  for (const file of roundFiles(data, conversation)) {
+    const bytes = fs.readFileSync(file);
+    foldRound(folded, parseRound(bytes, file));
+    rounds.push({ name: path.basename(file), sha256: crypto.hash('sha256', bytes, 'hex') });
+  }
+  return { rounds, folded };
+}

@@ -1,0 +1,109 @@
+// A waiting renderer reads a session from the storage zone while the export
+// parses it, and the load from the bundle takes what it read only where the
+// bundle's bytes are the same: the pages must be those of a load that read
+// nothing ahead, whatever changed between the two.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { writeExport } from '../../src/bundle/export.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { loadConversation } from '../../src/site/data/bundle.ts';
+import { readAhead, readAheadUse } from '../../src/site/data/read-ahead.ts';
+import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+
+const session = FIXTURE_SESSIONS.nestedAgents;
+
+/**
+ * The nested-agents fixture landed and parsed in two passes (its first two
+ * lines, then the rest), its storage zone read ahead between them; exported
+ * without a site. `files` is how many were read ahead: every `.sd` and round
+ * of the first pass.
+ */
+async function readAheadThenGrown(): Promise<{ bundle: string; files: number }> {
+  const root = copyOfFixtures();
+  const data = temporaryFolder();
+  const transcript = path.join(root, '-home-user-fixtures-nested-agents', `${session}.jsonl`);
+  const lines = completeLines(transcript);
+  const joined = (part: Buffer[]): Buffer => Buffer.concat(part.flatMap((line) => [line, Buffer.from('\n')]));
+  fs.writeFileSync(transcript, joined(lines.slice(0, 2)));
+  collectOnce(root, data);
+  parseSession(data, session);
+  readAhead(data, [session]);
+  const files = fs.readdirSync(path.join(data, session), { recursive: true }).filter((name) => String(name).endsWith('.sd')).length + fs.readdirSync(path.join(data, '_conversations', session, 'rounds')).length;
+  fs.appendFileSync(transcript, joined(lines.slice(2)));
+  collectOnce(root, data);
+  parseSession(data, session);
+  const out = path.join(temporaryFolder(), 'export');
+  await writeExport(data, out, [session], { site: false });
+  return { bundle: path.join(out, 'bundle'), files };
+}
+
+function used(): { taken: number; refused: number } {
+  return { ...readAheadUse };
+}
+
+describe('reading a session ahead', () => {
+  it('gives the load from the bundle what it read, and reads what came after it', async () => {
+    const { bundle, files } = await readAheadThenGrown();
+    const before = used();
+    const ahead = loadConversation(bundle, session);
+    const after = used();
+    // Every file of the first pass; the second pass's files are read from the bundle.
+    expect(files).toBeGreaterThan(2);
+    expect(after.taken - before.taken).toBe(files);
+    expect(after.refused).toBe(before.refused);
+    const plain = loadConversation(bundle, session);
+    expect(used()).toEqual(after);
+    expect(ahead.folded.rounds).toHaveLength(2);
+    expect(ahead).toEqual(plain);
+  });
+
+  it('reads a bundle file again when its bytes are not those read ahead, and shows the bundle’s', async () => {
+    const { bundle } = await readAheadThenGrown();
+    const stream = path.join(bundle, session, 'streams', 'main');
+    const first = fs.readdirSync(stream).filter((name) => name.endsWith('.sd')).sort()[0]!;
+    const file = path.join(stream, first);
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    const row = JSON.parse(lines[1]!) as Record<string, unknown>;
+    lines[1] = JSON.stringify({ ...row, changed: 'in the bundle' });
+    // A new file in place of the old, as a redaction writes one: the storage zone's is another inode.
+    fs.writeFileSync(`${file}.new`, lines.join('\n'));
+    fs.renameSync(`${file}.new`, file);
+    const before = used();
+    const loaded = loadConversation(bundle, session);
+    expect(used().refused - before.refused).toBe(1);
+    expect([...loaded.rows.values()].filter((entry) => (entry as unknown as Record<string, unknown>).changed === 'in the bundle')).toHaveLength(1);
+    expect(loaded).toEqual(loadConversation(bundle, session));
+  });
+
+  it('takes no round when the bundle’s chain is not the one read', async () => {
+    const { bundle, files } = await readAheadThenGrown();
+    const rounds = path.join(bundle, '_conversations', session, 'rounds');
+    const first = path.join(rounds, fs.readdirSync(rounds).sort()[0]!);
+    // The same round, a byte longer: no longer the bytes read ahead, and still a round.
+    const bytes = fs.readFileSync(first);
+    fs.rmSync(first);
+    fs.writeFileSync(first, Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.from(' \n')]));
+    const before = used();
+    const loaded = (() => {
+      try {
+        return loadConversation(bundle, session);
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(used().refused - before.refused).toBe(1);
+    // Every `.sd` is taken; the round is not.
+    expect(used().taken - before.taken).toBe(files - 1);
+    const plain = (() => {
+      try {
+        return loadConversation(bundle, session);
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(loaded).toEqual(plain);
+  });
+});

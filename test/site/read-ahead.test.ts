@@ -60,6 +60,24 @@ describe('reading a session ahead', () => {
     expect(ahead).toEqual(plain);
   });
 
+  it('reads nothing of a session with more `.sd` than it may hold', async () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    parseSession(data, session);
+    const out = path.join(temporaryFolder(), 'export');
+    await writeExport(data, out, [session], { site: false });
+    const sessionData = fs.readdirSync(path.join(data, session), { recursive: true }).filter((name) => String(name).endsWith('.sd'));
+    const bytes = sessionData.reduce((sum, name) => sum + fs.statSync(path.join(data, session, String(name))).size, 0);
+    readAhead(data, [session], bytes - 1);
+    const before = used();
+    loadConversation(path.join(out, 'bundle'), session);
+    expect(used()).toEqual(before);
+    readAhead(data, [session], bytes);
+    loadConversation(path.join(out, 'bundle'), session);
+    expect(used().taken - before.taken).toBe(sessionData.length + 1);
+  });
+
   it('reads a bundle file again when its bytes are not those read ahead, and shows the bundle’s', async () => {
     const { bundle } = await readAheadThenGrown();
     const stream = path.join(bundle, session, 'streams', 'main');

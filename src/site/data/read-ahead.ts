@@ -23,7 +23,16 @@
 // Measured on that change, three runs each: the site step took 1.57-1.60 s
 // against 2.35-2.50 s, the whole export 4.06 s against 4.58-4.61 s. The
 // parse step, sharing the two cores with the child reading, took 1.26-1.37 s
-// against 1.00-1.06 s.
+// against 1.00-1.06 s. That share grows with the session, and on a larger
+// one it costs more than it saves: one line added to a 75 MB conversation
+// (of a 500 MB corpus), exports of 9.54-9.98 s against 9.65-11.43 s; to the
+// 151 MB one of the 1 GB corpus (150 MB of `.sd`), 20.15-22.95 s against
+// 17.87-18.96 s, its parse step 6.1-8.6 s against 3.7-4.1 s. So a session
+// with more `.sd` than READ_AHEAD_MOST_BYTES is not read ahead. (Reading
+// ahead at the lowest priority kept the parse step near its time and made
+// that export 16.2-16.9 s, but an unprivileged process cannot raise its
+// priority again, and the child would then render at the lowest priority
+// too, starved on a busy machine.)
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -70,24 +79,29 @@ export const readAheadUse = { taken: 0, refused: 0 };
 const sessionData = new Map<string, { sha256: string; read: SessionDataRead }>();
 const folds = new Map<string, { rounds: { name: string; sha256: string }[]; folded: Folded }>();
 
+/** The most `.sd` bytes a session may hold to be read ahead; see above. */
+export const READ_AHEAD_MOST_BYTES = 64 << 20;
+
 /**
  * Reads the `.sd` files and the round chain of each of `sessions` (a session
  * is its own conversation) from the storage zone `data`, to be taken by the
- * load of the same files from a bundle. Anything that cannot be read, or
- * that changes while it is read, is skipped: the load reads it then.
+ * load of the same files from a bundle; not a session with more than
+ * `mostBytes` of `.sd`. Anything that cannot be read, or that changes while
+ * it is read, is skipped: the load reads it then.
  */
-export function readAhead(data: string, sessions: readonly string[]): void {
+export function readAhead(data: string, sessions: readonly string[], mostBytes = READ_AHEAD_MOST_BYTES): void {
   for (const session of sessions) {
+    let files: LandedFileEntry[];
+    try {
+      files = landedFilesOfSession(data, session);
+      if (files.reduce((bytes, file) => bytes + sizeOrNothing(sessionDataPath(data, session, file)), 0) > mostBytes) continue;
+    } catch {
+      continue;
+    }
     try {
       folds.set(session, foldAhead(data, session));
     } catch {
       // A chain being written or broken: the load reads it, and reports what is wrong.
-    }
-    let files: LandedFileEntry[];
-    try {
-      files = landedFilesOfSession(data, session);
-    } catch {
-      continue;
     }
     for (const file of files) {
       const at = sessionDataPath(data, session, file);
@@ -143,6 +157,14 @@ export function foldOf(bundle: string, conversation: string): Folded {
     } else readAheadUse.refused++;
   }
   return foldRounds(files.slice(from), folded);
+}
+
+function sizeOrNothing(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 function foldAhead(data: string, conversation: string): { rounds: { name: string; sha256: string }[]; folded: Folded } {

@@ -30,7 +30,7 @@ describe('the digest of a page model', () => {
     expect(digest(model(undefined, { html: '<span>café</span>' }))).toBe(digest(model()));
   });
 
-  it('changes with any text, number, flag, map value, list, the file or the code', () => {
+  it('changes with any text, number, flag, map value, list, talk, the file or the code', () => {
     const base = digest(model());
     const changed = [
       digest(model('cafe ☕ über')),
@@ -39,6 +39,8 @@ describe('the digest of a page model', () => {
       digest(model(undefined, { epoch: 'epoch/2' })),
       digest(model(undefined, { labels: ['ab'] })),
       digest(model(undefined, { labels: ['a', 'b', ''] })),
+      digest({ ...model(), talks: [...model().talks, ...model().talks] }),
+      digest({ ...model(), talks: [] }),
       digest(model(), 'c/one-3.html'),
       digest(model(), 'c/one-2.html', 'code-2'),
     ];

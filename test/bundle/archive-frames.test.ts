@@ -62,6 +62,36 @@ describe('the frames an archive is cut into', () => {
     }
   });
 
+  it('cuts a large group into frames of a few pages, of which a changed page changes one or two', () => {
+    const pages = entries([['site/c/big.html', 600_000], ...Array.from({ length: 99 }, (_, index) => [`site/c/big-${index + 2}.html`, 600_000] as [string, number])]);
+    const frames = cut(pages);
+    expect(frames.flat()).toEqual(pages.map((entry) => entry.name));
+    expect(frames.length).toBeGreaterThan(4);
+    const bytes = (frame: string[]): number => frame.reduce((sum, name) => sum + pages.find((entry) => entry.name === name)!.size, 0);
+    for (const frame of frames.slice(0, -1)) expect(bytes(frame)).toBeGreaterThanOrEqual(1 << 20);
+    const before = new Set(frames.map((frame) => frame.join(' ')));
+    for (const changed of ['site/c/big.html', 'site/c/big-50.html', 'site/c/big-100.html']) {
+      const after = cut(pages.map((entry) => (entry.name === changed ? { ...entry, size: entry.size + 5000 } : entry)));
+      // The cuts stay where they were, but next to the page, and its frame is a small part of the group.
+      expect(after.filter((frame) => !before.has(frame.join(' '))).length, changed).toBeLessThanOrEqual(2);
+      expect(after.find((frame) => frame.includes(changed))!.length, changed).toBeLessThan(pages.length / 4);
+    }
+    // A page added at the end changes the last frame alone.
+    const grown = cut([...pages, { name: 'site/c/big-99x.html', size: 600_000 }]);
+    expect(grown.filter((frame) => !before.has(frame.join(' ')))).toEqual([[...frames.at(-1)!, 'site/c/big-99x.html']]);
+  });
+
+  it('never cuts a large group between a landed file and its .sd', () => {
+    const stream = 'bundle/c10/streams/main';
+    const list = entries(Array.from({ length: 60 }, (_, index) => [
+      [`${stream}/transcript-20260101T000000.000Z-${String(index + 1).padStart(6, '0')}.jsonl`, 400_000] as [string, number],
+      [`${stream}/transcript-20260101T000000.000Z-${String(index + 1).padStart(6, '0')}.sd`, 400_000] as [string, number],
+    ]).flat());
+    const frames = cut(list);
+    expect(frames.length).toBeGreaterThan(2);
+    for (const frame of frames) expect(frame.at(-1)).toMatch(/\.sd$/);
+  });
+
   it('gives a large file a frame of its own, which stays the same while its conversation grows after it', () => {
     const stream = 'bundle/c10/streams/main';
     const before = entries([

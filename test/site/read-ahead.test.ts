@@ -60,7 +60,7 @@ describe('reading a session ahead', () => {
     expect(ahead).toEqual(plain);
   });
 
-  it('reads nothing of a session with more `.sd` than it may hold', async () => {
+  it('reads no more of a session\'s `.sd` than it may hold, and its rounds only with all of it', async () => {
     const root = copyOfFixtures();
     const data = temporaryFolder();
     collectOnce(root, data);
@@ -69,13 +69,22 @@ describe('reading a session ahead', () => {
     await writeExport(data, out, [session], { site: false });
     const sessionData = fs.readdirSync(path.join(data, session), { recursive: true }).filter((name) => String(name).endsWith('.sd'));
     const bytes = sessionData.reduce((sum, name) => sum + fs.statSync(path.join(data, session, String(name))).size, 0);
-    readAhead(data, [session], bytes - 1);
+    const bundle = path.join(out, 'bundle');
+    const plain = loadConversation(bundle, session);
     const before = used();
-    loadConversation(path.join(out, 'bundle'), session);
+    readAhead(data, [session], 0);
+    loadConversation(bundle, session);
     expect(used()).toEqual(before);
+    // All but what does not fit: some `.sd`, not the rounds.
+    readAhead(data, [session], bytes - 1);
+    expect(loadConversation(bundle, session)).toEqual(plain);
+    const partly = used().taken - before.taken;
+    expect(partly).toBeGreaterThan(0);
+    expect(partly).toBeLessThan(sessionData.length);
     readAhead(data, [session], bytes);
-    loadConversation(path.join(out, 'bundle'), session);
-    expect(used().taken - before.taken).toBe(sessionData.length + 1);
+    expect(loadConversation(bundle, session)).toEqual(plain);
+    expect(used().taken - before.taken - partly).toBe(sessionData.length + 1);
+    expect(used().refused).toBe(before.refused);
   });
 
   it('reads a bundle file again when its bytes are not those read ahead, and shows the bundle’s', async () => {

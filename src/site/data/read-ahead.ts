@@ -27,12 +27,16 @@
 // one it costs more than it saves: one line added to a 75 MB conversation
 // (of a 500 MB corpus), exports of 9.54-9.98 s against 9.65-11.43 s; to the
 // 151 MB one of the 1 GB corpus (150 MB of `.sd`), 20.15-22.95 s against
-// 17.87-18.96 s, its parse step 6.1-8.6 s against 3.7-4.1 s. So a session
-// with more `.sd` than READ_AHEAD_MOST_BYTES is not read ahead. (Reading
-// ahead at the lowest priority kept the parse step near its time and made
-// that export 16.2-16.9 s, but an unprivileged process cannot raise its
-// priority again, and the child would then render at the lowest priority
-// too, starved on a busy machine.)
+// 17.87-18.96 s, its parse step 6.1-8.6 s against 3.7-4.1 s. So no more
+// than READ_AHEAD_MOST_BYTES of a session's `.sd` is read ahead, and its
+// rounds only with all of its `.sd`: with that, the 151 MB conversation's
+// export took 17.00-17.87 s (site step 9.4-9.8 s against 10.7-11.3 s; parse
+// 4.4-4.6 s), and with twice as much 17.12-17.53 s, the parse as much slower
+// as the site faster. (Reading the whole session ahead at the lowest
+// priority kept the parse step near its time and made that export
+// 16.2-16.9 s, but an unprivileged process cannot raise its priority again,
+// and the child would then render at the lowest priority too, starved on a
+// busy machine.)
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -79,32 +83,40 @@ export const readAheadUse = { taken: 0, refused: 0 };
 const sessionData = new Map<string, { sha256: string; read: SessionDataRead }>();
 const folds = new Map<string, { rounds: { name: string; sha256: string }[]; folded: Folded }>();
 
-/** The most `.sd` bytes a session may hold to be read ahead; see above. */
+/** The most bytes of a session's `.sd` read ahead; see above. */
 export const READ_AHEAD_MOST_BYTES = 64 << 20;
 
 /**
  * Reads the `.sd` files and the round chain of each of `sessions` (a session
  * is its own conversation) from the storage zone `data`, to be taken by the
- * load of the same files from a bundle; not a session with more than
- * `mostBytes` of `.sd`. Anything that cannot be read, or that changes while
- * it is read, is skipped: the load reads it then.
+ * load of the same files from a bundle: of a session with more than
+ * `mostBytes` of `.sd`, the files that fit in that many bytes and not its
+ * rounds. Anything that cannot be read, or that changes while it is read,
+ * is skipped: the load reads it then.
  */
 export function readAhead(data: string, sessions: readonly string[], mostBytes = READ_AHEAD_MOST_BYTES): void {
   for (const session of sessions) {
     let files: LandedFileEntry[];
+    let whole: number;
     try {
       files = landedFilesOfSession(data, session);
-      if (files.reduce((bytes, file) => bytes + sizeOrNothing(sessionDataPath(data, session, file)), 0) > mostBytes) continue;
+      whole = files.reduce((bytes, file) => bytes + sizeOrNothing(sessionDataPath(data, session, file)), 0);
     } catch {
       continue;
     }
-    try {
-      folds.set(session, foldAhead(data, session));
-    } catch {
-      // A chain being written or broken: the load reads it, and reports what is wrong.
+    if (whole <= mostBytes) {
+      try {
+        folds.set(session, foldAhead(data, session));
+      } catch {
+        // A chain being written or broken: the load reads it, and reports what is wrong.
+      }
     }
+    let budget = mostBytes;
     for (const file of files) {
       const at = sessionDataPath(data, session, file);
+      const size = sizeOrNothing(at);
+      if (size > budget) continue;
+      budget -= size;
       try {
         const before = fs.statSync(at, { bigint: true });
         const sha256 = digestOfFile(at);

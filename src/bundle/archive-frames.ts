@@ -116,8 +116,9 @@ const LEAST_CUT_BYTES = 1 << 20;
  * conversation's pages are a group, and the 176 pages of the 1 GB benchmark
  * corpus's biggest conversation (113 MB) were one frame, compressed again
  * whole whenever one of them changed. Frames of a few megabytes cost
- * nothing in size: zstd at this level finds nothing further back than 2 MiB
- * (its window at level 3) anyway.
+ * little in size, as zstd at this level finds nothing further back than
+ * 2 MiB (its window at level 3) anyway: the 200 MB corpus's archive was
+ * 59.94 MB against 59.78 MB, the 1 GB corpus's 303.8 MB against 303.4 MB.
  *
  * A large file is a frame of its own too, cutting the group it is in: the
  * files that make a conversation large (its first landed transcripts and

@@ -24,7 +24,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
-import { sessionDataName } from '../landing/layout.ts';
+import { sessionDataBeside } from '../landing/layout.ts';
 import { listFolder } from '../landing/session-state.ts';
 import { hasEnded } from '../landing/process.ts';
 import type { SiteResult } from '../site/build/site.ts';
@@ -84,7 +84,7 @@ export async function writeExport(data: string, out: string, conversations: read
       const session = conversation;
       for (const landed of landedFilesOfSession(data, session)) {
         copy(landed.path, `${session}/${landed.relative}`);
-        const sd = path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path)));
+        const sd = sessionDataBeside(landed.path);
         if (fs.existsSync(sd)) copy(sd, `${session}/${path.posix.dirname(landed.relative)}/${path.basename(sd)}`);
       }
       const chain = conversationFolder(data, conversation);

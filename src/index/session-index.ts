@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { replaceTailInPlace, replaceWithoutFlush } from '../landing/atomic-file.ts';
-import { sessionDataName, sessionFolder } from '../landing/layout.ts';
+import { sessionDataBeside, sessionFolder } from '../landing/layout.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { readLines, withOpenFile } from '../landing/line-reader.ts';
 import type { ContentState, PartKind, Producer, RecordFlag, Trigger } from '../model/vocabulary.ts';
@@ -98,10 +98,6 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
   };
 }
 
-function sessionDataOf(landed: string): string {
-  return path.join(path.dirname(landed), sessionDataName(path.basename(landed)));
-}
-
 export function indexPath(data: string, session: string): string {
   return path.join(sessionFolder(data, session), INDEX_NAME);
 }
@@ -116,7 +112,7 @@ export function loadSessionIndex(data: string, session: string, options: { persi
   const throughSeq = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
   // The .sd files are what the index is made from: one that is gone is not
   // covered for by a saved index, but read, so that the parse fails naming it.
-  const saved = options.persist === false || !landed.every((file) => fs.existsSync(sessionDataOf(file.path))) ? undefined : readSavedIndex(indexPath(data, session), session);
+  const saved = options.persist === false || !landed.every((file) => fs.existsSync(sessionDataBeside(file.path))) ? undefined : readSavedIndex(indexPath(data, session), session);
   if (saved && saved.index.throughSeq === throughSeq) return saved.index;
   // A saved index that covers a prefix of what is landed now is extended by
   // the new files alone, so a round after one new line does not re-read every
@@ -125,8 +121,7 @@ export function loadSessionIndex(data: string, session: string, options: { persi
   const entries: IndexEntry[] = extendable ? [...saved.index.entries] : [];
   const files: { seq: number; digest: string }[] = extendable ? [...saved.index.files] : [];
   for (const file of extendable ? landed.slice(saved.index.files.length) : landed) {
-    const sessionData = sessionDataOf(file.path);
-    const place = file.relative.split('/').slice(0, 2).join('/');
+    const sessionData = sessionDataBeside(file.path);
     let kind = '';
     // An entry keeps a row's identifiers and none of its text, so the rows
     // are read as strings of bytes and only what the entry keeps is decoded.
@@ -140,7 +135,7 @@ export function loadSessionIndex(data: string, session: string, options: { persi
         files.push({ seq: file.seq, digest: entry.header.of_sha });
         continue;
       }
-      const indexEntry = indexEntryOf(file.seq, place, kind, entry.row);
+      const indexEntry = indexEntryOf(file.seq, file.place, kind, entry.row);
       entries.push(entry.stringsAsBytes ? textOf(indexEntry) : indexEntry);
     }
   }

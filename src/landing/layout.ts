@@ -62,6 +62,11 @@ export function sessionDataName(landed: string): string {
   return landed.replace(/\.jsonl$/, '.sd');
 }
 
+/** The path of the `.sd` beside the landed file at path `landed`. */
+export function sessionDataBeside(landed: string): string {
+  return path.join(path.dirname(landed), sessionDataName(path.basename(landed)));
+}
+
 /** The name of the landed file a `.sd` named `sessionData` is derived from; undefined for a name that is no `.sd`. */
 export function landedNameOf(sessionData: string): string | undefined {
   return sessionData.endsWith('.sd') ? `${sessionData.slice(0, -'.sd'.length)}.jsonl` : undefined;

@@ -77,6 +77,8 @@ export interface LandedFileEntry {
   readonly path: string;
   /** Path inside the session folder, with forward slashes: streams/main/transcript-….jsonl */
   readonly relative: string;
+  /** The stream or run folder it is in: streams/main. */
+  readonly place: string;
   readonly prefix: string;
   readonly seq: number;
 }
@@ -112,7 +114,7 @@ export function listSession(data: string, session: string): SessionListing {
       for (const name of names) {
         const parsed = parseLandedName(name);
         if (!parsed) continue;
-        landed.push({ path: path.join(folder, name), relative: `${group}/${place}/${name}`, prefix: parsed.prefix, seq: parsed.seq });
+        landed.push({ path: path.join(folder, name), relative: `${group}/${place}/${name}`, place: `${group}/${place}`, prefix: parsed.prefix, seq: parsed.seq });
       }
     }
   }

@@ -30,7 +30,7 @@ import { assemble, PARSER_VERSION } from '../assembly/assemble.ts';
 import { loadSessionIndex } from '../index/session-index.ts';
 import { PendingFile, READ_ONLY, writeOnce } from '../landing/atomic-file.ts';
 import { digestOf, headerLine, readLandedFile, recordLine, type LandedHeader } from '../landing/landed-file.ts';
-import { sessionDataName } from '../landing/layout.ts';
+import { sessionDataBeside } from '../landing/layout.ts';
 import { deriveSessionData } from '../session-data/derive.ts';
 import { appendRound, conversationFolder, readRound, roundFiles } from '../session-flow/chain.ts';
 import { decodeJsonString, jsonStrings, replaceJsonStrings, type JsonString } from './json-strings.ts';
@@ -47,7 +47,7 @@ export function applyRedaction(bundle: string, plan: RedactionPlan): void {
     rewriteLanded(landed, filePlan.rows);
     const converter = filePlan.dialect !== undefined ? plan.converterFor(filePlan.dialect) : undefined;
     if (!converter) throw new Error(`${file}: no converter for its .sd dialect ${filePlan.dialect ?? '(no .sd)'}, so the redacted copy's .sd cannot be derived`);
-    fs.rmSync(path.join(path.dirname(landed), sessionDataName(path.basename(landed))), { force: true });
+    fs.rmSync(sessionDataBeside(landed), { force: true });
     deriveSessionData(landed, converter);
     rebuilt.add(filePlan.conversation);
   }

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { headerLine, readLandedFile, type LandedRecord } from '../landing/landed-file.ts';
-import { sessionDataName } from '../landing/layout.ts';
+import { sessionDataBeside } from '../landing/layout.ts';
 import { landedFilesOfSession, listFolder } from '../landing/session-state.ts';
 import type { Converter } from '../session-data/derive.ts';
 import { readSessionData } from '../session-data/derive.ts';
@@ -116,7 +116,7 @@ export async function scanForSecrets(data: string, conversations: readonly strin
       await flush();
       if (found.length === 0) continue;
       found.sort(([a], [b]) => a.row - b.row || a.index - b.index);
-      const sessionData = path.join(path.dirname(landed.path), sessionDataName(path.basename(landed.path)));
+      const sessionData = sessionDataBeside(landed.path);
       const described = describeRows(sessionData, new Set(found.map(([piece]) => piece.row)));
       const file = `${session}/${landed.relative}`;
       files.set(file, { kind: 'landed', conversation, dialect: described.dialect, rows: cutsByRow(found) });

@@ -6,12 +6,13 @@
 // beside the landed file with the same sequence number, and accounts for every
 // record: each landed record gets exactly one row.
 
+import type crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
 import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
 import { parseJsonBytes, textOf, type ParsedJson } from '../landing/json-text.ts';
-import { sessionDataName } from '../landing/layout.ts';
+import { sessionDataBeside, sessionDataName } from '../landing/layout.ts';
 import { listSession, type LandedFileEntry, type SessionListing } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
@@ -133,7 +134,7 @@ export class SessionDataWriter {
   private readonly derivation: SessionDataDerivation;
 
   constructor(landed: string, header: LandedHeader, converter: Converter) {
-    this.file = new PendingFile(path.join(path.dirname(landed), sessionDataName(path.basename(landed))), { mode: READ_ONLY, durability: 'replaced' });
+    this.file = new PendingFile(sessionDataBeside(landed), { mode: READ_ONLY, durability: 'replaced' });
     this.derivation = new SessionDataDerivation(header, converter, path.basename(landed));
     this.file.write(this.derivation.headerLine(DIGEST_NOT_YET_KNOWN));
   }
@@ -173,21 +174,26 @@ function sessionDataHeader(header: LandedHeader, dialect: string, of: string, of
   return value as unknown as SessionDataHeader;
 }
 
+const NEWLINE = Buffer.from('\n');
+
 export type SessionDataEntry = { readonly type: 'header'; readonly header: SessionDataHeader } | { readonly type: 'row'; readonly row: SessionDataRow; readonly stringsAsBytes: boolean };
 
 /**
  * Reads a `.sd` file: its header, then its rows. With `asBytes`, a row's
  * strings may be strings of bytes (ParsedJson), as its entry says: for a
  * reader that keeps a few of them and turns only those into text (textOf),
- * which parses several times faster than text for lines beyond ASCII.
+ * which parses several times faster than text for lines beyond ASCII. With
+ * `hash`, every line read goes into it with its newline: the SHA-256 of the
+ * bytes the entries come from, for a reader that must know them later.
  */
-export function* readSessionData(file: string, options: { asBytes?: boolean } = {}): Generator<SessionDataEntry> {
+export function* readSessionData(file: string, options: { asBytes?: boolean; hash?: crypto.Hash } = {}): Generator<SessionDataEntry> {
   const descriptor = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(descriptor).size;
     let line = 0;
     for (const { bytes } of readLines(descriptor, 0, size)) {
       line++;
+      options.hash?.update(bytes).update(NEWLINE);
       let parsed: ParsedJson;
       try {
         parsed = options.asBytes && line > 1 ? parseJsonBytes(bytes) : { value: JSON.parse(bytes.toString('utf8')), stringsAsBytes: false };

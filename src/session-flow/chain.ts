@@ -118,9 +118,17 @@ export function readChain(data: string, conversation: string): Folded {
   return foldRounds(roundFiles(data, conversation));
 }
 
-/** Folds the rounds in `files` into `folded` (empty unless given: rounds before them, already folded), then checks every link of the chain. */
-export function foldRounds(files: readonly string[], folded: Folded = emptyFold()): Folded {
-  for (const file of files) foldRound(folded, readRound(file));
+/**
+ * Folds the rounds in `files` into `folded` (empty unless given: rounds
+ * before them, already folded), then checks every link of the chain. `read`
+ * is told each round's bytes as they are folded.
+ */
+export function foldRounds(files: readonly string[], folded: Folded = emptyFold(), read?: (file: string, bytes: Buffer) => void): Folded {
+  for (const file of files) {
+    const bytes = fs.readFileSync(file);
+    read?.(file, bytes);
+    foldRound(folded, parseRound(bytes, file));
+  }
   const problems = checkLinks(folded.rounds);
   if (problems.length > 0) throw new ChainError(problems.join('; '));
   return folded;

@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { borrowBuffer, giveBack } from '../landing/buffer-pool.ts';
-import { parseLandedName, sessionDataName, sessionStatePath } from '../landing/layout.ts';
+import { parseLandedName, sessionDataBeside, sessionStatePath } from '../landing/layout.ts';
 import { withOpenFile } from '../landing/line-reader.ts';
 import { landedFilesOfSession, listFolder } from '../landing/session-state.ts';
 import { readState } from '../landing/state-text.ts';
@@ -61,7 +61,7 @@ export function verifyStorage(data: string, options: VerifyOptions = {}): Storag
       const landed = landedFilesOfSession(data, session);
       // The .sd first: it names the dialect, so that only its converter derives again.
       for (const file of landed) {
-        const sessionData = path.join(path.dirname(file.path), sessionDataName(path.basename(file.path)));
+        const sessionData = sessionDataBeside(file.path);
         if (fs.existsSync(sessionData)) feedFile(sessionData, evidence.file(relative(sessionData)), chunk);
         feedFile(file.path, evidence.file(relative(file.path)), chunk);
       }

@@ -187,7 +187,8 @@ async function runExport(request: ExportRequest, waitingRenderer: WaitingRendere
  * until it renders it, where it holds one conversation at a time otherwise.
  */
 function sessionToReadAhead(sessions: readonly SessionOutcome[], chosen: readonly string[]): string[] {
-  const changed = sessions.filter((outcome) => outcome.sources.some((source) => source.landed.length > 0) && chosen.includes(outcome.session));
+  const wanted = new Set(chosen);
+  const changed = sessions.filter((outcome) => outcome.sources.some((source) => source.landed.length > 0) && wanted.has(outcome.session));
   return changed.length === 1 ? [changed[0]!.session] : [];
 }
 

@@ -11,11 +11,12 @@ import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf } from '../../branches/tree.ts';
 import type { IndexEntry } from '../../index/session-index.ts';
+import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession, listFolder } from '../../landing/session-state.ts';
 import type { SessionDataRow } from '../../session-data/format.ts';
 import type { Folded } from '../../session-flow/chain.ts';
 import type { EvidenceRef } from '../../session-flow/format.ts';
-import { foldOf, sessionDataOf, sessionDataPath } from './read-ahead.ts';
+import { foldOf, sessionDataOf } from './read-ahead.ts';
 
 export interface ExplicitBranchView {
   readonly record: BranchRecord;
@@ -58,12 +59,12 @@ export function loadConversation(bundle: string, id: string): BundleConversation
   for (const file of landedFilesOfSession(bundle, session)) {
     landed.set(file.seq, `${session}/${file.relative}`);
     bytes += fs.statSync(file.path).size;
-    const sessionData = sessionDataPath(bundle, session, file);
+    const sessionData = sessionDataBeside(file.path);
     if (!fs.existsSync(sessionData)) continue;
     bytes += fs.statSync(sessionData).size;
     // The branch analysis needs the index of these rows; it is built from
     // them here rather than by reading every `.sd` a second time.
-    const read = sessionDataOf(bundle, session, file);
+    const read = sessionDataOf(session, file);
     for (const row of read.rows) rows.set(`${file.seq}:${row.row}`, row);
     for (const entry of read.entries) entries.push(entry);
   }

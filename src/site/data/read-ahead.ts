@@ -16,7 +16,7 @@
 // rewrites them). So what was read ahead is used only for a bundle file
 // whose SHA-256 is that of the bytes read: the check reads the file again,
 // which costs a fraction of parsing it (that conversation's 29.6 MB of `.sd`
-// took 0.40 s to parse, and SHA-256 runs at about 1.2 GB/s here), and a
+// took 0.40 s to parse; reading and SHA-256 run at about 1.2 GB/s here), and a
 // file that differs is read from the bundle as if nothing had been read
 // ahead.
 //
@@ -30,7 +30,7 @@
 // 17.87-18.96 s, its parse step 6.1-8.6 s against 3.7-4.1 s. So no more
 // than READ_AHEAD_MOST_BYTES of a session's `.sd` is read ahead, and its
 // rounds only with all of its `.sd`: with that, the 151 MB conversation's
-// export took 17.00-17.87 s (site step 9.4-9.8 s against 10.7-11.3 s; parse
+// export took 17.00-17.87 s (site step 9.4-9.8 s against 10.8-11.3 s; parse
 // 4.4-4.6 s), and with twice as much 17.12-17.53 s, the parse as much slower
 // as the site faster. (Reading the whole session ahead at the lowest
 // priority kept the parse step near its time and made that export
@@ -42,12 +42,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { indexEntryOf, type IndexEntry } from '../../index/session-index.ts';
-import { digestOfFile } from '../../landing/landed-file.ts';
-import { sessionDataName } from '../../landing/layout.ts';
+import { digestOf, digestOfFile } from '../../landing/landed-file.ts';
+import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../../landing/session-state.ts';
 import { readSessionData } from '../../session-data/derive.ts';
 import type { SessionDataRow } from '../../session-data/format.ts';
-import { emptyFold, foldRound, foldRounds, parseRound, roundFiles, type Folded } from '../../session-flow/chain.ts';
+import { foldRounds, roundFiles, type Folded } from '../../session-flow/chain.ts';
 
 /** The rows of one `.sd`, and the session index entries they make. */
 export interface SessionDataRead {
@@ -55,33 +55,33 @@ export interface SessionDataRead {
   readonly entries: IndexEntry[];
 }
 
-/** Reads the `.sd` beside landed file `file` of `session`; the index entries are those of its rows. */
-export function readSessionDataOf(root: string, session: string, file: LandedFileEntry): SessionDataRead {
-  const sessionData = sessionDataPath(root, session, file);
-  const place = file.relative.split('/').slice(0, 2).join('/');
+/** Reads the `.sd` beside landed file `file`; the index entries are those of its rows. `hash` is given the bytes read. */
+export function readSessionDataOf(file: LandedFileEntry, hash?: crypto.Hash): SessionDataRead {
   const rows: SessionDataRow[] = [];
   const entries: IndexEntry[] = [];
   let kind = '';
-  for (const entry of readSessionData(sessionData)) {
+  for (const entry of readSessionData(sessionDataBeside(file.path), { hash })) {
     if (entry.type === 'header') kind = entry.header.kind;
     else {
       rows.push(entry.row);
-      entries.push(indexEntryOf(file.seq, place, kind, entry.row));
+      entries.push(indexEntryOf(file.seq, file.place, kind, entry.row));
     }
   }
   return { rows, entries };
 }
 
-export function sessionDataPath(root: string, session: string, file: LandedFileEntry): string {
-  return path.join(root, session, path.dirname(file.relative), sessionDataName(path.basename(file.relative)));
-}
-
 /** Files whose reading ahead a load used, and files it read again because the bundle's bytes differ: for tests and profiles. */
 export const readAheadUse = { taken: 0, refused: 0 };
 
-/** What was read ahead and not yet taken: `.sd` reads by path inside the storage layout, and folds by conversation. */
+/**
+ * What was read ahead and not yet taken: `.sd` reads by their landed file's
+ * path inside the storage layout, with the SHA-256 of the bytes read, and
+ * folds by conversation, with the SHA-256 of each round folded.
+ */
 const sessionData = new Map<string, { sha256: string; read: SessionDataRead }>();
 const folds = new Map<string, { rounds: { name: string; sha256: string }[]; folded: Folded }>();
+
+const keyOf = (session: string, file: LandedFileEntry): string => `${session}/${file.relative}`;
 
 /** The most bytes of a session's `.sd` read ahead; see above. */
 export const READ_AHEAD_MOST_BYTES = 64 << 20;
@@ -91,39 +91,34 @@ export const READ_AHEAD_MOST_BYTES = 64 << 20;
  * is its own conversation) from the storage zone `data`, to be taken by the
  * load of the same files from a bundle: of a session with more than
  * `mostBytes` of `.sd`, the files that fit in that many bytes and not its
- * rounds. Anything that cannot be read, or that changes while it is read,
- * is skipped: the load reads it then.
+ * rounds. Anything that cannot be read is skipped: the load reads it then.
  */
 export function readAhead(data: string, sessions: readonly string[], mostBytes = READ_AHEAD_MOST_BYTES): void {
   for (const session of sessions) {
-    let files: LandedFileEntry[];
-    let whole: number;
+    let sized: { file: LandedFileEntry; size: number }[];
     try {
-      files = landedFilesOfSession(data, session);
-      whole = files.reduce((bytes, file) => bytes + sizeOrNothing(sessionDataPath(data, session, file)), 0);
+      sized = landedFilesOfSession(data, session).map((file) => ({ file, size: sizeOrNothing(sessionDataBeside(file.path)) }));
     } catch {
       continue;
     }
-    if (whole <= mostBytes) {
+    if (sized.reduce((bytes, { size }) => bytes + size, 0) <= mostBytes) {
       try {
-        folds.set(session, foldAhead(data, session));
+        const rounds: { name: string; sha256: string }[] = [];
+        const folded = foldRounds(roundFiles(data, session), undefined, (file, bytes) => rounds.push({ name: path.basename(file), sha256: digestOf(bytes) }));
+        folds.set(session, { rounds, folded });
       } catch {
         // A chain being written or broken: the load reads it, and reports what is wrong.
       }
     }
     let budget = mostBytes;
-    for (const file of files) {
-      const at = sessionDataPath(data, session, file);
-      const size = sizeOrNothing(at);
+    for (const { file, size } of sized) {
       if (size > budget) continue;
       budget -= size;
       try {
-        const before = fs.statSync(at, { bigint: true });
-        const sha256 = digestOfFile(at);
-        const read = readSessionDataOf(data, session, file);
-        const after = fs.statSync(at, { bigint: true });
-        if (before.ino !== after.ino || before.size !== after.size || before.mtimeNs !== after.mtimeNs) continue;
-        sessionData.set(path.relative(data, at), { sha256, read });
+        // The digest of the very bytes parsed, so that a file replaced meanwhile is never taken for them.
+        const hash = crypto.createHash('sha256');
+        const read = readSessionDataOf(file, hash);
+        sessionData.set(keyOf(session, file), { sha256: hash.digest('hex'), read });
       } catch {
         // No `.sd` yet, or one being derived: the load reads it.
       }
@@ -131,20 +126,19 @@ export function readAhead(data: string, sessions: readonly string[], mostBytes =
   }
 }
 
-/** The rows of the `.sd` beside `file` in the bundle: as read ahead when its bytes are those read, else read now. */
-export function sessionDataOf(bundle: string, session: string, file: LandedFileEntry): SessionDataRead {
-  const at = sessionDataPath(bundle, session, file);
-  const key = path.relative(bundle, at);
+/** The rows of the `.sd` beside `file` of `session` in a bundle: as read ahead when its bytes are those read, else read now. */
+export function sessionDataOf(session: string, file: LandedFileEntry): SessionDataRead {
+  const key = keyOf(session, file);
   const ahead = sessionData.get(key);
   sessionData.delete(key);
   if (ahead !== undefined) {
-    if (digestOfFile(at) === ahead.sha256) {
+    if (digestOfFile(sessionDataBeside(file.path)) === ahead.sha256) {
       readAheadUse.taken++;
       return ahead.read;
     }
     readAheadUse.refused++;
   }
-  return readSessionDataOf(bundle, session, file);
+  return readSessionDataOf(file);
 }
 
 /**
@@ -177,15 +171,4 @@ function sizeOrNothing(file: string): number {
   } catch {
     return 0;
   }
-}
-
-function foldAhead(data: string, conversation: string): { rounds: { name: string; sha256: string }[]; folded: Folded } {
-  const folded = emptyFold();
-  const rounds: { name: string; sha256: string }[] = [];
-  for (const file of roundFiles(data, conversation)) {
-    const bytes = fs.readFileSync(file);
-    foldRound(folded, parseRound(bytes, file));
-    rounds.push({ name: path.basename(file), sha256: crypto.hash('sha256', bytes, 'hex') });
-  }
-  return { rounds, folded };
 }

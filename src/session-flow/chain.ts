@@ -164,9 +164,47 @@ export function checkLinks(rounds: readonly RoundHead[]): string[] {
   return problems;
 }
 
+/**
+ * Whether a frame of the chain holds `entity` as it is, past the frame's own
+ * `t` and `revision`: what comparing the JSON text of the two would say (the
+ * same keys in the same order, with equal values; a key whose value is
+ * undefined is no key), without writing either text. Writing both took 0.5 s
+ * of a 4.7 s parse of the 1 GB benchmark corpus's biggest conversation
+ * (151 MB) after one line was added to it, most of its entities unchanged.
+ */
 function sameContent(frame: EntityFrame, entity: FlowNode | FlowRelation | FlowUnresolved): boolean {
-  const { t: _t, revision: _revision, ...rest } = frame as EntityFrame & Record<string, unknown>;
-  return JSON.stringify(rest) === JSON.stringify(entity);
+  return sameJson(frame, entity, FRAME_KEYS);
+}
+
+const FRAME_KEYS = new Set(['t', 'revision']);
+const NO_KEYS = new Set<string>();
+
+function sameJson(a: unknown, b: unknown, skipped: ReadonlySet<string> = NO_KEYS): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    // Unequal primitives: the same text only for such as NaN and null, or undefined and a function.
+    return typeof a !== 'string' && typeof b !== 'string' && JSON.stringify(a) === JSON.stringify(b);
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) if (!sameJson(a[index] ?? null, b[index] ?? null)) return false;
+    return true;
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const leftKeys = Object.keys(left);
+  const rightKeys = Object.keys(right);
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < leftKeys.length && (skipped.has(leftKeys[i]!) || left[leftKeys[i]!] === undefined)) i++;
+    while (j < rightKeys.length && right[rightKeys[j]!] === undefined) j++;
+    if (i === leftKeys.length || j === rightKeys.length) return i === leftKeys.length && j === rightKeys.length;
+    const key = leftKeys[i]!;
+    if (key !== rightKeys[j] || !sameJson(left[key], right[key])) return false;
+    i++;
+    j++;
+  }
 }
 
 export interface AppendInput {

@@ -5,6 +5,7 @@ import { assemble, PARSER_VERSION } from '../../src/assembly/assemble.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { appendRound, ChainError, conversationFolder, readChain, roundFiles } from '../../src/session-flow/chain.ts';
+import type { FlowNode } from '../../src/session-flow/format.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, completeLines, copyOfFixtures, foldedEntities, temporaryFolder } from '../helpers.ts';
@@ -105,6 +106,28 @@ describe('the round chain', () => {
     expect(folded.nodes.get('main/tool/toolu_bare01')).toMatchObject({ revision: 2, attrs: { result: 'available', failed: true } });
     expect(fs.readFileSync(roundFiles(data, session)[0]!).equals(roundOne)).toBe(true);
     expect(fs.statSync(roundFiles(data, session)[1]!).mode & 0o777).toBe(0o444);
+  });
+
+  it('rewrites an entity exactly when its JSON text would change: a key that is undefined is no key, another key order is a change', () => {
+    const data = temporaryFolder();
+    const input = (nodes: FlowNode[], throughSeq: number) => ({ conversation: 'c1', session: 'c1', structure: { nodes, relations: [], unresolved: [], counts: {} }, throughSeq, landed: [], parser: PARSER_VERSION, policy: 'p' });
+    const talk: FlowNode = { id: 'talk/1', kind: 'talk', ref: { seq: 1, row: 1 }, attrs: { title: 'first', tags: ['a', 'b'], nested: { depth: 1 } } };
+    const step: FlowNode = { id: 'step/1', kind: 'tool', parent: 'talk/1', attrs: { name: 'Bash' } };
+    const call: FlowNode = { id: 'call/1', kind: 'llm.call', refs: [{ seq: 1, row: 2 }], attrs: { model: 'm' } };
+    const first = appendRound(data, input([talk, step, call], 1));
+    expect(first.changed.written).toBe(3);
+    const second = appendRound(data, input([
+      // The same text: an undefined value is left out of JSON.
+      { ...talk, parent: undefined, attrs: { ...talk.attrs, extra: undefined } },
+      // The same keys in another order: other bytes, so a new revision.
+      { kind: 'tool', id: 'step/1', parent: 'talk/1', attrs: { name: 'Bash' } },
+      // A change deep inside.
+      { ...call, refs: [{ seq: 1, row: 3 }] },
+    ] as FlowNode[], 2));
+    expect(second.round!.entities.map((frame) => frame.id)).toEqual(['call/1', 'step/1']);
+    const folded = readChain(data, 'c1');
+    expect(folded.nodes.get('talk/1')).toMatchObject({ revision: 1 });
+    expect(folded.nodes.get('call/1')).toMatchObject({ revision: 2, refs: [{ seq: 1, row: 3 }] });
   });
 
   it('refuses to extend a chain built by another parser or policy', () => {

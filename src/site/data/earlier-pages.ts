@@ -24,6 +24,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleOfBuild, pageModel, pageSelection, type EarlierPages, type PageModel } from './site.ts';
+import { ValueDigest, type LeaveOut } from './value-digest.ts';
 
 /** What is recorded of a conversation's pages beside its plan: each page's digest, and whether it was kept from the earlier render. */
 export interface PageDigests {
@@ -66,25 +67,17 @@ export function readPageDigests(file: string): PageDigests | undefined {
  * pages of the same talks were rendered before it.
  */
 export function pageDigest(model: PageModel, file: string, code: string): string {
-  // The model's JSON a talk at a time, each after a newline, which JSON text
-  // never holds: the same digest for the same model, and no two models with
-  // one. In one piece, the JSON of a page of a large conversation is tens of
-  // megabytes of string, which the renderer, holding the whole conversation,
-  // allocated and flattened at a cost: the 43 pages of the 200 MB benchmark
-  // corpus's biggest conversation (23.8 M characters) took 333-379 ms to
-  // digest so, and 206-214 ms a talk at a time.
-  const { talks, ...rest } = model;
-  const hash = crypto.createHash('sha256').update(`${code}\n${file}\n`).update(JSON.stringify(rest, withoutHighlighting));
-  for (const talk of talks) hash.update('\n').update(JSON.stringify(talk, withoutHighlighting));
+  const hash = crypto.createHash('sha256');
+  const digest = new ValueDigest(hash, highlighting);
+  digest.text(code);
+  digest.text(file);
+  digest.value(model);
+  digest.flush();
   return hash.digest('hex');
 }
 
-/** Maps as their entries, and no highlighted HTML beside a segment's text (see pageDigest). */
-function withoutHighlighting(this: unknown, key: string, value: unknown): unknown {
-  if (value instanceof Map) return [...value];
-  if (key === 'html' && typeof (this as { text?: unknown }).text === 'string') return undefined;
-  return value;
-}
+/** The highlighted HTML beside a segment's text (see pageDigest). */
+const highlighting: LeaveOut = { key: 'html', when: (holder) => typeof (holder as { text?: unknown }).text === 'string' };
 
 // The records started by this process, and the earlier ones read, by their files.
 const started = new Set<string>();

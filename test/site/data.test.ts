@@ -93,6 +93,17 @@ describe('parts', () => {
     expect(cutAtBytes('aé', 2)).toBe('a');
   });
 
+  it('folds content of more than 24 lines or 1,500 bytes, and nothing shorter', () => {
+    const shown = (text: string) => partView({ k: 'text', state: 'available', bytes: Buffer.byteLength(text), text });
+    expect(shown('line\n'.repeat(23) + 'last').long).toBe(false);
+    expect(shown('line\n'.repeat(24) + 'last').long).toBe(true);
+    expect(shown('\n'.repeat(24)).long).toBe(true);
+    expect(shown('\n'.repeat(23)).long).toBe(false);
+    expect(shown('x'.repeat(1500)).long).toBe(false);
+    expect(shown('x'.repeat(1501)).long).toBe(true);
+    expect(shown('x'.repeat(1501)).shownBytes).toBe(1501);
+  });
+
   it('marks fenced code for highlighting and leaves the prose around it', () => {
     expect(prose('See:\n```ts\nconst a = 1;\n```\ndone')).toEqual([{ text: 'See:\n' }, { text: 'const a = 1;', language: 'ts' }, { text: '\ndone' }]);
   });

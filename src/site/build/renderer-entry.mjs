@@ -46,16 +46,16 @@ export function createExports(manifest) {
     /** Reads sessions with new evidence from the storage zone while the export parses them (data/read-ahead.ts). */
     readAhead,
     /**
-     * A page's bytes, as the build would write them, with its links made
+     * A page: its bytes, as the build would write them, with its links made
      * relative (relative-links.ts): read as Latin-1, one character per byte,
-     * which keeps every byte as it is without decoding the UTF-8. A page of a
-     * conversation is the bytes its earlier render wrote when its model did
-     * not change (earlier-pages.ts); the index and the search page list every
-     * conversation and are always rendered.
+     * which keeps every byte as it is without decoding the UTF-8. Or, for a
+     * page of a conversation whose model did not change, `{ kept }`: the file
+     * its earlier render wrote (earlier-pages.ts). The index and the search
+     * page list every conversation and are always rendered.
      */
     render: async (file) => {
       const kept = CONVERSATION_PAGE.test(file) ? keptPage(file) : undefined;
-      if (kept !== undefined) return kept;
+      if (kept !== undefined) return { kept };
       const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`));
       if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
       return Buffer.from(relativeLinksOf(Buffer.from(await response.arrayBuffer()).toString('latin1'), file), 'latin1');

@@ -8,7 +8,7 @@ import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.t
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
 import { planConversation, slug, splitByWeight } from '../../src/site/data/plan.ts';
-import { pageModel, sitePlan } from '../../src/site/data/site.ts';
+import { pageModel, searchText, sitePlan } from '../../src/site/data/site.ts';
 import { conversationStructure } from '../../src/site/data/streams.ts';
 import type { TalkView } from '../../src/site/data/views.ts';
 import { exportedSessions } from '../helpers.ts';
@@ -106,5 +106,44 @@ describe('parts', () => {
 
   it('marks fenced code for highlighting and leaves the prose around it', () => {
     expect(prose('See:\n```ts\nconst a = 1;\n```\ndone')).toEqual([{ text: 'See:\n' }, { text: 'const a = 1;', language: 'ts' }, { text: '\ndone' }]);
+  });
+});
+
+describe('the search text of a talk', () => {
+  // What searchText must give: every tool name and text joined, white space made single spaces, cut.
+  const whole = (talk: TalkView): string => {
+    const words: string[] = [];
+    const visit = (steps: TalkView['loose']): void => {
+      for (const step of steps) {
+        if (step.toolName) words.push(step.toolName);
+        for (const part of step.parts) if (part.kind === 'text' || part.kind === 'call' || part.kind === 'result') words.push(part.segments.map((segment) => segment.text).join(' ').slice(0, 600));
+        visit(step.children);
+      }
+    };
+    visit(talk.loose);
+    for (const run of talk.runs) visit(run.steps);
+    return words.join(' ').replace(/\s+/g, ' ').slice(0, 2400);
+  };
+
+  it('is the whole talk so cut, however much of it there is and however much white space it holds', () => {
+    // mulberry32, seeded: the same talks every run.
+    let seed = 7;
+    const random = (below: number): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let mixed = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+      return ((mixed ^ (mixed >>> 14)) >>> 0) % below;
+    };
+    const pieces = ['word', ' ', '  ', '\n\n', 'é', '\t', 'x'.repeat(300), ' '.repeat(900), '\n'.repeat(700), ' \t'.repeat(400)];
+    const text = (): string => Array.from({ length: random(12) }, () => pieces[random(pieces.length)]).join('');
+    const step = (depth: number): unknown => ({
+      ...(random(3) === 0 ? { toolName: random(2) === 0 ? 'Bash' : ' Read ' } : {}),
+      parts: Array.from({ length: random(4) }, () => ({ kind: ['text', 'call', 'result', 'reasoning'][random(4)], segments: Array.from({ length: 1 + random(2) }, () => ({ text: text() })) })),
+      children: depth > 0 ? Array.from({ length: random(3) }, () => step(depth - 1)) : [],
+    });
+    for (let trial = 0; trial < 300; trial++) {
+      const talk = { loose: Array.from({ length: random(4) }, () => step(2)), runs: Array.from({ length: random(4) }, () => ({ steps: Array.from({ length: random(5) }, () => step(2)) })) } as unknown as TalkView;
+      expect(searchText(talk)).toBe(whole(talk));
+    }
   });
 });

@@ -295,18 +295,32 @@ function savedPlan({ id, plan, renderedBy }: SelectedConversation): SavedPlan {
   }
 }
 
-function searchText(talk: TalkView): string {
+/** What the offline search index holds of a talk: its tool names and texts, white space made single spaces, cut at four times SEARCH_TEXT. */
+export function searchText(talk: TalkView): string {
+  const most = SEARCH_TEXT * 4;
   const words: string[] = [];
+  // What the words give once joined and their white space runs made one
+  // space is at least their own lengths so made, less one for each join (a
+  // join can merge a word's last space, the joining one and the next word's
+  // first). Once that is enough, the words after cannot change what is kept,
+  // and they are not read: a talk of a long conversation holds hundreds of
+  // parts of up to 32 KB each.
+  let least = 1;
+  const take = (word: string): void => {
+    words.push(word);
+    least += word.replace(/\s+/g, ' ').length - 1;
+  };
   const visit = (steps: TalkView['loose']): void => {
     for (const step of steps) {
-      if (step.toolName) words.push(step.toolName);
-      for (const part of step.parts) if (part.kind === 'text' || part.kind === 'call' || part.kind === 'result') words.push(part.segments.map((segment) => segment.text).join(' ').slice(0, SEARCH_TEXT));
+      if (least > most) return;
+      if (step.toolName) take(step.toolName);
+      for (const part of step.parts) if (part.kind === 'text' || part.kind === 'call' || part.kind === 'result') take(part.segments.map((segment) => segment.text).join(' ').slice(0, SEARCH_TEXT));
       visit(step.children);
     }
   };
   visit(talk.loose);
   for (const run of talk.runs) visit(run.steps);
-  return words.join(' ').replace(/\s+/g, ' ').slice(0, SEARCH_TEXT * 4);
+  return words.join(' ').replace(/\s+/g, ' ').slice(0, most);
 }
 
 export interface BranchHeader {

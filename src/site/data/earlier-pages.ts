@@ -13,8 +13,8 @@
 // A page's bytes are a function of its model (data/site.ts, pageModel) and
 // of the site's code. So each page the kept renderer renders has the digest
 // of the two recorded beside its conversation's plan, and a page whose
-// digest is the one its conversation's earlier render recorded is the bytes
-// of that render, read from the cache of finished pages (build/site.ts
+// digest is the one its conversation's earlier render recorded is the file
+// of that render, linked from the cache of finished pages (build/site.ts
 // offers the earlier entry only when its files are still those it kept)
 // rather than rendered and highlighted again. One line added to the 200 MB
 // benchmark corpus's biggest conversation (30 MB, 45 pages): 4 pages built

@@ -18,37 +18,14 @@
 // with new evidence, to read from the storage zone while the export parses
 // (data/read-ahead.ts). Should the channel close first, the export ended
 // without needing it, and so does this process.
-import fs from 'node:fs';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [entry, outDir] = process.argv.slice(2);
 if (!entry) throw new Error('usage: node render.mjs <renderer entry.mjs> [<output folder>]');
 const { pages, render, prepare, readAhead } = await import(pathToFileURL(entry).href);
 const output = outDir ?? (await work());
-for (const file of pages()) {
-  const target = path.join(output, file);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  const page = await render(file);
-  if (Buffer.isBuffer(page)) fs.writeFileSync(target, page);
-  else linkOrCopy(page.kept, target);
-}
+for (const file of pages()) await render(file, output);
 process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });
-
-/**
- * A page kept from the earlier render, linked rather than read and written
- * again: after one line was added to the 1 GB benchmark corpus's biggest
- * conversation, writing its 180 kept pages (113 MB) took 0.5 s of the
- * renderer's time. Copied where a link cannot be made (another file system,
- * or one without links); a copy that fails too is the error.
- */
-function linkOrCopy(from, target) {
-  try {
-    fs.linkSync(from, target);
-  } catch {
-    fs.copyFileSync(from, target);
-  }
-}
 
 /**
  * The output folder, once the message with the work comes; the site's

@@ -47,6 +47,7 @@ import { digestOfFile } from '../../landing/landed-file.ts';
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder, relativeLinks } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
+import { linkOrCopy } from './link-or-copy.ts';
 import { BUILD_ROOTS, filesUnder, keepRenderer, keptRenderer, RENDER, siteCode, type WaitingRenderer } from './kept-renderer.ts';
 
 export interface SiteResult {
@@ -452,18 +453,6 @@ function earlierPagesOf(cache: string, finished: readonly Finished[], code: stri
 /** How many pages of the entry just rendered in `folder` were kept from the conversation's earlier render. */
 function keptPagesOf(folder: string): number {
   return Object.values(readPageDigests(pageDigestsBeside(path.join(folder, PLAN)))?.pages ?? {}).filter(({ kept }) => kept).length;
-}
-
-/** Puts `from/file` at `to/file`: a hard link where the two are on one file system, else a copy. */
-function linkOrCopy(from: string, to: string, file: string): void {
-  const target = path.join(to, file);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  try {
-    fs.linkSync(path.join(from, file), target);
-  } catch (error) {
-    if (!['EXDEV', 'EPERM', 'ENOTSUP', 'EMLINK'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    fs.copyFileSync(path.join(from, file), target);
-  }
 }
 
 /** Keeps the files named, just written under `out`, as the finished entry `folder`; their digests go into `digests`. */

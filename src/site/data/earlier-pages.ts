@@ -84,29 +84,26 @@ const started = new Set<string>();
 const earlierRead = new Map<string, PageDigests | undefined>();
 
 /**
- * The file of the page `file` as its conversation's earlier render wrote it,
- * in the cache of finished pages, when its digest is the one that render
- * recorded; undefined when it must be rendered. Either way its digest is
- * recorded for the next render. A build with no selection (every
+ * The folder holding the page `file` as its conversation's earlier render
+ * wrote it, in the cache of finished pages, when its digest is the one that
+ * render recorded; undefined when it must be rendered. Either way its digest
+ * is recorded for the next render. A build with no selection (every
  * conversation rendered, nothing kept) records nothing and keeps nothing.
- * The file is linked into the site rather than read and written again: the
- * cache's files are never written in place, as the site's are not.
  */
 export function keptPage(file: string, bundle = bundleOfBuild()): string | undefined {
   const { selected, code } = pageSelection(file, bundle);
   if (code === undefined || selected.plan === '') return undefined;
   const digest = pageDigest(pageModel(file, bundle), file, code);
-  const earlier = selected.earlier !== undefined ? earlierFile(selected.earlier, file, digest) : undefined;
+  const earlier = selected.earlier !== undefined ? earlierFolder(selected.earlier, file, digest) : undefined;
   record(pageDigestsBeside(selected.plan), code, file, digest, earlier !== undefined);
   return earlier;
 }
 
-function earlierFile(earlier: EarlierPages, file: string, digest: string): string | undefined {
+function earlierFolder(earlier: EarlierPages, file: string, digest: string): string | undefined {
   if (!earlierRead.has(earlier.digests)) earlierRead.set(earlier.digests, readPageDigests(earlier.digests));
   if (earlierRead.get(earlier.digests)?.pages[file]?.digest !== digest) return undefined;
-  const kept = path.join(earlier.files, file);
   try {
-    return fs.statSync(kept).isFile() ? kept : undefined;
+    return fs.statSync(path.join(earlier.files, file)).isFile() ? earlier.files : undefined;
   } catch {
     return undefined;
   }

@@ -299,16 +299,17 @@ function savedPlan({ id, plan, renderedBy }: SelectedConversation): SavedPlan {
 export function searchText(talk: TalkView): string {
   const most = SEARCH_TEXT * 4;
   const words: string[] = [];
-  // What the words give once joined and their white space runs made one
-  // space is at least their own lengths so made, less one for each join (a
+  // Each word is taken with its white space runs made one space; joined,
+  // the words are at least their lengths so made, less one for each join (a
   // join can merge a word's last space, the joining one and the next word's
   // first). Once that is enough, the words after cannot change what is kept,
   // and they are not read: a talk of a long conversation holds hundreds of
   // parts of up to 32 KB each.
   let least = 1;
   const take = (word: string): void => {
-    words.push(word);
-    least += word.replace(/\s+/g, ' ').length - 1;
+    const single = word.replace(/\s+/g, ' ');
+    words.push(single);
+    least += single.length - 1;
   };
   const visit = (steps: TalkView['loose']): void => {
     for (const step of steps) {

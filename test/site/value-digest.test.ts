@@ -62,6 +62,12 @@ const values: unknown[] = [
   [() => 1],
   ['ab', 'c'],
   ['a', 'bc'],
+  // Strings whose characters spell a string's framing: only its length tells them apart.
+  ['a', 'b'],
+  ['as;b'],
+  [`${'a'.repeat(40)}s;${'b'.repeat(40)}`],
+  ['a'.repeat(40), 'b'.repeat(40)],
+  [`${'a'.repeat(40)}s40;${'b'.repeat(40)}`],
   ['abc'],
   [[]],
   [{}],

@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import { sessionStatePath } from '../landing/layout.ts';
-import { collectSessions, vanishedSession, type SessionOutcome } from './collector.ts';
+import { collectSessions, quietSession, vanishedSession, type SessionOutcome } from './collector.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
 import { collectInParallel, PARALLEL_FROM_BYTES, pendingBytes } from './parallel.ts';
 import type { Adapter, DiscoveredSession, Discovery } from './source.ts';
@@ -51,22 +51,35 @@ export interface CoresOptions extends CollectAllOptions {
 export async function collectAllOnCores(options: CoresOptions): Promise<CollectAllReport> {
   const workers = options.workers ?? defaultThreads();
   const plan = planOf(options);
-  if (workers < 2 || plan.chosen.length === 0 || pendingBytes(plan.chosen, options.data) < (options.parallelFromBytes ?? PARALLEL_FROM_BYTES)) {
-    return collectAll(options);
-  }
   const outcomes: SessionOutcome[] = [];
-  await collectInParallel(plan.chosen, {
-    data: options.data,
-    sourceRoot: options.discovery.root,
-    adapter: options.adapter,
-    workers,
-    workersOnly: options.workersOnly,
-    deriveSessionData: options.deriveSessionData,
-    onSession(outcome) {
-      outcomes.push(outcome);
-      options.onSession?.(outcome, outcomes.length, plan.total);
-    },
-  });
+  const report = (outcome: SessionOutcome): void => {
+    outcomes.push(outcome);
+    options.onSession?.(outcome, outcomes.length, plan.total);
+  };
+  // Sessions with nothing new are answered first, here (quietSession): the
+  // new bytes that decide whether workers pay are then counted over the
+  // others alone, rather than every cursor of the history being read twice
+  // (about 60 ms of a pass over the 712 sessions of the 1 GB benchmark
+  // corpus that found nothing new).
+  const busy: DiscoveredSession[] = [];
+  for (const session of plan.chosen) {
+    const quiet = quietSession(session, plan.common);
+    if (quiet) report(quiet);
+    else busy.push(session);
+  }
+  if (workers < 2 || busy.length === 0 || pendingBytes(busy, options.data) < (options.parallelFromBytes ?? PARALLEL_FROM_BYTES)) {
+    collectSessions(busy, plan.common, report);
+  } else {
+    await collectInParallel(busy, {
+      data: options.data,
+      sourceRoot: options.discovery.root,
+      adapter: options.adapter,
+      workers,
+      workersOnly: options.workersOnly,
+      deriveSessionData: options.deriveSessionData,
+      onSession: report,
+    });
+  }
   // Outcomes arrive in the order sessions finish; reports list them by session.
   const position = new Map(plan.chosen.map((session, index) => [session.id, index]));
   outcomes.sort((a, b) => position.get(a.session)! - position.get(b.session)!);

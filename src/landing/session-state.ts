@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseLandedName, sessionStatePath, sessionFolder } from './layout.ts';
 import { replaceFile } from './atomic-file.ts';
-import { formatState, readState } from './state-text.ts';
+import { formatState, parseState, readState, type StateValues } from './state-text.ts';
 
 export const SESSION_STATE_SCHEMA = 1;
 
@@ -30,13 +30,32 @@ export interface SessionState {
   readonly liveness: Liveness;
   /** Modification time of the newest source, when known. */
   readonly quietSince?: string;
+  /** When a pass last wrote the state: one that landed or mended something, since a pass that finds nothing new writes nothing. */
   readonly lastScan?: string;
 }
 
 /** `landed` is the session's landed files when the caller has listed them already. */
 export function readSessionState(data: string, session: string, landed: readonly LandedFileEntry[] = landedFilesOfSession(data, session)): SessionState {
-  const file = sessionStatePath(data, session);
-  const values = readState(file);
+  return stateOf(readState(sessionStatePath(data, session)), landed);
+}
+
+/**
+ * Whether the session's state file is as a pass writes it: there once
+ * anything is landed, undamaged, and with a counter not behind the files.
+ * A pass that finds nothing new writes the state only when it is not.
+ */
+export function sessionStateIsSound(data: string, session: string, landed: readonly LandedFileEntry[]): boolean {
+  let text: string;
+  try {
+    text = fs.readFileSync(sessionStatePath(data, session), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return landed.length === 0;
+    throw error;
+  }
+  return text === sessionStateText(stateOf(parseState(text), landed));
+}
+
+function stateOf(values: StateValues | undefined, landed: readonly LandedFileEntry[]): SessionState {
   const onDisk = highestSeq(landed);
   if (!values) return { nextSeq: onDisk + 1, liveness: 'unknown' };
   // A damaged counter costs nothing: the files on disk say what it must be.

@@ -19,6 +19,19 @@ function mainTranscript(root: string, session: string): string {
   return found.sources.find((source) => source.place.type === 'stream' && source.place.stream === 'main')!.path;
 }
 
+/** Every file and folder under `folder`, with what changes when one is written, replaced, or has a name made or removed in it. */
+function stampsUnder(folder: string): Map<string, string> {
+  const stamps = new Map<string, string>();
+  for (const entry of fs.readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    const stat = fs.statSync(file, { bigint: true });
+    stamps.set(path.relative(folder, file), `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`);
+  }
+  const top = fs.statSync(folder, { bigint: true });
+  stamps.set('.', `${top.ino}:${top.mtimeNs}`);
+  return stamps;
+}
+
 function sourceOutcomes(report: ReturnType<typeof collectOnce>, session: string) {
   return report.sessions.find((outcome) => outcome.session === session)!.sources;
 }
@@ -111,16 +124,13 @@ describe('collect', () => {
     const data = temporaryFolder();
     collectOnce(root, data);
     const before = landedFilesOfSession(data, FIXTURE_SESSIONS.rewind).length;
-    const stateBefore = readSessionState(data, FIXTURE_SESSIONS.rewind);
-    const stateFile = fs.statSync(sessionStatePath(data, FIXTURE_SESSIONS.rewind));
+    const written = stampsUnder(data);
     const again = collectOnce(root, data);
     expect(again.sessions.flatMap((session) => session.sources).flatMap((source) => source.landed)).toEqual([]);
-    // The state says when the pass looked, and keeps its counter: written
-    // over the same file, since only its times changed.
-    const stateAfter = readSessionState(data, FIXTURE_SESSIONS.rewind);
-    expect(stateAfter.nextSeq).toBe(stateBefore.nextSeq);
-    expect(stateAfter.lastScan! > stateBefore.lastScan!).toBe(true);
-    expect(fs.statSync(sessionStatePath(data, FIXTURE_SESSIONS.rewind)).ino).toBe(stateFile.ino);
+    expect(again.sessions.flatMap((session) => session.sources).map((source) => source.status)).not.toContain('landed');
+    // A pass with nothing new writes nothing: no state rewritten with its
+    // time, and no lock made and removed, which would change the folders.
+    expect(stampsUnder(data)).toEqual(written);
 
     const file = mainTranscript(root, FIXTURE_SESSIONS.rewind);
     const lines = completeLines(file).length;
@@ -144,6 +154,8 @@ describe('collect', () => {
     const file = mainTranscript(root, FIXTURE_SESSIONS.partialLine);
     const complete = completeLines(file).length;
     expect(landedOf(data, FIXTURE_SESSIONS.partialLine).flatMap((landed) => landed.records).length).toBe(complete);
+    // A pass while the line is still being written says so again, and lands nothing.
+    expect(sourceOutcomes(collectOnce(root, data), FIXTURE_SESSIONS.partialLine)).toEqual([{ ...outcome, status: 'unchanged', landed: [] }]);
     // The writer finishes its line.
     fs.appendFileSync(file, `${PARTIAL_LINE.slice(PARTIAL_LINE_WRITTEN)}\n`);
     collectOnce(root, data);
@@ -265,6 +277,11 @@ describe('collect', () => {
     expect(outcome.locked).toBe(`session ${FIXTURE_SESSIONS.rewind} is being collected by another collector (pid 1 on another-host); it was left alone`);
     expect(landedOf(data, FIXTURE_SESSIONS.rewind)).toEqual([]);
     expect(landedOf(data, FIXTURE_SESSIONS.compaction).length).toBe(1);
+    // So is a session that has nothing new, rather than said to be unchanged.
+    const idle = collectOnce(root, data).sessions.find((session) => session.session === FIXTURE_SESSIONS.compaction)!;
+    expect(idle.sources.map((source) => source.status)).toEqual(['unchanged']);
+    fs.writeFileSync(lockPath(data, FIXTURE_SESSIONS.compaction), 'pid 1 on another-host\n');
+    expect(collectOnce(root, data).sessions.find((session) => session.session === FIXTURE_SESSIONS.compaction)!.locked).toMatch(/is being collected by another collector/);
   });
 
   it('splits a large backfill into several landed files, and commits the cursor past all of them', { timeout: 30_000 }, () => {

@@ -5,25 +5,37 @@
 import { describe, expect, it } from 'vitest';
 import { relativeLinksOf } from '../../src/site/build/relative-links.ts';
 
+/** relativeLinksOf on the UTF-8 of `html`, read back as text. */
+function relative(html: string, file: string, where?: string): string {
+  return relativeLinksOf(Buffer.from(html, 'utf8'), file, where).toString('utf8');
+}
+
 describe('relative links', () => {
   it('point from each page to the site root, whatever its depth, and leave other links alone', () => {
     const html = '<link rel="stylesheet" href="/highlight.css"><a href="/c/one.html#t2">one</a><a href="#t3">here</a><img src="data:image/png;base64,AA">';
-    expect(relativeLinksOf(html, 'index.html')).toBe('<link rel="stylesheet" href="highlight.css"><a href="c/one.html#t2">one</a><a href="#t3">here</a><img src="data:image/png;base64,AA">');
-    expect(relativeLinksOf(html, 'c/one.html')).toBe('<link rel="stylesheet" href="../highlight.css"><a href="../c/one.html#t2">one</a><a href="#t3">here</a><img src="data:image/png;base64,AA">');
-    expect(relativeLinksOf(html, 'b/x/two.html')).toContain(' href="../../highlight.css"');
+    expect(relative(html, 'index.html')).toBe('<link rel="stylesheet" href="highlight.css"><a href="c/one.html#t2">one</a><a href="#t3">here</a><img src="data:image/png;base64,AA">');
+    expect(relative(html, 'c/one.html')).toBe('<link rel="stylesheet" href="../highlight.css"><a href="../c/one.html#t2">one</a><a href="#t3">here</a><img src="data:image/png;base64,AA">');
+    expect(relative(html, 'b/x/two.html')).toContain(' href="../../highlight.css"');
   });
 
   it('refuses a page with a link that leaves the site, naming it', () => {
-    expect(() => relativeLinksOf('<script src="https://cdn.invalid/x.js"></script>', 'c/one.html')).toThrow('c/one.html: a link leaves the site ( src="https://cdn.invalid/x.js"></script>)');
-    expect(() => relativeLinksOf('<a href="//host/x">x</a>', 'index.html', '/tmp/site/index.html')).toThrow('/tmp/site/index.html: a link leaves the site');
+    expect(() => relative('<script src="https://cdn.invalid/x.js"></script>', 'c/one.html')).toThrow('c/one.html: a link leaves the site ( src="https://cdn.invalid/x.js"></script>)');
+    expect(() => relative('<a href="//host/x">x</a>', 'index.html', '/tmp/site/index.html')).toThrow('/tmp/site/index.html: a link leaves the site');
+    // In any case of the attribute and the scheme, after any of HTML's white space.
+    expect(() => relative('<a\nHREF="HTTP://host/x">x</a>', 'c/one.html')).toThrow('c/one.html: a link leaves the site');
+    // A root-absolute link of a page at the root that would read as a scheme once relative.
+    expect(() => relative('<a href="/mailto:someone">x</a>', 'index.html')).toThrow('index.html: a link leaves the site');
+    expect(relative('<a href="/mailto:someone">x</a>', 'c/one.html')).toBe('<a href="../mailto:someone">x</a>');
   });
 
-  it('rewrites a page read as Latin-1, one character per byte, to the same bytes as read as UTF-8', () => {
-    // à is C3 A0 in UTF-8, and A0 read as Latin-1 is U+00A0, which \s would take for a space.
-    const html = '<p>voilàhref="/x" déjà</p> <a href="/c/é.html">é</a><img src="/s/ü.png">';
-    const asText = Buffer.from(relativeLinksOf(html, 'c/one.html'), 'utf8');
-    const asBytes = Buffer.from(relativeLinksOf(Buffer.from(html, 'utf8').toString('latin1'), 'c/one.html'), 'latin1');
-    expect(asBytes.equals(asText)).toBe(true);
-    expect(asText.toString('utf8')).toBe('<p>voilàhref="/x" déjà</p> <a href="../c/é.html">é</a><img src="../s/ü.png">');
+  it('reads the bytes of characters beyond ASCII as they are', () => {
+    // à is C3 A0 in UTF-8, and U+00A0 is white space to \s but not to HTML.
+    const html = '<p>voilàhref="/x" déjà</p> <a href="/c/é.html">é</a><img src="/s/ü.png"><a title="x" class="y">z</a>';
+    expect(relative(html, 'c/one.html')).toBe('<p>voilàhref="/x" déjà</p> <a href="../c/é.html">é</a><img src="../s/ü.png"><a title="x" class="y">z</a>');
+  });
+
+  it('gives a page with nothing to rewrite back as it is', () => {
+    const page = Buffer.from('<a href="#t1">here</a><a title="/x" data-src="/y">z</a>');
+    expect(relativeLinksOf(page, 'c/one.html')).toBe(page);
   });
 });

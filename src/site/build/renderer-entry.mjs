@@ -50,9 +50,7 @@ export function createExports(manifest) {
     readAhead,
     /**
      * Writes the page `file` under `output` as the build would write it,
-     * with its links made relative (relative-links.ts): read as Latin-1, one
-     * character per byte, which keeps every byte as it is without decoding
-     * the UTF-8. A page of a conversation whose model did not change is the
+     * with its links made relative in its bytes (relative-links.ts). A page of a conversation whose model did not change is the
      * file its earlier render wrote (earlier-pages.ts), linked rather than
      * read and written again: after one line was added to the 1 GB
      * benchmark corpus's biggest conversation, writing its 180 kept pages
@@ -66,7 +64,7 @@ export function createExports(manifest) {
       if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
       const target = path.join(output, file);
       fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, Buffer.from(relativeLinksOf(Buffer.from(await response.arrayBuffer()).toString('latin1'), file), 'latin1'));
+      fs.writeFileSync(target, relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file));
     },
   };
 }

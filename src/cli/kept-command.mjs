@@ -41,15 +41,22 @@ export async function keptCommand() {
   }
 }
 
-/** A digest of every file under src/: what the bundle is made from. */
-export function sourceDigest() {
-  const hash = crypto.createHash('sha256');
+/**
+ * A digest of every file under `source` and of where it is: what the bundle
+ * is made from. The bundle names its modules' source files and its own
+ * folder by path (sourceUrls, KEPT_COMMAND_FOLDER), so a copy of the
+ * project that kept its node_modules, or a second checkout sharing them,
+ * builds a bundle of its own rather than running one that reads files
+ * beside another copy's source.
+ */
+export function sourceDigest(source = SOURCE) {
+  const hash = crypto.createHash('sha256').update(`${pathToFileURL(source).href}\n`);
   const files = fs
-    .readdirSync(SOURCE, { recursive: true, withFileTypes: true })
+    .readdirSync(source, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort();
-  for (const file of files) hash.update(`${path.relative(SOURCE, file)}\n`).update(fs.readFileSync(file));
+  for (const file of files) hash.update(`${path.relative(source, file)}\n`).update(fs.readFileSync(file));
   return hash.digest('hex').slice(0, 32);
 }
 

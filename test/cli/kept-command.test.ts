@@ -20,7 +20,7 @@ import { collectOnce, copyOfFixtures, filesOf, temporaryFolder } from '../helper
 
 interface KeptCommandModule {
   keptCommand(): Promise<{ COMMANDS: { synopsis: string }[] } | undefined>;
-  sourceDigest(): string;
+  sourceDigest(source?: string): string;
   KEPT_COMMANDS: string;
 }
 
@@ -38,6 +38,17 @@ describe('the kept command', () => {
     expect(bundle).not.toContain('import.meta.url');
     // The TypeScript entry points of workers are found beside their source, not beside the bundle.
     expect(bundle).toContain(JSON.stringify(pathToFileURL(path.join(repository, 'src/collection/parallel.ts')).href));
+  });
+
+  it('is kept for one source folder: the same files in another folder are another bundle', async () => {
+    const { sourceDigest } = (await import(keptCommandModule)) as KeptCommandModule;
+    const copy = path.join(temporaryFolder(), 'src');
+    fs.cpSync(path.join(repository, 'src'), copy, { recursive: true });
+    expect(sourceDigest(copy)).not.toBe(sourceDigest());
+    // And a change of content is another bundle in the same folder.
+    const before = sourceDigest(copy);
+    fs.appendFileSync(path.join(copy, 'cli', 'main.ts'), '\n');
+    expect(sourceDigest(copy)).not.toBe(before);
   });
 
   it('has a collection worker of its own, which lands what one thread does and needs no TypeScript loader', { timeout: 60_000 }, async () => {

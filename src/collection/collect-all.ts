@@ -29,13 +29,9 @@ export interface CollectAllReport {
 
 /** One pass on this thread. */
 export function collectAll(options: CollectAllOptions): CollectAllReport {
-  const plan = planOf(options);
-  const outcomes: SessionOutcome[] = [];
-  collectSessions(plan.chosen, plan.common, (outcome) => {
-    outcomes.push(outcome);
-    options.onSession?.(outcome, outcomes.length, plan.total);
-  });
-  return finish(options, plan, outcomes);
+  const pass = passOf(options);
+  collectSessions(pass.withWork(pass.plan.chosen), pass.plan.common, pass.report);
+  return pass.finish();
 }
 
 export interface CoresOptions extends CollectAllOptions {
@@ -50,25 +46,13 @@ export interface CoresOptions extends CollectAllOptions {
 /** One pass, on every core when there is enough new data to pay for starting workers. */
 export async function collectAllOnCores(options: CoresOptions): Promise<CollectAllReport> {
   const workers = options.workers ?? defaultThreads();
-  const plan = planOf(options);
-  const outcomes: SessionOutcome[] = [];
-  const report = (outcome: SessionOutcome): void => {
-    outcomes.push(outcome);
-    options.onSession?.(outcome, outcomes.length, plan.total);
-  };
-  // Sessions with nothing new are answered first, here (quietSession): the
-  // new bytes that decide whether workers pay are then counted over the
-  // others alone, rather than every cursor of the history being read twice
-  // (about 60 ms of a pass over the 712 sessions of the 1 GB benchmark
-  // corpus that found nothing new).
-  const busy: DiscoveredSession[] = [];
-  for (const session of plan.chosen) {
-    const quiet = quietSession(session, plan.common);
-    if (quiet) report(quiet);
-    else busy.push(session);
-  }
+  const pass = passOf(options);
+  // The new bytes that decide whether workers pay are counted over the
+  // sessions with work alone: counted over every session, they read every
+  // cursor of the history a second time.
+  const busy = pass.withWork(pass.plan.chosen);
   if (workers < 2 || busy.length === 0 || pendingBytes(busy, options.data) < (options.parallelFromBytes ?? PARALLEL_FROM_BYTES)) {
-    collectSessions(busy, plan.common, report);
+    collectSessions(busy, pass.plan.common, pass.report);
   } else {
     await collectInParallel(busy, {
       data: options.data,
@@ -77,13 +61,37 @@ export async function collectAllOnCores(options: CoresOptions): Promise<CollectA
       workers,
       workersOnly: options.workersOnly,
       deriveSessionData: options.deriveSessionData,
-      onSession: report,
+      onSession: pass.report,
     });
   }
-  // Outcomes arrive in the order sessions finish; reports list them by session.
-  const position = new Map(plan.chosen.map((session, index) => [session.id, index]));
-  outcomes.sort((a, b) => position.get(a.session)! - position.get(b.session)!);
-  return finish(options, plan, outcomes);
+  return pass.finish();
+}
+
+/**
+ * A pass over the plan of `options`: its outcomes, reported as they come
+ * (in the order sessions finish) and listed by session at the end.
+ */
+function passOf(options: CollectAllOptions) {
+  const plan = planOf(options);
+  const outcomes: SessionOutcome[] = [];
+  const report = (outcome: SessionOutcome): void => {
+    outcomes.push(outcome);
+    options.onSession?.(outcome, outcomes.length, plan.total);
+  };
+  /** The sessions with work to do under their lock; those with nothing new are answered here, from reads alone (quietSession). */
+  const withWork = (sessions: readonly DiscoveredSession[]): DiscoveredSession[] =>
+    sessions.filter((session) => {
+      const quiet = quietSession(session, plan.common);
+      if (quiet) report(quiet);
+      return quiet === undefined;
+    });
+  const finish = (): CollectAllReport => {
+    collectSessions(withWork(plan.vanished.map(vanishedSession)), plan.common, report);
+    const position = new Map([...plan.chosen.map((session) => session.id), ...plan.vanished].map((id, index) => [id, index]));
+    outcomes.sort((a, b) => position.get(a.session)! - position.get(b.session)!);
+    return { sessions: outcomes, skipped: options.discovery.sessions.length - plan.chosen.length };
+  };
+  return { plan, report, withWork, finish };
 }
 
 interface Plan {
@@ -105,14 +113,6 @@ function planOf(options: CollectAllOptions): Plan {
     total: chosen.length + vanished.length,
     common: { data: options.data, adapter: options.adapter, sourceRoot: options.discovery.root, deriveSessionData: options.deriveSessionData },
   };
-}
-
-function finish(options: CollectAllOptions, plan: Plan, outcomes: SessionOutcome[]): CollectAllReport {
-  collectSessions(plan.vanished.map(vanishedSession), plan.common, (outcome) => {
-    outcomes.push(outcome);
-    options.onSession?.(outcome, outcomes.length, plan.total);
-  });
-  return { sessions: outcomes, skipped: options.discovery.sessions.length - plan.chosen.length };
 }
 
 /** Sessions that have been collected into this storage zone before. */

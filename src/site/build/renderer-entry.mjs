@@ -50,9 +50,10 @@ export function createExports(manifest) {
     readAhead,
     /**
      * Writes the page `file` under `output` as the build would write it,
-     * with its links made relative in its bytes (relative-links.ts). A page of a conversation whose model did not change is the
-     * file its earlier render wrote (earlier-pages.ts), linked rather than
-     * read and written again: after one line was added to the 1 GB
+     * with its links made relative in its bytes (relative-links.ts). A page
+     * of a conversation whose model did not change is the file its earlier
+     * render wrote (earlier-pages.ts), linked rather than read and written
+     * again: after one line was added to the 1 GB
      * benchmark corpus's biggest conversation, writing its 180 kept pages
      * (about 160 MB) took 0.5 s of the renderer's time. The index and the
      * search page list every conversation and are always rendered.

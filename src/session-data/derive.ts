@@ -176,7 +176,14 @@ function sessionDataHeader(header: LandedHeader, dialect: string, of: string, of
 
 const NEWLINE = Buffer.from('\n');
 
-export type SessionDataEntry = { readonly type: 'header'; readonly header: SessionDataHeader } | { readonly type: 'row'; readonly row: SessionDataRow; readonly stringsAsBytes: boolean };
+export type SessionDataEntry = { readonly type: 'header'; readonly header: SessionDataHeader } | {
+      readonly type: 'row';
+      readonly row: SessionDataRow;
+      readonly stringsAsBytes: boolean;
+      /** Where the row's line is in the file, without its newline: for a reader that reads it again rather than keep it. */
+      readonly offset: number;
+      readonly length: number;
+    };
 
 /**
  * Reads a `.sd` file: its header, then its rows. With `asBytes`, a row's
@@ -191,7 +198,7 @@ export function* readSessionData(file: string, options: { asBytes?: boolean; has
   try {
     const size = fs.fstatSync(descriptor).size;
     let line = 0;
-    for (const { bytes } of readLines(descriptor, 0, size)) {
+    for (const { bytes, offset } of readLines(descriptor, 0, size)) {
       line++;
       options.hash?.update(bytes).update(NEWLINE);
       let parsed: ParsedJson;
@@ -204,7 +211,7 @@ export function* readSessionData(file: string, options: { asBytes?: boolean; has
         if ((parsed.value as SessionDataHeader).schema !== SESSION_DATA_SCHEMA) throw new Error(`${file}: not a ${SESSION_DATA_SCHEMA} file`);
         yield { type: 'header', header: parsed.value as SessionDataHeader };
       } else {
-        yield { type: 'row', row: parsed.value as SessionDataRow, stringsAsBytes: parsed.stringsAsBytes };
+        yield { type: 'row', row: parsed.value as SessionDataRow, stringsAsBytes: parsed.stringsAsBytes, offset, length: bytes.length };
       }
     }
   } finally {

@@ -8,9 +8,10 @@ import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.t
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
 import { planConversation, slug, splitByWeight } from '../../src/site/data/plan.ts';
-import { pageModel, searchText, sitePlan } from '../../src/site/data/site.ts';
-import { conversationStructure } from '../../src/site/data/streams.ts';
-import type { TalkView } from '../../src/site/data/views.ts';
+import { searchText } from '../../src/site/data/search-text.ts';
+import { pageModel, sitePlan } from '../../src/site/data/site.ts';
+import { conversationStructure, withParts, type ConversationStructure } from '../../src/site/data/streams.ts';
+import type { StepView, TalkView } from '../../src/site/data/views.ts';
 import { exportedSessions } from '../helpers.ts';
 
 let bundle: string;
@@ -60,10 +61,40 @@ describe('page models from a bundle', () => {
     const steps = streams[0]!.talks.flatMap((talk) => talk.runs.flatMap((run) => run.steps));
     expect(steps.length).toBeGreaterThan(0);
     for (const step of steps) for (const ref of step.evidence) expect(ref.file).toMatch(new RegExp(`^bundle/${FIXTURE_SESSIONS.compaction}/streams/main/transcript-.*\\.jsonl$`));
-    const reasoning = steps.flatMap((step) => [step, ...step.children]).flatMap((step) => step.parts).find((part) => part.kind === 'reasoning')!;
+    // The structure holds no part: a page reads its steps' parts from their rows.
+    expect(steps.flatMap(flatten).flatMap((step) => step.parts)).toEqual([]);
+    const reasoning = steps.map((step) => withParts(step, conversation.rows)).flatMap(flatten).flatMap((step) => step.parts).find((part) => part.kind === 'reasoning')!;
     expect(reasoning.state).toBe('unavailable');
   });
+
+  it('shows a conversation whose rows are read again from the bundle as one whose rows are held', () => {
+    // Every talk and epoch of a structure, with its steps' parts read.
+    const shown = (structure: ConversationStructure, rows: ReturnType<typeof loadConversation>['rows']) =>
+      structure.streams.map((stream) => ({
+        epochs: stream.epochs.map((epoch) => epoch.steps.map((step) => withParts(step, rows))),
+        talks: stream.talks.map((talk) => ({ ...talk, loose: talk.loose.map((step) => withParts(step, rows)), runs: talk.runs.map((run) => ({ ...run, steps: run.steps.map((step) => withParts(step, rows)) })) })),
+      }));
+    for (const id of [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt]) {
+      const held = loadConversation(bundle, id);
+      const read = loadConversation(bundle, id, { heldMostBytes: 0 });
+      const fromHeld = conversationStructure(held, () => undefined);
+      const fromRead = conversationStructure(read, () => undefined);
+      expect(read.rows.keys(), id).toEqual(held.rows.keys());
+      expect(read.title, id).toBe(held.title);
+      expect(fromRead.searchOf, id).toEqual(fromHeld.searchOf);
+      expect([...fromHeld.searchOf.values()].some((text) => text.length > 0), id).toBe(true);
+      expect(planConversation(read, fromRead), id).toEqual(planConversation(held, fromHeld));
+      const parts = shown(fromRead, read.rows);
+      expect(parts, id).toEqual(shown(fromHeld, held.rows));
+      expect(parts.flatMap((stream) => stream.talks).flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)]).flatMap(flatten).flatMap((step) => step.parts).length, id).toBeGreaterThan(0);
+      read.rows.close();
+    }
+  });
 });
+
+function flatten(step: StepView): StepView[] {
+  return [step, ...step.children.flatMap(flatten)];
+}
 
 describe('splitting', () => {
   const talk = (weight: number, number: number): TalkView => ({ id: `t${number}`, anchor: '', number, epoch: 'e', startedBy: 'stated_trigger', runs: [], loose: [], links: [], weight, keys: [] });

@@ -10,13 +10,15 @@ import { currentLabels } from '../../branches/labels.ts';
 import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../branches/explicit.ts';
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf, type Tree } from '../../branches/tree.ts';
-import type { IndexEntry } from '../../index/session-index.ts';
+import { indexEntryOf, type IndexEntry } from '../../index/session-index.ts';
+import { textOf } from '../../landing/json-text.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession, listFolder } from '../../landing/session-state.ts';
-import type { SessionDataRow } from '../../session-data/format.ts';
+import { readSessionData } from '../../session-data/derive.ts';
 import type { Folded } from '../../session-flow/chain.ts';
 import type { EvidenceRef } from '../../session-flow/format.ts';
-import { foldOf, sessionDataOf } from './read-ahead.ts';
+import { foldOf, readAheadOf, readSessionDataOf } from './read-ahead.ts';
+import { ConversationRows, HELD_MOST_BYTES } from './rows.ts';
 
 export interface ExplicitBranchView {
   readonly record: BranchRecord;
@@ -28,12 +30,14 @@ export interface BundleConversation {
   readonly id: string;
   readonly session: string;
   readonly folded: Folded;
-  /** Every `.sd` row of the session, by `seq:row`. */
-  readonly rows: Map<string, SessionDataRow>;
+  /** Every `.sd` row of the session, by evidence coordinate: held, or read again when asked for (rows.ts). */
+  readonly rows: ConversationRows;
   /** Each landed file's path inside the bundle, by sequence. */
   readonly landed: Map<number, string>;
   /** The bytes of every bundle file of the conversation: its evidence, `.sd` and rounds. */
   readonly bytes: number;
+  /** The latest title the runtime gave the main stream, if it gave one. */
+  readonly title?: string;
   readonly branches: BranchAnalysis;
   readonly explicit: ExplicitBranchView[];
   /** Caller-given summaries and labels, by branch name. */
@@ -47,26 +51,57 @@ export function conversationsOfBundle(bundle: string): string[] {
   return listFolder(path.join(bundle, '_conversations')).sort();
 }
 
-export function loadConversation(bundle: string, id: string): BundleConversation {
+/**
+ * One conversation of the bundle. Its rows are held when its `.sd` files
+ * come to `heldMostBytes` or less, or were read ahead; the others are read
+ * again from the bundle when asked for (rows.ts).
+ */
+export function loadConversation(bundle: string, id: string, options: { heldMostBytes?: number } = {}): BundleConversation {
   const folded = foldOf(bundle, id);
   const head = folded.rounds.at(-1);
   if (!head) throw new Error(`${path.join(bundle, '_conversations', id)}: the conversation has no rounds`);
   const session = head.header.session;
-  const rows = new Map<string, SessionDataRow>();
+  const rows = new ConversationRows();
   const landed = new Map<number, string>();
   const entries: IndexEntry[] = [];
   let bytes = 0;
-  for (const file of landedFilesOfSession(bundle, session)) {
-    landed.set(file.seq, `${session}/${file.relative}`);
-    bytes += fs.statSync(file.path).size;
+  let title: string | undefined;
+  const files = landedFilesOfSession(bundle, session).map((file) => {
     const sessionData = sessionDataBeside(file.path);
-    if (!fs.existsSync(sessionData)) continue;
-    bytes += fs.statSync(sessionData).size;
+    const size = fs.statSync(file.path).size;
+    return { file, sessionData, size, sessionDataSize: fs.existsSync(sessionData) ? fs.statSync(sessionData).size : undefined };
+  });
+  const held = files.reduce((sum, { sessionDataSize }) => sum + (sessionDataSize ?? 0), 0) <= (options.heldMostBytes ?? HELD_MOST_BYTES);
+  for (const { file, sessionData, size, sessionDataSize } of files) {
+    landed.set(file.seq, `${session}/${file.relative}`);
+    bytes += size;
+    if (sessionDataSize === undefined) continue;
+    bytes += sessionDataSize;
+    const main = file.relative.startsWith('streams/main/');
     // The branch analysis needs the index of these rows; it is built from
     // them here rather than by reading every `.sd` a second time.
-    const read = sessionDataOf(session, file);
-    for (const row of read.rows) rows.set(`${file.seq}:${row.row}`, row);
-    for (const entry of read.entries) entries.push(entry);
+    const read = readAheadOf(session, file) ?? (held ? readSessionDataOf(file) : undefined);
+    if (read !== undefined) {
+      for (const row of read.rows) {
+        rows.hold(file.seq, row);
+        if (main && row.label !== undefined) title = row.label;
+      }
+      for (const entry of read.entries) entries.push(entry);
+      continue;
+    }
+    // Read as strings of bytes, as the session index reads them: only the
+    // identifiers an entry keeps, and a title, are made text.
+    let kind = '';
+    for (const entry of readSessionData(sessionData, { asBytes: true })) {
+      if (entry.type === 'header') {
+        kind = entry.header.kind;
+        continue;
+      }
+      rows.place(file.seq, sessionData, entry.row.row, entry.offset, entry.length);
+      const indexEntry = indexEntryOf(file.seq, file.place, kind, entry.row);
+      entries.push(entry.stringsAsBytes ? textOf(indexEntry) : indexEntry);
+      if (main && entry.row.label !== undefined) title = entry.stringsAsBytes ? textOf(entry.row.label) : entry.row.label;
+    }
   }
   for (const round of folded.rounds) bytes += fs.statSync(round.file).size;
   const labels = new Map<string, { labels: string[]; summary?: string }>();
@@ -86,5 +121,5 @@ export function loadConversation(bundle: string, id: string): BundleConversation
     // A boundary that is gone or cannot be projected is shown as such, with no path.
     explicit.push({ record: entry.record, path: typeof found === 'string' ? [] : found });
   }
-  return { id, session, folded, rows, landed, bytes, branches, explicit, labels };
+  return { id, session, folded, rows, landed, bytes, ...(title !== undefined ? { title } : {}), branches, explicit, labels };
 }

@@ -137,7 +137,7 @@ export function planConversation(conversation: BundleConversation, structure: Co
     for (const key of Object.keys(usage) as (keyof Usage)[]) usage[key] += used[key] ?? 0;
   }
   const times = structure.streams.flatMap((stream) => stream.talks.flatMap((talk) => [talk.from, talk.to])).filter((time): time is string => time !== undefined).sort();
-  const title = titleOf(conversation);
+  const { title } = conversation;
   return {
     summary: {
       id,
@@ -156,14 +156,4 @@ export function planConversation(conversation: BundleConversation, structure: Co
     pageOfStream,
     pageOfBranch,
   };
-}
-
-/** The latest title the runtime gave the main stream, if it gave one. */
-function titleOf(conversation: BundleConversation): string | undefined {
-  let title: string | undefined;
-  for (const [key, row] of conversation.rows) {
-    const file = conversation.landed.get(Number(key.slice(0, key.indexOf(':'))));
-    if (row.label !== undefined && file?.includes('/streams/main/')) title = row.label;
-  }
-  return title;
 }

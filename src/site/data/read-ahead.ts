@@ -126,19 +126,18 @@ export function readAhead(data: string, sessions: readonly string[], mostBytes =
   }
 }
 
-/** The rows of the `.sd` beside `file` of `session` in a bundle: as read ahead when its bytes are those read, else read now. */
-export function sessionDataOf(session: string, file: LandedFileEntry): SessionDataRead {
+/** The rows of the `.sd` beside `file` of `session` in a bundle as they were read ahead, when they were and its bytes are those read. */
+export function readAheadOf(session: string, file: LandedFileEntry): SessionDataRead | undefined {
   const key = keyOf(session, file);
   const ahead = sessionData.get(key);
   sessionData.delete(key);
-  if (ahead !== undefined) {
-    if (digestOfFile(sessionDataBeside(file.path)) === ahead.sha256) {
-      readAheadUse.taken++;
-      return ahead.read;
-    }
-    readAheadUse.refused++;
+  if (ahead === undefined) return undefined;
+  if (digestOfFile(sessionDataBeside(file.path)) === ahead.sha256) {
+    readAheadUse.taken++;
+    return ahead.read;
   }
-  return readSessionDataOf(file);
+  readAheadUse.refused++;
+  return undefined;
 }
 
 /**

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { BundleConversation } from './bundle.ts';
 import { conversationsOfBundle, loadConversation } from './bundle.ts';
 import { planConversation, slug, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
-import { anchorOf, conversationStructure, type ConversationStructure } from './streams.ts';
+import { anchorOf, conversationStructure, withParts, type ConversationStructure } from './streams.ts';
 import type { EpochView, LinkView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
@@ -42,9 +42,6 @@ export interface SitePlan {
   readonly plans: Map<string, ConversationPlan>;
   readonly pages: PagePlan[];
 }
-
-/** How much of one talk the offline search index holds: the prompt and the start of the reply. */
-const SEARCH_TEXT = 600;
 
 /**
  * Which conversations a build renders, named by the export stage in the
@@ -151,17 +148,17 @@ interface Planning {
 const plannings = new Map<string, Planning>();
 
 /**
- * The conversation whose pages are being rendered, with its structure. Its
- * rows are read only to make the structure and the plan, and the pages render
- * from those, so they are not kept: the 151 MB conversation of the 1 GB
- * benchmark corpus held 500 MB of heap with them and 306 MB without.
+ * The conversation whose pages are being rendered, with its structure. The
+ * structure holds no step's parts: each page reads those of its own steps
+ * from the conversation's rows (streams.ts, withParts), which are held only
+ * for a small conversation (rows.ts).
  */
-let loaded: { bundle: string; id: string; conversation: ConversationOfPages; structure: ConversationStructure } | undefined;
+let loaded: { bundle: string; id: string; conversation: BundleConversation; structure: ConversationStructure } | undefined;
 
-type ConversationOfPages = Omit<BundleConversation, 'rows'>;
-
-function withoutRows({ rows, ...rest }: BundleConversation): ConversationOfPages {
-  return rest;
+/** Makes `next` the conversation loaded, closing what the one before it had open. */
+function load(next: typeof loaded): void {
+  loaded?.conversation.rows.close();
+  loaded = next;
 }
 
 function planningOf(bundle: string): Planning {
@@ -185,7 +182,7 @@ function planNext(planning: Planning): ConversationPlan | undefined {
     const structure = linkedStructure(conversation, () => planned);
     const plan = planConversation(conversation, structure);
     planned = plan;
-    loaded = { bundle, id, conversation: withoutRows(conversation), structure };
+    load({ bundle, id, conversation, structure });
     planning.plans.set(id, plan);
     for (const page of plan.pages) {
       planning.pages.push(page);
@@ -200,7 +197,7 @@ function planNext(planning: Planning): ConversationPlan | undefined {
         for (const talk of stream.talks) {
           const page = plan.pageOfTalk.get(talk.id);
           if (page === undefined) continue;
-          entries.push({ u: `${page}#${talk.anchor}`, w: `${plan.summary.title ?? id} · ${stream.name} · talk ${talk.number}`, x: searchText(talk) });
+          entries.push({ u: `${page}#${talk.anchor}`, w: `${plan.summary.title ?? id} · ${stream.name} · talk ${talk.number}`, x: structure.searchOf.get(talk.id) ?? '' });
         }
       }
       const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
@@ -230,10 +227,10 @@ function linkedStructure(conversation: BundleConversation, plan: () => Conversat
   });
 }
 
-/** A conversation already planned, loaded again for its pages: made here, where no closure can keep its rows. */
-function loadForPages(bundle: string, id: string, plan: ConversationPlan): { conversation: ConversationOfPages; structure: ConversationStructure } {
+/** A conversation already planned, loaded again for its pages. */
+function loadForPages(bundle: string, id: string, plan: ConversationPlan): { conversation: BundleConversation; structure: ConversationStructure } {
   const conversation = loadConversation(bundle, id);
-  return { conversation: withoutRows(conversation), structure: linkedStructure(conversation, () => plan) };
+  return { conversation, structure: linkedStructure(conversation, () => plan) };
 }
 
 /** The whole plan: every conversation this build renders planned, and the summary of every other one read from its saved plan. */
@@ -295,35 +292,6 @@ function savedPlan({ id, plan, renderedBy }: SelectedConversation): SavedPlan {
   }
 }
 
-/** What the offline search index holds of a talk: its tool names and texts, white space made single spaces, cut at four times SEARCH_TEXT. */
-export function searchText(talk: TalkView): string {
-  const most = SEARCH_TEXT * 4;
-  const words: string[] = [];
-  // Each word is taken with its white space runs made one space; joined,
-  // the words are at least their lengths so made, less one for each join (a
-  // join can merge a word's last space, the joining one and the next word's
-  // first). Once that is enough, the words after cannot change what is kept,
-  // and they are not read: a talk of a long conversation holds hundreds of
-  // parts of up to 32 KB each.
-  let least = 1;
-  const take = (word: string): void => {
-    const single = word.replace(/\s+/g, ' ');
-    words.push(single);
-    least += single.length - 1;
-  };
-  const visit = (steps: TalkView['loose']): void => {
-    for (const step of steps) {
-      if (least > most) return;
-      if (step.toolName) take(step.toolName);
-      for (const part of step.parts) if (part.kind === 'text' || part.kind === 'call' || part.kind === 'result') take(part.segments.map((segment) => segment.text).join(' ').slice(0, SEARCH_TEXT));
-      visit(step.children);
-    }
-  };
-  visit(talk.loose);
-  for (const run of talk.runs) visit(run.steps);
-  return words.join(' ').replace(/\s+/g, ' ').slice(0, most);
-}
-
 export interface BranchHeader {
   readonly name: string;
   readonly origin: 'natural' | 'explicit';
@@ -381,24 +349,40 @@ export interface PageOverview {
   readonly unresolved: UnresolvedView[];
 }
 
+/**
+ * The model of the page `file`. The last one made is given again to the
+ * next ask for the same page: the kept renderer digests a page's model and
+ * then renders the page from it (earlier-pages.ts), and each model reads
+ * its steps' rows.
+ */
 export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
+  if (lastModel?.bundle === bundle && lastModel.file === file) return lastModel.model;
+  const model = modelOf(file, bundle);
+  lastModel = { bundle, file, model };
+  return model;
+}
+
+let lastModel: { bundle: string; file: string; model: PageModel } | undefined;
+
+function modelOf(file: string, bundle: string): PageModel {
   const planning = planningOf(bundle);
   const page = plannedPage(planning, file);
   const plan = planning.plans.get(page.conversation)!;
   if (loaded?.bundle !== bundle || loaded.id !== page.conversation) {
-    loaded = undefined;
-    loaded = { bundle, id: page.conversation, ...loadForPages(bundle, page.conversation, plan) };
+    load(undefined);
+    load({ bundle, id: page.conversation, ...loadForPages(bundle, page.conversation, plan) });
   }
-  const { conversation, structure } = loaded;
+  const { conversation, structure } = loaded!;
   const stream = structure.streams.find((candidate) => candidate.id === page.stream) ?? { id: '', name: 'main', child: false, epochs: [], talks: [], links: [] };
   const wanted = new Set(page.talks);
-  const talks = stream.talks.filter((talk) => wanted.has(talk.id));
+  const { rows } = conversation;
+  const talks = stream.talks.filter((talk) => wanted.has(talk.id)).map((talk) => ({ ...talk, loose: talk.loose.map((step) => withParts(step, rows)), runs: talk.runs.map((run) => ({ ...run, steps: run.steps.map((step) => withParts(step, rows)) })) }));
   const epochBefore = new Map<string, EpochView>();
   let previous: string | undefined;
   for (const talk of talks) {
     if (talk.epoch !== previous) {
       const epoch = stream.epochs.find((candidate) => candidate.id === talk.epoch);
-      if (epoch) epochBefore.set(talk.id, epoch);
+      if (epoch) epochBefore.set(talk.id, { ...epoch, steps: epoch.steps.map((step) => withParts(step, rows)) });
     }
     previous = talk.epoch;
   }
@@ -473,7 +457,7 @@ export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
   };
 }
 
-function overviewOf(plan: ConversationPlan, structure: ConversationStructure, conversation: ConversationOfPages, activeName: string | undefined): PageOverview {
+function overviewOf(plan: ConversationPlan, structure: ConversationStructure, conversation: BundleConversation, activeName: string | undefined): PageOverview {
   const session = [...structure.nodes.values()].find((node) => node.kind === 'session');
   return {
     summary: plan.summary,

@@ -7,9 +7,11 @@ import crypto from 'node:crypto';
 import { RELATION_TYPES, UNRESOLVED_KINDS, type RelationType, type UnresolvedKind } from '../../model/structure.ts';
 import type { Part, SessionDataRow, Usage } from '../../session-data/format.ts';
 import type { EntityFrame, EvidenceRef } from '../../session-flow/format.ts';
-import { refKey, type BundleConversation } from './bundle.ts';
+import type { BundleConversation } from './bundle.ts';
 import { partView } from './parts.ts';
-import type { EpochView, EvidenceView, LinkView, RunView, StepView, StreamView, TalkView, UnresolvedView } from './views.ts';
+import type { ConversationRows } from './rows.ts';
+import { searchText, searchWordsOf } from './search-text.ts';
+import type { EpochView, EvidenceView, LinkView, PartView, RunView, StepView, StreamView, TalkView, UnresolvedView } from './views.ts';
 
 type Node = EntityFrame & { t: 'node' };
 
@@ -41,8 +43,17 @@ const TALK_COST = 1200;
 const CODE_FACTOR = 3;
 const TEXT_FACTOR = 1.2;
 
+/**
+ * A conversation's streams, talks and steps, without the steps' parts: what
+ * the plan is made from and what every page of it takes its talks from.
+ * A step's parts are read from its rows when a page shows it (withParts):
+ * held here, the 151 MB conversation of the 1 GB benchmark corpus kept
+ * 306 MB of their texts for as long as its pages rendered.
+ */
 export interface ConversationStructure {
   readonly streams: StreamView[];
+  /** Each talk's search text (search-text.ts), made while its parts were read. */
+  readonly searchOf: Map<string, string>;
   /** The talk each node belongs to. */
   readonly talkOf: Map<string, string>;
   readonly nodes: Map<string, Node>;
@@ -110,23 +121,26 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     return links;
   };
   const evidence = (refs: readonly EvidenceRef[]): EvidenceView[] => refs.map((ref) => ({ seq: ref.seq, row: ref.row, file: conversation.landed.has(ref.seq) ? `bundle/${conversation.landed.get(ref.seq)!}` : undefined }));
-  const rowsOf = (node: Node): SessionDataRow[] => refsOf(node).flatMap((ref) => conversation.rows.get(refKey(ref)) ?? []);
+  // What a talk's steps weigh and give the search index, noted as each step
+  // is made with its parts, which it then drops: only the talk being made
+  // has its steps' words held.
+  const weights = new Map<string, number>();
+  const words = new Map<string, readonly string[]>();
 
   const step = (node: Node): StepView => {
-    const rows = rowsOf(node);
-    const toolUse = node.kind === 'tool' || node.kind === 'agent.call' ? node.id.slice(node.id.lastIndexOf('/tool/') + '/tool/'.length) : undefined;
-    const parts: Part[] = toolUse !== undefined ? rows.flatMap((row) => row.parts.filter((part) => (part.k === 'call' && part.id === toolUse) || ((part.k === 'result' || part.k === 'media') && part.of === toolUse))) : node.kind === 'llm.call' ? [] : (rows[0]?.parts ?? []).filter((part) => part.k !== 'call' && part.k !== 'result');
+    const rows = rowsOf(conversation.rows, refsOf(node));
+    const toolUse = toolUseOf(node.kind, node.id);
     const attrs = node.attrs ?? {};
     const qualities = Object.entries(attrs)
       .filter(([name, value]) => typeof value === 'string' && name !== 'name')
       .map(([name, value]) => ({ name, value: value as string }));
-    return {
+    const made: StepView = {
       id: node.id,
       anchor: anchorOf(node.id),
       kind: node.kind,
       ...(rows[0]?.ts !== undefined ? { time: rows[0].ts } : {}),
       evidence: evidence(refsOf(node)),
-      parts: parts.map((part) => partView(part, toolUse)),
+      parts: [],
       flags: [...new Set(rows.flatMap((row) => row.flags ?? []))],
       qualities,
       ...(attrs.usage !== undefined ? { usage: attrs.usage as Usage } : {}),
@@ -136,9 +150,14 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       unresolved: [...(unresolvedAbout.get(node.id) ?? []), ...(toolUse !== undefined ? (unresolvedAbout.get(toolUse) ?? []) : [])],
       children: (children.get(node.id) ?? []).map(step),
     };
+    const full = { ...made, parts: stepParts(node.kind, node.id, rows) };
+    weights.set(made.id, weightOf(full));
+    words.set(made.id, searchWordsOf(full));
+    return made;
   };
 
   const streams: StreamView[] = [];
+  const searchOf = new Map<string, string>();
   for (const streamNode of [...nodes.values()].filter((node) => node.kind === 'stream').sort((a, b) => (a.id === 'stream/main' ? -1 : b.id === 'stream/main' ? 1 : a.id < b.id ? -1 : 1))) {
     const epochs: EpochView[] = [];
     const talks: TalkView[] = [];
@@ -146,6 +165,8 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       if (epochNode.kind !== 'epoch') continue;
       const under = children.get(epochNode.id) ?? [];
       epochs.push({ id: epochNode.id, anchor: anchorOf(epochNode.id), number: epochs.length + 1, steps: under.filter((node) => node.kind !== 'talk').map(step), links: linksOf(epochNode.id) });
+      weights.clear();
+      words.clear();
       for (const talkNode of under.filter((node) => node.kind === 'talk')) {
         const runs: RunView[] = [];
         const loose: StepView[] = [];
@@ -154,6 +175,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
           else loose.push(step(child));
         }
         const all = [...loose, ...runs.flatMap((run) => run.steps)].flatMap(flatten);
+        searchOf.set(talkNode.id, searchText({ loose, runs }, (made) => words.get(made.id) ?? []));
         const times = all.flatMap((item) => (item.time !== undefined ? [item.time] : [])).sort();
         talks.push({
           id: talkNode.id,
@@ -166,9 +188,11 @@ export function conversationStructure(conversation: BundleConversation, resolve:
           runs,
           loose,
           links: linksOf(talkNode.id),
-          weight: TALK_COST + all.reduce((sum, item) => sum + weightOf(item), 0),
+          weight: TALK_COST + all.reduce((sum, item) => sum + (weights.get(item.id) ?? 0), 0),
           keys: all.flatMap((item) => item.evidence.map((ref) => `${ref.seq}:${ref.row}`)),
         });
+        weights.clear();
+        words.clear();
       }
     }
     const label = (streamNode.attrs?.label ?? streamNode.attrs?.description) as string | undefined;
@@ -182,7 +206,33 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       links: linksOf(streamNode.id),
     });
   }
-  return { streams, talkOf, nodes };
+  return { streams, searchOf, talkOf, nodes };
+}
+
+/**
+ * The step as a page shows it: with its parts, and its children's, read
+ * from the rows of its evidence. The structure's steps have none; a page's
+ * are given theirs as it is modelled (site.ts, pageModel), so that what is
+ * held at once is one page's.
+ */
+export function withParts(step: StepView, rows: ConversationRows): StepView {
+  return { ...step, parts: stepParts(step.kind, step.id, rowsOf(rows, step.evidence)), children: step.children.map((child) => withParts(child, rows)) };
+}
+
+function rowsOf(rows: ConversationRows, refs: readonly EvidenceRef[]): SessionDataRow[] {
+  return refs.flatMap((ref) => rows.get(ref) ?? []);
+}
+
+/** The tool use a tool or agent call step is, by the id its node was given. */
+function toolUseOf(kind: string, id: string): string | undefined {
+  return kind === 'tool' || kind === 'agent.call' ? id.slice(id.lastIndexOf('/tool/') + '/tool/'.length) : undefined;
+}
+
+/** The parts a step shows: a tool's call and what came back, a provider call none (its fragments are its steps), any other its record's parts but calls and results. */
+function stepParts(kind: string, id: string, rows: readonly SessionDataRow[]): PartView[] {
+  const toolUse = toolUseOf(kind, id);
+  const parts: Part[] = toolUse !== undefined ? rows.flatMap((row) => row.parts.filter((part) => (part.k === 'call' && part.id === toolUse) || ((part.k === 'result' || part.k === 'media') && part.of === toolUse))) : kind === 'llm.call' ? [] : (rows[0]?.parts ?? []).filter((part) => part.k !== 'call' && part.k !== 'result');
+  return parts.map((part) => partView(part, toolUse));
 }
 
 /**

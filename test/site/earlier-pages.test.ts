@@ -2,9 +2,14 @@
 // of its model is the same, so the digest must change with anything the page
 // shows and with nothing else.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pageDigest } from '../../src/site/data/earlier-pages.ts';
+import { ConversationRows } from '../../src/site/data/rows.ts';
+import type { SessionDataRow } from '../../src/session-data/format.ts';
 import type { PageModel } from '../../src/site/data/site.ts';
+import { temporaryFolder } from '../helpers.ts';
 
 function model(text = 'café ☕ über', options: { html?: string; epoch?: string; failed?: boolean; bytes?: number; labels?: string[] } = {}): PageModel {
   const segment: Record<string, unknown> = { text, language: 'ts' };
@@ -56,5 +61,51 @@ describe('the digest of a page model', () => {
     const long = `${'é'.repeat(400_000)}x`;
     expect(digest(model(long))).toBe(digest(model(long)));
     expect(digest(model(long))).not.toBe(digest(model(`${long.slice(0, -1)}y`)));
+  });
+
+  it('of an outline, changes with the bytes of any row its steps cite, and with nothing else of the rows', () => {
+    // An outline: steps with evidence and no parts, one of them a child step.
+    const outline = (refs: { seq: number; row: number }[][]): PageModel =>
+      ({
+        ...model(),
+        talks: [{ id: 't1', number: 1, loose: [], runs: [{ steps: refs.map((evidence, index) => ({ id: `s${index}`, evidence, parts: [], children: index === 0 ? [{ id: 'child', evidence: [{ seq: 1, row: 3 }], parts: [], children: [] }] : [] })) }] }],
+        epochBefore: new Map(),
+      }) as unknown as PageModel;
+    const folder = temporaryFolder();
+    const file = path.join(folder, 'rows.sd');
+    const lines = ['{"header":1}', '{"row":1,"text":"one"}', '{"row":2,"text":"two"}', '{"row":3,"text":"three"}', '{"row":4,"text":"four"}'];
+    const rowsOf = (text: string[]): ConversationRows => {
+      fs.writeFileSync(file, `${text.join('\n')}\n`);
+      const rows = new ConversationRows();
+      let offset = 0;
+      text.forEach((line, index) => {
+        if (index > 0) rows.add(1, file, { row: { row: index, parts: [] } as unknown as SessionDataRow, offset, length: Buffer.byteLength(line) }, false);
+        offset += Buffer.byteLength(line) + 1;
+      });
+      return rows;
+    };
+    const page = outline([[{ seq: 1, row: 1 }], [{ seq: 1, row: 2 }]]);
+    const of = (text: string[], shown = page): string => {
+      const rows = rowsOf(text);
+      try {
+        return pageDigest(shown, 'c/one-2.html', 'code-1', rows);
+      } finally {
+        rows.close();
+      }
+    };
+    const base = of(lines);
+    expect(of(lines)).toBe(base);
+    // A row no step cites changes nothing.
+    expect(of(lines.map((line, index) => (index === 4 ? '{"row":4,"text":"FOUR"}' : line)))).toBe(base);
+    // A cited row of the same length with other bytes, the child's row, and rows cited in another order or grouping.
+    const changed = [
+      of(lines.map((line, index) => (index === 2 ? '{"row":2,"text":"TWO"}' : line))),
+      of(lines.map((line, index) => (index === 3 ? '{"row":3,"text":"THREE"}' : line))),
+      of(lines, outline([[{ seq: 1, row: 2 }], [{ seq: 1, row: 1 }]])),
+      of(lines, outline([[{ seq: 1, row: 1 }, { seq: 1, row: 2 }], []])),
+      pageDigest(page, 'c/one-2.html', 'code-1'),
+    ];
+    for (const other of changed) expect(other).not.toBe(base);
+    expect(new Set(changed).size).toBe(changed.length);
   });
 });

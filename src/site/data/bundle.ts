@@ -10,14 +10,12 @@ import { currentLabels } from '../../branches/labels.ts';
 import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../branches/explicit.ts';
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf, type Tree } from '../../branches/tree.ts';
-import { indexEntryOf, type IndexEntry } from '../../index/session-index.ts';
-import { textOf } from '../../landing/json-text.ts';
+import type { IndexEntry } from '../../index/session-index.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession, listFolder } from '../../landing/session-state.ts';
-import { readSessionData } from '../../session-data/derive.ts';
 import type { Folded } from '../../session-flow/chain.ts';
 import type { EvidenceRef } from '../../session-flow/format.ts';
-import { foldOf, readAheadOf, readSessionDataOf } from './read-ahead.ts';
+import { foldOf, readAheadOf, rowsOfSessionData } from './read-ahead.ts';
 import { ConversationRows, HELD_MOST_BYTES } from './rows.ts';
 
 export interface ExplicitBranchView {
@@ -79,28 +77,13 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     bytes += sessionDataSize;
     const main = file.relative.startsWith('streams/main/');
     // The branch analysis needs the index of these rows; it is built from
-    // them here rather than by reading every `.sd` a second time.
-    const read = readAheadOf(session, file) ?? (held ? readSessionDataOf(file) : undefined);
-    if (read !== undefined) {
-      for (const row of read.rows) {
-        rows.hold(file.seq, row);
-        if (main && row.label !== undefined) title = row.label;
-      }
-      for (const entry of read.entries) entries.push(entry);
-      continue;
-    }
-    // Read as strings of bytes, as the session index reads them: only the
-    // identifiers an entry keeps, and a title, are made text.
-    let kind = '';
-    for (const entry of readSessionData(sessionData, { asBytes: true })) {
-      if (entry.type === 'header') {
-        kind = entry.header.kind;
-        continue;
-      }
-      rows.place(file.seq, sessionData, entry.row.row, entry.offset, entry.length);
-      const indexEntry = indexEntryOf(file.seq, file.place, kind, entry.row);
-      entries.push(entry.stringsAsBytes ? textOf(indexEntry) : indexEntry);
-      if (main && entry.row.label !== undefined) title = entry.stringsAsBytes ? textOf(entry.row.label) : entry.row.label;
+    // them here rather than by reading every `.sd` a second time. Rows read
+    // ahead are parsed already, and held whatever the conversation's size.
+    const ahead = readAheadOf(session, file);
+    for (const read of ahead ?? rowsOfSessionData(file)) {
+      rows.add(file.seq, sessionData, read, held || ahead !== undefined);
+      entries.push(read.entry);
+      if (main && read.row.label !== undefined) title = read.row.label;
     }
   }
   for (const round of folded.rounds) bytes += fs.statSync(round.file).size;

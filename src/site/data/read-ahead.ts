@@ -49,25 +49,21 @@ import { readSessionData } from '../../session-data/derive.ts';
 import type { SessionDataRow } from '../../session-data/format.ts';
 import { foldRounds, roundFiles, type Folded } from '../../session-flow/chain.ts';
 
-/** The rows of one `.sd`, and the session index entries they make. */
-export interface SessionDataRead {
-  readonly rows: SessionDataRow[];
-  readonly entries: IndexEntry[];
+/** One row of a `.sd`, where its line is in the file, and the session index entry it makes. */
+export interface RowRead {
+  readonly row: SessionDataRow;
+  readonly offset: number;
+  readonly length: number;
+  readonly entry: IndexEntry;
 }
 
-/** Reads the `.sd` beside landed file `file`; the index entries are those of its rows. `hash` is given the bytes read. */
-export function readSessionDataOf(file: LandedFileEntry, hash?: crypto.Hash): SessionDataRead {
-  const rows: SessionDataRow[] = [];
-  const entries: IndexEntry[] = [];
+/** Reads the rows of the `.sd` beside landed file `file` one by one, with the index entries they make. `hash` is given the bytes read. */
+export function* rowsOfSessionData(file: LandedFileEntry, hash?: crypto.Hash): Generator<RowRead> {
   let kind = '';
   for (const entry of readSessionData(sessionDataBeside(file.path), { hash })) {
     if (entry.type === 'header') kind = entry.header.kind;
-    else {
-      rows.push(entry.row);
-      entries.push(indexEntryOf(file.seq, file.place, kind, entry.row));
-    }
+    else yield { row: entry.row, offset: entry.offset, length: entry.length, entry: indexEntryOf(file.seq, file.place, kind, entry.row) };
   }
-  return { rows, entries };
 }
 
 /** Files whose reading ahead a load used, and files it read again because the bundle's bytes differ: for tests and profiles. */
@@ -78,7 +74,7 @@ export const readAheadUse = { taken: 0, refused: 0 };
  * path inside the storage layout, with the SHA-256 of the bytes read, and
  * folds by conversation, with the SHA-256 of each round folded.
  */
-const sessionData = new Map<string, { sha256: string; read: SessionDataRead }>();
+const sessionData = new Map<string, { sha256: string; read: RowRead[] }>();
 const folds = new Map<string, { rounds: { name: string; sha256: string }[]; folded: Folded }>();
 
 const keyOf = (session: string, file: LandedFileEntry): string => `${session}/${file.relative}`;
@@ -117,7 +113,7 @@ export function readAhead(data: string, sessions: readonly string[], mostBytes =
       try {
         // The digest of the very bytes parsed, so that a file replaced meanwhile is never taken for them.
         const hash = crypto.createHash('sha256');
-        const read = readSessionDataOf(file, hash);
+        const read = [...rowsOfSessionData(file, hash)];
         sessionData.set(keyOf(session, file), { sha256: hash.digest('hex'), read });
       } catch {
         // No `.sd` yet, or one being derived: the load reads it.
@@ -127,7 +123,7 @@ export function readAhead(data: string, sessions: readonly string[], mostBytes =
 }
 
 /** The rows of the `.sd` beside `file` of `session` in a bundle as they were read ahead, when they were and its bytes are those read. */
-export function readAheadOf(session: string, file: LandedFileEntry): SessionDataRead | undefined {
+export function readAheadOf(session: string, file: LandedFileEntry): RowRead[] | undefined {
   const key = keyOf(session, file);
   const ahead = sessionData.get(key);
   sessionData.delete(key);

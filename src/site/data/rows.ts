@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import type { SessionDataRow } from '../../session-data/format.ts';
 import type { EvidenceRef } from '../../session-flow/format.ts';
+import { outlineOfRow, type RowOutline } from './row-outline.ts';
 
 /**
  * The most bytes of `.sd` a conversation may have for its rows to be held
@@ -31,22 +32,31 @@ const RECENT_ROWS = 256;
 export class ConversationRows {
   /** Rows held in memory, by `seq:row`. */
   private readonly held = new Map<string, SessionDataRow>();
-  /** The `.sd` file of each landed file whose rows are read again, and where each of its rows is, by row number. */
+  /** What the plan needs of every row (row-outline.ts), by `seq:row`. */
+  private readonly outlines = new Map<string, RowOutline>();
+  /** The `.sd` file of each landed file, and where each of its rows is, by row number. */
   private readonly placed = new Map<number, { readonly file: string; readonly offsets: number[]; readonly lengths: number[] }>();
   private readonly recent = new Map<string, SessionDataRow>();
   private open: { readonly file: string; readonly descriptor: number } | undefined;
 
-  /** Holds the row of landed file `seq`. */
-  hold(seq: number, row: SessionDataRow): void {
-    this.held.set(`${seq}:${row.row}`, row);
-  }
-
-  /** Notes where the row `row` of landed file `seq` is in `file` (its `.sd`), to read it again when it is asked for. */
-  place(seq: number, file: string, row: number, offset: number, length: number): void {
+  /**
+   * Adds the row of landed file `seq` whose line is at `offset` in `file`
+   * (its `.sd`), `length` bytes long: its outline and its place always, the
+   * row itself when it is to be `held`.
+   */
+  add(seq: number, file: string, read: { readonly row: SessionDataRow; readonly offset: number; readonly length: number }, held: boolean): void {
+    const key = `${seq}:${read.row.row}`;
+    if (held) this.held.set(key, read.row);
+    this.outlines.set(key, outlineOfRow(read.row));
     let places = this.placed.get(seq);
     if (places === undefined) this.placed.set(seq, (places = { file, offsets: [], lengths: [] }));
-    places.offsets[row] = offset;
-    places.lengths[row] = length;
+    places.offsets[read.row.row] = read.offset;
+    places.lengths[read.row.row] = read.length;
+  }
+
+  /** What the plan needs of the row at `ref`, or undefined when the conversation has none there. */
+  outlineOf(ref: EvidenceRef): RowOutline | undefined {
+    return this.outlines.get(`${ref.seq}:${ref.row}`);
   }
 
   /** The row at `ref`, or undefined when the conversation has none there. */
@@ -60,27 +70,40 @@ export class ConversationRows {
       this.recent.set(key, recent);
       return recent;
     }
-    const places = this.placed.get(ref.seq);
-    const offset = places?.offsets[ref.row];
-    if (places === undefined || offset === undefined) return undefined;
-    const bytes = Buffer.allocUnsafe(places.lengths[ref.row]!);
-    const descriptor = this.descriptorOf(places.file);
-    if (fs.readSync(descriptor, bytes, 0, bytes.length, offset) !== bytes.length) throw new Error(`${places.file}: row ${ref.row} is cut short (the file changed while the site read it)`);
+    const bytes = this.bytesOf(ref);
+    if (bytes === undefined) return undefined;
+    const { file, offsets } = this.placed.get(ref.seq)!;
     let row: SessionDataRow;
     try {
       row = JSON.parse(bytes.toString('utf8')) as SessionDataRow;
     } catch {
-      throw new Error(`${places.file}: row ${ref.row} at byte ${offset} is not JSON (the file changed while the site read it)`);
+      throw new Error(`${file}: row ${ref.row} at byte ${offsets[ref.row]!} is not JSON (the file changed while the site read it)`);
     }
-    if (row.row !== ref.row) throw new Error(`${places.file}: the line at byte ${offset} is row ${String(row.row)}, not row ${ref.row} (the file changed while the site read it)`);
+    if (row.row !== ref.row) throw new Error(`${file}: the line at byte ${offsets[ref.row]!} is row ${String(row.row)}, not row ${ref.row} (the file changed while the site read it)`);
     this.recent.set(key, row);
     if (this.recent.size > RECENT_ROWS) this.recent.delete(this.recent.keys().next().value!);
     return row;
   }
 
-  /** Every held row and every placed one, as `seq:row`: for tests. */
+  /**
+   * The bytes of the row at `ref` as its `.sd` holds them, without its
+   * newline; undefined when the conversation has none there. A row is a
+   * function of these bytes, so a page's digest takes them in rather than
+   * the parts made from them (earlier-pages.ts): reading is far cheaper than
+   * parsing.
+   */
+  bytesOf(ref: EvidenceRef): Buffer | undefined {
+    const places = this.placed.get(ref.seq);
+    const offset = places?.offsets[ref.row];
+    if (places === undefined || offset === undefined) return undefined;
+    const bytes = Buffer.allocUnsafe(places.lengths[ref.row]!);
+    if (fs.readSync(this.descriptorOf(places.file), bytes, 0, bytes.length, offset) !== bytes.length) throw new Error(`${places.file}: row ${ref.row} is cut short (the file changed while the site read it)`);
+    return bytes;
+  }
+
+  /** Every row, held or not, as `seq:row`: for tests. */
   keys(): string[] {
-    return [...this.held.keys(), ...[...this.placed].flatMap(([seq, places]) => Object.keys(places.offsets).map((row) => `${seq}:${row}`))];
+    return [...this.outlines.keys()];
   }
 
   /** Closes the file a row was last read from; a later ask opens it again. */

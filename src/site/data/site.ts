@@ -15,7 +15,8 @@ import type { BundleConversation } from './bundle.ts';
 import { conversationsOfBundle, loadConversation } from './bundle.ts';
 import { planConversation, slug, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
 import { anchorOf, conversationStructure, withParts, type ConversationStructure } from './streams.ts';
-import type { EpochView, LinkView, TalkView, UnresolvedView } from './views.ts';
+import type { ConversationRows } from './rows.ts';
+import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
 import { hasEnded } from '../../landing/process.ts';
@@ -349,22 +350,28 @@ export interface PageOverview {
   readonly unresolved: UnresolvedView[];
 }
 
-/**
- * The model of the page `file`. The last one made is given again to the
- * next ask for the same page: the kept renderer digests a page's model and
- * then renders the page from it (earlier-pages.ts), and each model reads
- * its steps' rows.
- */
+/** The model of the page `file`: its outline, with its steps' parts read from their rows. */
 export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
-  if (lastModel?.bundle === bundle && lastModel.file === file) return lastModel.model;
-  const model = modelOf(file, bundle);
-  lastModel = { bundle, file, model };
-  return model;
+  const { model, rows } = pageOutline(file, bundle);
+  const steps = (list: readonly StepView[]): StepView[] => list.map((step) => withParts(step, rows));
+  return {
+    ...model,
+    talks: model.talks.map((talk) => ({ ...talk, loose: steps(talk.loose), runs: talk.runs.map((run) => ({ ...run, steps: steps(run.steps) })) })),
+    epochBefore: new Map([...model.epochBefore].map(([talk, epoch]) => [talk, { ...epoch, steps: steps(epoch.steps) }])),
+  };
 }
 
-let lastModel: { bundle: string; file: string; model: PageModel } | undefined;
+/**
+ * The model of the page `file` without its steps' parts, and the rows they
+ * are read from: what the page's digest is made from (earlier-pages.ts), so
+ * that a page kept from an earlier render parses none of its rows.
+ */
+export function pageOutline(file: string, bundle = bundleOfBuild()): { model: PageModel; rows: ConversationRows } {
+  const model = outlineOf(file, bundle);
+  return { model, rows: loaded!.conversation.rows };
+}
 
-function modelOf(file: string, bundle: string): PageModel {
+function outlineOf(file: string, bundle: string): PageModel {
   const planning = planningOf(bundle);
   const page = plannedPage(planning, file);
   const plan = planning.plans.get(page.conversation)!;
@@ -375,14 +382,13 @@ function modelOf(file: string, bundle: string): PageModel {
   const { conversation, structure } = loaded!;
   const stream = structure.streams.find((candidate) => candidate.id === page.stream) ?? { id: '', name: 'main', child: false, epochs: [], talks: [], links: [] };
   const wanted = new Set(page.talks);
-  const { rows } = conversation;
-  const talks = stream.talks.filter((talk) => wanted.has(talk.id)).map((talk) => ({ ...talk, loose: talk.loose.map((step) => withParts(step, rows)), runs: talk.runs.map((run) => ({ ...run, steps: run.steps.map((step) => withParts(step, rows)) })) }));
+  const talks = stream.talks.filter((talk) => wanted.has(talk.id));
   const epochBefore = new Map<string, EpochView>();
   let previous: string | undefined;
   for (const talk of talks) {
     if (talk.epoch !== previous) {
       const epoch = stream.epochs.find((candidate) => candidate.id === talk.epoch);
-      if (epoch) epochBefore.set(talk.id, { ...epoch, steps: epoch.steps.map((step) => withParts(step, rows)) });
+      if (epoch) epochBefore.set(talk.id, epoch);
     }
     previous = talk.epoch;
   }

@@ -5,12 +5,13 @@
 
 import crypto from 'node:crypto';
 import { RELATION_TYPES, UNRESOLVED_KINDS, type RelationType, type UnresolvedKind } from '../../model/structure.ts';
-import type { Part, SessionDataRow, Usage } from '../../session-data/format.ts';
+import type { SessionDataRow, Usage } from '../../session-data/format.ts';
 import type { EntityFrame, EvidenceRef } from '../../session-flow/format.ts';
 import type { BundleConversation } from './bundle.ts';
 import { partView } from './parts.ts';
 import type { ConversationRows } from './rows.ts';
-import { searchText, searchWordsOf } from './search-text.ts';
+import { partsOfStep, toolUseOf } from './row-outline.ts';
+import { searchText } from './search-text.ts';
 import type { EpochView, EvidenceView, LinkView, PartView, RunView, StepView, StreamView, TalkView, UnresolvedView } from './views.ts';
 
 type Node = EntityFrame & { t: 'node' };
@@ -32,16 +33,12 @@ export function anchorOf(id: string): string {
 }
 
 /**
- * Rough costs in rendered HTML: a step's and a talk's fixed markup (badges,
- * evidence links, headings), and how much larger text grows once escaped or
- * highlighted. Checked against the pages written: on the shared corpus the
- * largest page came to 896 KB from an estimate within 60 % of the 1 MiB budget
- * (bench/results/site-2026-12-02.md), hence that margin in plan.ts.
+ * Rough costs in rendered HTML of a step's and a talk's fixed markup
+ * (badges, evidence links, headings); a part's cost is its own
+ * (row-outline.ts, partWeight).
  */
 const STEP_COST = 900;
 const TALK_COST = 1200;
-const CODE_FACTOR = 3;
-const TEXT_FACTOR = 1.2;
 
 /**
  * A conversation's streams, talks and steps, without the steps' parts: what
@@ -121,14 +118,13 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     return links;
   };
   const evidence = (refs: readonly EvidenceRef[]): EvidenceView[] => refs.map((ref) => ({ seq: ref.seq, row: ref.row, file: conversation.landed.has(ref.seq) ? `bundle/${conversation.landed.get(ref.seq)!}` : undefined }));
-  // What a talk's steps weigh and give the search index, noted as each step
-  // is made with its parts, which it then drops: only the talk being made
-  // has its steps' words held.
+  // What a talk's steps weigh and give the search index, from the outlines
+  // of their rows: only the talk being made has its steps' words held.
   const weights = new Map<string, number>();
   const words = new Map<string, readonly string[]>();
 
   const step = (node: Node): StepView => {
-    const rows = rowsOf(conversation.rows, refsOf(node));
+    const outlines = refsOf(node).flatMap((ref) => conversation.rows.outlineOf(ref) ?? []);
     const toolUse = toolUseOf(node.kind, node.id);
     const attrs = node.attrs ?? {};
     const qualities = Object.entries(attrs)
@@ -138,10 +134,10 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       id: node.id,
       anchor: anchorOf(node.id),
       kind: node.kind,
-      ...(rows[0]?.ts !== undefined ? { time: rows[0].ts } : {}),
+      ...(outlines[0]?.ts !== undefined ? { time: outlines[0].ts } : {}),
       evidence: evidence(refsOf(node)),
       parts: [],
-      flags: [...new Set(rows.flatMap((row) => row.flags ?? []))],
+      flags: [...new Set(outlines.flatMap((outline) => outline.flags ?? []))],
       qualities,
       ...(attrs.usage !== undefined ? { usage: attrs.usage as Usage } : {}),
       ...(typeof attrs.fragments === 'number' ? { fragments: attrs.fragments } : {}),
@@ -150,9 +146,9 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       unresolved: [...(unresolvedAbout.get(node.id) ?? []), ...(toolUse !== undefined ? (unresolvedAbout.get(toolUse) ?? []) : [])],
       children: (children.get(node.id) ?? []).map(step),
     };
-    const full = { ...made, parts: stepParts(node.kind, node.id, rows) };
-    weights.set(made.id, weightOf(full));
-    words.set(made.id, searchWordsOf(full));
+    const shown = partsOfStep(node.kind, node.id, outlines);
+    weights.set(made.id, STEP_COST + shown.reduce((sum, part) => sum + part.weight, 0));
+    words.set(made.id, [...(made.toolName ? [made.toolName] : []), ...shown.flatMap((part) => part.word ?? [])]);
     return made;
   };
 
@@ -219,20 +215,14 @@ export function withParts(step: StepView, rows: ConversationRows): StepView {
   return { ...step, parts: stepParts(step.kind, step.id, rowsOf(rows, step.evidence)), children: step.children.map((child) => withParts(child, rows)) };
 }
 
-function rowsOf(rows: ConversationRows, refs: readonly EvidenceRef[]): SessionDataRow[] {
-  return refs.flatMap((ref) => rows.get(ref) ?? []);
-}
-
-/** The tool use a tool or agent call step is, by the id its node was given. */
-function toolUseOf(kind: string, id: string): string | undefined {
-  return kind === 'tool' || kind === 'agent.call' ? id.slice(id.lastIndexOf('/tool/') + '/tool/'.length) : undefined;
-}
-
-/** The parts a step shows: a tool's call and what came back, a provider call none (its fragments are its steps), any other its record's parts but calls and results. */
+/** The parts a step shows, from its rows. */
 function stepParts(kind: string, id: string, rows: readonly SessionDataRow[]): PartView[] {
   const toolUse = toolUseOf(kind, id);
-  const parts: Part[] = toolUse !== undefined ? rows.flatMap((row) => row.parts.filter((part) => (part.k === 'call' && part.id === toolUse) || ((part.k === 'result' || part.k === 'media') && part.of === toolUse))) : kind === 'llm.call' ? [] : (rows[0]?.parts ?? []).filter((part) => part.k !== 'call' && part.k !== 'result');
-  return parts.map((part) => partView(part, toolUse));
+  return partsOfStep(kind, id, rows).map((part) => partView(part, toolUse));
+}
+
+function rowsOf(rows: ConversationRows, refs: readonly EvidenceRef[]): SessionDataRow[] {
+  return refs.flatMap((ref) => rows.get(ref) ?? []);
 }
 
 /**
@@ -255,10 +245,6 @@ function lazyLink(label: string, resolve: Resolve, target: string, talk: string 
 
 function flatten(step: StepView): StepView[] {
   return [step, ...step.children.flatMap(flatten)];
-}
-
-function weightOf(step: StepView): number {
-  return STEP_COST + step.parts.reduce((sum, part) => sum + part.segments.reduce((inner, segment) => inner + segment.text.length * (segment.language ? CODE_FACTOR : TEXT_FACTOR), 0), 0);
 }
 
 function stringAttrs(node: Node): { name: string; value: string }[] {

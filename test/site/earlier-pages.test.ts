@@ -2,6 +2,7 @@
 // of its model is the same, so the digest must change with anything the page
 // shows and with nothing else.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -63,7 +64,7 @@ describe('the digest of a page model', () => {
     expect(digest(model(long))).not.toBe(digest(model(`${long.slice(0, -1)}y`)));
   });
 
-  it('of an outline, changes with the bytes of any row its steps cite, and with nothing else of the rows', () => {
+  it('of an outline, changes with the .sd its steps cite rows of, and with the rows cited', () => {
     // An outline: steps with evidence and no parts, one of them a child step.
     const outline = (refs: { seq: number; row: number }[][]): PageModel =>
       ({
@@ -72,40 +73,45 @@ describe('the digest of a page model', () => {
         epochBefore: new Map(),
       }) as unknown as PageModel;
     const folder = temporaryFolder();
-    const file = path.join(folder, 'rows.sd');
-    const lines = ['{"header":1}', '{"row":1,"text":"one"}', '{"row":2,"text":"two"}', '{"row":3,"text":"three"}', '{"row":4,"text":"four"}'];
-    const rowsOf = (text: string[]): ConversationRows => {
-      fs.writeFileSync(file, `${text.join('\n')}\n`);
+    const lines = ['{"header":1}', '{"row":1,"text":"one"}', '{"row":2,"text":"two"}', '{"row":3,"text":"three"}'];
+    // Rows of landed file 1 as its .sd holds them, and of file 2.
+    const rowsOf = (text: string[], other = lines): ConversationRows => {
       const rows = new ConversationRows();
-      let offset = 0;
-      text.forEach((line, index) => {
-        if (index > 0) rows.add(1, file, { row: { row: index, parts: [] } as unknown as SessionDataRow, offset, length: Buffer.byteLength(line) }, false);
-        offset += Buffer.byteLength(line) + 1;
-      });
+      for (const [seq, content] of [[1, text], [2, other]] as const) {
+        const file = path.join(folder, `${seq}.sd`);
+        fs.writeFileSync(file, `${content.join('\n')}\n`);
+        let offset = 0;
+        content.forEach((line, index) => {
+          if (index > 0) rows.add(seq, file, { row: { row: index, parts: [] } as unknown as SessionDataRow, offset, length: Buffer.byteLength(line) }, false);
+          offset += Buffer.byteLength(line) + 1;
+        });
+        rows.read(seq, crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
+      }
       return rows;
     };
     const page = outline([[{ seq: 1, row: 1 }], [{ seq: 1, row: 2 }]]);
-    const of = (text: string[], shown = page): string => {
-      const rows = rowsOf(text);
-      try {
-        return pageDigest(shown, 'c/one-2.html', 'code-1', rows);
-      } finally {
-        rows.close();
-      }
-    };
+    const of = (text: string[], shown = page, other = lines): string => pageDigest(shown, 'c/one-2.html', 'code-1', rowsOf(text, other));
     const base = of(lines);
     expect(of(lines)).toBe(base);
-    // A row no step cites changes nothing.
-    expect(of(lines.map((line, index) => (index === 4 ? '{"row":4,"text":"FOUR"}' : line)))).toBe(base);
-    // A cited row of the same length with other bytes, the child's row, and rows cited in another order or grouping.
+    // A .sd none of the page's rows are in changes nothing.
+    expect(of(lines, page, lines.map((line, index) => (index === 1 ? '{"row":1,"text":"ONE"}' : line)))).toBe(base);
     const changed = [
       of(lines.map((line, index) => (index === 2 ? '{"row":2,"text":"TWO"}' : line))),
       of(lines.map((line, index) => (index === 3 ? '{"row":3,"text":"THREE"}' : line))),
       of(lines, outline([[{ seq: 1, row: 2 }], [{ seq: 1, row: 1 }]])),
       of(lines, outline([[{ seq: 1, row: 1 }, { seq: 1, row: 2 }], []])),
+      of(lines, outline([[{ seq: 1, row: 1 }], [{ seq: 2, row: 2 }]])),
+      of(lines, outline([[{ seq: 1, row: 1 }], [{ seq: 1, row: 9 }]])),
       pageDigest(page, 'c/one-2.html', 'code-1'),
     ];
     for (const other of changed) expect(other).not.toBe(base);
     expect(new Set(changed).size).toBe(changed.length);
+  });
+
+  it('of an outline, cannot be made before the rows of a .sd it cites are all read', () => {
+    const rows = new ConversationRows();
+    rows.add(1, 'rows.sd', { row: { row: 1, parts: [] } as unknown as SessionDataRow, offset: 0, length: 2 }, false);
+    const page = { ...model(), talks: [{ id: 't1', loose: [{ id: 's', evidence: [{ seq: 1, row: 1 }], parts: [], children: [] }], runs: [] }], epochBefore: new Map() } as unknown as PageModel;
+    expect(() => pageDigest(page, 'c/one-2.html', 'code-1', rows)).toThrow(/rows.sd: its rows are asked for before it was read whole/);
   });
 });

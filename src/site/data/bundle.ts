@@ -4,6 +4,7 @@
 // a pure function of the bundle), and it never writes into it: the session
 // index is built in memory from the rows rather than saved beside the evidence.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { currentLabels } from '../../branches/labels.ts';
@@ -80,11 +81,13 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     // them here rather than by reading every `.sd` a second time. Rows read
     // ahead are parsed already, and held whatever the conversation's size.
     const ahead = readAheadOf(session, file);
-    for (const read of ahead ?? rowsOfSessionData(file)) {
+    const hash = ahead === undefined ? crypto.createHash('sha256') : undefined;
+    for (const read of ahead?.read ?? rowsOfSessionData(file, hash)) {
       rows.add(file.seq, sessionData, read, held || ahead !== undefined);
       entries.push(read.entry);
       if (main && read.row.label !== undefined) title = read.row.label;
     }
+    rows.read(file.seq, ahead?.sha256 ?? hash!.digest('hex'));
   }
   for (const round of folded.rounds) bytes += fs.statSync(round.file).size;
   const labels = new Map<string, { labels: string[]; summary?: string }>();

@@ -122,15 +122,15 @@ export function readAhead(data: string, sessions: readonly string[], mostBytes =
   }
 }
 
-/** The rows of the `.sd` beside `file` of `session` in a bundle as they were read ahead, when they were and its bytes are those read. */
-export function readAheadOf(session: string, file: LandedFileEntry): RowRead[] | undefined {
+/** The rows of the `.sd` beside `file` of `session` in a bundle as they were read ahead, with the SHA-256 of its bytes, when they were and its bytes are those read. */
+export function readAheadOf(session: string, file: LandedFileEntry): { sha256: string; read: RowRead[] } | undefined {
   const key = keyOf(session, file);
   const ahead = sessionData.get(key);
   sessionData.delete(key);
   if (ahead === undefined) return undefined;
   if (digestOfFile(sessionDataBeside(file.path)) === ahead.sha256) {
     readAheadUse.taken++;
-    return ahead.read;
+    return ahead;
   }
   readAheadUse.refused++;
   return undefined;

@@ -29,13 +29,22 @@ export const HELD_MOST_BYTES = 64 << 20;
 /** Rows read again and parsed, kept for the next asks: a step of a provider call and the call both cite the same rows. */
 const RECENT_ROWS = 256;
 
+/** The rows of one landed file's `.sd`, by row number. */
+interface FileRows {
+  /** The `.sd` file. */
+  readonly file: string;
+  /** The SHA-256 of its bytes, once they are all read (ConversationRows.read). */
+  digest?: string;
+  readonly outlines: RowOutline[];
+  readonly offsets: number[];
+  readonly lengths: number[];
+  /** The rows themselves, when they are held. */
+  readonly held: SessionDataRow[];
+}
+
 export class ConversationRows {
-  /** Rows held in memory, by `seq:row`. */
-  private readonly held = new Map<string, SessionDataRow>();
-  /** What the plan needs of every row (row-outline.ts), by `seq:row`. */
-  private readonly outlines = new Map<string, RowOutline>();
-  /** The `.sd` file of each landed file, and where each of its rows is, by row number. */
-  private readonly placed = new Map<number, { readonly file: string; readonly offsets: number[]; readonly lengths: number[] }>();
+  /** By landed file sequence. */
+  private readonly files = new Map<number, FileRows>();
   private readonly recent = new Map<string, SessionDataRow>();
   private open: { readonly file: string; readonly descriptor: number } | undefined;
 
@@ -45,65 +54,70 @@ export class ConversationRows {
    * row itself when it is to be `held`.
    */
   add(seq: number, file: string, read: { readonly row: SessionDataRow; readonly offset: number; readonly length: number }, held: boolean): void {
-    const key = `${seq}:${read.row.row}`;
-    if (held) this.held.set(key, read.row);
-    this.outlines.set(key, outlineOfRow(read.row));
-    let places = this.placed.get(seq);
-    if (places === undefined) this.placed.set(seq, (places = { file, offsets: [], lengths: [] }));
-    places.offsets[read.row.row] = read.offset;
-    places.lengths[read.row.row] = read.length;
+    let rows = this.files.get(seq);
+    if (rows === undefined) this.files.set(seq, (rows = { file, outlines: [], offsets: [], lengths: [], held: [] }));
+    const number = read.row.row;
+    rows.outlines[number] = outlineOfRow(read.row);
+    rows.offsets[number] = read.offset;
+    rows.lengths[number] = read.length;
+    if (held) rows.held[number] = read.row;
+  }
+
+  /** Notes that every row of landed file `seq` is added, and the SHA-256 of its `.sd`'s bytes. */
+  read(seq: number, digest: string): void {
+    const rows = this.files.get(seq);
+    if (rows !== undefined) rows.digest = digest;
   }
 
   /** What the plan needs of the row at `ref`, or undefined when the conversation has none there. */
   outlineOf(ref: EvidenceRef): RowOutline | undefined {
-    return this.outlines.get(`${ref.seq}:${ref.row}`);
+    return this.files.get(ref.seq)?.outlines[ref.row];
+  }
+
+  /**
+   * What names the row at `ref` and its content: the SHA-256 of its `.sd`
+   * and its row number there; undefined when the conversation has no such
+   * row. A page's digest takes these in rather than the parts made from the
+   * rows (earlier-pages.ts): a `.sd` of a bundle is written once.
+   */
+  citeOf(ref: EvidenceRef): string | undefined {
+    const rows = this.files.get(ref.seq);
+    if (rows?.outlines[ref.row] === undefined) return undefined;
+    if (rows.digest === undefined) throw new Error(`${rows.file}: its rows are asked for before it was read whole`);
+    return `${rows.digest}:${ref.row}`;
   }
 
   /** The row at `ref`, or undefined when the conversation has none there. */
   get(ref: EvidenceRef): SessionDataRow | undefined {
-    const key = `${ref.seq}:${ref.row}`;
-    const held = this.held.get(key);
+    const rows = this.files.get(ref.seq);
+    const held = rows?.held[ref.row];
     if (held !== undefined) return held;
+    const offset = rows?.offsets[ref.row];
+    if (rows === undefined || offset === undefined) return undefined;
+    const key = `${ref.seq}:${ref.row}`;
     const recent = this.recent.get(key);
     if (recent !== undefined) {
       this.recent.delete(key);
       this.recent.set(key, recent);
       return recent;
     }
-    const bytes = this.bytesOf(ref);
-    if (bytes === undefined) return undefined;
-    const { file, offsets } = this.placed.get(ref.seq)!;
+    const bytes = Buffer.allocUnsafe(rows.lengths[ref.row]!);
+    if (fs.readSync(this.descriptorOf(rows.file), bytes, 0, bytes.length, offset) !== bytes.length) throw new Error(`${rows.file}: row ${ref.row} is cut short (the file changed while the site read it)`);
     let row: SessionDataRow;
     try {
       row = JSON.parse(bytes.toString('utf8')) as SessionDataRow;
     } catch {
-      throw new Error(`${file}: row ${ref.row} at byte ${offsets[ref.row]!} is not JSON (the file changed while the site read it)`);
+      throw new Error(`${rows.file}: row ${ref.row} at byte ${offset} is not JSON (the file changed while the site read it)`);
     }
-    if (row.row !== ref.row) throw new Error(`${file}: the line at byte ${offsets[ref.row]!} is row ${String(row.row)}, not row ${ref.row} (the file changed while the site read it)`);
+    if (row.row !== ref.row) throw new Error(`${rows.file}: the line at byte ${offset} is row ${String(row.row)}, not row ${ref.row} (the file changed while the site read it)`);
     this.recent.set(key, row);
     if (this.recent.size > RECENT_ROWS) this.recent.delete(this.recent.keys().next().value!);
     return row;
   }
 
-  /**
-   * The bytes of the row at `ref` as its `.sd` holds them, without its
-   * newline; undefined when the conversation has none there. A row is a
-   * function of these bytes, so a page's digest takes them in rather than
-   * the parts made from them (earlier-pages.ts): reading is far cheaper than
-   * parsing.
-   */
-  bytesOf(ref: EvidenceRef): Buffer | undefined {
-    const places = this.placed.get(ref.seq);
-    const offset = places?.offsets[ref.row];
-    if (places === undefined || offset === undefined) return undefined;
-    const bytes = Buffer.allocUnsafe(places.lengths[ref.row]!);
-    if (fs.readSync(this.descriptorOf(places.file), bytes, 0, bytes.length, offset) !== bytes.length) throw new Error(`${places.file}: row ${ref.row} is cut short (the file changed while the site read it)`);
-    return bytes;
-  }
-
   /** Every row, held or not, as `seq:row`: for tests. */
   keys(): string[] {
-    return [...this.outlines.keys()];
+    return [...this.files].flatMap(([seq, rows]) => Object.keys(rows.outlines).map((row) => `${seq}:${row}`));
   }
 
   /** Closes the file a row was last read from; a later ask opens it again. */

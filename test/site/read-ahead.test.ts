@@ -93,16 +93,18 @@ describe('reading a session ahead', () => {
     const first = fs.readdirSync(stream).filter((name) => name.endsWith('.sd')).sort()[0]!;
     const file = path.join(stream, first);
     const lines = fs.readFileSync(file, 'utf8').split('\n');
-    const row = JSON.parse(lines[1]!) as Record<string, unknown>;
-    lines[1] = JSON.stringify({ ...row, changed: 'in the bundle' });
+    // The first row with a text, its text changed.
+    const at = lines.findIndex((line, index) => index > 0 && line.includes('"k":"text"'));
+    const row = JSON.parse(lines[at]!) as { parts: { k: string; text?: string }[] };
+    lines[at] = JSON.stringify({ ...row, parts: row.parts.map((part) => (part.k === 'text' ? { ...part, text: 'in the bundle' } : part)) });
     // A new file in place of the old, as a redaction writes one: the storage zone's is another inode.
     fs.writeFileSync(`${file}.new`, lines.join('\n'));
     fs.renameSync(`${file}.new`, file);
     const before = used();
     const loaded = loadConversation(bundle, session);
     expect(used().refused - before.refused).toBe(1);
-    const rows = loaded.rows.keys().map((key) => loaded.rows.get({ seq: Number(key.split(':')[0]), row: Number(key.split(':')[1]) }));
-    expect(rows.filter((entry) => (entry as unknown as Record<string, unknown>).changed === 'in the bundle')).toHaveLength(1);
+    const parts = loaded.rows.keys().flatMap((key) => loaded.rows.partsOf({ seq: Number(key.split(':')[0]), row: Number(key.split(':')[1]) }));
+    expect(parts.filter((part) => part.view?.segments.some((segment) => segment.text === 'in the bundle'))).toHaveLength(1);
     expect(loaded).toEqual(loadConversation(bundle, session));
   });
 

@@ -16,7 +16,19 @@ const LONG_LINES = 24;
 
 const FENCE = /^```([A-Za-z0-9_+#.-]*)[^\n]*\n([\s\S]*?)^```[ \t]*$/gm;
 
+/** A part as a page shows it; `callId` is the call a result is shown under, if it is (underItsCall). */
 export function partView(part: Part, callId?: string): PartView {
+  return callId === undefined ? viewOf(part) : underItsCall(viewOf(part));
+}
+
+/** A part's view as it is shown under the call it answers: a result then needs no label naming the call. */
+export function underItsCall(shown: PartView): PartView {
+  if (shown.kind !== 'result' || shown.label === undefined) return shown;
+  const { label: _label, ...rest } = shown;
+  return rest;
+}
+
+function viewOf(part: Part): PartView {
   switch (part.k) {
     case 'text':
     case 'reasoning':
@@ -25,7 +37,7 @@ export function partView(part: Part, callId?: string): PartView {
       return view(part, json(part.input), part.name, code('json'));
     case 'result': {
       const structured = looksLikeJson(part.text);
-      return { ...view(part, part.text, callId === undefined ? `result of ${part.of}` : undefined, structured ? code('json') : plain), ...(part.failed !== undefined ? { failed: part.failed } : {}) };
+      return { ...view(part, part.text, `result of ${part.of}`, structured ? code('json') : plain), ...(part.failed !== undefined ? { failed: part.failed } : {}) };
     }
     case 'media':
       return view(part, '', part.media_type, plain);

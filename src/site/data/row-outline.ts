@@ -20,6 +20,8 @@ export interface PartOutline {
   readonly weight: number;
   /** What it gives the search index, if anything (search-text.ts, partWord). */
   readonly word?: string;
+  /** The part as a page shows it, when its row's views are kept (outlineOfRow). */
+  readonly view?: PartView;
 }
 
 export interface RowOutline {
@@ -42,7 +44,11 @@ export function partWeight(part: PartView): number {
   return part.segments.reduce((sum, segment) => sum + segment.text.length * (segment.language ? CODE_FACTOR : TEXT_FACTOR), 0);
 }
 
-export function outlineOfRow(row: SessionDataRow): RowOutline {
+/**
+ * The outline of a row; with `keepViews`, each part's view too (partView),
+ * so that a page shows the part without the row being read again.
+ */
+export function outlineOfRow(row: SessionDataRow, keepViews: boolean): RowOutline {
   return {
     ...(row.ts !== undefined ? { ts: row.ts } : {}),
     ...(row.flags !== undefined ? { flags: row.flags } : {}),
@@ -55,22 +61,23 @@ export function outlineOfRow(row: SessionDataRow): RowOutline {
         ...((part.k === 'result' || part.k === 'media') && part.of !== undefined ? { of: part.of } : {}),
         weight: partWeight(view),
         ...(word !== undefined ? { word } : {}),
+        ...(keepViews ? { view } : {}),
       };
     }),
   };
 }
 
 /**
- * The parts a step shows, of the rows it is made of (whole rows, or their
- * outlines): a tool's call and what came back, none for a provider call
- * (its fragments are its steps), and for any other step its record's parts
- * but calls and results.
+ * The parts a step shows, of the parts of the rows it is made of, in order
+ * (whole rows' parts, or their outlines'): a tool's call and what came
+ * back, none for a provider call (its fragments are its steps), and for any
+ * other step its record's parts but calls and results.
  */
-export function partsOfStep<Part extends { readonly k: PartKind; readonly id?: string; readonly of?: string }>(kind: string, id: string, rows: readonly { readonly parts: readonly Part[] }[]): Part[] {
+export function partsOfStep<Part extends { readonly k: PartKind; readonly id?: string; readonly of?: string }>(kind: string, id: string, rows: readonly (readonly Part[])[]): Part[] {
   const toolUse = toolUseOf(kind, id);
-  if (toolUse !== undefined) return rows.flatMap((row) => row.parts.filter((part) => (part.k === 'call' && part.id === toolUse) || ((part.k === 'result' || part.k === 'media') && part.of === toolUse)));
+  if (toolUse !== undefined) return rows.flatMap((parts) => parts.filter((part) => (part.k === 'call' && part.id === toolUse) || ((part.k === 'result' || part.k === 'media') && part.of === toolUse)));
   if (kind === 'llm.call') return [];
-  return (rows[0]?.parts ?? []).filter((part) => part.k !== 'call' && part.k !== 'result');
+  return (rows[0] ?? []).filter((part) => part.k !== 'call' && part.k !== 'result');
 }
 
 /** The tool use a tool or agent call step is, by the id its node was given. */

@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import type { SessionDataRow } from '../../session-data/format.ts';
 import type { EvidenceRef } from '../../session-flow/format.ts';
-import { outlineOfRow, type RowOutline } from './row-outline.ts';
+import { outlineOfRow, type PartOutline, type RowOutline } from './row-outline.ts';
 
 /**
  * The most bytes of `.sd` a conversation may have for its rows to be held
@@ -38,29 +38,26 @@ interface FileRows {
   readonly outlines: RowOutline[];
   readonly offsets: number[];
   readonly lengths: number[];
-  /** The rows themselves, when they are held. */
-  readonly held: SessionDataRow[];
 }
 
 export class ConversationRows {
   /** By landed file sequence. */
   private readonly files = new Map<number, FileRows>();
-  private readonly recent = new Map<string, SessionDataRow>();
+  private readonly recent = new Map<string, readonly PartOutline[]>();
   private open: { readonly file: string; readonly descriptor: number } | undefined;
 
   /**
    * Adds the row of landed file `seq` whose line is at `offset` in `file`
-   * (its `.sd`), `length` bytes long: its outline and its place always, the
-   * row itself when it is to be `held`.
+   * (its `.sd`), `length` bytes long: its outline and its place always,
+   * and its parts' views when it is to be `held`.
    */
   add(seq: number, file: string, read: { readonly row: SessionDataRow; readonly offset: number; readonly length: number }, held: boolean): void {
     let rows = this.files.get(seq);
-    if (rows === undefined) this.files.set(seq, (rows = { file, outlines: [], offsets: [], lengths: [], held: [] }));
+    if (rows === undefined) this.files.set(seq, (rows = { file, outlines: [], offsets: [], lengths: [] }));
     const number = read.row.row;
-    rows.outlines[number] = outlineOfRow(read.row);
+    rows.outlines[number] = outlineOfRow(read.row, held);
     rows.offsets[number] = read.offset;
     rows.lengths[number] = read.length;
-    if (held) rows.held[number] = read.row;
   }
 
   /** Notes that every row of landed file `seq` is added, and the SHA-256 of its `.sd`'s bytes. */
@@ -87,13 +84,12 @@ export class ConversationRows {
     return `${rows.digest}:${ref.row}`;
   }
 
-  /** The row at `ref`, or undefined when the conversation has none there. */
-  get(ref: EvidenceRef): SessionDataRow | undefined {
+  /** The parts of the row at `ref`, each with its view; none when the conversation has no such row. */
+  partsOf(ref: EvidenceRef): readonly PartOutline[] {
     const rows = this.files.get(ref.seq);
-    const held = rows?.held[ref.row];
-    if (held !== undefined) return held;
-    const offset = rows?.offsets[ref.row];
-    if (rows === undefined || offset === undefined) return undefined;
+    const outline = rows?.outlines[ref.row];
+    if (rows === undefined || outline === undefined) return [];
+    if (outline.parts.every((part) => part.view !== undefined)) return outline.parts;
     const key = `${ref.seq}:${ref.row}`;
     const recent = this.recent.get(key);
     if (recent !== undefined) {
@@ -101,6 +97,7 @@ export class ConversationRows {
       this.recent.set(key, recent);
       return recent;
     }
+    const offset = rows.offsets[ref.row]!;
     const bytes = Buffer.allocUnsafe(rows.lengths[ref.row]!);
     if (fs.readSync(this.descriptorOf(rows.file), bytes, 0, bytes.length, offset) !== bytes.length) throw new Error(`${rows.file}: row ${ref.row} is cut short (the file changed while the site read it)`);
     let row: SessionDataRow;
@@ -110,9 +107,10 @@ export class ConversationRows {
       throw new Error(`${rows.file}: row ${ref.row} at byte ${offset} is not JSON (the file changed while the site read it)`);
     }
     if (row.row !== ref.row) throw new Error(`${rows.file}: the line at byte ${offset} is row ${String(row.row)}, not row ${ref.row} (the file changed while the site read it)`);
-    this.recent.set(key, row);
+    const parts = outlineOfRow(row, true).parts;
+    this.recent.set(key, parts);
     if (this.recent.size > RECENT_ROWS) this.recent.delete(this.recent.keys().next().value!);
-    return row;
+    return parts;
   }
 
   /** Every row, held or not, as `seq:row`: for tests. */

@@ -5,14 +5,14 @@
 
 import crypto from 'node:crypto';
 import { RELATION_TYPES, UNRESOLVED_KINDS, type RelationType, type UnresolvedKind } from '../../model/structure.ts';
-import type { SessionDataRow, Usage } from '../../session-data/format.ts';
+import type { Usage } from '../../session-data/format.ts';
 import type { EntityFrame, EvidenceRef } from '../../session-flow/format.ts';
 import type { BundleConversation } from './bundle.ts';
-import { partView } from './parts.ts';
+import { underItsCall } from './parts.ts';
 import type { ConversationRows } from './rows.ts';
 import { partsOfStep, toolUseOf } from './row-outline.ts';
 import { searchText } from './search-text.ts';
-import type { EpochView, EvidenceView, LinkView, PartView, RunView, StepView, StreamView, TalkView, UnresolvedView } from './views.ts';
+import type { EpochView, EvidenceView, LinkView, RunView, StepView, StreamView, TalkView, UnresolvedView } from './views.ts';
 
 type Node = EntityFrame & { t: 'node' };
 
@@ -146,7 +146,11 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       unresolved: [...(unresolvedAbout.get(node.id) ?? []), ...(toolUse !== undefined ? (unresolvedAbout.get(toolUse) ?? []) : [])],
       children: (children.get(node.id) ?? []).map(step),
     };
-    const shown = partsOfStep(node.kind, node.id, outlines);
+    const shown = partsOfStep(
+      node.kind,
+      node.id,
+      outlines.map((outline) => outline.parts),
+    );
     weights.set(made.id, STEP_COST + shown.reduce((sum, part) => sum + part.weight, 0));
     words.set(made.id, [...(made.toolName ? [made.toolName] : []), ...shown.flatMap((part) => part.word ?? [])]);
     return made;
@@ -212,17 +216,13 @@ export function conversationStructure(conversation: BundleConversation, resolve:
  * held at once is one page's.
  */
 export function withParts(step: StepView, rows: ConversationRows): StepView {
-  return { ...step, parts: stepParts(step.kind, step.id, rowsOf(rows, step.evidence)), children: step.children.map((child) => withParts(child, rows)) };
-}
-
-/** The parts a step shows, from its rows. */
-function stepParts(kind: string, id: string, rows: readonly SessionDataRow[]): PartView[] {
-  const toolUse = toolUseOf(kind, id);
-  return partsOfStep(kind, id, rows).map((part) => partView(part, toolUse));
-}
-
-function rowsOf(rows: ConversationRows, refs: readonly EvidenceRef[]): SessionDataRow[] {
-  return refs.flatMap((ref) => rows.get(ref) ?? []);
+  const toolUse = toolUseOf(step.kind, step.id);
+  const parts = partsOfStep(
+    step.kind,
+    step.id,
+    step.evidence.map((ref) => rows.partsOf(ref)),
+  ).map((part) => (toolUse === undefined ? part.view! : underItsCall(part.view!)));
+  return { ...step, parts, children: step.children.map((child) => withParts(child, rows)) };
 }
 
 /**

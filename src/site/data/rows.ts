@@ -26,6 +26,9 @@ import { outlineOfRow, type PartOutline, type RowOutline } from './row-outline.t
  */
 export const HELD_MOST_BYTES = 64 << 20;
 
+/** How much of a file is read at once for the rows asked for (bytesAt). */
+const WINDOW_BYTES = 1 << 20;
+
 /** Rows read again and parsed, kept for the next asks: a step of a provider call and the call both cite the same rows. */
 const RECENT_ROWS = 256;
 
@@ -45,6 +48,12 @@ export class ConversationRows {
   private readonly files = new Map<number, FileRows>();
   private readonly recent = new Map<string, readonly PartOutline[]>();
   private open: { readonly file: string; readonly descriptor: number } | undefined;
+
+  // The rows of a page are mostly next to each other in their file, so they
+  // are read a window at a time rather than one by one: read one by one, the
+  // 1 GB benchmark corpus's 151 MB conversation spent 0.56 s more in reads
+  // over its pages than its whole site step did before.
+  private window: { readonly file: string; readonly start: number; readonly bytes: Buffer } | undefined;
 
   /**
    * Adds the row of landed file `seq` whose line is at `offset` in `file`
@@ -98,8 +107,8 @@ export class ConversationRows {
       return recent;
     }
     const offset = rows.offsets[ref.row]!;
-    const bytes = Buffer.allocUnsafe(rows.lengths[ref.row]!);
-    if (fs.readSync(this.descriptorOf(rows.file), bytes, 0, bytes.length, offset) !== bytes.length) throw new Error(`${rows.file}: row ${ref.row} is cut short (the file changed while the site read it)`);
+    const bytes = this.bytesAt(rows.file, offset, rows.lengths[ref.row]!);
+    if (bytes === undefined) throw new Error(`${rows.file}: row ${ref.row} is cut short (the file changed while the site read it)`);
     let row: SessionDataRow;
     try {
       row = JSON.parse(bytes.toString('utf8')) as SessionDataRow;
@@ -122,7 +131,19 @@ export class ConversationRows {
   close(): void {
     if (this.open !== undefined) fs.closeSync(this.open.descriptor);
     this.open = undefined;
+    this.window = undefined;
     this.recent.clear();
+  }
+
+  /** The `length` bytes at `offset` in `file`; undefined when the file ends before them. */
+  private bytesAt(file: string, offset: number, length: number): Buffer | undefined {
+    const window = this.window;
+    if (window?.file === file && offset >= window.start && offset + length <= window.start + window.bytes.length) return window.bytes.subarray(offset - window.start, offset - window.start + length);
+    const bytes = Buffer.allocUnsafe(Math.max(length, WINDOW_BYTES));
+    const read = fs.readSync(this.descriptorOf(file), bytes, 0, bytes.length, offset);
+    if (read < length) return undefined;
+    this.window = { file, start: offset, bytes: bytes.subarray(0, read) };
+    return this.window.bytes.subarray(0, length);
   }
 
   // One file open at a time: a structure is made stream by stream and a page

@@ -29,7 +29,7 @@ export interface BundleConversation {
   readonly id: string;
   readonly session: string;
   readonly folded: Folded;
-  /** Every `.sd` row of the session, by evidence coordinate: held, or read again when asked for (rows.ts). */
+  /** Every `.sd` row of the session, by evidence coordinate: its outline, and its parts held or read again when asked for (rows.ts). */
   readonly rows: ConversationRows;
   /** Each landed file's path inside the bundle, by sequence. */
   readonly landed: Map<number, string>;
@@ -51,9 +51,10 @@ export function conversationsOfBundle(bundle: string): string[] {
 }
 
 /**
- * One conversation of the bundle. Its rows are held when its `.sd` files
- * come to `heldMostBytes` or less, or were read ahead; the others are read
- * again from the bundle when asked for (rows.ts).
+ * One conversation of the bundle. Every row is outlined as it is read; the
+ * views of its parts are held too when its `.sd` files come to
+ * `heldMostBytes` or less, or were read ahead, and read again from the
+ * bundle for a page when they are not (rows.ts).
  */
 export function loadConversation(bundle: string, id: string, options: { heldMostBytes?: number } = {}): BundleConversation {
   const folded = foldOf(bundle, id);

@@ -1,17 +1,21 @@
-// The `.sd` rows of one conversation, for the site: held in memory when the
-// conversation is small, read again from the bundle by offset when it is not.
+// The `.sd` rows of one conversation, for the site: what its plan needs of
+// each row, always; the views of a row's parts when the conversation is
+// small; and where each row is in its file, to read it again when it is not.
 //
 // The site needs a row's content twice: once to plan (a talk's weight, its
 // search text) and once to render the page that shows it. Holding every row
 // of a conversation in between made the renderer's memory grow with the
-// conversation: the 151 MB conversation of the 1 GB benchmark corpus held
-// 500 MB of heap with its rows, and 306 MB once the structure kept only the
-// parts' texts. So a conversation whose `.sd` is larger than HELD_MOST_BYTES
-// keeps each row's place in its file and nothing else, and a row is read
-// and parsed again when it is asked for: its pages are rendered one at a
-// time, so what is held at once is a page's rows. A smaller conversation is
-// held whole, as parsing each row a second and third time costs time that a
-// small conversation does not need to spend.
+// conversation's bytes: the 151 MB conversation of the 1 GB benchmark
+// corpus held 500 MB of heap with its rows, and 306 MB once the structure
+// kept only the parts' views. So each row is outlined as it is loaded
+// (row-outline.ts), and the plan is made from the outlines. A conversation
+// whose `.sd` is larger than HELD_MOST_BYTES keeps nothing more: a page's
+// rows are read and parsed again when it is modelled, and its pages are
+// rendered one at a time, so what is held at once is a page's rows. A
+// smaller conversation keeps its parts' views in the outlines, as parsing
+// each row again costs time that a small conversation need not spend.
+// Either way, what is held grows with a conversation's rows, not with its
+// texts: that conversation's heap once planned is 366 MB.
 
 import fs from 'node:fs';
 import type { SessionDataRow } from '../../session-data/format.ts';
@@ -19,17 +23,17 @@ import type { EvidenceRef } from '../../session-flow/format.ts';
 import { outlineOfRow, type PartOutline, type RowOutline } from './row-outline.ts';
 
 /**
- * The most bytes of `.sd` a conversation may have for its rows to be held
- * while its pages render; the same budget as what is read ahead for it
- * (read-ahead.ts), whose rows are parsed already and are held whatever the
- * conversation's size.
+ * The most bytes of `.sd` a conversation may have for its parts' views to
+ * be held while its pages render; the same budget as what is read ahead for
+ * it (read-ahead.ts), whose rows are parsed already and are held whatever
+ * the conversation's size.
  */
 export const HELD_MOST_BYTES = 64 << 20;
 
 /** How much of a file is read at once for the rows asked for (bytesAt). */
 const WINDOW_BYTES = 1 << 20;
 
-/** Rows read again and parsed, kept for the next asks: a step of a provider call and the call both cite the same rows. */
+/** The parts of rows read again, kept for the next asks: a step of a provider call and the call both cite the same rows. */
 const RECENT_ROWS = 256;
 
 /** The rows of one landed file's `.sd`, by row number. */

@@ -10,7 +10,12 @@ const MOST = SEARCH_TEXT * 4;
 
 /** The words one step gives the search index by itself, its children apart: its tool's name and the start of each text, call and result. */
 export function searchWordsOf(step: StepView): string[] {
-  return [...(step.toolName ? [step.toolName] : []), ...step.parts.flatMap((part) => partWord(part) ?? [])];
+  return stepWords(step.toolName, step.parts.map(partWord));
+}
+
+/** A step's own words for the search index, from its tool's name and its parts' words (partWord). */
+export function stepWords(toolName: string | undefined, partWords: readonly (string | undefined)[]): string[] {
+  return [...(toolName ? [toolName] : []), ...partWords.flatMap((word) => word ?? [])];
 }
 
 /**

@@ -11,7 +11,7 @@ import type { BundleConversation } from './bundle.ts';
 import { underItsCall } from './parts.ts';
 import type { ConversationRows } from './rows.ts';
 import { partsOfStep, toolUseOf } from './row-outline.ts';
-import { searchText } from './search-text.ts';
+import { searchText, stepWords } from './search-text.ts';
 import type { EpochView, EvidenceView, LinkView, RunView, StepView, StreamView, TalkView, UnresolvedView } from './views.ts';
 
 type Node = EntityFrame & { t: 'node' };
@@ -146,13 +146,9 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       unresolved: [...(unresolvedAbout.get(node.id) ?? []), ...(toolUse !== undefined ? (unresolvedAbout.get(toolUse) ?? []) : [])],
       children: (children.get(node.id) ?? []).map(step),
     };
-    const shown = partsOfStep(
-      node.kind,
-      node.id,
-      outlines.map((outline) => outline.parts),
-    );
+    const shown = partsOfStep(node.kind, node.id, outlines.map((outline) => outline.parts));
     weights.set(made.id, STEP_COST + shown.reduce((sum, part) => sum + part.weight, 0));
-    words.set(made.id, [...(made.toolName ? [made.toolName] : []), ...shown.flatMap((part) => part.word ?? [])]);
+    words.set(made.id, stepWords(made.toolName, shown.map((part) => part.word)));
     return made;
   };
 
@@ -217,11 +213,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
  */
 export function withParts(step: StepView, rows: ConversationRows): StepView {
   const toolUse = toolUseOf(step.kind, step.id);
-  const parts = partsOfStep(
-    step.kind,
-    step.id,
-    step.evidence.map((ref) => rows.partsOf(ref)),
-  ).map((part) => (toolUse === undefined ? part.view! : underItsCall(part.view!)));
+  const parts = partsOfStep(step.kind, step.id, step.evidence.map((ref) => rows.partsOf(ref))).map((part) => (toolUse === undefined ? part.view! : underItsCall(part.view!)));
   return { ...step, parts, children: step.children.map((child) => withParts(child, rows)) };
 }
 

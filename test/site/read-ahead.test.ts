@@ -103,8 +103,8 @@ describe('reading a session ahead', () => {
     const before = used();
     const loaded = loadConversation(bundle, session);
     expect(used().refused - before.refused).toBe(1);
-    const parts = loaded.rows.keys().flatMap((key) => loaded.rows.partsOf({ seq: Number(key.split(':')[0]), row: Number(key.split(':')[1]) }));
-    expect(parts.filter((part) => part.view?.segments.some((segment) => segment.text === 'in the bundle'))).toHaveLength(1);
+    const parts = loaded.rows.keys().flatMap((key) => loaded.rows.partsOf({ seq: Number(key.split(':')[0]), row: Number(key.split(':')[1]) }) ?? []);
+    expect(parts.filter((part) => part.view.segments.some((segment) => segment.text === 'in the bundle'))).toHaveLength(1);
     expect(loaded).toEqual(loadConversation(bundle, session));
   });
 

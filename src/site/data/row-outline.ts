@@ -5,17 +5,27 @@
 // is modelled (withParts).
 
 import type { PartKind, RecordFlag } from '../../model/vocabulary.ts';
-import type { SessionDataRow } from '../../session-data/format.ts';
+import type { Part, SessionDataRow } from '../../session-data/format.ts';
+import type { EvidenceRef } from '../../session-flow/format.ts';
 import { partView } from './parts.ts';
 import { partWord } from './search-text.ts';
 import type { PartView } from './views.ts';
 
-export interface PartOutline {
+/** Which part of its row a part is, as partsOfStep picks them: its kind, and the tool use it makes or answers. */
+export interface PartIdentity {
   readonly k: PartKind;
   /** A call's tool use id. */
   readonly id?: string;
   /** The tool use a result or a medium answers. */
   readonly of?: string;
+}
+
+/** A part with its view, as a page shows it. */
+export interface ShownPart extends PartIdentity {
+  readonly view: PartView;
+}
+
+export interface PartOutline extends PartIdentity {
   /** An estimate of the HTML the part renders to (partWeight). */
   readonly weight: number;
   /** What it gives the search index, if anything (search-text.ts, partWord). */
@@ -44,40 +54,56 @@ export function partWeight(part: PartView): number {
   return part.segments.reduce((sum, segment) => sum + segment.text.length * (segment.language ? CODE_FACTOR : TEXT_FACTOR), 0);
 }
 
+/** Each part of a row, with its view (partView). */
+export function shownPartsOf(row: SessionDataRow): ShownPart[] {
+  return row.parts.map((part) => ({ k: part.k, id: callOf(part), of: answerOf(part), view: partView(part) }));
+}
+
 /**
- * The outline of a row; with `keepViews`, each part's view too (partView),
- * so that a page shows the part without the row being read again.
+ * The outline of a row; with `keepViews`, each part's view too, so that a
+ * page shows the part without the row being read again. Each part's fields
+ * are all present, some undefined, so that every outline has one shape:
+ * with fields only where they had a value, the 1 GB benchmark corpus's
+ * 151 MB conversation took 193 MB of heap once loaded, against 174 MB.
  */
 export function outlineOfRow(row: SessionDataRow, keepViews: boolean): RowOutline {
   return {
-    ...(row.ts !== undefined ? { ts: row.ts } : {}),
-    ...(row.flags !== undefined ? { flags: row.flags } : {}),
+    ts: row.ts,
+    flags: row.flags,
     parts: row.parts.map((part) => {
       const view = partView(part);
-      const word = partWord(view);
-      return {
-        k: part.k,
-        ...(part.k === 'call' ? { id: part.id } : {}),
-        ...((part.k === 'result' || part.k === 'media') && part.of !== undefined ? { of: part.of } : {}),
-        weight: partWeight(view),
-        ...(word !== undefined ? { word } : {}),
-        ...(keepViews ? { view } : {}),
-      };
+      return { k: part.k, id: callOf(part), of: answerOf(part), weight: partWeight(view), word: partWord(view), view: keepViews ? view : undefined };
     }),
   };
 }
 
+/** The tool use a call part makes. */
+function callOf(part: Part): string | undefined {
+  return part.k === 'call' ? part.id : undefined;
+}
+
+/** The tool use a result or a medium answers. */
+function answerOf(part: Part): string | undefined {
+  return part.k === 'result' || part.k === 'media' ? part.of : undefined;
+}
+
 /**
- * The parts a step shows, of the parts of the rows it is made of, in order
- * (whole rows' parts, or their outlines'): a tool's call and what came
- * back, none for a provider call (its fragments are its steps), and for any
- * other step its record's parts but calls and results.
+ * The parts a step shows, of the rows it cites, in order: a tool's call and
+ * what came back, none for a provider call (its fragments are its steps),
+ * and for any other step its record's parts but calls and results, its
+ * record being the first row cited that the conversation has. `partsOf`
+ * gives a row's parts (whole, outlined or shown), undefined when there is
+ * no such row; it is asked only for the rows whose parts the step shows.
  */
-export function partsOfStep<Part extends { readonly k: PartKind; readonly id?: string; readonly of?: string }>(kind: string, id: string, rows: readonly (readonly Part[])[]): Part[] {
+export function partsOfStep<Part extends PartIdentity>(kind: string, id: string, refs: readonly EvidenceRef[], partsOf: (ref: EvidenceRef) => readonly Part[] | undefined): Part[] {
   const toolUse = toolUseOf(kind, id);
-  if (toolUse !== undefined) return rows.flatMap((parts) => parts.filter((part) => (part.k === 'call' && part.id === toolUse) || ((part.k === 'result' || part.k === 'media') && part.of === toolUse)));
+  if (toolUse !== undefined) return refs.flatMap((ref) => (partsOf(ref) ?? []).filter((part) => (part.k === 'call' && part.id === toolUse) || ((part.k === 'result' || part.k === 'media') && part.of === toolUse)));
   if (kind === 'llm.call') return [];
-  return (rows[0] ?? []).filter((part) => part.k !== 'call' && part.k !== 'result');
+  for (const ref of refs) {
+    const parts = partsOf(ref);
+    if (parts !== undefined) return parts.filter((part) => part.k !== 'call' && part.k !== 'result');
+  }
+  return [];
 }
 
 /** The tool use a tool or agent call step is, by the id its node was given. */

@@ -15,12 +15,13 @@
 // smaller conversation keeps its parts' views in the outlines, as parsing
 // each row again costs time that a small conversation need not spend.
 // Either way, what is held grows with a conversation's rows, not with its
-// texts: that conversation's heap once planned is 366 MB.
+// texts: that conversation's heap once its structure is made is 301 MB
+// after a collection, against 493 MB when its parts' views were kept.
 
 import fs from 'node:fs';
 import type { SessionDataRow } from '../../session-data/format.ts';
 import type { EvidenceRef } from '../../session-flow/format.ts';
-import { outlineOfRow, type PartOutline, type RowOutline } from './row-outline.ts';
+import { outlineOfRow, shownPartsOf, type RowOutline, type ShownPart } from './row-outline.ts';
 
 /**
  * The most bytes of `.sd` a conversation may have for its parts' views to
@@ -42,6 +43,8 @@ interface FileRows {
   readonly file: string;
   /** The SHA-256 of its bytes, once they are all read (ConversationRows.read). */
   digest?: string;
+  /** Whether its outlines hold its parts' views (outlineOfRow), or its rows are read again for them. */
+  readonly held: boolean;
   readonly outlines: RowOutline[];
   readonly offsets: number[];
   readonly lengths: number[];
@@ -50,25 +53,26 @@ interface FileRows {
 export class ConversationRows {
   /** By landed file sequence. */
   private readonly files = new Map<number, FileRows>();
-  private readonly recent = new Map<string, readonly PartOutline[]>();
+  private readonly recent = new Map<string, readonly ShownPart[]>();
   private open: { readonly file: string; readonly descriptor: number } | undefined;
 
   // The rows of a page are mostly next to each other in their file, so they
-  // are read a window at a time rather than one by one: read one by one, the
-  // 1 GB benchmark corpus's 151 MB conversation spent 0.56 s more in reads
-  // over its pages than its whole site step did before.
+  // are read a window at a time rather than one by one: every step of the
+  // 1 GB benchmark corpus's 151 MB conversation given its parts took
+  // 1.45-1.68 s so, against 1.64-1.98 s with a read for each row.
   private window: { readonly file: string; readonly start: number; readonly bytes: Buffer } | undefined;
 
   /**
    * Adds the row of landed file `seq` whose line is at `offset` in `file`
    * (its `.sd`), `length` bytes long: its outline and its place always,
-   * and its parts' views when it is to be `held`.
+   * and its parts' views when its file's rows are to be `held` (the same
+   * for every row of a file).
    */
   add(seq: number, file: string, read: { readonly row: SessionDataRow; readonly offset: number; readonly length: number }, held: boolean): void {
     let rows = this.files.get(seq);
-    if (rows === undefined) this.files.set(seq, (rows = { file, outlines: [], offsets: [], lengths: [] }));
+    if (rows === undefined) this.files.set(seq, (rows = { file, held, outlines: [], offsets: [], lengths: [] }));
     const number = read.row.row;
-    rows.outlines[number] = outlineOfRow(read.row, held);
+    rows.outlines[number] = outlineOfRow(read.row, rows.held);
     rows.offsets[number] = read.offset;
     rows.lengths[number] = read.length;
   }
@@ -97,12 +101,12 @@ export class ConversationRows {
     return `${rows.digest}:${ref.row}`;
   }
 
-  /** The parts of the row at `ref`, each with its view; none when the conversation has no such row. */
-  partsOf(ref: EvidenceRef): readonly PartOutline[] {
+  /** The parts of the row at `ref`, each with its view; undefined when the conversation has no such row. */
+  partsOf(ref: EvidenceRef): readonly ShownPart[] | undefined {
     const rows = this.files.get(ref.seq);
     const outline = rows?.outlines[ref.row];
-    if (rows === undefined || outline === undefined) return [];
-    if (outline.parts.every((part) => part.view !== undefined)) return outline.parts;
+    if (rows === undefined || outline === undefined) return undefined;
+    if (rows.held) return outline.parts as readonly ShownPart[];
     const key = `${ref.seq}:${ref.row}`;
     const recent = this.recent.get(key);
     if (recent !== undefined) {
@@ -120,7 +124,7 @@ export class ConversationRows {
       throw new Error(`${rows.file}: row ${ref.row} at byte ${offset} is not JSON (the file changed while the site read it)`);
     }
     if (row.row !== ref.row) throw new Error(`${rows.file}: the line at byte ${offset} is row ${String(row.row)}, not row ${ref.row} (the file changed while the site read it)`);
-    const parts = outlineOfRow(row, true).parts;
+    const parts = shownPartsOf(row);
     this.recent.set(key, parts);
     if (this.recent.size > RECENT_ROWS) this.recent.delete(this.recent.keys().next().value!);
     return parts;

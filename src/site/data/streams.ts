@@ -118,9 +118,10 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     return links;
   };
   const evidence = (refs: readonly EvidenceRef[]): EvidenceView[] => refs.map((ref) => ({ seq: ref.seq, row: ref.row, file: conversation.landed.has(ref.seq) ? `bundle/${conversation.landed.get(ref.seq)!}` : undefined }));
-  // What a talk's steps weigh and give the search index, from the outlines
-  // of their rows: only the talk being made has its steps' words held.
-  const weights = new Map<string, number>();
+  // What the steps made since the last reset weigh, and what each gives the
+  // search index, from the outlines of their rows: only the talk being made
+  // has its steps' words held.
+  let weight = 0;
   const words = new Map<string, readonly string[]>();
 
   const step = (node: Node): StepView => {
@@ -146,8 +147,8 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       unresolved: [...(unresolvedAbout.get(node.id) ?? []), ...(toolUse !== undefined ? (unresolvedAbout.get(toolUse) ?? []) : [])],
       children: (children.get(node.id) ?? []).map(step),
     };
-    const shown = partsOfStep(node.kind, node.id, outlines.map((outline) => outline.parts));
-    weights.set(made.id, STEP_COST + shown.reduce((sum, part) => sum + part.weight, 0));
+    const shown = partsOfStep(node.kind, node.id, refsOf(node), (ref) => conversation.rows.outlineOf(ref)?.parts);
+    weight += STEP_COST + shown.reduce((sum, part) => sum + part.weight, 0);
     words.set(made.id, stepWords(made.toolName, shown.map((part) => part.word)));
     return made;
   };
@@ -161,9 +162,9 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       if (epochNode.kind !== 'epoch') continue;
       const under = children.get(epochNode.id) ?? [];
       epochs.push({ id: epochNode.id, anchor: anchorOf(epochNode.id), number: epochs.length + 1, steps: under.filter((node) => node.kind !== 'talk').map(step), links: linksOf(epochNode.id) });
-      weights.clear();
-      words.clear();
       for (const talkNode of under.filter((node) => node.kind === 'talk')) {
+        weight = 0;
+        words.clear();
         const runs: RunView[] = [];
         const loose: StepView[] = [];
         for (const child of children.get(talkNode.id) ?? []) {
@@ -184,11 +185,9 @@ export function conversationStructure(conversation: BundleConversation, resolve:
           runs,
           loose,
           links: linksOf(talkNode.id),
-          weight: TALK_COST + all.reduce((sum, item) => sum + (weights.get(item.id) ?? 0), 0),
+          weight: TALK_COST + weight,
           keys: all.flatMap((item) => item.evidence.map((ref) => `${ref.seq}:${ref.row}`)),
         });
-        weights.clear();
-        words.clear();
       }
     }
     const label = (streamNode.attrs?.label ?? streamNode.attrs?.description) as string | undefined;
@@ -213,7 +212,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
  */
 export function withParts(step: StepView, rows: ConversationRows): StepView {
   const toolUse = toolUseOf(step.kind, step.id);
-  const parts = partsOfStep(step.kind, step.id, step.evidence.map((ref) => rows.partsOf(ref))).map((part) => (toolUse === undefined ? part.view! : underItsCall(part.view!)));
+  const parts = partsOfStep(step.kind, step.id, step.evidence, (ref) => rows.partsOf(ref)).map((part) => (toolUse === undefined ? part.view : underItsCall(part.view)));
   return { ...step, parts, children: step.children.map((child) => withParts(child, rows)) };
 }
 

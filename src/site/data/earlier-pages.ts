@@ -25,7 +25,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ConversationRows } from './rows.ts';
-import { bundleOfBuild, pageOutline, pageSelection, type EarlierPages, type PageModel } from './site.ts';
+import { bundleOfBuild, pageOutline, pageSelection, stepsOfPage, type EarlierPages, type PageModel } from './site.ts';
 import type { StepView } from './views.ts';
 import { ValueDigest, type LeaveOut } from './value-digest.ts';
 
@@ -92,11 +92,7 @@ export function pageDigest(model: PageModel, file: string, code: string, rows?: 
         cite(step.children);
       }
     };
-    for (const epoch of model.epochBefore.values()) cite(epoch.steps);
-    for (const talk of model.talks) {
-      cite(talk.loose);
-      for (const run of talk.runs) cite(run.steps);
-    }
+    cite(stepsOfPage(model));
   }
   return hash.digest('hex');
 }

@@ -350,6 +350,11 @@ export interface PageOverview {
   readonly unresolved: UnresolvedView[];
 }
 
+/** The steps a page shows under its epochs and talks, each with its children: those of the epochs it opens, then its talks'. */
+export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks'>): StepView[] {
+  return [...[...model.epochBefore.values()].flatMap((epoch) => epoch.steps), ...model.talks.flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])];
+}
+
 /** The model of the page `file`: its outline, with its steps' parts read from their rows. */
 export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
   const { model, rows } = pageOutline(file, bundle);

@@ -176,7 +176,9 @@ function sessionDataHeader(header: LandedHeader, dialect: string, of: string, of
 
 const NEWLINE = Buffer.from('\n');
 
-export type SessionDataEntry = { readonly type: 'header'; readonly header: SessionDataHeader } | {
+export type SessionDataEntry =
+  | { readonly type: 'header'; readonly header: SessionDataHeader }
+  | {
       readonly type: 'row';
       readonly row: SessionDataRow;
       readonly stringsAsBytes: boolean;

@@ -22,7 +22,7 @@ import { buildTalks, type TalkBuild } from './talks.ts';
 import { joinTools, type ToolStep } from './tools.ts';
 import { analyseBranches } from '../branches/natural.ts';
 
-export const PARSER_VERSION = 'sessionizer-assembly/1';
+export const PARSER_VERSION = 'sessionizer-assembly/2';
 
 export interface AssembleOptions {
   /** Supplied, never inferred: by default the session id, the adapter's documented mapping. */
@@ -83,6 +83,7 @@ export function assemble(index: SessionIndex, options: AssembleOptions): Structu
   let runCount = 0;
   let epochCount = 0;
   let callsWithoutStop = 0;
+  let callsWithoutId = 0;
   let synthetic = 0;
   let structural = 0;
   for (const stream of work) {
@@ -117,8 +118,9 @@ export function assemble(index: SessionIndex, options: AssembleOptions): Structu
         continue;
       }
       if (!call.finished) callsWithoutStop++;
+      if (!call.identified) callsWithoutId++;
       const callNode = `${stream.id}/call/${call.id}`;
-      node({ id: callNode, kind: 'llm.call', parent: containerOf(first), stream: stream.id, ref: evidenceOf(first), refs: call.fragments.map(evidenceOf), attrs: { fragments: call.fragments.length, usage: call.usage } });
+      node({ id: callNode, kind: 'llm.call', parent: containerOf(first), stream: stream.id, ref: evidenceOf(first), refs: call.fragments.map(evidenceOf), attrs: { fragments: call.fragments.length, usage: call.usage, ...(call.identified ? {} : { provider_id: 'unavailable' }) } });
       for (const fragment of call.fragments) {
         absorbed.add(recordKey(fragment));
         const kind: NodeKind | undefined = fragment.parts.includes('text') ? 'message.assistant' : fragment.parts.includes('reasoning') ? 'thinking' : undefined;
@@ -233,6 +235,7 @@ export function assemble(index: SessionIndex, options: AssembleOptions): Structu
       runs: runCount,
       provider_calls: work.reduce((sum, stream) => sum + stream.calls.length, 0),
       provider_calls_without_stop: callsWithoutStop,
+      provider_calls_without_id: callsWithoutId,
       synthetic_messages: synthetic,
       tool_uses: allSteps.length,
       tool_uses_joined: joined,

@@ -1,5 +1,8 @@
 // Stage 3: group provider calls by call id, in line order.
 //
+// An agent record without a call id is a call of its own (callKey), and says
+// so: the denominators count the calls that had no provider id.
+//
 // Never by walking parents forward: a call's fragments are interleaved with
 // their own tool results (24.0% of multi-fragment calls have foreign records
 // inside their span), so only a full scan keyed by call id finds them all
@@ -15,6 +18,7 @@
 
 import type { IndexEntry } from '../index/session-index.ts';
 import type { Usage } from '../session-data/format.ts';
+import { callKey } from './record-keys.ts';
 
 export interface ProviderCall {
   readonly id: string;
@@ -22,6 +26,8 @@ export interface ProviderCall {
   /** In line order. */
   readonly fragments: IndexEntry[];
   readonly synthetic: boolean;
+  /** Whether the provider's own id named the call, rather than its one record. */
+  readonly identified: boolean;
   /** Whether any fragment says why the provider stopped. */
   readonly finished: boolean;
   readonly usage: Usage | 'unavailable';
@@ -31,11 +37,12 @@ export function groupProviderCalls(stream: string, records: readonly IndexEntry[
   const byId = new Map<string, IndexEntry[]>();
   const order: string[] = [];
   for (const record of records) {
-    if (record.call === undefined) continue;
-    let fragments = byId.get(record.call);
+    const key = callKey(record);
+    if (key === undefined) continue;
+    let fragments = byId.get(key);
     if (!fragments) {
-      byId.set(record.call, (fragments = []));
-      order.push(record.call);
+      byId.set(key, (fragments = []));
+      order.push(key);
     }
     fragments.push(record);
   }
@@ -48,6 +55,7 @@ export function groupProviderCalls(stream: string, records: readonly IndexEntry[
       stream,
       fragments,
       synthetic: fragments.some((fragment) => fragment.flags.includes('synthetic')),
+      identified: last.call !== undefined,
       finished,
       usage: finished && last.usage !== undefined ? last.usage : 'unavailable',
     };

@@ -16,3 +16,15 @@ export function recordKey(entry: IndexEntry): string {
 export function evidenceOf(entry: IndexEntry): EvidenceRef {
   return { seq: entry.seq, row: entry.row };
 }
+
+/**
+ * The provider call a record is a fragment of: its call id, or, for an agent
+ * record that carries none (a file another tool saved again without the
+ * provider's message ids), a call of its own named by the record. Never
+ * grouped by parent or position: without an id nothing says two such records
+ * were one call.
+ */
+export function callKey(entry: IndexEntry): string | undefined {
+  if (entry.call !== undefined) return entry.call;
+  return entry.from === 'agent' && entry.kind === 'transcript' && !entry.flags.includes('structural') ? `record-${recordKey(entry)}` : undefined;
+}

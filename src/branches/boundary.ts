@@ -18,6 +18,7 @@
 
 import type { IndexEntry } from '../index/session-index.ts';
 import { ancestry, isPrompt, type Tree } from './tree.ts';
+import { callKey } from '../assembly/record-keys.ts';
 
 export type BoundaryRule = 'exists' | 'ancestry' | 'main_stream' | 'complete_call' | 'no_pending_tool' | 'outside_compaction' | 'conversational';
 
@@ -53,9 +54,10 @@ export function checkBoundary(tree: Tree, allRecords: readonly IndexEntry[], eve
 
 function firstFailure(tree: Tree, record: IndexEntry, path: IndexEntry[], options: { allowToolClosed?: boolean }): { rule: BoundaryRule; why: string } | undefined {
   if (record.flags.includes('sidechain')) return { rule: 'main_stream', why: `${record.id} was written by a child agent` };
-  if (record.call !== undefined) {
-    const later = tree.fragments.get(record.call)!.find((other) => tree.position.get(other)! > tree.position.get(record)!);
-    if (later) return { rule: 'complete_call', why: `${record.id} is not the last fragment of provider call ${record.call}; ${later.id} comes after it` };
+  const call = callKey(record);
+  if (call !== undefined) {
+    const later = tree.fragments.get(call)!.find((other) => tree.position.get(other)! > tree.position.get(record)!);
+    if (later) return { rule: 'complete_call', why: `${record.id} is not the last fragment of provider call ${call}; ${later.id} comes after it` };
   }
   const pending = pendingTools(tree, path);
   if (pending.length > 0) return { rule: 'no_pending_tool', why: `tool use${pending.length === 1 ? '' : 's'} ${pending.join(', ')} ha${pending.length === 1 ? 's' : 've'} no result by ${record.id}` };
@@ -93,7 +95,8 @@ function kindOf(tree: Tree, record: IndexEntry, path: IndexEntry[], options: { a
   const children = (tree.children.get(record) ?? []).filter((child) => !isBookkeeping(child));
   if (children.length === 0) return 'tip';
   if (children.some(isPrompt)) return 'turn';
-  if (record.call !== undefined && record.flags.includes('finished') && tree.fragments.get(record.call)!.every((entry) => entry.calls.length === 0)) return 'run_end';
+  const call = callKey(record);
+  if (call !== undefined && record.flags.includes('finished') && tree.fragments.get(call)!.every((entry) => entry.calls.length === 0)) return 'run_end';
   if (record.results.length > 0 && options.allowToolClosed && pendingTools(tree, path).length === 0) return 'tool_closed';
   return undefined;
 }

@@ -28,6 +28,7 @@
 
 import type { IndexEntry } from '../index/session-index.ts';
 import { isPrompt, treeOf } from './tree.ts';
+import { callKey } from '../assembly/record-keys.ts';
 
 export type ForkKind = 'structural' | 'parallel_tools' | 'retry' | 'compaction_replay' | 'local_commands' | 'branch' | 'unclassified';
 
@@ -86,8 +87,9 @@ export function analyseBranches(records: readonly IndexEntry[], summaries: Reado
     const live = all.filter((child) => conversation.get(child));
     if (live.length <= 1) return 'structural';
     const starts = live.map(startOf).filter((start): start is IndexEntry => start !== undefined);
-    if (at !== undefined && at.call !== undefined) {
-      const toolIds = new Set(fragments.get(at.call)!.flatMap((record) => record.calls.map((call) => call.id)));
+    const call = at !== undefined ? callKey(at) : undefined;
+    if (call !== undefined) {
+      const toolIds = new Set(fragments.get(call)!.flatMap((record) => record.calls.map((call) => call.id)));
       const answersOwn = (child: IndexEntry): boolean => child.results.length > 0 && child.results.every((result) => toolIds.has(result.of)) && !isPrompt(child);
       const continues = (child: IndexEntry): boolean => child.from === 'agent' && !isPrompt(child);
       // Judged on where each child's conversation starts: newer versions thread

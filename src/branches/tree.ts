@@ -5,6 +5,7 @@
 // call.
 
 import type { IndexEntry } from '../index/session-index.ts';
+import { callKey } from '../assembly/record-keys.ts';
 
 export interface Tree {
   readonly records: IndexEntry[];
@@ -32,7 +33,8 @@ export function treeOf(records: readonly IndexEntry[]): Tree {
     position.set(record, index);
     const parent = parentOf(record);
     if (parent) appendTo(children, parent, record);
-    if (record.call !== undefined) appendTo(fragments, record.call, record);
+    const call = callKey(record);
+    if (call !== undefined) appendTo(fragments, call, record);
   });
   return { records: list, byId, children, position, fragments, parentOf };
 }

@@ -230,7 +230,11 @@ export interface AppendResult {
 export function appendRound(data: string, input: AppendInput, now: Date = new Date()): AppendResult {
   const folded = readChain(data, input.conversation);
   const head = folded.rounds[folded.rounds.length - 1];
-  if (head && (head.header.parser !== input.parser || head.header.policy !== input.policy)) {
+  // A newer parser reads the same evidence better: its round is the
+  // difference from what the older one folded to, so the chain keeps every
+  // earlier round and the fold becomes the newer assembly. A policy is the
+  // person's choice of meaning (an idle gap) and is never mixed in one chain.
+  if (head && head.header.policy !== input.policy) {
     throw new ChainError(
       `conversation ${input.conversation}: its chain was built by ${head.header.parser} with ${head.header.policy}; this build is ${input.parser} with ${input.policy}. A change of meaning starts a new chain: move ${conversationFolder(data, input.conversation)} aside to begin one`,
     );
@@ -264,7 +268,9 @@ export function appendRound(data: string, input: AppendInput, now: Date = new Da
   diff('node', input.structure.nodes, folded.nodes);
   diff('relation', input.structure.relations, folded.relations);
   diff('unresolved', input.structure.unresolved, folded.unresolved);
-  if (frames.length === 0 && input.throughSeq === throughBefore) return { changed: { written: 0, tombstones: 0, resolved: 0 } };
+  // A new parser is recorded even when it changes nothing, so that the head
+  // says which build's assembly the fold is.
+  if (frames.length === 0 && input.throughSeq === throughBefore && head?.header.parser === input.parser) return { changed: { written: 0, tombstones: 0, resolved: 0 } };
 
   frames.sort((a, b) => (a.t === b.t ? compare(a.id, b.id) : ORDER[a.t] - ORDER[b.t]));
   const previousInput = head?.header.input_digest ?? '';

@@ -510,6 +510,7 @@ function countsOf(counts: Record<string, number>): { name: string; value: string
     ['child streams started by a known call', 'child_streams_started', 'child_streams'],
     ['notifications joined', 'notifications_joined', 'notifications'],
     ['provider calls with no stop reason', 'provider_calls_without_stop', 'provider_calls'],
+    ['provider calls with no provider id', 'provider_calls_without_id', 'provider_calls'],
     ['duplicate records removed', 'duplicates', 'records'],
     ['structural records', 'structural_records', 'records'],
     ['synthetic messages', 'synthetic_messages', 'records'],

@@ -28,45 +28,48 @@ type Json = Record<string, unknown>;
 
 export const claudeCodeConverter: Converter = { dialect: DIALECT, convert };
 
-// Whether the strings of the record being converted hold UTF-8 bytes, one
-// character per byte (ParsedJson): the row's strings must then be bytes
-// too, and a string's UTF-8 length is its length. Set by each call of
-// convert, which runs to its end before the next.
-let stringsAsBytes = false;
+// How the strings of the record being converted are held: as UTF-8 bytes,
+// one character per byte (ParsedJson), or as text. The row's strings are in
+// the same form, and a string of bytes' UTF-8 length is its length. Each
+// call of convert makes its own and hands it to every helper that measures
+// or reads a string.
+interface StringForm {
+  readonly asBytes: boolean;
+}
 
 function convert(record: LandedRecord, header: LandedHeader, row: number, parsed?: ParsedJson): SessionDataRow {
-  stringsAsBytes = parsed?.stringsAsBytes ?? false;
+  const form: StringForm = { asBytes: parsed?.stringsAsBytes ?? false };
   if (header.kind === 'workflow_script') {
     // A script is a program. It is kept whole as data, readable, and not
     // mistaken for anything a person or a model wrote.
-    const text = record.encoding === 'base64' ? undefined : payloadText(record);
-    if (text === undefined) return unreadable(row, record, 'the script is not valid UTF-8');
+    const text = record.encoding === 'base64' ? undefined : payloadText(record, form);
+    if (text === undefined) return unreadable(form, row, record, 'the script is not valid UTF-8');
     return { row, ...(header.run !== undefined ? { batch: header.run } : {}), from: 'runtime', flags: ['structural'], parts: [{ k: 'data', state: 'available', bytes: record.payload.length, data: text }] };
   }
-  if (record.encoding === 'base64') return unreadable(row, record, 'the record is not valid UTF-8');
+  if (record.encoding === 'base64') return unreadable(form, row, record, 'the record is not valid UTF-8');
   let value = parsed?.value;
   if (parsed === undefined) {
     try {
       value = JSON.parse(record.payload.toString('utf8'));
     } catch {
-      return unreadable(row, record, 'the record is not valid JSON');
+      return unreadable(form, row, record, 'the record is not valid JSON');
     }
   }
-  if (!isObject(value)) return unreadable(row, record, 'the record is not a JSON object');
+  if (!isObject(value)) return unreadable(form, row, record, 'the record is not a JSON object');
   switch (header.kind) {
     case 'agent_meta':
-      return sidecarRow(row, value, header, record);
+      return sidecarRow(form, row, value, header, record);
     case 'journal':
-      return journalRow(row, value, header, record);
+      return journalRow(form, row, value, header, record);
     case 'workflow_manifest':
-      return manifestRow(row, value, header, record);
+      return manifestRow(form, row, value, header, record);
     default:
-      return transcriptRow(row, value);
+      return transcriptRow(form, row, value);
   }
 }
 
-function unreadable(row: number, record: LandedRecord, why: string): SessionDataRow {
-  const raw = record.encoding === 'base64' ? record.payload.toString('base64') : payloadText(record);
+function unreadable(form: StringForm, row: number, record: LandedRecord, why: string): SessionDataRow {
+  const raw = record.encoding === 'base64' ? record.payload.toString('base64') : payloadText(record, form);
   return {
     row,
     from: 'runtime',
@@ -77,7 +80,7 @@ function unreadable(row: number, record: LandedRecord, why: string): SessionData
 // A child's sidecar is written once, at spawn. It names the parent agent only
 // for a nested child; for most children it holds just the type and depth, and
 // the join has to come from the parent's side or the run journal.
-function sidecarRow(row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
+function sidecarRow(form: StringForm, row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
   return {
     row,
     tool: text(value.toolUseId),
@@ -86,14 +89,14 @@ function sidecarRow(row: number, value: Json, header: LandedHeader, record: Land
     label: text(value.description),
     from: 'runtime',
     flags: ['structural'],
-    parts: [dataPart(value, record.payload.length)],
+    parts: [dataPart(form, value, record.payload.length)],
   };
 }
 
 // A run journal announces each child it starts, often before the child's
 // transcript exists, and records what each child returned. Measured in the
 // seed's corpus, 2,353 of 2,436 of those results appear nowhere else.
-function journalRow(row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
+function journalRow(form: StringForm, row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
   const flags: RecordFlag[] = ['structural'];
   if (value.result !== undefined) flags.push('child_result');
   return {
@@ -103,18 +106,18 @@ function journalRow(row: number, value: Json, header: LandedHeader, record: Land
     batch: header.run,
     from: 'runtime',
     flags,
-    parts: [dataPart(value, record.payload.length)],
+    parts: [dataPart(form, value, record.payload.length)],
   };
 }
 
-function manifestRow(row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
+function manifestRow(form: StringForm, row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
   return {
     row,
     batch: text(value.runId) ?? header.run,
     label: text(value.workflowName),
     from: 'runtime',
     flags: ['structural'],
-    parts: [dataPart(value, record.payload.length)],
+    parts: [dataPart(form, value, record.payload.length)],
   };
 }
 
@@ -136,7 +139,7 @@ const IDENTITY_FIELDS = new Set([
 // bookkeeping: progress, file snapshots, pointers, settings, queues.
 const CONVERSATIONAL = new Set(['user', 'assistant', 'system', 'attachment']);
 
-function transcriptRow(row: number, value: Json): SessionDataRow {
+function transcriptRow(form: StringForm, row: number, value: Json): SessionDataRow {
   const type = text(value.type) ?? '';
   const message = isObject(value.message) ? value.message : undefined;
   const attachment = isObject(value.attachment) ? value.attachment : undefined;
@@ -146,18 +149,18 @@ function transcriptRow(row: number, value: Json): SessionDataRow {
   const dropped: Dropped[] = [];
   let parts: Part[] = [];
   if (type === 'attachment') {
-    parts = attachmentParts(attachment);
+    parts = attachmentParts(form, attachment);
   } else if (message !== undefined && message.content !== undefined) {
-    parts = contentParts(message.content, dropped);
+    parts = contentParts(form, message.content, dropped);
   } else if (value.content !== undefined && (type === 'system' || type === 'queue-operation')) {
-    parts = contentParts(value.content, dropped);
+    parts = contentParts(form, value.content, dropped);
   } else if (typeof value.summary === 'string') {
-    parts = [textPart(value.summary)];
+    parts = [textPart(form, value.summary)];
   }
-  if (toolUseResult !== undefined) attachToolUseResult(parts, toolUseResult);
+  if (toolUseResult !== undefined) attachToolUseResult(form, parts, toolUseResult);
   if (message === undefined && type !== 'attachment') {
     const rest = restOf(value);
-    if (rest !== undefined) parts.push(dataPart(rest));
+    if (rest !== undefined) parts.push(dataPart(form, rest));
   }
 
   const notification = notificationOf(parts);
@@ -184,7 +187,7 @@ function transcriptRow(row: number, value: Json): SessionDataRow {
     from: producerOf(type, flags, parts),
     flags,
     usage: message !== undefined ? usageOf(message.usage) : undefined,
-    parts: parts.length > 0 ? parts : [dataPart(value)],
+    parts: parts.length > 0 ? parts : [dataPart(form, value)],
     dropped: dropped.length > 0 ? dropped : undefined,
   };
 }
@@ -197,22 +200,22 @@ function toolPointer(value: unknown): string | undefined {
   return id !== undefined && /^[a-z]*toolu_[A-Za-z0-9]+$/.test(id) ? id : undefined;
 }
 
-function contentParts(content: unknown, dropped: Dropped[]): Part[] {
+function contentParts(form: StringForm, content: unknown, dropped: Dropped[]): Part[] {
   // Content is sometimes a bare string (4,429 records in the seed's corpus)
   // and otherwise a list of blocks, of which every one counts: reading only
   // the first renders an image as the prompt and loses tool calls.
-  if (typeof content === 'string') return [textPart(content)];
-  if (!Array.isArray(content)) return [unknownPart(content, 'the content is neither text nor a list of blocks')];
+  if (typeof content === 'string') return [textPart(form, content)];
+  if (!Array.isArray(content)) return [unknownPart(form, content, 'the content is neither text nor a list of blocks')];
   const parts: Part[] = [];
-  for (const block of content) parts.push(...blockParts(block, dropped));
+  for (const block of content) parts.push(...blockParts(form, block, dropped));
   return parts;
 }
 
-function blockParts(block: unknown, dropped: Dropped[]): Part[] {
-  if (!isObject(block)) return [unknownPart(block, 'a content block that is not an object')];
+function blockParts(form: StringForm, block: unknown, dropped: Dropped[]): Part[] {
+  if (!isObject(block)) return [unknownPart(form, block, 'a content block that is not an object')];
   switch (block.type) {
     case 'text':
-      return typeof block.text === 'string' ? [textPart(block.text)] : [unknownPart(block, 'a text block without text')];
+      return typeof block.text === 'string' ? [textPart(form, block.text)] : [unknownPart(form, block, 'a text block without text')];
     case 'thinking': {
       // Claude Code asks the provider not to return reasoning text, so the
       // block arrives with a signature and an empty string (2,603 of 2,604
@@ -222,33 +225,33 @@ function blockParts(block: unknown, dropped: Dropped[]): Part[] {
       if (typeof block.signature === 'string' && block.signature.length > 0) {
         // A provider verifies the signature; no reader can read it. It is 13.3%
         // of the seed's corpus, so it is left out, and said so.
-        dropped.push({ what: 'reasoning signature', bytes: byteLength(block.signature), why: 'a provider verifies it; a reader cannot read it' });
+        dropped.push({ what: 'reasoning signature', bytes: byteLength(form, block.signature), why: 'a provider verifies it; a reader cannot read it' });
       }
-      return [{ k: 'reasoning', state: reasoning === '' ? 'unavailable' : 'available', bytes: byteLength(reasoning), text: reasoning }];
+      return [{ k: 'reasoning', state: reasoning === '' ? 'unavailable' : 'available', bytes: byteLength(form, reasoning), text: reasoning }];
     }
     case 'redacted_thinking': {
       const encrypted = typeof block.data === 'string' ? block.data : '';
-      if (encrypted !== '') dropped.push({ what: 'encrypted reasoning', bytes: byteLength(encrypted), why: 'the provider redacted it; only the provider can read it' });
-      return [{ k: 'reasoning', state: 'redacted', bytes: byteLength(encrypted), text: '' }];
+      if (encrypted !== '') dropped.push({ what: 'encrypted reasoning', bytes: byteLength(form, encrypted), why: 'the provider redacted it; only the provider can read it' });
+      return [{ k: 'reasoning', state: 'redacted', bytes: byteLength(form, encrypted), text: '' }];
     }
     case 'tool_use':
     case 'server_tool_use': {
-      if (typeof block.id !== 'string' || typeof block.name !== 'string') return [unknownPart(block, 'a tool call without an id or a name')];
-      return [{ k: 'call', state: 'available', bytes: jsonBytes(block.input ?? null), id: block.id, name: block.name, input: block.input ?? null }];
+      if (typeof block.id !== 'string' || typeof block.name !== 'string') return [unknownPart(form, block, 'a tool call without an id or a name')];
+      return [{ k: 'call', state: 'available', bytes: jsonBytes(form, block.input ?? null), id: block.id, name: block.name, input: block.input ?? null }];
     }
     case 'tool_result':
-      return resultParts(block);
+      return resultParts(form, block);
     case 'image':
     case 'document':
-      return [mediaPart(block)];
+      return [mediaPart(form, block)];
   }
-  return [unknownPart(block, `block type ${JSON.stringify(block.type)} is not one this adapter describes`)];
+  return [unknownPart(form, block, `block type ${JSON.stringify(block.type)} is not one this adapter describes`)];
 }
 
 // A result's content is a string, or a list of text, images and other blocks
 // (tool_reference, for one). Its text is joined; images become media parts
 // that name the call; anything else travels with the result as it is.
-function resultParts(block: Json): Part[] {
+function resultParts(form: StringForm, block: Json): Part[] {
   const of = text(block.tool_use_id) ?? '';
   const texts: string[] = [];
   const media: Part[] = [];
@@ -258,7 +261,7 @@ function resultParts(block: Json): Part[] {
   } else if (Array.isArray(block.content)) {
     for (const item of block.content) {
       if (isObject(item) && item.type === 'text' && typeof item.text === 'string') texts.push(item.text);
-      else if (isObject(item) && (item.type === 'image' || item.type === 'document')) media.push({ ...mediaPart(item), of });
+      else if (isObject(item) && (item.type === 'image' || item.type === 'document')) media.push({ ...mediaPart(form, item), of });
       else other.push(item);
     }
   } else if (block.content !== undefined && block.content !== null) {
@@ -271,7 +274,7 @@ function resultParts(block: Json): Part[] {
   const result: ResultPart = {
     k: 'result',
     state: truncated ? 'truncated' : 'available',
-    bytes: byteLength(resultText) + (other.length > 0 ? jsonBytes(other) : 0),
+    bytes: byteLength(form, resultText) + (other.length > 0 ? jsonBytes(form, other) : 0),
     of,
     text: resultText,
     // Absent is not success: only an explicit true or false is carried.
@@ -285,10 +288,10 @@ function resultParts(block: Json): Part[] {
 // apart, a patch, a child's status) is a different view of the same output,
 // so it travels beside the text rather than replacing it. It is an object most
 // of the time and a bare string the rest (7.2% in the seed's corpus).
-function attachToolUseResult(parts: Part[], toolUseResult: unknown): void {
+function attachToolUseResult(form: StringForm, parts: Part[], toolUseResult: unknown): void {
   const index = parts.findIndex((part) => part.k === 'result');
   if (index < 0) {
-    parts.push(dataPart(toolUseResult));
+    parts.push(dataPart(form, toolUseResult));
     return;
   }
   const result = parts[index] as ResultPart;
@@ -296,30 +299,30 @@ function attachToolUseResult(parts: Part[], toolUseResult: unknown): void {
   parts[index] = { ...result, data: toolUseResult, ...(persisted ? { state: 'truncated' as const } : {}) };
 }
 
-function attachmentParts(attachment: Json | undefined): Part[] {
-  if (attachment === undefined) return [unknownPart(null, 'an attachment record without an attachment')];
+function attachmentParts(form: StringForm, attachment: Json | undefined): Part[] {
+  if (attachment === undefined) return [unknownPart(form, null, 'an attachment record without an attachment')];
   // A queued prompt carries what the person typed in `prompt`; most other
   // types carry readable text in `text` or `content`, and the rest are sets of
   // fields (names added and removed, counts, lists) that still are context.
   const readable = attachment.type === 'queued_command' ? attachment.prompt : attachment.text ?? attachment.content;
-  if (typeof readable === 'string' && readable !== '') return [textPart(readable), dataPart(attachment)];
+  if (typeof readable === 'string' && readable !== '') return [textPart(form, readable), dataPart(form, attachment)];
   // A list is lines of text (a hook's added context), content blocks (a
   // queued prompt with an image), or the runtime's own items (a task list).
   // Only the first two are read; the third is context as data.
   if (Array.isArray(readable) && readable.length > 0) {
-    if (readable.every((item) => typeof item === 'string')) return [textPart(readable.join('\n')), dataPart(attachment)];
-    if (readable.every((item) => isObject(item) && (item.type === 'text' || item.type === 'image'))) return [...contentParts(readable, []), dataPart(attachment)];
+    if (readable.every((item) => typeof item === 'string')) return [textPart(form, readable.join('\n')), dataPart(form, attachment)];
+    if (readable.every((item) => isObject(item) && (item.type === 'text' || item.type === 'image'))) return [...contentParts(form, readable, []), dataPart(form, attachment)];
   }
-  return [dataPart(attachment)];
+  return [dataPart(form, attachment)];
 }
 
-function mediaPart(block: Json): MediaPart {
+function mediaPart(form: StringForm, block: Json): MediaPart {
   const source = isObject(block.source) ? block.source : {};
   const data = typeof source.data === 'string' ? source.data : undefined;
   return {
     k: 'media',
     state: data !== undefined ? 'available' : 'unavailable',
-    bytes: data !== undefined ? Buffer.byteLength(characters(data), 'base64') : 0,
+    bytes: data !== undefined ? Buffer.byteLength(characters(form, data), 'base64') : 0,
     media_type: text(source.media_type) ?? 'application/octet-stream',
     ...(data !== undefined ? { data } : {}),
   };
@@ -495,17 +498,17 @@ function restOf(value: Json): Json | undefined {
   return any ? rest : undefined;
 }
 
-function textPart(content: string): Part {
-  return { k: 'text', state: 'available', bytes: byteLength(content), text: content };
+function textPart(form: StringForm, content: string): Part {
+  return { k: 'text', state: 'available', bytes: byteLength(form, content), text: content };
 }
 
-function dataPart(data: unknown, bytes?: number): Part {
-  return { k: 'data', state: 'available', bytes: bytes ?? jsonBytes(data), data };
+function dataPart(form: StringForm, data: unknown, bytes?: number): Part {
+  return { k: 'data', state: 'available', bytes: bytes ?? jsonBytes(form, data), data };
 }
 
-function unknownPart(value: unknown, why: string): Part {
+function unknownPart(form: StringForm, value: unknown, why: string): Part {
   const raw = JSON.stringify(value) ?? 'undefined';
-  return { k: 'unknown', state: 'available', bytes: byteLength(raw), why, raw };
+  return { k: 'unknown', state: 'available', bytes: byteLength(form, raw), why, raw };
 }
 
 function isObject(value: unknown): value is Json {
@@ -520,18 +523,18 @@ function whole(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-function byteLength(value: string): number {
-  return stringsAsBytes ? value.length : Buffer.byteLength(value, 'utf8');
+function byteLength(form: StringForm, value: string): number {
+  return form.asBytes ? value.length : Buffer.byteLength(value, 'utf8');
 }
 
 // The record's whole text, in the form of the row's other strings.
-function payloadText(record: LandedRecord): string {
-  return record.payload.toString(stringsAsBytes ? 'latin1' : 'utf8');
+function payloadText(record: LandedRecord, form: StringForm): string {
+  return record.payload.toString(form.asBytes ? 'latin1' : 'utf8');
 }
 
 // The text a string holds, whichever form it is in.
-function characters(value: string): string {
-  return stringsAsBytes ? textOf(value) : value;
+function characters(form: StringForm, value: string): string {
+  return form.asBytes ? textOf(value) : value;
 }
 
 // Only ASCII white space is taken off: trim() also takes characters such as
@@ -541,7 +544,7 @@ function trimmed(value: string): string {
   return value.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
 }
 
-function jsonBytes(value: unknown): number {
-  return byteLength(JSON.stringify(value) ?? '');
+function jsonBytes(form: StringForm, value: unknown): number {
+  return byteLength(form, JSON.stringify(value) ?? '');
 }
 

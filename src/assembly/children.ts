@@ -8,6 +8,12 @@
 //   sidecar      a direct child's sidecar names the call; a nested child's
 //                names only the agent that started it
 //   notification a completion notice names both the call and the child
+//   prompt       a child written into its parent's file (inline) is named by
+//                nothing: its first text is the text one call handed over, a
+//                strong inference when one call and one child share it. When
+//                several share it, they are paired in line order (each call
+//                starts one child, in the order it was made) as a weak
+//                inference; when their numbers differ, every pairing is kept
 // Several candidates for one child are all kept, as exact_ambiguous: the
 // assembler never chooses. A child nothing names is an orphan, recorded, not
 // guessed. Completion notices name the call they complete; that call may sit
@@ -23,7 +29,7 @@ export interface Spawn {
   readonly child: string;
   /** The tool step that started it, or, for a nested child named only by its sidecar, the parent stream. */
   readonly from: { readonly type: 'tool'; readonly step: ToolStep } | { readonly type: 'stream'; readonly stream: string };
-  readonly via: 'journal' | 'result' | 'sidecar' | 'notification';
+  readonly via: 'journal' | 'result' | 'sidecar' | 'notification' | 'prompt';
   readonly quality: CorrelationQuality;
   readonly evidence: EvidenceRef[];
 }
@@ -69,8 +75,15 @@ export function joinChildren(partition: Partition, steps: readonly ToolStep[]): 
 
   const spawns: Spawn[] = [];
   const orphans: string[] = [];
+  const byPrompt = promptSpawns(partition, steps);
   for (const stream of partition.streams.values()) {
     if (stream.id === 'main') continue;
+    if (stream.inline) {
+      const found = byPrompt.get(stream.id) ?? [];
+      if (found.length === 0) orphans.push(stream.id);
+      spawns.push(...found);
+      continue;
+    }
     const candidates: Omit<Spawn, 'quality'>[] = [];
     for (const step of stepsByChild.get(stream.id) ?? []) candidates.push({ child: stream.id, from: { type: 'tool', step }, via: 'result', evidence: [ref(step.result as IndexEntry)] });
     for (const record of journalNames.get(stream.id) ?? []) {
@@ -117,6 +130,31 @@ export function joinChildren(partition: Partition, steps: readonly ToolStep[]): 
     }
   }
   return { spawns, orphans, missing, reports };
+}
+
+// The inline children started by a call that handed over their first text.
+function promptSpawns(partition: Partition, steps: readonly ToolStep[]): Map<string, Spawn[]> {
+  const stepsByText = new Map<string, ToolStep[]>();
+  for (const step of steps) {
+    for (const handed of step.use.calls.find((call) => call.id === step.id)?.handed ?? []) push(stepsByText, handed, step);
+  }
+  const childrenByText = new Map<string, { stream: string; first: IndexEntry }[]>();
+  for (const stream of partition.streams.values()) {
+    const first = stream.records[0];
+    if (stream.inline && first?.opening !== undefined) push(childrenByText, first.opening, { stream: stream.id, first });
+  }
+  const spawns = new Map<string, Spawn[]>();
+  for (const [text, children] of childrenByText) {
+    const callers = stepsByText.get(text) ?? [];
+    const spawn = (child: { stream: string; first: IndexEntry }, step: ToolStep, quality: CorrelationQuality): void =>
+      push(spawns, child.stream, { child: child.stream, from: { type: 'tool', step }, via: 'prompt', quality, evidence: [ref(step.use), ref(child.first)] });
+    if (callers.length === children.length) {
+      children.forEach((child, index) => spawn(child, callers[index]!, children.length === 1 ? 'strong_inference' : 'weak_inference'));
+    } else {
+      for (const child of children) for (const step of callers) spawn(child, step, 'weak_inference');
+    }
+  }
+  return spawns;
 }
 
 /** A completion notice: the runtime's own text in the parent, naming the call whose work finished. */

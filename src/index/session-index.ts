@@ -11,6 +11,7 @@
 // authoritative: the `.sd` files are what it is made from. It speaks only the
 // model's words.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { replaceTailInPlace, replaceWithoutFlush } from '../landing/atomic-file.ts';
@@ -22,7 +23,7 @@ import { textOf } from '../landing/json-text.ts';
 import { readSessionData } from '../session-data/derive.ts';
 import type { SessionDataRow, Usage } from '../session-data/format.ts';
 
-export const INDEX_SCHEMA = 'index/2';
+export const INDEX_SCHEMA = 'index/3';
 export const INDEX_NAME = 'session.index';
 
 /** One `.sd` row's identifiers. */
@@ -53,8 +54,16 @@ export interface IndexEntry {
   readonly usage?: Usage;
   /** The kind of each part, in order. */
   readonly parts: PartKind[];
-  /** Ids of the calls this record makes, with their names. */
-  readonly calls: { readonly id: string; readonly name: string }[];
+  /**
+   * Ids of the calls this record makes, with their names, and the digest
+   * (textDigest) of each text the call hands over as one of its arguments.
+   */
+  readonly calls: { readonly id: string; readonly name: string; readonly handed?: string[] }[];
+  /**
+   * For a child agent's first record written into its parent's file: the
+   * digest of its text, which is the text a call handed over to start it.
+   */
+  readonly opening?: string;
   /** The calls this record answers. */
   readonly results: { readonly of: string; readonly failed?: boolean; readonly state: ContentState }[];
 }
@@ -69,8 +78,14 @@ export interface SessionIndex {
   readonly entries: IndexEntry[];
 }
 
-/** One `.sd` row's identifiers, for the landed file `seq` at `place` holding `kind`. */
-export function indexEntryOf(seq: number, place: string, kind: string, row: SessionDataRow): IndexEntry {
+/**
+ * One `.sd` row's identifiers, for the landed file `seq` at `place` holding
+ * `kind`. `asBytes` says the row's strings hold UTF-8 bytes one character a
+ * byte, so that a digest is of the same bytes in either form.
+ */
+export function indexEntryOf(seq: number, place: string, kind: string, row: SessionDataRow, asBytes = false): IndexEntry {
+  const flags = row.flags ?? [];
+  const opening = flags.includes('sidechain') && row.parent === undefined ? row.parts.flatMap((part) => (part.k === 'text' ? [part.text] : [])) : [];
   return {
     seq,
     row: row.row,
@@ -90,12 +105,27 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
     leaf: row.leaf,
     stop: row.stop,
     from: row.from,
-    flags: row.flags ?? [],
+    flags,
     usage: row.usage,
     parts: row.parts.map((part) => part.k),
-    calls: row.parts.flatMap((part) => (part.k === 'call' ? [{ id: part.id, name: part.name }] : [])),
+    calls: row.parts.flatMap((part) => (part.k === 'call' ? [{ id: part.id, name: part.name, ...handedOf(part.input, asBytes) }] : [])),
+    opening: opening.length > 0 ? textDigest(opening.join('\n'), asBytes) : undefined,
     results: row.parts.flatMap((part) => (part.k === 'result' ? [{ of: part.of, failed: part.failed, state: part.state }] : [])),
   };
+}
+
+// The texts a call hands over are the string values of its arguments. Which
+// argument is a child's prompt is the runtime's business; the join needs only
+// that one of them is the child's first text.
+function handedOf(input: unknown, asBytes: boolean): { handed?: string[] } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return {};
+  const handed = Object.values(input).flatMap((value) => (typeof value === 'string' && value !== '' ? [textDigest(value, asBytes)] : []));
+  return handed.length > 0 ? { handed } : {};
+}
+
+/** A short SHA-256 of a text's UTF-8 bytes: equal texts, equal digests, whichever form the string is in. */
+export function textDigest(value: string, asBytes: boolean): string {
+  return crypto.createHash('sha256').update(value, asBytes ? 'latin1' : 'utf8').digest('hex').slice(0, 32);
 }
 
 export function indexPath(data: string, session: string): string {
@@ -135,7 +165,7 @@ export function loadSessionIndex(data: string, session: string, options: { persi
         files.push({ seq: file.seq, digest: entry.header.of_sha });
         continue;
       }
-      const indexEntry = indexEntryOf(file.seq, file.place, kind, entry.row);
+      const indexEntry = indexEntryOf(file.seq, file.place, kind, entry.row, entry.stringsAsBytes);
       entries.push(entry.stringsAsBytes ? textOf(indexEntry) : indexEntry);
     }
   }

@@ -51,22 +51,127 @@ describe.skipIf(!present)('assembly stages on ../shared/corpus', () => {
     for (const [session, entry] of placed) {
       if (!fs.existsSync(path.join(data, session))) continue; // an empty file lands nothing
       const removal = removeDuplicates(loadSessionIndex(data, session).entries);
+      // One file can hold several streams: its own and its children's, written into it.
+      let fileSteps = 0;
+      let fileMissing = 0;
       for (const stream of partitionStreams(removal.canonical).streams.values()) {
         const join = joinTools(stream.id, stream.records, groupProviderCalls(stream.id, stream.records));
-        const missing = join.steps.filter((step) => step.result === 'unavailable').length;
-        expect([join.steps.length, missing], entry.path).toEqual([entry.features?.tool_use_ids ?? 0, (entry.features?.tool_use_ids ?? 0) - (entry.features?.tool_results_matched ?? 0)]);
+        fileSteps += join.steps.length;
+        fileMissing += join.steps.filter((step) => step.result === 'unavailable').length;
         // A result can answer a use outside the file only when the record it
         // hangs off is not in the file either (a file that continues another).
         const ids = new Set(stream.records.map((record) => record.id));
         expect(join.orphanResults.filter((orphan) => orphan.record.parent === undefined || ids.has(orphan.record.parent)).map((orphan) => orphan.of), entry.path).toEqual([]);
-        steps += join.steps.length;
-        unavailable += missing;
       }
+      expect([fileSteps, fileMissing], entry.path).toEqual([entry.features?.tool_use_ids ?? 0, (entry.features?.tool_use_ids ?? 0) - (entry.features?.tool_results_matched ?? 0)]);
+      steps += fileSteps;
+      unavailable += fileMissing;
     }
     // Every file was looked at: the totals are the manifest's.
     const files = [...placed.entries()].filter(([session]) => fs.existsSync(path.join(data, session))).map(([, entry]) => entry.features);
     expect(steps).toBe(files.reduce((sum, features) => sum + (features?.tool_use_ids ?? 0), 0));
     expect(unavailable).toBe(files.reduce((sum, features) => sum + (features?.tool_use_ids ?? 0) - (features?.tool_results_matched ?? 0), 0));
+  });
+});
+
+describe.skipIf(!present)('every generation of Claude Code file on ../shared/corpus', () => {
+  interface Features {
+    readonly assistant_missing_message_id?: number;
+    readonly sidechain_records?: number;
+    readonly isSidechain_true?: number;
+    readonly task_tool_use?: number;
+    readonly INLINE_SIDECHAIN_MIXED?: number;
+  }
+  // Each transcript placed as the main file of a session of its own, landed once.
+  const placed = (): { data: string; sessions: Map<string, { path: string; features: Features }> } => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as (ManifestEntry & { features?: Features })[];
+    const root = path.join(temporaryFolder(), 'projects');
+    const sessions = new Map<string, { path: string; features: Features }>();
+    manifest
+      .filter((entry) => entry.path.endsWith('.jsonl'))
+      .forEach((entry, index) => {
+        const session = stableUuid('generations-conformance', index);
+        const target = path.join(root, '-corpus', `${session}.jsonl`);
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.copyFileSync(path.join(corpus, entry.corpus_dir, entry.path), target);
+        sessions.set(session, { path: entry.path, features: entry.features ?? {} });
+      });
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    for (const session of [...sessions.keys()]) if (!fs.existsSync(path.join(data, session))) sessions.delete(session);
+    return { data, sessions };
+  };
+
+  it('makes each assistant record without a provider message id a provider call of its own, and counts them', { timeout: 180_000 }, () => {
+    const { data, sessions } = placed();
+    let without = 0;
+    for (const [session, entry] of sessions) {
+      const index = loadSessionIndex(data, session);
+      const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+      const expected = entry.features.assistant_missing_message_id ?? 0;
+      expect(structure.counts.provider_calls_without_id, entry.path).toBe(expected);
+      const calls = structure.nodes.filter((node) => node.kind === 'llm.call' && node.attrs?.provider_id === 'unavailable');
+      expect(calls.length, entry.path).toBe(expected);
+      without += expected;
+    }
+    expect(without).toBeGreaterThan(0);
+  });
+
+  it('makes each child agent written into its parent file a child stream, started by the call that handed it its prompt', { timeout: 180_000 }, () => {
+    const { data, sessions } = placed();
+    let inlineFiles = 0;
+    for (const [session, entry] of sessions) {
+      const index = loadSessionIndex(data, session);
+      const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+      const nodes = new Map(structure.nodes.map((node) => [node.id, node]));
+      // Every record the file marks as a child's is in a child stream, and none is left in main.
+      const marked = entry.features.sidechain_records ?? entry.features.isSidechain_true ?? 0;
+      const children = structure.nodes.filter((node) => node.kind === 'stream' && node.id !== 'stream/main');
+      const childRecords = children.reduce((sum, node) => sum + (node.attrs!.records as number), 0);
+      const copies = structure.counts.duplicates ?? 0;
+      expect(childRecords + copies >= marked && childRecords <= marked, `${entry.path}: ${childRecords} child records, ${marked} marked`).toBe(true);
+      if (!entry.features.INLINE_SIDECHAIN_MIXED) continue;
+      inlineFiles++;
+      // A main file with its children inline: each child is started by one of its Task calls, and says how the join was made.
+      const starts = structure.relations.filter((relation) => relation.type === 'starts');
+      const orphans = structure.unresolved.filter((unresolved) => unresolved.kind === 'orphan_stream');
+      expect(orphans.map((orphan) => orphan.ref), entry.path).toEqual([]);
+      expect(children.length, entry.path).toBeGreaterThan(0);
+      expect(children.length, entry.path).toBeLessThanOrEqual(entry.features.task_tool_use ?? 0);
+      for (const child of children) {
+        const joins = starts.filter((relation) => relation.to === child.id);
+        expect(joins.length, `${entry.path} ${child.id}`).toBeGreaterThan(0);
+        for (const join of joins) {
+          expect(join.via).toBe('prompt');
+          expect(['strong_inference', 'weak_inference']).toContain(join.quality);
+          expect(nodes.get(join.from)!.kind).toBe('agent.call');
+        }
+      }
+      // No record a child wrote is a step of the main stream.
+      const childRows = new Set(index.entries.filter((record) => record.flags.includes('sidechain')).map((record) => `${record.seq}:${record.row}`));
+      const mainSteps = structure.nodes.filter((node) => node.stream === 'main' && node.kind !== 'branch' && (node.refs ?? (node.ref ? [node.ref] : [])).some((ref) => childRows.has(`${ref.seq}:${ref.row}`)));
+      expect(mainSteps.map((node) => node.id), entry.path).toEqual([]);
+    }
+    expect(inlineFiles).toBe([...sessions.values()].filter((entry) => entry.features.INLINE_SIDECHAIN_MIXED).length);
+    expect(inlineFiles).toBeGreaterThan(0);
+  });
+
+  it('reads every step of the agent and its tools inside a talk, also where the evidence begins in the middle of one', { timeout: 180_000 }, () => {
+    const { data, sessions } = placed();
+    let notInEvidence = 0;
+    for (const [session, entry] of sessions) {
+      const index = loadSessionIndex(data, session);
+      const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+      const nodes = new Map(structure.nodes.map((node) => [node.id, node]));
+      const inTalk = (id: string): boolean => {
+        for (let at = nodes.get(id); at; at = at.parent !== undefined ? nodes.get(at.parent) : undefined) if (at.kind === 'talk') return true;
+        return false;
+      };
+      const outside = structure.nodes.filter((node) => ['llm.call', 'tool', 'agent.call'].includes(node.kind) && !inTalk(node.id)).map((node) => node.id);
+      expect(outside, entry.path).toEqual([]);
+      notInEvidence += structure.nodes.filter((node) => node.kind === 'talk' && node.attrs?.started_by === 'start_not_in_evidence').length;
+    }
+    expect(notInEvidence).toBeGreaterThan(0);
   });
 });
 

@@ -21,6 +21,13 @@
 // Older runtimes record no loop ids and no triggers. There a Talk starts at
 // each record shaped like typed input, and that it is apparent, not stated,
 // stays visible on the record.
+//
+// Evidence can begin in the middle of an interaction: a file that continues
+// another (its first record's parent is not in it), or a summary that
+// replaced the context in place. A record of the agent or of a tool that
+// descends from no record in a Talk starts a Talk whose real start is not in
+// the evidence, and says so, so that what is there is read rather than left
+// outside every Talk.
 
 import type { IndexEntry } from '../index/session-index.ts';
 import type { Trigger } from '../model/vocabulary.ts';
@@ -33,8 +40,12 @@ export interface Talk {
   readonly epoch: Epoch;
   /** The record that began it; undefined for a child stream's single Talk with no records. */
   readonly start: IndexEntry | undefined;
-  /** How the start is known: stated by the record, apparent from its shape, or the child stream itself. */
-  readonly startedBy: 'stated_trigger' | 'no_stated_trigger' | 'apparent_input' | 'child_stream';
+  /**
+   * How the start is known: stated by the record, apparent from its shape,
+   * the child stream itself, or not at all: the Talk began before the
+   * evidence does, and `start` is the first record of it there is.
+   */
+  readonly startedBy: 'stated_trigger' | 'no_stated_trigger' | 'apparent_input' | 'child_stream' | 'start_not_in_evidence';
 }
 
 export interface Run {
@@ -136,6 +147,7 @@ export function buildTalks(stream: string, records: readonly IndexEntry[], epoch
       talk = open(record, record.flags.includes('external_input') ? 'stated_trigger' : 'apparent_input', epoch);
     } else {
       talk = placedAncestor(record);
+      if (!talk && (record.from === 'agent' || record.from === 'tool')) talk = open(record, 'start_not_in_evidence', epoch);
     }
     if (talk) placement.set(recordKey(record), { talk, run: runFor(talk, loop) });
   }

@@ -54,6 +54,15 @@ const PROBLEMS_LISTED = 20;
 
 const NEWLINE = Buffer.from('\n');
 
+// Bytes after the last newline are a line still being written, and are left
+// for the next pass, except in a file nobody writes any more: a finished
+// transcript another tool copied or cut without its final newline. Such a
+// last line lands once the file has not changed for this long and the bytes
+// are one whole JSON value, so a record is never lost for want of a newline
+// and a half-written one is never landed. A tail that is not whole JSON is
+// left out and said so in every pass's outcome.
+export const QUIET_TAIL_MS = 10 * 60 * 1000;
+
 export interface LandedFileSummary {
   readonly seq: number;
   /** Path inside the data folder, with forward slashes. */
@@ -302,7 +311,7 @@ export function quietSession(session: DiscoveredSession, options: CollectOptions
       const cursorFile = path.join(placeFolder(options.data, session.id, source.place), cursorName(source.cursorKey));
       if (visited.has(cursorFile)) return undefined;
       visited.add(cursorFile);
-      const quiet = quietOutcome(source, cursorFile, readCursor(cursorFile));
+      const quiet = quietOutcome(source, cursorFile, readCursor(cursorFile), options.now?.() ?? new Date());
       if (!quiet) return undefined;
       sources.push(quiet);
     }
@@ -320,7 +329,7 @@ export function quietSession(session: DiscoveredSession, options: CollectOptions
  * and nothing in it yet. Undefined when there is something to land or a
  * cursor to change. Throws what reading the source throws.
  */
-function quietOutcome(source: CollectableSource, cursorFile: string, cursor: Cursor | undefined): SourceOutcome | undefined {
+function quietOutcome(source: CollectableSource, cursorFile: string, cursor: Cursor | undefined, now: Date): SourceOutcome | undefined {
   if (cursor?.state === 'conflict') return stoppedEarlier(source, cursorFile, cursor);
   if (cursor && (cursor.state !== 'active' || cursor.type !== source.nature)) return undefined;
   if (source.nature === 'append') {
@@ -334,7 +343,9 @@ function quietOutcome(source: CollectableSource, cursorFile: string, cursor: Cur
     // line still being written: nothing to land yet, as the pass under the
     // lock would find after checking the landed prefix again.
     if (inFlight < 0 || inFlight > BUFFER_BYTES || holdsNewline(source.path, offset, offset + inFlight)) return undefined;
-    return { ...outcome(source, 'unchanged', inFlightMessage(inFlight)), inFlightBytes: inFlight };
+    const quiet = isQuiet(Number(stat.mtimeMs), now);
+    if (quiet && finishedLine(source.path, offset, Number(stat.size)) !== undefined) return undefined;
+    return { ...outcome(source, 'unchanged', inFlightMessage(inFlight, quiet)), inFlightBytes: inFlight };
   }
   const content = fs.readFileSync(source.path);
   if (content.length === 0) return outcome(source, 'empty', EMPTY_DOCUMENT);
@@ -357,8 +368,28 @@ function holdsNewline(file: string, start: number, end: number): boolean {
   });
 }
 
-function inFlightMessage(bytes: number): string {
-  return `${bytes} bytes after the last newline are a write in progress; left for the next pass`;
+function inFlightMessage(bytes: number, quiet: boolean): string {
+  return quiet
+    ? `${bytes} bytes after the last newline are not a whole record, and the file has not changed for ${QUIET_TAIL_MS / 60000} minutes; they are left out until a newline ends them`
+    : `${bytes} bytes after the last newline are a write in progress; left for the next pass`;
+}
+
+/** Whether a file last changed at `mtimeMs` has been quiet long enough for its unfinished last line to land. */
+function isQuiet(mtimeMs: number, now: Date): boolean {
+  return now.getTime() - mtimeMs >= QUIET_TAIL_MS;
+}
+
+/** The bytes [start, end) of `file`, when they are one whole JSON value: a finished last line that lacks only its newline. */
+function finishedLine(file: string, start: number, end: number): Buffer | undefined {
+  const bytes = Buffer.alloc(end - start);
+  withOpenFile(file, (descriptor) => {
+    let at = 0;
+    for (const chunk of readRange(descriptor, start, end, 'the source ended early')) {
+      chunk.copy(bytes, at);
+      at += chunk.length;
+    }
+  });
+  return isJsonText(bytes) ? bytes : undefined;
 }
 
 function outcome(source: CollectableSource, status: SourceStatus, message?: string): SourceOutcome {
@@ -578,6 +609,7 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
       });
     };
     const reading = { trailingBytes: 0 };
+    let quiet = false;
     try {
       for (const line of readLines(descriptor, start, size, reading)) {
         ord++;
@@ -588,13 +620,24 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
         lastLine = { offset: line.offset, length: line.bytes.length };
         if (landing.size >= LANDED_FILE_BYTES) commit();
       }
+      quiet = reading.trailingBytes > 0 && isQuiet(Number(stat.mtimeMs), context.now());
+      const last = quiet ? finishedLine(source.path, consumed, size) : undefined;
+      if (last !== undefined) {
+        // Consumed whole: the landed prefix is every byte of the file, with no newline after the last.
+        ord++;
+        landing.add(ord, consumed, last);
+        prefix.update(last);
+        lastLine = { offset: consumed, length: last.length };
+        consumed = size;
+        reading.trailingBytes = 0;
+      }
       commit();
     } catch (error) {
       landing.abandon();
       throw error;
     }
     const status = landing.files.length > 0 ? 'landed' : 'unchanged';
-    const message = reading.trailingBytes > 0 ? inFlightMessage(reading.trailingBytes) : undefined;
+    const message = reading.trailingBytes > 0 ? inFlightMessage(reading.trailingBytes, quiet) : undefined;
     return landing.outcome(status, reading.trailingBytes, message);
   });
 }

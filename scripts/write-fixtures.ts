@@ -41,6 +41,11 @@ export const FIXTURE_SESSIONS = {
   structuralChildren: stableUuid('fixture', 20),
   hostileMarkup: stableUuid('fixture', 21),
   secrets: stableUuid('fixture', 22),
+  // Every generation of file (r26a: 101-199).
+  resavedWithoutIds: stableUuid('fixture', 101),
+  inlineSidechains: stableUuid('fixture', 102),
+  continuedFile: stableUuid('fixture', 103),
+  quietLastLine: stableUuid('fixture', 104),
 } as const;
 
 /** Markup a transcript may hold that the site must show as text and never run. */
@@ -472,13 +477,89 @@ function secrets(files: Files): void {
   files.set(`${folder}/${session}/workflows/scripts/notify-${run}.js`, `// notify\nconst SLACK = '${s.slackToken}';\nexport default async function run() {}\n`);
 }
 
+// Every generation of file (r26a). A file another tool saved again, record
+// by record: message ids, request ids, models, usage and the runtime's
+// structured results are gone, and the keys are in another order.
+function resavedWithoutIds(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.resavedWithoutIds });
+  t.prompt('List the files and read the README.');
+  t.call([thinkingBlock(), toolUseBlock('toolu_resaved01', 'Bash', { command: 'ls' })]);
+  t.result('toolu_resaved01', t.last!, 'README.md\nsrc', { toolUseResult: { stdout: 'README.md\nsrc', stderr: '' } });
+  const [read] = t.call([toolUseBlock('toolu_resaved02', 'Read', { file_path: 'README.md' }), toolUseBlock('toolu_resaved03', 'Read', { file_path: 'src/index.ts' })]);
+  t.result('toolu_resaved02', read!, '# Project', { toolUseResult: { type: 'text' } });
+  t.result('toolu_resaved03', t.last!, 'export {}', { toolUseResult: { type: 'text' } });
+  t.call([textBlock('The README is one heading.')]);
+  const resaved = t.lines.map((line) => {
+    const { type, uuid, parentUuid, timestamp, message, requestId: _requestId, toolUseResult: _toolUseResult, userType: _userType, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const { id: _id, model: _model, usage: _usage, ...kept } = message as Record<string, unknown>;
+    return JSON.stringify({ type, uuid, parentUuid, timestamp, ...rest, message: kept });
+  });
+  files.set(`${slug('resaved-without-ids')}/${FIXTURE_SESSIONS.resavedWithoutIds}.jsonl`, `${JSON.stringify({ _type: 'resaved-meta', tool: 'an exporter' })}\n${resaved.map((line) => `${line}\n`).join('')}`);
+}
+
+// Claude Code 1.0: a Task's child agent writes into its parent's own file,
+// its records marked as a child's, its first record a prompt with no parent
+// that is the Task's prompt. Two Tasks in one provider call run at once, so
+// their children's records interleave.
+function inlineSidechains(files: Files): void {
+  const session = FIXTURE_SESSIONS.inlineSidechains;
+  const version = '1.0.69';
+  const t = new Transcript({ session, version });
+  t.prompt('Review the parser and the printer.', { origin: false });
+  const prompts = { parser: 'Review src/parser.ts for error handling.', printer: 'Review src/printer.ts for escaping.' };
+  const messageId = 'msg_inline_tasks_01';
+  const [parserTask] = t.call([toolUseBlock('toolu_inline01', 'Task', { description: 'Review the parser', prompt: prompts.parser, subagent_type: 'general-purpose' })], { messageId });
+  const [printerTask] = t.call([toolUseBlock('toolu_inline02', 'Task', { description: 'Review the printer', prompt: prompts.printer, subagent_type: 'general-purpose' })], { messageId, parent: parserTask });
+  const inline = (line: string): string => {
+    const { agentId: _agentId, ...record } = JSON.parse(line) as Record<string, unknown>;
+    return JSON.stringify(record);
+  };
+  const parser = new Transcript({ session, version, agent: 'inline', idSeed: `${session}/parser`, start: '2026-03-01T10:00:03.000Z' });
+  const printer = new Transcript({ session, version, agent: 'inline', idSeed: `${session}/printer`, start: '2026-03-01T10:00:03.500Z' });
+  parser.prompt(prompts.parser, { parent: null, origin: false });
+  printer.prompt(prompts.printer, { parent: null, origin: false });
+  const [parserRead] = parser.call([toolUseBlock('toolu_inline11', 'Read', { file_path: 'src/parser.ts' })]);
+  printer.call([textBlock('The printer escapes everything it prints.')]);
+  parser.result('toolu_inline11', parserRead!, 'export function parse() {}', { toolUseResult: { type: 'text' } });
+  parser.call([textBlock('The parser throws without naming the line.')]);
+  // In the order they were written: the two children's records interleaved.
+  const order = [parser.lines[0], printer.lines[0], parser.lines[1], printer.lines[1], parser.lines[2], parser.lines[3]];
+  for (const line of order) t.raw(inline(line!));
+  t.last = printerTask!;
+  t.result('toolu_inline01', parserTask!, 'The parser throws without naming the line.', { toolUseResult: { content: [textBlock('The parser throws without naming the line.')] } });
+  t.result('toolu_inline02', printerTask!, 'The printer escapes everything it prints.', { toolUseResult: { content: [textBlock('The printer escapes everything it prints.')] } });
+  t.call([textBlock('The parser needs line numbers in its errors; the printer is fine.')]);
+  main(files, 'inline-sidechains', t);
+}
+
+// A file that continues another: its first record answers a tool use in a
+// file that is not here, so its parent is missing.
+function continuedFile(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.continuedFile, version: '1.0.89' });
+  t.result('toolu_continued00', stableUuid('fixture-continued-elsewhere', 1), 'Switched to branch main');
+  t.call([textBlock('On main now.'), toolUseBlock('toolu_continued01', 'Bash', { command: 'git pull' })]);
+  t.result('toolu_continued01', t.last!, 'Already up to date.', { toolUseResult: { stdout: 'Already up to date.', stderr: '' } });
+  t.call([textBlock('Up to date.')]);
+  main(files, 'continued-file', t);
+}
+
+// A finished transcript whose last line lost its newline when another tool
+// copied it. Tests set its time of last change to decide whether it is quiet.
+function quietLastLine(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.quietLastLine });
+  t.prompt('Say done.');
+  t.call([textBlock('Done.')]);
+  const text = t.text();
+  files.set(`${slug('quiet-last-line')}/${FIXTURE_SESSIONS.quietLastLine}.jsonl`, text.slice(0, -1));
+}
+
 function empty(files: Files): void {
   files.set(`${slug('empty')}/${FIXTURE_SESSIONS.empty}.jsonl`, '');
 }
 
 export function fixtureFiles(): Files {
   const files: Files = new Map();
-  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren, hostileMarkup, secrets]) {
+  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren, hostileMarkup, secrets, resavedWithoutIds, inlineSidechains, continuedFile, quietLastLine]) {
     write(files);
   }
   return files;

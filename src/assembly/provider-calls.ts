@@ -26,6 +26,8 @@ export interface ProviderCall {
   readonly synthetic: boolean;
   /** Whether any fragment says why the provider stopped. */
   readonly finished: boolean;
+  /** The model the provider named, from the last fragment that names one. */
+  readonly model?: string;
   /** `unavailable` only when no fragment carries usage at all. */
   readonly usage: CallUsage | 'unavailable';
 }
@@ -57,6 +59,7 @@ export function groupProviderCalls(stream: string, records: readonly IndexEntry[
       fragments,
       synthetic: fragments.some((fragment) => fragment.flags.includes('synthetic')),
       finished,
+      model: fragments.findLast((fragment) => fragment.model !== undefined)?.model,
       usage: last !== undefined ? { ...last, output_final: finished && last.output !== undefined } : 'unavailable',
     };
   });

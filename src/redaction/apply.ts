@@ -137,8 +137,10 @@ function rebuildChain(bundle: string, conversation: string): Map<string, string>
   const session = original[0]!.header.session;
   const index = loadSessionIndex(bundle, session, { persist: false });
   for (const round of original) {
-    const { parser, policy, through_seq: throughSeq } = round.header;
-    if (parser !== PARSER_VERSION) throw new Error(`conversation ${conversation}: round ${round.header.round} was built by ${parser}, and this build (${PARSER_VERSION}) cannot build it again for a redacted export`);
+    // A round an older parser made is built again by this one: the redacted
+    // chain is new, and each of its rounds names the parser that made it.
+    const { policy, through_seq: throughSeq } = round.header;
+    const parser = PARSER_VERSION;
     const gap = /^idle_gap_ms=(\d+)$/.exec(policy);
     if (!gap) throw new Error(`conversation ${conversation}: round ${round.header.round} names a policy this build cannot read: ${policy}`);
     const structure = assemble(index, { conversation, throughSeq, idleGap: Number(gap[1]) });

@@ -230,7 +230,11 @@ export interface AppendResult {
 export function appendRound(data: string, input: AppendInput, now: Date = new Date()): AppendResult {
   const folded = readChain(data, input.conversation);
   const head = folded.rounds[folded.rounds.length - 1];
-  if (head && (head.header.parser !== input.parser || head.header.policy !== input.policy)) {
+  // A policy is the user's choice of meaning, so another one starts a new
+  // chain. A newer parser is this build reading the same evidence better: its
+  // round states every entity that now reads differently, names the parser
+  // that made it, and the fold is then what this build assembles.
+  if (head && head.header.policy !== input.policy) {
     throw new ChainError(
       `conversation ${input.conversation}: its chain was built by ${head.header.parser} with ${head.header.policy}; this build is ${input.parser} with ${input.policy}. A change of meaning starts a new chain: move ${conversationFolder(data, input.conversation)} aside to begin one`,
     );

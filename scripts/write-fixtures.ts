@@ -46,6 +46,12 @@ export const FIXTURE_SESSIONS = {
   inlineSidechains: stableUuid('fixture', 102),
   continuedFile: stableUuid('fixture', 103),
   quietLastLine: stableUuid('fixture', 104),
+  // Usage as observed, titles and projects (201-299).
+  unfinishedCall: stableUuid('fixture', 201),
+  summaryTitle: stableUuid('fixture', 202),
+  customTitle: stableUuid('fixture', 203),
+  generatedTitle: stableUuid('fixture', 204),
+  commandFirst: stableUuid('fixture', 205),
 } as const;
 
 /** Markup a transcript may hold that the site must show as text and never run. */
@@ -553,13 +559,87 @@ function quietLastLine(files: Files): void {
   files.set(`${slug('quiet-last-line')}/${FIXTURE_SESSIONS.quietLastLine}.jsonl`, text.slice(0, -1));
 }
 
+// Usage as observed, titles and projects: fixture numbers 201-299.
+
+/** The first prompt of the commandFirst fixture, after its command and the command's expansion. */
+export const COMMAND_FIRST_PROMPT = `  Fix the login bug:\n\n${'the session cookie expires   too early. '.repeat(8)}`;
+
+// A call that never finished: its fragments were written while the answer
+// streamed, and the file ends before the one that says why it stopped. The
+// input and cache tokens are known; the output is a count so far.
+function unfinishedCall(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.unfinishedCall, cwd: '/home/user/work/meter' });
+  t.prompt('Count the lines of the parser.');
+  t.call([textBlock('About 300 lines.')], { model: 'claude-sonnet-4-5', usage: { input_tokens: 90, output_tokens: 12, cache_read_input_tokens: 800, cache_creation_input_tokens: 40 } });
+  t.prompt('And the tests?');
+  t.call([thinkingBlock(), textBlock('Counting the test')], { streaming: true, stopReason: null, usage: { input_tokens: 120, output_tokens: 7, cache_read_input_tokens: 2000, cache_creation_input_tokens: 60 } });
+  main(files, 'unfinished-call', t);
+}
+
+// Claude Code 1.0 and 2.0 write summary records naming the leaf of the branch
+// they summarise. Here the person rewound: the later summary names the
+// abandoned branch, and only the earlier one's leaf is on the active branch.
+function summaryTitle(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.summaryTitle, version: '1.0.89' });
+  t.prompt('Write a haiku about rain.');
+  const [first] = t.call([textBlock('Rain on the tin roof.')]);
+  t.prompt('Make it sadder.');
+  const [abandoned] = t.call([textBlock('Rain on an empty house.')]);
+  t.prompt('Actually, make it about snow.', { parent: first });
+  const [active] = t.call([textBlock('Snow hushes the road.')]);
+  t.bookkeeping({ type: 'summary', summary: 'Haiku about snow', leafUuid: active });
+  t.bookkeeping({ type: 'summary', summary: 'Sad haiku about rain', leafUuid: abandoned });
+  t.bookkeeping({ type: 'last-prompt', lastPrompt: 'Actually, make it about snow.', leafUuid: active });
+  main(files, 'summary-title', t);
+}
+
+// A title the person gave wins over the runtime's generated ones and over a summary.
+function customTitle(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.customTitle });
+  t.prompt('Plan the database migration.');
+  const [answer] = t.call([textBlock('Three steps: dump, migrate, verify.')]);
+  t.bookkeeping({ type: 'ai-title', aiTitle: 'Database migration plan', sessionId: FIXTURE_SESSIONS.customTitle });
+  t.bookkeeping({ type: 'custom-title', customTitle: 'Migration, take two', sessionId: FIXTURE_SESSIONS.customTitle });
+  t.bookkeeping({ type: 'summary', summary: 'Migration steps', leafUuid: answer });
+  t.bookkeeping({ type: 'ai-title', aiTitle: 'Planning a database migration', sessionId: FIXTURE_SESSIONS.customTitle });
+  main(files, 'custom-title', t);
+}
+
+// The runtime generates a title as the session goes on: the latest is current,
+// and it names the whole session where a summary names one branch.
+function generatedTitle(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.generatedTitle });
+  t.prompt('Why is the build slow?');
+  const [answer] = t.call([textBlock('Type checking takes most of it.')]);
+  t.bookkeeping({ type: 'summary', summary: 'Slow build investigation', leafUuid: answer });
+  t.bookkeeping({ type: 'ai-title', aiTitle: 'Build speed', sessionId: FIXTURE_SESSIONS.generatedTitle });
+  t.bookkeeping({ type: 'ai-title', aiTitle: 'Speeding up the type check', sessionId: FIXTURE_SESSIONS.generatedTitle });
+  main(files, 'generated-title', t);
+}
+
+// No title records: the title is the first prompt a person typed. The
+// session opens with a slash command, written message first, and the prompt
+// the command expands to, which the harness injected.
+function commandFirst(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.commandFirst, cwd: '/home/user/work/login' });
+  t.prompt('<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>');
+  t.meta('Please analyze this codebase and create a CLAUDE.md file.');
+  t.call([textBlock('Wrote CLAUDE.md.')]);
+  t.prompt(COMMAND_FIRST_PROMPT);
+  t.call([textBlock('The cookie lifetime is set in seconds, not minutes.')]);
+  main(files, 'command-first', t);
+}
+
 function empty(files: Files): void {
   files.set(`${slug('empty')}/${FIXTURE_SESSIONS.empty}.jsonl`, '');
 }
 
+const GENERATION_WRITERS = [resavedWithoutIds, inlineSidechains, continuedFile, quietLastLine];
+const USAGE_AND_TITLE_WRITERS = [unfinishedCall, summaryTitle, customTitle, generatedTitle, commandFirst];
+
 export function fixtureFiles(): Files {
   const files: Files = new Map();
-  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren, hostileMarkup, secrets, resavedWithoutIds, inlineSidechains, continuedFile, quietLastLine]) {
+  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren, hostileMarkup, secrets, ...GENERATION_WRITERS, ...USAGE_AND_TITLE_WRITERS]) {
     write(files);
   }
   return files;

@@ -21,6 +21,7 @@ import { partitionStreams } from './streams.ts';
 import { buildTalks, type TalkBuild } from './talks.ts';
 import { joinTools, type ToolStep } from './tools.ts';
 import { analyseBranches } from '../branches/natural.ts';
+import { nameConversation } from './conversation-names.ts';
 
 export const PARSER_VERSION = 'sessionizer-assembly/2';
 
@@ -120,7 +121,7 @@ export function assemble(index: SessionIndex, options: AssembleOptions): Structu
       if (!call.finished) callsWithoutStop++;
       if (!call.identified) callsWithoutId++;
       const callNode = `${stream.id}/call/${call.id}`;
-      node({ id: callNode, kind: 'llm.call', parent: containerOf(first), stream: stream.id, ref: evidenceOf(first), refs: call.fragments.map(evidenceOf), attrs: { fragments: call.fragments.length, usage: call.usage, ...(call.identified ? {} : { provider_id: 'unavailable' }) } });
+      node({ id: callNode, kind: 'llm.call', parent: containerOf(first), stream: stream.id, ref: evidenceOf(first), refs: call.fragments.map(evidenceOf), attrs: { fragments: call.fragments.length, ...(call.model !== undefined ? { model: call.model } : {}), usage: call.usage, ...(call.identified ? {} : { provider_id: 'unavailable' }) } });
       for (const fragment of call.fragments) {
         absorbed.add(recordKey(fragment));
         const kind: NodeKind | undefined = fragment.parts.includes('text') ? 'message.assistant' : fragment.parts.includes('reasoning') ? 'thinking' : undefined;
@@ -193,8 +194,8 @@ export function assemble(index: SessionIndex, options: AssembleOptions): Structu
   // the chain gives the same branches as a fresh assembly.
   const forkCounts: Record<string, number> = {};
   let offPath = 0;
-  if (main) {
-    const analysis = analyseBranches(main.records);
+  const analysis = main ? analyseBranches(main.records) : undefined;
+  if (analysis) {
     for (const fork of analysis.forks) forkCounts[`forks_${fork.kind}`] = (forkCounts[`forks_${fork.kind}`] ?? 0) + 1;
     for (const branch of analysis.branches) {
       if (!branch.active) offPath++;
@@ -248,7 +249,8 @@ export function assemble(index: SessionIndex, options: AssembleOptions): Structu
   };
   // The counts travel on the session node, so the fold of the chain carries
   // every denominator along with the structure it describes.
-  node({ id: sessionNode, kind: 'session', attrs: { session: index.session, conversation: options.conversation, counts } });
+  const names = nameConversation(main?.records ?? [], analysis?.activePath ?? [], work.flatMap((stream) => (stream === main ? [] : stream.records)), work.flatMap((stream) => stream.calls));
+  node({ id: sessionNode, kind: 'session', attrs: { session: index.session, conversation: options.conversation, ...names, counts } });
   return {
     nodes: sortById([...nodes.values()]),
     relations: sortById([...relations.values()]),

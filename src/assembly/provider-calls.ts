@@ -10,11 +10,13 @@
 // reuse a real call's request id. Client-made (synthetic) records are kept
 // apart, so they are never counted as agent output.
 //
-// Usage is the LAST fragment's in line order, never a sum: a main transcript
-// repeats the final usage on every fragment (summing multiplies it by the
-// fragment count, 2.18x pooled) and a child stream writes climbing partials.
-// It is available only when the call reported a stop reason: about 10% of
-// calls never do, and their usage block is present but a streaming stub.
+// Usage is the LAST fragment's in line order that carries one, never a sum: a
+// main transcript repeats the final usage on every fragment (summing
+// multiplies it by the fragment count, 2.18x pooled) and a child stream writes
+// climbing partials. Field by field it means different things: input and
+// cache tokens are known when the call starts, so every fragment carries their
+// final value; output tokens are final only once the provider said why it
+// stopped, and on a call that never did, the last value seen is a lower bound.
 
 import type { IndexEntry } from '../index/session-index.ts';
 import type { Usage } from '../session-data/format.ts';
@@ -30,7 +32,15 @@ export interface ProviderCall {
   readonly identified: boolean;
   /** Whether any fragment says why the provider stopped. */
   readonly finished: boolean;
-  readonly usage: Usage | 'unavailable';
+  /** The model the provider named, from the last fragment that names one. */
+  readonly model?: string;
+  /** `unavailable` only when no fragment carries usage at all. */
+  readonly usage: CallUsage | 'unavailable';
+}
+
+export interface CallUsage extends Usage {
+  /** Whether `output` is the call's final count; false makes it a lower bound. */
+  readonly output_final: boolean;
 }
 
 export function groupProviderCalls(stream: string, records: readonly IndexEntry[]): ProviderCall[] {
@@ -49,15 +59,17 @@ export function groupProviderCalls(stream: string, records: readonly IndexEntry[
   return order.map((id) => {
     const fragments = byId.get(id)!;
     const finished = fragments.some((fragment) => fragment.flags.includes('finished'));
-    const last = fragments[fragments.length - 1]!;
+    const last = fragments.findLast((fragment) => fragment.usage !== undefined)?.usage;
+    const identified = fragments[fragments.length - 1]!.call !== undefined;
     return {
       id,
       stream,
       fragments,
       synthetic: fragments.some((fragment) => fragment.flags.includes('synthetic')),
-      identified: last.call !== undefined,
+      identified,
       finished,
-      usage: finished && last.usage !== undefined ? last.usage : 'unavailable',
+      model: fragments.findLast((fragment) => fragment.model !== undefined)?.model,
+      usage: last !== undefined ? { ...last, output_final: finished && last.output !== undefined } : 'unavailable',
     };
   });
 }

@@ -18,7 +18,7 @@ import { replaceTailInPlace, replaceWithoutFlush } from '../landing/atomic-file.
 import { sessionDataBeside, sessionFolder } from '../landing/layout.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { readLines, withOpenFile } from '../landing/line-reader.ts';
-import type { ContentState, PartKind, Producer, RecordFlag, Trigger } from '../model/vocabulary.ts';
+import type { ContentState, PartKind, Producer, RecordFlag, TitleSource, Trigger } from '../model/vocabulary.ts';
 import { textOf } from '../landing/json-text.ts';
 import { readSessionData } from '../session-data/derive.ts';
 import type { SessionDataRow, Usage } from '../session-data/format.ts';
@@ -48,6 +48,19 @@ export interface IndexEntry {
   readonly batch?: string;
   readonly startedBy?: string;
   readonly leaf?: string;
+  /** A title the record gives the conversation, and where it comes from. */
+  readonly label?: string;
+  readonly title?: Exclude<TitleSource, 'first-prompt'>;
+  readonly model?: string;
+  /** The project folder, on the first row of each landed file. */
+  readonly project?: string;
+  /**
+   * On a prompt a person typed (not a command): its first text, and the
+   * working directory it names. Kept on prompts alone, the few records a
+   * conversation's title and project are read from.
+   */
+  readonly prompt?: string;
+  readonly cwd?: string;
   readonly stop?: string;
   readonly from: Producer;
   readonly flags: RecordFlag[];
@@ -103,6 +116,10 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
     batch: row.batch,
     startedBy: row.started_by,
     leaf: row.leaf,
+    ...(row.title !== undefined ? { label: row.label, title: row.title } : {}),
+    model: row.model,
+    project: row.project,
+    ...promptOf(row),
     stop: row.stop,
     from: row.from,
     flags,
@@ -127,6 +144,17 @@ function handedOf(input: unknown, asBytes: boolean): { handed?: string[] } {
 export function textDigest(value: string, asBytes: boolean): string {
   return crypto.createHash('sha256').update(value, asBytes ? 'latin1' : 'utf8').digest('hex').slice(0, 32);
 }
+function promptOf(row: SessionDataRow): Pick<IndexEntry, 'prompt' | 'cwd'> {
+  const flags = row.flags ?? [];
+  if (row.from !== 'person' || flags.includes('command') || flags.includes('interrupt')) return {};
+  const text = row.parts.find((part) => part.k === 'text');
+  return { prompt: text?.k === 'text' ? text.text.slice(0, PROMPT_KEPT) : undefined, cwd: row.cwd };
+}
+
+// How much of a prompt the index keeps, in the row's string units: bytes or
+// UTF-16 code units. Either way at least the 1,024 characters a title could
+// need, so that a title is the same whichever form the rows were read in.
+const PROMPT_KEPT = 4096;
 
 export function indexPath(data: string, session: string): string {
   return path.join(sessionFolder(data, session), INDEX_NAME);

@@ -74,3 +74,13 @@ export const RECORD_FLAGS = {
   structural: 'bookkeeping that is not part of the conversation: progress, snapshots, pointers, settings',
 } as const;
 export type RecordFlag = keyof typeof RECORD_FLAGS;
+
+/**
+ * Where a conversation's title comes from, in the order one is chosen.
+ *   custom-title  a title the person gave the conversation
+ *   ai-title      a title the runtime generated for it
+ *   summary       the runtime's summary of the active branch, found by the leaf it names
+ *   first-prompt  the first prompt a person typed, when the runtime gave no title
+ */
+export const TITLE_SOURCES = ['custom-title', 'ai-title', 'summary', 'first-prompt'] as const;
+export type TitleSource = (typeof TITLE_SOURCES)[number];

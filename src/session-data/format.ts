@@ -17,7 +17,7 @@
 // `.sd` is derived and disposable: the landed file stays, so a wrong
 // normalisation is a rebuild, never a loss.
 
-import type { ContentState, PartKind, Producer, RecordFlag, Trigger } from '../model/vocabulary.ts';
+import type { ContentState, PartKind, Producer, RecordFlag, TitleSource, Trigger } from '../model/vocabulary.ts';
 
 export const SESSION_DATA_SCHEMA = 'sd/1';
 
@@ -138,6 +138,12 @@ export interface SessionDataRow {
   readonly leaf?: string;
   /** A name the runtime gives: a title, a child's description, a workflow's name. */
   readonly label?: string;
+  /** Present when `label` titles the conversation: where that title comes from. */
+  readonly title?: Exclude<TitleSource, 'first-prompt'>;
+  /** The working directory the record names. */
+  readonly cwd?: string;
+  /** The project folder the landed file was found in, on the first row of each landed file. */
+  readonly project?: string;
   readonly model?: string;
   /** Why the provider stopped, when it said. */
   readonly stop?: string;

@@ -135,7 +135,7 @@ describe('stage 3: provider calls', () => {
     const [batch, answer] = of('main').calls;
     expect(batch!.id).toBe('msg_parallel_forked_01');
     expect(batch!.fragments.length).toBe(2);
-    expect(batch!.usage).toEqual({ input: 100, output: 20, cache_read: 1000, cache_write: 50 });
+    expect(batch!.usage).toEqual({ input: 100, output: 20, cache_read: 1000, cache_write: 50, output_final: true });
     expect(answer!.fragments.length).toBe(1);
   });
 
@@ -146,10 +146,12 @@ describe('stage 3: provider calls', () => {
     expect(call.usage).toMatchObject({ output: 40 });
   });
 
-  it('has no usage for a call that never said why it stopped, and keeps client-made calls apart', () => {
-    const entry = (row: number, flags: IndexEntry['flags'], output: number): IndexEntry => ({ seq: 1, row, place: 'streams/main', kind: 'transcript', id: `r${row}`, call: 'msg_x', from: 'agent', flags, usage: { output }, parts: ['text'], calls: [], results: [] });
+  it('reports a call that never said why it stopped with its input as observed and its last output as a lower bound, and keeps client-made calls apart', () => {
+    const entry = (row: number, flags: IndexEntry['flags'], output: number): IndexEntry => ({ seq: 1, row, place: 'streams/main', kind: 'transcript', id: `r${row}`, call: 'msg_x', from: 'agent', flags, usage: { input: 7, cache_read: 900, cache_write: 40, output }, parts: ['text'], calls: [], results: [] });
     const [stub] = groupProviderCalls('main', [entry(1, [], 1), entry(2, [], 3)]);
-    expect(stub!.usage).toBe('unavailable');
+    expect(stub!.usage).toEqual({ input: 7, cache_read: 900, cache_write: 40, output: 3, output_final: false });
+    const { usage: _usage, ...bare } = entry(3, [], 0);
+    expect(groupProviderCalls('main', [bare])[0]!.usage).toBe('unavailable');
     const [synthetic] = groupProviderCalls('main', [{ ...entry(1, ['synthetic', 'finished'], 0), call: 'a3b1c2d4-0000-4000-8000-000000000000' }]);
     expect(synthetic!.synthetic).toBe(true);
   });

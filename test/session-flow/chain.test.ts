@@ -130,7 +130,24 @@ describe('the round chain', () => {
     expect(folded.nodes.get('call/1')).toMatchObject({ revision: 2, refs: [{ seq: 1, row: 3 }] });
   });
 
-  it('refuses to extend a chain built by another parser or policy', () => {
+  it('continues a chain an older parser built, with a round of this parser that folds to what it assembles', () => {
+    const data = temporaryFolder();
+    collectOnce(copyOfFixtures(), data);
+    const session = FIXTURE_SESSIONS.unfinishedCall;
+    const index = loadSessionIndex(data, session);
+    // What an older parser left: the calls as it read them, with no usage.
+    const older = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+    const nodes = older.nodes.map((node) => (node.kind === 'llm.call' ? { ...node, attrs: { ...node.attrs, usage: 'unavailable' } } : node));
+    appendRound(data, { conversation: session, session, structure: { ...older, nodes }, throughSeq: index.throughSeq, landed: index.files, parser: 'sessionizer-assembly/0', policy: 'idle_gap_ms=600000' });
+    const parsed = parseSession(data, session);
+    expect(parsed.unchanged).toBe(false);
+    const folded = readChain(data, session);
+    expect(folded.rounds.map((round) => round.header.parser)).toEqual(['sessionizer-assembly/0', PARSER_VERSION]);
+    expect(foldedEntities(folded)).toEqual(fullAssembly(data, session));
+    expect(parseSession(data, session).unchanged).toBe(true);
+  });
+
+  it('refuses to extend a chain built with another policy', () => {
     const data = temporaryFolder();
     collectOnce(copyOfFixtures(), data);
     const session = FIXTURE_SESSIONS.rewind;

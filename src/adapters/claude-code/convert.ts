@@ -64,8 +64,16 @@ function convert(record: LandedRecord, header: LandedHeader, row: number, parsed
     case 'workflow_manifest':
       return manifestRow(form, row, value, header, record);
     default:
-      return transcriptRow(form, row, value);
+      return { ...transcriptRow(form, row, value), ...(row === 1 ? projectOf(header) : {}) };
   }
+}
+
+// Claude Code keeps a project's sessions in a folder named after the
+// project's path (projects/<folder>/<session>.jsonl, agent files below it).
+// The folder is said once per landed file, on its first row.
+function projectOf(header: LandedHeader): { project?: string } {
+  const folder = header.src.split('/')[0];
+  return folder !== undefined && folder !== '' && folder !== header.src ? { project: folder } : {};
 }
 
 function unreadable(form: StringForm, row: number, record: LandedRecord, why: string): SessionDataRow {
@@ -181,7 +189,8 @@ function transcriptRow(form: StringForm, row: number, value: Json): SessionDataR
     child: text(toolObject?.agentId) ?? notification.child,
     batch: text(toolObject?.runId),
     leaf: text(value.leafUuid),
-    label: text(value.aiTitle) ?? text(value.customTitle),
+    ...titleOf(type, value),
+    cwd: text(value.cwd),
     model: message !== undefined ? text(message.model) : undefined,
     stop,
     from: producerOf(type, flags, parts),
@@ -190,6 +199,16 @@ function transcriptRow(form: StringForm, row: number, value: Json): SessionDataR
     parts: parts.length > 0 ? parts : [dataPart(form, value)],
     dropped: dropped.length > 0 ? dropped : undefined,
   };
+}
+
+// Three record types title a conversation: a summary of the branch ending at
+// its leafUuid (Claude Code 1.0 and 2.0), a title the person set with
+// /rename, and one the runtime generated.
+function titleOf(type: string, value: Json): Pick<SessionDataRow, 'label' | 'title'> {
+  if (type === 'summary' && text(value.summary) !== undefined) return { label: text(value.summary), title: 'summary' };
+  if (text(value.customTitle) !== undefined) return { label: text(value.customTitle), title: 'custom-title' };
+  if (text(value.aiTitle) !== undefined) return { label: text(value.aiTitle), title: 'ai-title' };
+  return {};
 }
 
 // A hook's or a progress record's tool pointer is sometimes a real tool use id
@@ -440,7 +459,8 @@ function flagsOf(
     else if (trigger === undefined && typed) flags.add('apparent_input');
     const first = parts[0];
     if (first?.k === 'text' && first.text.startsWith('[Request interrupted by user')) flags.add('interrupt');
-    if (first?.k === 'text' && first.text.startsWith('<command-name>')) flags.add('command');
+    // A slash command is written with its name first or, in some versions, its message first.
+    if (first?.k === 'text' && (first.text.startsWith('<command-name>') || first.text.startsWith('<command-message>'))) flags.add('command');
     if (first?.k === 'text' && (first.text.startsWith('<local-command-stdout>') || first.text.startsWith('<local-command-stderr>'))) flags.add('command');
   }
   if (value.isMeta === true) {

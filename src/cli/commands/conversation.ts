@@ -27,9 +27,15 @@ export function conversation(argv: string[], io: Io): number {
       const { t: _t, tombstone: _tombstone, ...rest } = frame;
       return rest;
     };
+    // What the conversation is called, where and with which models: the
+    // session node's own attributes, lifted so a reader needs no node walk.
+    const attrs = session?.attrs ?? {};
+    const names = Object.fromEntries((['title', 'title_source', 'project'] as const).flatMap((key) => (attrs[key] !== undefined ? [[key, attrs[key]]] : [])));
     io.out(
       `${JSON.stringify({
         conversation: id,
+        ...names,
+        models: attrs.models ?? [],
         head: { round: head.header.round, digest: head.commit.digest, through_seq: head.header.through_seq },
         rounds: folded.rounds.length,
         nodes: [...folded.nodes.values()].map((node) => ({ parent: undefined, stream: undefined, ref: undefined, refs: undefined, attrs: undefined, ...strip(node) })),

@@ -35,7 +35,7 @@ export interface BundleConversation {
   readonly landed: Map<number, string>;
   /** The bytes of every bundle file of the conversation: its evidence, `.sd` and rounds. */
   readonly bytes: number;
-  /** The latest title the runtime gave the main stream, if it gave one. */
+  /** The conversation's title, as its session node states it. */
   readonly title?: string;
   readonly branches: BranchAnalysis;
   readonly explicit: ExplicitBranchView[];
@@ -65,7 +65,8 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
   const landed = new Map<number, string>();
   const entries: IndexEntry[] = [];
   let bytes = 0;
-  let title: string | undefined;
+  // The title assembly chose from the records (docs/usage-and-titles.md).
+  const title = [...folded.nodes.values()].find((node) => node.kind === 'session')?.attrs?.title as string | undefined;
   const files = landedFilesOfSession(bundle, session).map((file) => {
     const sessionData = sessionDataBeside(file.path);
     const size = fs.statSync(file.path).size;
@@ -77,7 +78,6 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     bytes += size;
     if (sessionDataSize === undefined) continue;
     bytes += sessionDataSize;
-    const main = file.relative.startsWith('streams/main/');
     // The branch analysis needs the index of these rows; it is built from
     // them here rather than by reading every `.sd` a second time. Rows read
     // ahead are parsed already, and held whatever the conversation's size.
@@ -86,7 +86,6 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     for (const read of ahead?.read ?? rowsOfSessionData(file, hash)) {
       rows.add(file.seq, sessionData, read, held || ahead !== undefined);
       entries.push(read.entry);
-      if (main && read.row.label !== undefined) title = read.row.label;
     }
     rows.read(file.seq, ahead?.sha256 ?? hash!.digest('hex'));
   }

@@ -1,0 +1,57 @@
+// What a conversation is called and where it happened, from its records:
+// the title, the project and the models its provider calls used. Every value
+// is one the records state; none is made up when they state nothing.
+
+import type { IndexEntry } from '../index/session-index.ts';
+import type { TitleSource } from '../model/vocabulary.ts';
+import type { ProviderCall } from './provider-calls.ts';
+
+export interface ConversationNames {
+  readonly title?: string;
+  readonly title_source?: TitleSource;
+  readonly project?: { readonly folder: string; readonly cwd?: string };
+  readonly models?: string[];
+}
+
+/** How many characters of a first prompt make a title. */
+export const TITLE_CHARACTERS = 200;
+
+/**
+ * `main` is the main stream's records in line order, `activePath` its active
+ * branch, `others` every other stream's records, `calls` every stream's calls.
+ */
+export function nameConversation(main: readonly IndexEntry[], activePath: readonly IndexEntry[], others: readonly IndexEntry[], calls: readonly ProviderCall[]): ConversationNames {
+  const title = titleOf(main, activePath);
+  const folder = main.find((record) => record.project !== undefined)?.project ?? others.find((record) => record.project !== undefined)?.project;
+  const cwd = main.find((record) => record.cwd !== undefined)?.cwd ?? others.find((record) => record.cwd !== undefined)?.cwd;
+  const models = [...new Set(calls.flatMap((call) => (call.synthetic || call.model === undefined ? [] : [call.model])))].sort();
+  return {
+    ...(title ?? {}),
+    ...(folder !== undefined ? { project: { folder, ...(cwd !== undefined ? { cwd } : {}) } } : {}),
+    ...(models.length > 0 ? { models } : {}),
+  };
+}
+
+// A title the person gave wins over one the runtime made; a generated title
+// names the whole session, a summary only the branch whose leaf it names, so
+// it counts only when that leaf is on the active branch. The latest of each
+// kind in line order is the current one. With none, the first prompt.
+function titleOf(main: readonly IndexEntry[], activePath: readonly IndexEntry[]): { title: string; title_source: TitleSource } | undefined {
+  const latest = (source: TitleSource, where: (record: IndexEntry) => boolean = () => true): IndexEntry | undefined => main.findLast((record) => record.title === source && record.label !== undefined && where(record));
+  const onPath = new Set(activePath.flatMap((record) => (record.id !== undefined ? [record.id] : [])));
+  const given = latest('custom-title') ?? latest('ai-title') ?? latest('summary', (record) => record.leaf !== undefined && onPath.has(record.leaf));
+  if (given !== undefined) return { title: given.label!, title_source: given.title! };
+  for (const record of main) {
+    const prompt = record.prompt === undefined ? '' : shortened(record.prompt);
+    if (prompt !== '') return { title: prompt, title_source: 'first-prompt' };
+  }
+  return undefined;
+}
+
+// White space runs become one space, and a long prompt is cut at a whole
+// character with an ellipsis, so a title is one readable line.
+function shortened(prompt: string): string {
+  const characters = Array.from(prompt);
+  const kept = characters.slice(0, TITLE_CHARACTERS).join('').replace(/\s+/g, ' ').trim();
+  return kept === '' || characters.length <= TITLE_CHARACTERS ? kept : `${kept}…`;
+}

@@ -1,0 +1,78 @@
+// Usage as observed, and what a conversation is called, where and with which
+// models, on the fixtures written for them (fixture numbers 201-299).
+
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_FIRST_PROMPT, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { TITLE_CHARACTERS } from '../../src/assembly/conversation-names.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { readChain } from '../../src/session-flow/chain.ts';
+import type { FlowNode } from '../../src/session-flow/format.ts';
+import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+
+const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
+let data = '';
+
+beforeAll(() => {
+  data = temporaryFolder({ forFile: true });
+  collectOnce(copyOfFixtures({ forFile: true }), data);
+});
+
+/** The folded conversation's nodes, after a parse. */
+function nodesOf(session: string): FlowNode[] {
+  parseSession(data, session);
+  return [...readChain(data, session).nodes.values()];
+}
+
+function sessionAttrs(session: string): Record<string, unknown> {
+  return nodesOf(session).find((node) => node.kind === 'session')!.attrs!;
+}
+
+describe('usage as observed', () => {
+  it('reports an unfinished call’s input and cache tokens, and its last output count as a lower bound', () => {
+    const calls = nodesOf(FIXTURE_SESSIONS.unfinishedCall).filter((node) => node.kind === 'llm.call');
+    expect(calls.map((call) => [call.attrs!.model, call.attrs!.usage])).toEqual([
+      ['claude-sonnet-4-5', { input: 90, output: 12, cache_read: 800, cache_write: 40, output_final: true }],
+      ['claude-opus-4-5', { input: 120, output: 7, cache_read: 2000, cache_write: 60, output_final: false }],
+    ]);
+  });
+
+  it('says which output counts are final in conversation --json', () => {
+    parseSession(data, FIXTURE_SESSIONS.unfinishedCall);
+    const result = spawnSync(process.execPath, [launcher, 'conversation', FIXTURE_SESSIONS.unfinishedCall, '--data', data, '--json'], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    const folded = JSON.parse(result.stdout) as { models: string[]; project: unknown; title: string; title_source: string; nodes: { kind: string; attrs?: { usage?: { output_final?: boolean } } }[] };
+    expect(folded.nodes.filter((node) => node.kind === 'llm.call').map((node) => node.attrs?.usage?.output_final)).toEqual([true, false]);
+    expect(folded.models).toEqual(['claude-opus-4-5', 'claude-sonnet-4-5']);
+    expect(folded.project).toEqual({ folder: '-home-user-fixtures-unfinished-call', cwd: '/home/user/work/meter' });
+    expect([folded.title, folded.title_source]).toEqual(['Count the lines of the parser.', 'first-prompt']);
+  });
+});
+
+describe('titles', () => {
+  it('takes a summary only when the leaf it names is on the active branch', () => {
+    expect(sessionAttrs(FIXTURE_SESSIONS.summaryTitle)).toMatchObject({ title: 'Haiku about snow', title_source: 'summary' });
+  });
+
+  it('prefers the title the person gave to generated titles and summaries', () => {
+    expect(sessionAttrs(FIXTURE_SESSIONS.customTitle)).toMatchObject({ title: 'Migration, take two', title_source: 'custom-title' });
+  });
+
+  it('takes the latest generated title over a summary', () => {
+    expect(sessionAttrs(FIXTURE_SESSIONS.generatedTitle)).toMatchObject({ title: 'Speeding up the type check', title_source: 'ai-title' });
+  });
+
+  it('falls back to the first prompt a person typed, past a command and injected context, on one line and shortened', () => {
+    const attrs = sessionAttrs(FIXTURE_SESSIONS.commandFirst);
+    const expected = `${Array.from(COMMAND_FIRST_PROMPT).slice(0, TITLE_CHARACTERS).join('').replace(/\s+/g, ' ').trim()}…`;
+    expect(expected.startsWith('Fix the login bug: the session cookie expires too early.')).toBe(true);
+    expect(attrs).toMatchObject({ title: expected, title_source: 'first-prompt', project: { folder: '-home-user-fixtures-command-first', cwd: '/home/user/work/login' }, models: ['claude-opus-4-5'] });
+  });
+
+  it('gives a conversation with no prompt and no title records no title', () => {
+    const attrs = sessionAttrs(FIXTURE_SESSIONS.prunedMain);
+    expect(attrs.title).toBeUndefined();
+    expect(attrs.title_source).toBeUndefined();
+  });
+});

@@ -12,7 +12,7 @@
 // again after a small change copies most of its frames from the one it
 // replaces. GNU `tar --zstd -x` extracts it and `zstd -t` accepts it.
 //
-// The tar is laid out with tar-stream's header encoder (tar.ts) and
+// The tar's headers are written by tar.ts, and the tar is
 // compressed by zstd-napi (zstd 1.5.7 through Node-API), frame by frame on
 // every core (frame-compressor.ts), with frame checksums on. The design card
 // named zstd-codec, but measured

@@ -9,16 +9,14 @@ import { defineConfig, passthroughImageService } from 'astro/config';
 /**
  * React renders the pages at build time and nothing else: no page hydrates an
  * island (no `client:` directive under src/site), so the renderer is registered
- * without its client entry point. With it, every build bundled React DOM for
- * the browser and then deleted the chunk again, about 2 s of each build.
+ * without its client entry point. With it, every build would bundle React
+ * DOM for the browser and then delete the chunk again.
  */
 function reactOnTheServer() {
   // renderToString rather than React's stream: the pages are rendered whole
-  // anyway, and each stream left React's request, its streams and timers
-  // reachable after the page was done. A heap snapshot of the kept renderer
-  // after 1,000 renders of a fixture conversation's page held 6,000 of them;
-  // the two renderer children of the 1 GB corpus's site peaked at 3.9 GB
-  // together so, and at 2.6 GB with renderToString.
+  // anyway, and each stream leaves React's request, its streams and timers
+  // reachable after the page is done, so a renderer that renders page after
+  // page would grow with every page.
   const integration = react({ experimentalDisableStreaming: true });
   const setup = integration.hooks['astro:config:setup'];
   return {

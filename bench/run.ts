@@ -63,9 +63,8 @@ const launcher = path.join(repository, 'src', 'cli', 'sessionizer.mjs');
  * `sessionizer collect --once` through the command's launcher, which runs
  * the bundle it keeps for the source (src/cli/kept-command.mjs) and starts
  * that bundle's workers. Run through bench/step.ts under tsx, the command
- * started its workers through the TypeScript loader instead, which no one
- * running the command pays: 4.75-4.96 s of processor time against 4.73-4.91 s
- * for the launcher's whole process, Node's start included.
+ * would start its workers through the TypeScript loader instead, a cost no
+ * one running the command pays.
  */
 function collectOnceCommand(source: string, data: string): Measured {
   const run = timedWithMemory(process.execPath, [launcher, 'collect', '--once', '--source', source, '--data', data, '--json']);

@@ -2,18 +2,16 @@
 // replaces.
 //
 // An export archived again after a small change is mostly the bytes it was:
-// one line appended to one conversation of the 200 MB benchmark corpus
-// changes that conversation's evidence, rounds and pages and the site's
-// indexes, not the 159 other conversations. Compressed as one zstd frame,
-// the whole 560 MB was compressed again all the same (0.85-1.3 s of a 2.9 s
-// second export). So the tar is cut into frames at the edges of
+// one line appended to one conversation changes that conversation's
+// evidence, rounds and pages and the site's indexes, not the other
+// conversations. Compressed as one zstd frame, the whole export would be
+// compressed again all the same. So the tar is cut into frames at the edges of
 // conversations: what a conversation owns (its evidence under bundle/<id>/,
 // its rounds under bundle/_conversations/<id>/, its pages under site/c/,
 // site/b/ and site/s/) is a group, neighbours in sorted order, and frames are
 // runs of whole groups (framesOf). A frame whose tar bytes are known to be
 // those of a frame of the previous archive is copied from it instead of
-// compressed: on that 200 MB corpus, 84 of 94 frames, and the archive step
-// of the second export took 0.53-0.56 s.
+// compressed, which after a small change is most of them.
 //
 // What a frame holds is known without reading it: the tar headers (names,
 // sizes, times) and each file's SHA-256, which the export has just taken for
@@ -24,8 +22,7 @@
 // touches, never the new archive's correctness. Frames rather than the
 // whole archive, so that the new archive needs no SHA-256 of its own but
 // that of the frames it compresses, and the old one only of the frames it
-// gives: in profiles of the 200 MB corpus's second export, the archive
-// step's hashing fell from 78 ms to 54 ms. A frame is compressed from a
+// gives. A frame is compressed from a
 // fresh start with fixed parameters (frame-compressor.ts), so an archive made
 // with reused frames is the archive made without them
 // (test/bundle/archive.test.ts).
@@ -113,25 +110,21 @@ const LEAST_CUT_BYTES = 1 << 20;
  *
  * A large group is cut too, after an entry whose name's digest says so,
  * one in ENTRIES_PER_CUT, once the frame holds LEAST_CUT_BYTES: a
- * conversation's pages are a group, and the 176 pages of the 1 GB benchmark
- * corpus's biggest conversation (113 MB) were one frame, compressed again
- * whole whenever one of them changed. Frames of a few megabytes cost
- * little in size, as zstd at this level finds nothing further back than
- * 2 MiB (its window at level 3) anyway: the 200 MB corpus's archive was
- * 59.94 MB against 59.78 MB, the 1 GB corpus's 303.8 MB against 303.4 MB.
+ * conversation's pages are a group, and a large conversation's pages would
+ * otherwise be one frame, compressed again whole whenever one of them
+ * changed. Frames of a few megabytes cost little in size, as zstd at this
+ * level finds nothing further back than its window (2 MiB at level 3)
+ * anyway.
  *
  * A large file is a frame of its own too, cutting the group it is in: the
  * files that make a conversation large (its first landed transcripts and
  * their `.sd`) never change while it grows by small files, which join the
- * frame after them. Not smaller files: with every file of 1 MiB or more
- * alone, the 200 MB benchmark corpus's archive was 10% larger (65.8 MB
- * against 59.7 MB), with those of 4 MiB or more 0.5%, most likely because
- * a landed file and its `.sd` hold the same text, which zstd finds in one
- * frame and not across two.
+ * frame after them. Not smaller files: a landed file and its `.sd` hold
+ * the same text, which zstd finds within one frame and not across two, so
+ * putting smaller files alone makes the archive markedly larger.
  *
- * Why not a frame per group: it made the archive of the 200 MB corpus's
- * export 3.8% larger (61.5 MB against 59.3 MB as one frame, zstd -3), where
- * these runs cost 0.7%.
+ * Why not a frame per group: small groups compress much worse alone than
+ * in runs.
  */
 export function framesOf<Entry extends { readonly name: string; readonly size: number }>(entries: readonly Entry[], group: (entry: Entry) => { readonly name: string; readonly conversation: boolean }): Entry[][] {
   const groups: { name: string; alone: boolean; bytes: number; entries: Entry[] }[] = [];
@@ -193,11 +186,9 @@ export function landedTime(file: string): number | undefined {
  * - any other file of a conversation (its rounds, pages and search script):
  *   the time of its first evidence. It stays while the conversation grows,
  *   so a round or page that did not change keeps its tar bytes, and its
- *   frame. With the conversation's newest time, as before, one line added
- *   to a conversation changed the header of every file it has, and so every
- *   frame that holds one: after a line was added to the 200 MB benchmark
- *   corpus's biggest conversation, the archive step took 0.58-0.64 s, and
- *   0.37-0.40 s with these times and its large files in frames of their own;
+ *   frame. With the conversation's newest time, one line added to a
+ *   conversation would change the header of every file it has, and so
+ *   every frame that holds one;
  * - a folder of a conversation: the time of its newest evidence;
  * - the rest, the whole export's: the newest evidence of all (0 when nothing
  *   is landed).

@@ -12,15 +12,13 @@
 // again after a small change copies most of its frames from the one it
 // replaces. GNU `tar --zstd -x` extracts it and `zstd -t` accepts it.
 //
-// The tar is laid out with tar-stream's header encoder (tar.ts) and
+// The tar's headers are written by tar.ts, and the tar is
 // compressed by zstd-napi (zstd 1.5.7 through Node-API), frame by frame on
-// every core (frame-compressor.ts), with frame checksums on. The design card
-// named zstd-codec, but measured
-// (research/bundles-and-static-sites.md §2) it aborts on inputs over 8-16 MiB,
-// fails at level 11 and above, cannot write a checksum (a flipped bit decodes
-// silently), and is not a true stream; zstd-napi streams with bounded memory,
-// at 127 MB/s fs to fs, and writes standard frames the CLI reads. It builds
-// from source with node-gyp when no prebuilt binary can be fetched, as here.
+// every core (frame-compressor.ts), with frame checksums on: zstd-napi
+// streams with bounded memory and writes standard frames the zstd command
+// reads, where zstd-codec, which the first design named, cannot compress an
+// export's size or write a checksum (docs/dependencies.md). It builds from
+// source with node-gyp when no prebuilt binary can be fetched.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -42,11 +40,7 @@ export const ARCHIVE_WORKER = workerModule('archive-worker', new URL('./archive-
 
 /**
  * Below this many bytes to compress, the calling thread does it alone:
- * starting workers costs more. Measured through the command, the 57 MB
- * export of the 20 MB corpus archived in 0.36 s on the calling thread
- * against 0.48 s on two workers, and the 560 MB of the 200 MB corpus in
- * 2.13 s against 1.55 s. Where between the two the workers start to pay was
- * not measured; it is past 57 MB.
+ * starting workers costs more than they save on a small export.
  */
 const PARALLEL_FROM_BYTES = 128 << 20;
 
@@ -79,9 +73,8 @@ export interface ArchiveOptions {
   /**
    * The export's files as its manifest lists them, with their sizes: every
    * file but the manifests and the root digest, which are added here. Taken
-   * rather than walking the export and reading every size again: after one
-   * line was added to the 1 GB benchmark corpus, the archive step took
-   * 1.12-1.20 s so, against 1.34 s in a profiled run that walked.
+   * rather than walking the export and reading every size again, which is
+   * a noticeable part of a small second export's archive step.
    */
   readonly listed?: readonly { readonly path: string; readonly size: number }[];
   /** The fewest bytes to compress for which workers are started; see PARALLEL_FROM_BYTES. For tests. */

@@ -4,15 +4,12 @@
 //
 // Why threads of Node rather than zstd's own: the archive is cut into
 // frames (archive-frames.ts), and zstd's workers cut a frame into jobs of
-// 8 MB, so they had nothing to share out in most frames, and ending each
-// frame waited for its last job with nothing read meanwhile. On the 560 MB
-// export of the 200 MB corpus, one zstd context with two workers took
-// 1.54-1.71 s over those frames; two threads that each read and compress
-// whole frames took 1.34-1.6 s through the command. Handing the threads
-// bytes read by the calling thread cost more (1.6-1.8 s): that one thread did
-// all the reading. The same tar as one frame took 0.91-1.3 s: frames that
-// can be copied next time cost the first archive that much, and on the 1 GB
-// corpus's 2.8 GB export 6.1 s against 3.9 s.
+// several megabytes, so they have nothing to share out in most frames, and
+// ending each frame waits for its last job with nothing read meanwhile.
+// Each thread reads its own frames' files too: handing the threads bytes
+// read by the calling thread makes that one thread do all the reading. Many
+// frames cost a first archive more than one would; the frames a later
+// archive copies pay for that.
 //
 // Each frame is compressed single-threaded (zstd's nbWorkers 0) from a fresh
 // start, with the same level and checksum: its bytes depend on its input
@@ -56,10 +53,9 @@ const STAGING_BYTES = 8 << 20;
 
 /**
  * A thread's compressor, used for frame after frame: the tar is laid out in
- * one buffer used again and again, file bytes read straight into it.
- * Measured on that 560 MB export, a fresh buffer per file (tar-stream's
- * pack) made reading take 0.66-0.93 s where GNU tar reads and writes it in
- * 0.48 s.
+ * one buffer used again and again, file bytes read straight into it: a
+ * fresh buffer per file makes reading the export much slower than GNU tar
+ * reads it.
  */
 export class FrameCompressor {
   private readonly context = new zstd.CCtx();

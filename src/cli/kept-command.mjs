@@ -1,8 +1,8 @@
 // The command's own code as one bundled module, kept between runs for the
-// source it was built from. Loading the TypeScript through tsx costs every
-// command about 0.3 s before it does anything: tsx starts a loader thread
-// (0.22 s) and every module of src/ then passes through it. `sessionizer
-// --help` took 0.51-0.58 s so and 0.17-0.19 s from the bundle.
+// source it was built from. Loading the TypeScript through tsx delays every
+// command before it does anything: tsx starts a loader thread and every
+// module of src/ then passes through it. From the bundle, Node loads one
+// module of plain JavaScript.
 //
 // The bundle is made by esbuild from src/cli/main.ts the first time the
 // source is seen, like the site's kept renderer (site/build/site.ts): its
@@ -68,8 +68,8 @@ async function build(folder) {
   try {
     await esbuild.build({
       // The modules of worker threads are built too, so that a worker of the
-      // bundled command runs with no TypeScript loader (cores/work-on-cores.ts):
-      // under tsx, each worker's loader took 165-196 ms of processor time.
+      // bundled command runs with no TypeScript loader (cores/work-on-cores.ts),
+      // which each worker would otherwise start for itself.
       entryPoints: { main: path.join(SOURCE, 'cli', 'main.ts'), ...WORKERS },
       define: { KEPT_COMMAND_FOLDER: JSON.stringify(pathToFileURL(folder).href + '/') },
       bundle: true,

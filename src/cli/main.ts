@@ -1,5 +1,5 @@
-// The command table. Every command of DESIGN.md is listed, so --help shows
-// the whole contract; what a command does not do yet, its summary says.
+// The command table: every command, so that --help shows the whole command
+// line. Each command declares its own options (command.ts).
 
 import { collect } from './commands/collect.ts';
 import { sources } from './commands/sources.ts';
@@ -13,31 +13,18 @@ import { exportCommand } from './commands/export.ts';
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, type Command, type Io } from './command.ts';
 import { SourceRootError } from '../adapters/claude-code/source-root.ts';
 
-export const COMMANDS: readonly Command[] = [
-  { name: 'sources', synopsis: 'sources  [--source DIR] [--include PATTERN]... [--exclude PATTERN]... [--json]', summary: 'discovered sessions and their files', run: sources },
-  { name: 'collect', synopsis: 'collect  [--source DIR] [--data DIR] [--once] [--interval SECONDS] [--include PATTERN]... [--exclude PATTERN]... [--json]', summary: 'land new source data', run: collect },
-  { name: 'parse', synopsis: 'parse    [--data DIR] [SESSION] [--json]', summary: 'append a round to each changed chain', run: parse },
-  { name: 'conversation', synopsis: 'conversation ID [--data DIR] [--json] [--terms unified|native|both]', summary: 'the folded conversation', run: conversation },
-  { name: 'branches', synopsis: 'branches ID [--data DIR] [--json]', summary: 'natural and explicit branches', run: branches },
-  { name: 'fork', synopsis: 'fork ID --at EVENT [--name NAME] [--data DIR] [--by ACTOR] [--reason TEXT] [--allow-tool-closed] [--json]', summary: 'explicit branch at a stable boundary', run: fork },
-  { name: 'restore', synopsis: 'restore ID --branch NAME --out DIR [--data DIR]', summary: 'the branch as a resumable transcript', run: restore },
-  { name: 'label', synopsis: 'label ID --branch NAME [--label LABEL]... [--summary TEXT] [--data DIR]', summary: 'labels and a summary for a branch, as a new record', run: label },
-  { name: 'export', synopsis: 'export   [--source DIR] [--data DIR] [--out DIR] [--archive FILE] [--conversation ID]... [--redact [--redact-rules FILE] [--redact-paths] [--dry-run]] [--merge EXPORT]... [--json]', summary: 'the bundle, the static site, the manifest and root digest, a .tar.zst with --archive; --redact takes secrets out of the copy; --merge puts exports made apart together', run: exportCommand },
-  { name: 'verify', synopsis: 'verify PATH [--deep] [--json]', summary: 'check a storage root, an export folder or a .tar.zst (read as a stream, never extracted) from its files alone; --deep also derives every .sd again and assembles every conversation again to compare with its rounds', run: verify },
-  { name: 'glossary', synopsis: 'glossary [--json]', summary: "the model's words and Claude Code's", run: glossary },
-];
+export const COMMANDS: readonly Command[] = [sources, collect, parse, conversation, branches, fork, restore, label, exportCommand, verify, glossary];
 
 export function usage(): string {
-  const lines = ['usage: sessionizer COMMAND [OPTIONS]', '', 'commands:'];
-  for (const command of COMMANDS) {
-    lines.push(`  ${command.synopsis}`);
-    lines.push(`      ${command.summary}`);
-  }
+  const width = Math.max(...COMMANDS.map((command) => command.name.length)) + 2;
+  const lines = ['usage: sessionizer COMMAND [OPTIONS]', '       sessionizer COMMAND --help   the options of one command, each with a line, and an example', '', 'commands:'];
+  for (const command of COMMANDS) lines.push(`  ${command.name.padEnd(width)}${command.summary}`);
   lines.push(
     '',
     'Source: --source, else $CLAUDE_CONFIG_DIR/projects, else $XDG_CONFIG_HOME/claude/projects,',
     'else ~/.claude/projects, else the sample corpus in fixtures/. Data: ./data unless --data.',
     'Exit codes: 0 success, 1 input rejected or verification failed, 2 usage error.',
+    'Every command and its --json output: docs/commands.md.',
   );
   return `${lines.join('\n')}\n`;
 }
@@ -59,15 +46,11 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     io.error(`sessionizer: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
     return EXIT_USAGE;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(`usage: sessionizer ${command.synopsis}\n  ${command.summary}\n`);
-    return EXIT_OK;
-  }
   try {
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.error(`sessionizer ${error.message}\nusage: sessionizer ${command.synopsis}\n`);
+      io.error(`sessionizer ${error.message}\nusage: sessionizer ${command.synopsis}\nsessionizer ${command.name} --help says what each option does\n`);
       return EXIT_USAGE;
     }
     if (error instanceof SourceRootError) {

@@ -5,13 +5,12 @@
 // takes the next item from one shared counter over the items sorted largest
 // first, so the last ones to finish are small and every core stays busy to
 // the end. The calling thread works beside the workers instead of waiting
-// for them: on the 2 cores of the benchmark machine, one worker and the
-// calling thread do the work of two workers for half the starting.
+// for them: one worker fewer to start for the same number of cores.
 //
 // A worker runs the kept command's own build of its module when the command
 // runs from that bundle (cli/kept-command.mjs), with no TypeScript loader;
-// under tsx it registers the loader first (typescript-worker.mjs), which took
-// 165-196 ms of processor time a worker.
+// under tsx it registers the loader first (typescript-worker.mjs), a cost
+// each worker pays before it starts.
 
 import os from 'node:os';
 import { threadId, Worker } from 'node:worker_threads';
@@ -87,7 +86,7 @@ export interface CoresWork<Item, Task, Outcome> {
   /**
    * False when onOutcome is where the outcomes go, and they are not to be
    * kept until the end: the archive's outcomes are its compressed bytes,
-   * 300 MB of them kept on the 1 GB corpus.
+   * which grow with the export.
    */
   readonly keepOutcomes?: boolean;
 }

@@ -2,9 +2,9 @@
 //
 // Assembly needs ids, never content: removing duplicates needs record ids,
 // grouping provider calls needs call ids, joining tools needs tool-use ids,
-// joining children needs agent and run ids. The seed measured the index at
-// about a twelfth of the landed bytes (design-notes/02 §0), so reading it is
-// far cheaper than reading `.sd` with its text.
+// joining children needs agent and run ids. The index is a small fraction of
+// the landed bytes (seed design-notes/02 §0), so reading it is far cheaper
+// than reading `.sd` with its text.
 //
 // It is derived and disposable. It is rebuilt whenever it is missing, damaged
 // or older than the newest landed file, and nothing may treat it as
@@ -182,11 +182,8 @@ export function loadSessionIndex(data: string, session: string, options: { persi
     const sessionData = sessionDataBeside(file.path);
     let kind = '';
     // An entry keeps a row's identifiers and none of its text, so the rows
-    // are read as strings of bytes and only what the entry keeps is decoded.
-    // In profiles of `sessionizer parse` of the 200 MB benchmark corpus,
-    // decoding and parsing the rows took 0.67 s so against 1.38 s as text;
-    // the whole parse took 3.55-4.10 s against 3.96-4.98 s (tmpfs,
-    // alternating runs), with the same index and rounds.
+    // are read as strings of bytes and only what the entry keeps is decoded:
+    // decoding the text of every part would be most of building the index.
     for (const entry of readSessionData(sessionData, { asBytes: true })) {
       if (entry.type === 'header') {
         kind = entry.header.kind;
@@ -201,15 +198,15 @@ export function loadSessionIndex(data: string, session: string, options: { persi
   if (options.persist === false) return index;
   // Not flushed: after a crash the file is the old index, the new one, or
   // damaged, and a damaged one is rebuilt (readSavedIndex checks its summary
-  // against its entries). Flushed, the 37 MB of indexes of the 200 MB
-  // benchmark corpus were about half of the parse step's 0.6 s of fsync.
+  // against its entries). The index is large beside the rounds, so flushing
+  // it would be much of a parse's waiting on the disk, for a file that can
+  // always be made again.
   const file = indexPath(data, session);
   const summary = `${JSON.stringify({ schema: INDEX_SCHEMA, session, through_seq: throughSeq, files, entries: entries.length })}\n`;
   const linesOf = (list: readonly IndexEntry[]): string => list.map((entry) => `${JSON.stringify(entry)}\n`).join('');
   // Extended where it is: the new entries and the summary written over the
-  // old summary. Written whole again, the 39 MB index of the 1 GB benchmark
-  // corpus's biggest conversation took 0.54 s of a 4.1 s parse after one
-  // line was added to it.
+  // old summary, so that one new line costs a write of its entry, not of
+  // the whole index of a large conversation.
   if (!(extendable && replaceTailInPlace(file, saved.summaryAt, `${linesOf(entries.slice(saved.index.entries.length))}${summary}`))) replaceWithoutFlush(file, `${linesOf(entries)}${summary}`);
   return index;
 }

@@ -6,9 +6,9 @@
 // (`.sd`) are read-only too and replaced only by rebuilding them. State files
 // (cursors, session.state) hold current state and are replaced whole.
 //
-// How much is flushed is a choice per kind of file, because on this machine's
-// disk each flush costs about 0.8 ms and each new file 0.6 ms, and a pass over
-// thousands of small sources writes three files for each:
+// How much is flushed is a choice per kind of file, because every flush and
+// every new file costs a wait on the disk, and a pass over thousands of small
+// sources writes three files for each:
 //   landed    the file, then its folder: once the cursor moves past these
 //             bytes, the landed file and its name must both survive a crash
 //   replaced  the file only: if a crash undoes the rename, the previous state
@@ -194,9 +194,8 @@ export function replaceWithoutFlush(target: string, content: string): void {
 /**
  * Writes `content` over a state file where it is, with no temporary file and
  * no flush, for a file whose readers take any content, damaged or not, as
- * at worst out of date; a file that is not there yet is made whole. On the
- * benchmark machine, replacing a file by renaming a new one over it cost
- * 0.15-0.6 ms a file, writing over it 0.02 ms.
+ * at worst out of date; a file that is not there yet is made whole. Writing
+ * over a file is much cheaper than making a new one and renaming it over.
  */
 export function overwriteInPlace(target: string, content: string): void {
   // Not there yet, or made read-only: a new file takes its place, as
@@ -260,8 +259,7 @@ function writtenAndSealed(target: string, content: Buffer | string, options: Pen
 }
 
 // Folders known to exist, so that each costs one mkdir per process rather
-// than one per file: on this machine's disk a mkdir of an existing folder
-// measured 10% of landing time when it was made for every file.
+// than one per file, which would be a noticeable part of landing.
 const existingFolders = new Set<string>();
 
 function ensureFolder(folder: string): void {

@@ -1,10 +1,9 @@
 // Buffers of 1 MiB for reading and writing files, kept and handed out again.
 //
-// A pass opens thousands of files, and each used to get a fresh 1 MiB buffer
-// to read or stage through. A buffer that large is fresh memory from the
-// kernel every time, and on this machine's virtual machine the page faults of
-// touching it and the clearing of its pages took about a tenth of a pass
-// (perf: exc_page_fault, clear_page). A thread has at most a few files open
+// A pass opens thousands of files, and each needs a 1 MiB buffer to read or
+// stage through. A fresh buffer that large is fresh memory from the
+// kernel every time, whose pages fault and are cleared as they are first
+// touched: a cost paid per file, for nothing. A thread has at most a few files open
 // for reading or writing at once, so a handful of buffers serve them all.
 
 export const BUFFER_BYTES = 1 << 20;

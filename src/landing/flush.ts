@@ -1,20 +1,17 @@
 // Flushing many files to the disk at once, from synchronous code.
 //
-// Every landed file, its `.sd` and its cursor must each be flushed, and one
-// fsync at a time costs 0.36-0.8 ms on this machine's disk (a pass over the
-// 200 MB benchmark corpus made 1,639 of them, 40% of landing time under load).
-// Flushes issued together overlap: 500 of them took 184 ms one after another
-// and 75 ms together on libuv's four pool threads. Collection is synchronous
+// Every landed file, its `.sd` and its cursor must each be flushed, and a
+// pass over many sources makes many flushes, each a wait on the disk when
+// made one at a time. Flushes issued together overlap (on libuv's pool
+// threads), so they wait for the disk once per batch. Collection is synchronous
 // code, so a helper thread issues the flushes of one batch together while
 // the calling thread waits on a shared flag; the order of the steps of a
 // landing (files durable, then their names, then the cursor) stays exactly
 // as it was, with each step a batch instead of one file.
 //
 // A few small files are flushed on the calling thread instead, as long as
-// the helper has not been started: starting it takes 56-65 ms of processor
-// time, and a pass that lands one appended line waited 90-100 ms for its
-// first answer (a second export of the 20 MB and the 200 MB benchmark
-// corpora, in profiles), where its four or five fsyncs take 0.3-0.8 ms each.
+// the helper has not been started: starting a thread costs far more than the
+// few flushes of a pass that lands one appended line.
 
 import fs from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
@@ -45,9 +42,9 @@ function started(): Helper {
   const { port1, port2 } = new MessageChannel();
   const signal = new Int32Array(new SharedArrayBuffer(4));
   // Plain JavaScript with no TypeScript loader: a worker inherits the
-  // process's `--import tsx` by default, and a thread started with it took
-  // 165-196 ms of processor time and 17-20 MB here, against 56-65 ms and
-  // 5-8 MB without. Every collecting thread starts one of these.
+  // process's `--import tsx` by default, and the loader would cost each
+  // helper several times its own start in time and memory. Every collecting
+  // thread starts one of these.
   const worker = new Worker(new URL('./flush-worker.mjs', import.meta.url), { workerData: { port: port2, signal }, transferList: [port2], execArgv: [] });
   // The helper must never keep a finished process alive.
   worker.unref();

@@ -1,4 +1,4 @@
-// Where everything lives in the storage zone. DESIGN.md is the contract:
+// Where everything lives in the storage zone (docs/formats.md):
 //
 //   <data>/<session-id>/session.state
 //   <data>/<session-id>/streams/main/transcript.cursor

@@ -76,10 +76,9 @@ const FIRST_LINE_PROBE = 16 << 10;
 
 /**
  * The first complete line of an open file of `size` bytes, or undefined if
- * it has none. A short first read usually holds it: reading a whole chunk
- * for it (readLines) took 17-23 ms of the parse step of a second export of
- * the 200 MB corpus, which reads the header of every conversation's newest
- * round, most of a megabyte long.
+ * it has none. A short first read usually holds it, where a whole chunk
+ * (readLines) would read far more than a header: a parse reads the header
+ * of every conversation's newest round, which may be megabytes long.
  */
 export function firstLine(descriptor: number, size: number): Buffer | undefined {
   const probe = Buffer.allocUnsafe(Math.min(FIRST_LINE_PROBE, size));

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeWhere, filesMissing } from '../requirements.ts';
 import { removeDuplicates } from '../../src/assembly/duplicates.ts';
 import { groupProviderCalls } from '../../src/assembly/provider-calls.ts';
 import { partitionStreams } from '../../src/assembly/streams.ts';
@@ -22,7 +23,7 @@ import { analyseBranches } from '../../src/branches/natural.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
 
 const corpus = path.resolve(fileURLToPath(new URL('../..', import.meta.url)), '..', 'shared', 'corpus');
-const present = fs.existsSync(path.join(corpus, 'MANIFEST.json'));
+const missing = filesMissing(path.join(corpus, 'MANIFEST.json'));
 
 interface ManifestEntry {
   readonly corpus_dir: string;
@@ -30,7 +31,7 @@ interface ManifestEntry {
   readonly features?: { tool_use_ids?: number; tool_results_matched?: number };
 }
 
-describe.skipIf(!present)('assembly stages on ../shared/corpus', () => {
+describeWhere(missing, 'assembly stages on ../shared/corpus', () => {
   it('joins every tool use to its result, and names exactly the ones whose result is not in the file', { timeout: 120_000 }, () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as ManifestEntry[];
     const root = path.join(temporaryFolder(), 'projects');
@@ -175,7 +176,7 @@ describe.skipIf(!present)('every generation of Claude Code file on ../shared/cor
   });
 });
 
-describe.skipIf(!present)('conversation structure on the real projects trees', () => {
+describeWhere(missing, 'conversation structure on the real projects trees', () => {
   const trees = [path.join(corpus, 'claude-code-log', 'test', 'test_data', 'real_projects'), path.join(corpus, 'spotter', 'test', 'fixtures')];
 
   it('attaches every child stream to the call that started it or names it as an orphan, and no record lands in two talks', { timeout: 120_000 }, () => {
@@ -259,7 +260,7 @@ describe.skipIf(!present)('conversation structure on the real projects trees', (
   });
 });
 
-describe.skipIf(!present)('natural branches on the real projects trees', () => {
+describeWhere(missing, 'natural branches on the real projects trees', () => {
   it('reports the branches found per session, and counts no parallel-tool fork as a branch', { timeout: 120_000 }, () => {
     const report: Record<string, { forks: Record<string, number>; branches: string[] }> = {};
     for (const tree of [path.join(corpus, 'claude-code-log', 'test', 'test_data', 'real_projects'), path.join(corpus, 'spotter', 'test', 'fixtures')]) {

@@ -8,7 +8,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeWhere, filesMissing } from '../requirements.ts';
 import { claudeCodeConverter } from '../../src/adapters/claude-code/convert.ts';
 import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
 import { isSessionId } from '../../src/adapters/claude-code/identifiers.ts';
@@ -19,7 +20,8 @@ import { filesUnder } from '../../scripts/files-under.ts';
 
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 const corpus = path.resolve(repository, '..', 'shared', 'corpus');
-const present = fs.existsSync(path.join(corpus, 'MANIFEST.json'));
+const missing = filesMissing(path.join(corpus, 'MANIFEST.json'));
+const present = missing === undefined;
 
 interface ManifestEntry {
   readonly corpus_dir: string;
@@ -31,7 +33,7 @@ interface ManifestEntry {
 }
 
 
-describe.skipIf(!present)('conformance on ../shared/corpus', () => {
+describeWhere(missing, 'conformance on ../shared/corpus', () => {
   const manifest = present ? (JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as ManifestEntry[]) : [];
 
   it('lands every transcript file with zero lost records, byte-identical, and a .sd row for each', { timeout: 120_000 }, () => {

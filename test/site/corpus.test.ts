@@ -4,10 +4,10 @@
 // and the largest conversation open from file:// with no console error and no
 // request outside the export.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWhere, filesMissing, firstMissing, programMissing } from '../requirements.ts';
 import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { CHROMIUM, exportWithSite, largestPage, launch, watchedPage } from './browser.ts';
@@ -16,9 +16,9 @@ import type { Browser } from 'playwright-core';
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 const corpus = path.resolve(repository, '..', 'shared', 'corpus');
 const trees = [path.join(corpus, 'claude-code-log', 'test', 'test_data', 'real_projects'), path.join(corpus, 'spotter', 'test', 'fixtures')];
-const present = trees.every((tree) => fs.existsSync(tree)) && fs.existsSync(CHROMIUM);
+const missing = firstMissing(filesMissing(...trees), programMissing(CHROMIUM));
 
-describe.skipIf(!present)('the site of ../shared/corpus', () => {
+describeWhere(missing, 'the site of ../shared/corpus', () => {
   let out: string;
   let browser: Browser;
   beforeAll(async () => {

@@ -9,16 +9,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWhere, programMissing } from '../requirements.ts';
 import { FIXTURE_AGENTS, FIXTURE_ROOT, FIXTURE_SESSIONS, HOSTILE_MARKUP } from '../../scripts/write-fixtures.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
 import { CHROMIUM, exportWithSite, largestPage, launch, serve, watchedPage, type Watched } from './browser.ts';
 
 const ARTIFACTS = path.resolve('test', 'artifacts');
-const present = fs.existsSync(CHROMIUM);
+const missing = programMissing(CHROMIUM);
 
-describe.skipIf(!present)('the static site in Chromium', () => {
+describeWhere(missing, 'the static site in Chromium', () => {
   let out: string;
   let browser: Browser;
   let server: Awaited<ReturnType<typeof serve>>;

@@ -5,8 +5,7 @@
 import path from 'node:path';
 import { explicitBranches } from '../../branches/explicit.ts';
 import { currentLabels } from '../../branches/labels.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
-import { DEFAULT_DATA } from './collect.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 import { readConversation } from './read-conversation.ts';
 
 interface BranchAttributes {
@@ -19,11 +18,23 @@ interface BranchAttributes {
   readonly summary: string;
 }
 
-export function branches(argv: string[], io: Io): number {
-  const { values, positionals } = parseCommandArguments('branches', argv, { data: { type: 'string' }, json: { type: 'boolean' } }, 1);
-  const id = positionals[0];
-  if (id === undefined) throw new UsageError('branches: ID is missing');
-  const data = path.resolve(values.data ?? DEFAULT_DATA);
+const OPTIONS = {
+  data: DATA_OPTION,
+  json: { type: 'boolean', description: 'print the natural and explicit branches as one line of JSON' },
+} as const;
+
+export const branches = command({
+  name: 'branches',
+  summary: 'natural and explicit branches',
+  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)' }],
+  options: OPTIONS,
+  examples: ['sessionizer branches 185ec7f2-62f0-481d-ac41-9661f74a6094'],
+  run: listBranches,
+});
+
+function listBranches({ values, operands }: Given<typeof OPTIONS>, io: Io): number {
+  const id = operands[0]!;
+  const data = path.resolve(values.data);
   const folded = readConversation(data, id, io);
   if (!folded) return EXIT_REJECTED;
   const labels = currentLabels(data, id);

@@ -11,22 +11,30 @@ import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/collector.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 
-export const DEFAULT_DATA = 'data';
+const OPTIONS = {
+  ...SOURCE_OPTIONS,
+  data: DATA_OPTION,
+  once: { type: 'boolean', description: 'make one pass and exit (the first backfill of existing history, too)' },
+  interval: { type: 'string', value: 'SECONDS', default: '5', description: 'without --once, the wait between passes' },
+  json: { type: 'boolean', description: 'print the report of each pass as one line of JSON' },
+} as const;
 
-export async function collect(argv: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArguments('collect', argv, {
-    ...SOURCE_OPTIONS,
-    data: { type: 'string' },
-    once: { type: 'boolean' },
-    interval: { type: 'string' },
-  });
-  const interval = Number(values.interval ?? '5');
+export const collect = command({
+  name: 'collect',
+  summary: 'land new source data',
+  options: OPTIONS,
+  examples: ['sessionizer collect --once', 'sessionizer collect --source ~/.claude/projects --data ~/sessionizer-data --interval 30'],
+  run: collectSources,
+});
+
+async function collectSources({ values }: Given<typeof OPTIONS>, io: Io): Promise<number> {
+  const interval = Number(values.interval);
   if (!Number.isFinite(interval) || interval <= 0) throw new UsageError(`collect: --interval must be a number of seconds above 0, not ${JSON.stringify(values.interval)}`);
   const source = resolveSourceRoot(values.source);
-  const data = path.resolve(values.data ?? DEFAULT_DATA);
+  const data = path.resolve(values.data);
   const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
   if (!values.json) io.error(`${describeSourceRoot(source)}\ndata ${data}\n`);
 

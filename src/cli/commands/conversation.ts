@@ -4,19 +4,30 @@
 import path from 'node:path';
 import { termFor } from '../../adapters/claude-code/glossary.ts';
 import type { Folded } from '../../session-flow/chain.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
-import { DEFAULT_DATA } from './collect.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 import { readConversation } from './read-conversation.ts';
 
-type Terms = 'unified' | 'native' | 'both';
+const OPTIONS = {
+  data: DATA_OPTION,
+  json: { type: 'boolean', description: 'print the folded conversation as one line of stable JSON instead of a tree' },
+  terms: { type: 'string', choices: ['unified', 'native', 'both'], default: 'unified', description: "name kinds in the model's words, in Claude Code's, or both" },
+} as const;
 
-export function conversation(argv: string[], io: Io): number {
-  const { values, positionals } = parseCommandArguments('conversation', argv, { data: { type: 'string' }, json: { type: 'boolean' }, terms: { type: 'string' } }, 1);
-  const id = positionals[0];
-  if (id === undefined) throw new UsageError('conversation: ID is missing');
-  const terms = (values.terms ?? 'unified') as Terms;
-  if (!['unified', 'native', 'both'].includes(terms)) throw new UsageError(`conversation: --terms is unified, native or both, not ${JSON.stringify(values.terms)}`);
-  const data = path.resolve(values.data ?? DEFAULT_DATA);
+type Terms = (typeof OPTIONS.terms.choices)[number];
+
+export const conversation = command({
+  name: 'conversation',
+  summary: 'the folded conversation',
+  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)' }],
+  options: OPTIONS,
+  examples: ['sessionizer conversation 185ec7f2-62f0-481d-ac41-9661f74a6094 --terms both'],
+  run: showConversation,
+});
+
+function showConversation({ values, operands }: Given<typeof OPTIONS>, io: Io): number {
+  const id = operands[0]!;
+  const terms: Terms = values.terms;
+  const data = path.resolve(values.data);
   const folded = readConversation(data, id, io);
   if (!folded) return EXIT_REJECTED;
   const head = folded.rounds.at(-1)!;

@@ -27,28 +27,42 @@ import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../../redaction/scan.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../../site/build/kept-renderer.ts';
 import { verifyExport } from '../../verify/export.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
 import { StepClock } from '../step-clock.ts';
-import { DEFAULT_DATA } from './collect.ts';
 
-export const DEFAULT_OUT = 'export';
-
-const REDACTION_OPTIONS = {
-  redact: { type: 'boolean' },
-  'redact-rules': { type: 'string' },
-  'redact-paths': { type: 'boolean' },
-  'dry-run': { type: 'boolean' },
+const OPTIONS = {
+  ...SOURCE_OPTIONS,
+  data: DATA_OPTION,
+  out: { type: 'string', value: 'DIR', default: 'export', description: 'the export folder to write' },
+  archive: { type: 'string', value: 'FILE', description: 'also write the export folder as one .tar.zst' },
+  conversation: { type: 'string', value: 'ID', multiple: true, description: 'export only this conversation; every stored one without it' },
+  merge: { type: 'string', value: 'EXPORT', multiple: true, description: 'an export folder made apart: the exports given are verified and put together, and nothing is collected' },
+  redact: { type: 'boolean', description: 'find secrets in the exported copy and replace them there (never in the data folder)' },
+  'redact-rules': { type: 'string', value: 'FILE', description: 'with --redact (implied): more rules, one `name /pattern/flags` a line' },
+  'redact-paths': { type: 'boolean', description: 'with --redact (implied): also replace user names in home folder paths' },
+  'dry-run': { type: 'boolean', description: 'with --redact: print what would be redacted and write nothing' },
+  json: { type: 'boolean', description: 'print the outcome as one line of JSON' },
 } as const;
 
-export async function exportCommand(argv: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArguments('export', argv, { ...SOURCE_OPTIONS, data: { type: 'string' }, out: { type: 'string' }, archive: { type: 'string' }, conversation: { type: 'string', multiple: true }, merge: { type: 'string', multiple: true }, ...REDACTION_OPTIONS });
+export const exportCommand = command({
+  name: 'export',
+  summary: 'the bundle, the static site, the manifest and root digest, a .tar.zst with --archive; --redact takes secrets out of the copy; --merge puts exports made apart together',
+  options: OPTIONS,
+  notes: [
+    'An export collects and parses first, so it is the one command most people need. --merge takes only --data, --out, --archive and --json.',
+  ],
+  examples: ['sessionizer export', 'sessionizer export --source ~/.claude/projects --out ~/my-export --archive ~/my-export.tar.zst --redact', 'sessionizer export --merge laptop-export --merge desktop-export --out all'],
+  run: exportConversations,
+});
+
+async function exportConversations({ values }: Given<typeof OPTIONS>, io: Io): Promise<number> {
   const redact = values.redact === true || values['redact-rules'] !== undefined || values['redact-paths'] === true;
   if (values['dry-run'] && !redact) throw new UsageError('export: --dry-run only applies to --redact: it prints what would be redacted');
   if (values.merge !== undefined) {
     const mixed = (['source', 'include', 'exclude', 'conversation', 'redact', 'redact-rules', 'redact-paths'] as const).filter((name) => values[name] !== undefined);
     if (mixed.length > 0) throw new UsageError(`export: --merge puts finished exports together and collects nothing, so it takes no --${mixed[0]}`);
-    const destination = { data: path.resolve(values.data ?? DEFAULT_DATA), out: path.resolve(values.out ?? DEFAULT_OUT), archive: values.archive !== undefined ? path.resolve(values.archive) : undefined, json: values.json === true };
+    const destination = { data: path.resolve(values.data), out: path.resolve(values.out), archive: values.archive !== undefined ? path.resolve(values.archive) : undefined, json: values.json === true };
     return withWaitingRenderer(destination.data, (waitingRenderer) => runMerge(values.merge!.map((input) => path.resolve(input)), destination, waitingRenderer, io));
   }
   let rules;
@@ -61,8 +75,8 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   }
   const request: ExportRequest = {
     source: resolveSourceRoot(values.source),
-    data: path.resolve(values.data ?? DEFAULT_DATA),
-    out: path.resolve(values.out ?? DEFAULT_OUT),
+    data: path.resolve(values.data),
+    out: path.resolve(values.out),
     archive: values.archive !== undefined ? path.resolve(values.archive) : undefined,
     conversations: values.conversation,
     selected: sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] }),

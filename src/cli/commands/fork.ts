@@ -8,21 +8,66 @@ import { labelBranch } from '../../branches/labels.ts';
 import { restoreBranch } from '../../branches/restore.ts';
 import { TranscriptExists } from '../../adapters/claude-code/restore.ts';
 import { ChainError } from '../../session-flow/chain.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
-import { DEFAULT_DATA } from './collect.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 
-export function fork(argv: string[], io: Io): number {
-  const { values, positionals } = parseCommandArguments(
-    'fork',
-    argv,
-    { at: { type: 'string' }, name: { type: 'string' }, data: { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' }, 'allow-tool-closed': { type: 'boolean' }, json: { type: 'boolean' } },
-    1,
-  );
-  const conversation = positionals[0];
-  if (conversation === undefined) throw new UsageError('fork: ID is missing');
-  if (values.at === undefined) throw new UsageError('fork: --at EVENT is missing (a record id, or root)');
+const CONVERSATION_OPERAND = { name: 'ID', required: true, description: 'the conversation (its session id)' } as const;
+const BY_OPTION = { type: 'string', value: 'ACTOR', description: 'who makes the record (default: $SESSIONIZER_ACTOR, else the user name)' } as const;
+
+const FORK_OPTIONS = {
+  at: { type: 'string', value: 'EVENT', required: true, description: 'the boundary: a record id of the main stream, or root' },
+  name: { type: 'string', value: 'NAME', description: 'the branch name (default: one made from the boundary)' },
+  data: DATA_OPTION,
+  by: BY_OPTION,
+  reason: { type: 'string', value: 'TEXT', description: 'why the branch is made, kept in its provenance' },
+  'allow-tool-closed': { type: 'boolean', description: 'allow a boundary that closes the last open tool use inside a run' },
+  json: { type: 'boolean', description: 'print the branch record and its file as one line of JSON' },
+} as const;
+
+export const fork = command({
+  name: 'fork',
+  summary: 'explicit branch at a stable boundary',
+  operands: [CONVERSATION_OPERAND],
+  options: FORK_OPTIONS,
+  examples: ['sessionizer fork 185ec7f2-62f0-481d-ac41-9661f74a6094 --at root --name try-again --reason "start over"'],
+  run: forkConversation,
+});
+
+const RESTORE_OPTIONS = {
+  branch: { type: 'string', value: 'NAME', required: true, description: 'the branch to restore, natural or explicit' },
+  out: { type: 'string', value: 'DIR', required: true, description: 'the folder to write the transcript into (a projects folder of Claude Code, say)' },
+  data: DATA_OPTION,
+} as const;
+
+export const restore = command({
+  name: 'restore',
+  summary: 'the branch as a resumable transcript',
+  operands: [CONVERSATION_OPERAND],
+  options: RESTORE_OPTIONS,
+  examples: ['sessionizer restore 185ec7f2-62f0-481d-ac41-9661f74a6094 --branch try-again --out restored'],
+  run: restoreConversationBranch,
+});
+
+const LABEL_OPTIONS = {
+  branch: { type: 'string', value: 'NAME', required: true, description: 'the branch to label, natural or explicit' },
+  label: { type: 'string', value: 'LABEL', multiple: true, description: 'a label; the labels given replace the earlier ones' },
+  summary: { type: 'string', value: 'TEXT', description: "the branch's summary, in place of the stub" },
+  data: DATA_OPTION,
+  by: BY_OPTION,
+} as const;
+
+export const label = command({
+  name: 'label',
+  summary: 'labels and a summary for a branch, as a new record',
+  operands: [CONVERSATION_OPERAND],
+  options: LABEL_OPTIONS,
+  examples: ['sessionizer label 185ec7f2-62f0-481d-ac41-9661f74a6094 --branch try-again --label kept --summary "the approach that worked"'],
+  run: labelConversationBranch,
+});
+
+function forkConversation({ values, operands }: Given<typeof FORK_OPTIONS>, io: Io): number {
+  const conversation = operands[0]!;
   try {
-    const { record, file } = makeFork(path.resolve(values.data ?? DEFAULT_DATA), { conversation, at: values.at, name: values.name, by: values.by, reason: values.reason, allowToolClosed: values['allow-tool-closed'] });
+    const { record, file } = makeFork(path.resolve(values.data), { conversation, at: values.at, name: values.name, by: values.by, reason: values.reason, allowToolClosed: values['allow-tool-closed'] });
     if (values.json) {
       io.out(`${JSON.stringify({ file, record })}\n`);
       return EXIT_OK;
@@ -37,14 +82,10 @@ export function fork(argv: string[], io: Io): number {
   }
 }
 
-export function restore(argv: string[], io: Io): number {
-  const { values, positionals } = parseCommandArguments('restore', argv, { branch: { type: 'string' }, out: { type: 'string' }, data: { type: 'string' } }, 1);
-  const conversation = positionals[0];
-  if (conversation === undefined) throw new UsageError('restore: ID is missing');
-  if (values.branch === undefined) throw new UsageError('restore: --branch NAME is missing');
-  if (values.out === undefined) throw new UsageError('restore: --out DIR is missing');
+function restoreConversationBranch({ values, operands }: Given<typeof RESTORE_OPTIONS>, io: Io): number {
+  const conversation = operands[0]!;
   try {
-    const restored = restoreBranch(path.resolve(values.data ?? DEFAULT_DATA), conversation, values.branch, path.resolve(values.out));
+    const restored = restoreBranch(path.resolve(values.data), conversation, values.branch, path.resolve(values.out));
     io.out(`restored branch ${values.branch} as session ${restored.session}, ${restored.records} records: ${restored.file}\n`);
     return EXIT_OK;
   } catch (error) {
@@ -54,12 +95,9 @@ export function restore(argv: string[], io: Io): number {
   }
 }
 
-export function label(argv: string[], io: Io): number {
-  const { values, positionals } = parseCommandArguments('label', argv, { branch: { type: 'string' }, label: { type: 'string', multiple: true }, summary: { type: 'string' }, data: { type: 'string' }, by: { type: 'string' } }, 1);
-  const conversation = positionals[0];
-  if (conversation === undefined) throw new UsageError('label: ID is missing');
-  if (values.branch === undefined) throw new UsageError('label: --branch NAME is missing');
-  const data = path.resolve(values.data ?? DEFAULT_DATA);
+function labelConversationBranch({ values, operands }: Given<typeof LABEL_OPTIONS>, io: Io): number {
+  const conversation = operands[0]!;
+  const data = path.resolve(values.data);
   try {
     // The branch must exist, natural or explicit; its path is the check.
     branchPath(data, conversation, values.branch);

@@ -1,10 +1,21 @@
 // `sessionizer glossary [--json]`: the model's words beside Claude Code's.
 
 import { GLOSSARY, GLOSSARY_DIALECT } from '../../adapters/claude-code/glossary.ts';
-import { EXIT_OK, parseCommandArguments, type Io } from '../command.ts';
+import { command, EXIT_OK, type Given, type Io } from '../command.ts';
 
-export function glossary(argv: string[], io: Io): number {
-  const { values } = parseCommandArguments('glossary', argv, { json: { type: 'boolean' } });
+const OPTIONS = {
+  json: { type: 'boolean', description: 'print the glossary as one line of JSON' },
+} as const;
+
+export const glossary = command({
+  name: 'glossary',
+  summary: "the model's words and Claude Code's",
+  options: OPTIONS,
+  examples: ['sessionizer glossary'],
+  run: printGlossary,
+});
+
+function printGlossary({ values }: Given<typeof OPTIONS>, io: Io): number {
   if (values.json) {
     io.out(`${JSON.stringify({ dialect: GLOSSARY_DIALECT, entries: GLOSSARY })}\n`);
     return EXIT_OK;

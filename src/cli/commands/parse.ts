@@ -7,14 +7,26 @@ import path from 'node:path';
 import { storedSessions } from '../../collection/collect-all.ts';
 import { defaultThreads, inTheOrderOf } from '../../cores/work-on-cores.ts';
 import { parseSessionsOnCores, type SessionParse } from '../../parse/parallel.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, type Io } from '../command.ts';
-import { DEFAULT_DATA } from './collect.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 
-export async function parse(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArguments('parse', argv, { data: { type: 'string' }, json: { type: 'boolean' } }, 1);
-  const data = path.resolve(values.data ?? DEFAULT_DATA);
+const OPTIONS = {
+  data: DATA_OPTION,
+  json: { type: 'boolean', description: 'print the rounds written as one line of JSON' },
+} as const;
+
+export const parse = command({
+  name: 'parse',
+  summary: 'append a round to each changed chain',
+  operands: [{ name: 'SESSION', required: false, description: 'parse only this session (a session id); every stored session without it' }],
+  options: OPTIONS,
+  examples: ['sessionizer parse --data ~/sessionizer-data'],
+  run: parseSessions,
+});
+
+async function parseSessions({ values, operands }: Given<typeof OPTIONS>, io: Io): Promise<number> {
+  const data = path.resolve(values.data);
   const stored = new Set(storedSessions(data));
-  const asked = positionals[0] !== undefined ? [positionals[0]] : [...stored];
+  const asked = operands[0] !== undefined ? [operands[0]] : [...stored];
   let failed = false;
   for (const session of asked) {
     if (stored.has(session)) continue;

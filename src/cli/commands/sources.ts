@@ -6,11 +6,23 @@ import { discoverSessions } from '../../adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
 import type { DiscoveredSession } from '../../collection/source.ts';
-import { EXIT_OK, parseCommandArguments, SOURCE_OPTIONS, type Io } from '../command.ts';
+import { command, EXIT_OK, SOURCE_OPTIONS, type Given, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
 
-export function sources(argv: string[], io: Io): number {
-  const { values } = parseCommandArguments('sources', argv, SOURCE_OPTIONS);
+const OPTIONS = {
+  ...SOURCE_OPTIONS,
+  json: { type: 'boolean', description: 'print the sessions as one JSON document instead of lines' },
+} as const;
+
+export const sources = command({
+  name: 'sources',
+  summary: 'discovered sessions and their files',
+  options: OPTIONS,
+  examples: ['sessionizer sources --include "*my-app*"'],
+  run: listSources,
+});
+
+function listSources({ values }: Given<typeof OPTIONS>, io: Io): number {
   const source = resolveSourceRoot(values.source);
   const discovery = discoverSessions(source.root);
   const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });

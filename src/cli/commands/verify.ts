@@ -9,12 +9,24 @@ import { verifyAssemblies, verifyChains } from '../../verify/chains.ts';
 import { isExportFolder, verifyExport } from '../../verify/export.ts';
 import { verifyArchive } from '../../verify/archive.ts';
 import { verifyStorage } from '../../verify/storage.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, UsageError, type Io } from '../command.ts';
+import { command, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 
-export async function verify(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArguments('verify', argv, { deep: { type: 'boolean' }, json: { type: 'boolean' } }, 1);
-  const target = positionals[0];
-  if (target === undefined) throw new UsageError('verify: PATH is missing');
+const OPTIONS = {
+  deep: { type: 'boolean', description: 'also derive every .sd again and assemble every conversation again, to compare with its rounds' },
+  json: { type: 'boolean', description: 'print the report as one line of JSON' },
+} as const;
+
+export const verify = command({
+  name: 'verify',
+  summary: 'check a storage root, an export folder or a .tar.zst (read as a stream, never extracted) from its files alone; --deep also derives every .sd again and assembles every conversation again to compare with its rounds',
+  operands: [{ name: 'PATH', required: true, description: 'a data folder (storage root), an export folder, or an export .tar.zst' }],
+  options: OPTIONS,
+  examples: ['sessionizer verify export.tar.zst --deep'],
+  run: verifyPath,
+});
+
+async function verifyPath({ values, operands }: Given<typeof OPTIONS>, io: Io): Promise<number> {
+  const target = operands[0]!;
   const root = path.resolve(target);
   if (!fs.existsSync(root)) {
     io.error(`sessionizer verify: ${target}: no such file or folder\n`);

@@ -1,0 +1,40 @@
+// What some suites need that a machine may lack: Debian's Chromium for the
+// browser tests, `../shared/corpus` beside the checkout for the conformance
+// tests. Such a suite is declared with describeWhere, which states once why it
+// cannot run here; it is then skipped, and the test summary
+// (summary-reporter.ts) prints the reason with its file.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe } from 'vitest';
+
+declare module 'vitest' {
+  interface TaskMeta {
+    /** Why the suite is skipped on this machine: what it needs and cannot find. */
+    missing?: string;
+  }
+}
+
+const REPOSITORY = fileURLToPath(new URL('..', import.meta.url));
+
+/** Why a test that runs `program` cannot run here, or undefined when it can. */
+export function programMissing(program: string): string | undefined {
+  return fs.existsSync(program) ? undefined : `${program} is not installed`;
+}
+
+/** Why a test of files outside the repository cannot run here (the first of `files` not there), or undefined when it can. */
+export function filesMissing(...files: string[]): string | undefined {
+  const absent = files.find((file) => !fs.existsSync(file));
+  return absent === undefined ? undefined : `${path.relative(REPOSITORY, absent)} is not there`;
+}
+
+/** The first reason of several, or undefined when there is none. */
+export function firstMissing(...reasons: (string | undefined)[]): string | undefined {
+  return reasons.find((reason) => reason !== undefined);
+}
+
+/** A suite that runs where nothing it needs is `missing`, and is skipped with that reason elsewhere. */
+export function describeWhere(missing: string | undefined, name: string, body: () => void): void {
+  describe.skipIf(missing !== undefined)(name, { meta: { missing } }, body);
+}

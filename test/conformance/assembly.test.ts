@@ -75,7 +75,7 @@ describeWhere(missing, 'assembly stages on ../shared/corpus', () => {
   });
 });
 
-describe.skipIf(!present)('every generation of Claude Code file on ../shared/corpus', () => {
+describeWhere(missing, 'every generation of Claude Code file on ../shared/corpus', () => {
   interface Features {
     readonly assistant_missing_message_id?: number;
     readonly sidechain_records?: number;

@@ -26,7 +26,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeWhere, filesMissing } from '../requirements.ts';
 import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
 import { assemble } from '../../src/assembly/assemble.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
@@ -35,7 +36,7 @@ import { collectOnce, completeLines, temporaryFolder } from '../helpers.ts';
 
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 const corpus = path.resolve(repository, '..', 'shared', 'corpus');
-const present = fs.existsSync(path.join(corpus, 'MANIFEST.json'));
+const missing = filesMissing(path.join(corpus, 'MANIFEST.json'));
 const ccusage = path.join(repository, 'node_modules', '.bin', 'ccusage');
 
 interface ManifestEntry {
@@ -110,7 +111,7 @@ function fragmentsOf(files: readonly string[]): Map<string, Fragment[]> {
   return calls;
 }
 
-describe.skipIf(!present)('usage on ../shared/corpus against ccusage', () => {
+describeWhere(missing, 'usage on ../shared/corpus against ccusage', () => {
   it('has per session the input and cache totals ccusage has and at least its output, every difference explained by a named cause', { timeout: 300_000 }, () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as ManifestEntry[];
     const config = temporaryFolder();

@@ -154,8 +154,8 @@ async function findSecretsWithin(text: string, rules: RuleSet, depth: number): P
 const BASE64_DEPTH = 2;
 
 // A run of base64 or base64url long enough to hold a secret a rule finds
-// (16 bytes), standing alone.
-const BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+// (16 bytes), standing alone; it may follow `=`, as the value of `NAME=`.
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
 
 /**
  * Each base64 blob of the text whose bytes are text holding a secret, as one

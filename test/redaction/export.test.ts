@@ -18,20 +18,22 @@ import { scanForSecrets } from '../../src/redaction/scan.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { verifyExport } from '../../src/verify/export.ts';
-import { FIXTURE_HOME, FIXTURE_NOT_SECRETS, FIXTURE_SECRETS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_HOME, FIXTURE_NOT_SECRETS, FIXTURE_SECRETS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, landedOf, sessionDataOf, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 const session = FIXTURE_SESSIONS.secrets;
+const encoded = FIXTURE_SESSIONS.encodedSecrets;
 const labelSecret = 'ghp_LabelFixtureFake0LabelFixtureFake0La';
 const reasonSecret = 'sk-ant-api03-ReasonFixtureFakeKey0ReasonFixtureFakeKey0ReasonFixtureFakeKey0ReasonFixtureFakeKey0ReasonFixAA';
-const secrets = [...Object.values(FIXTURE_SECRETS), labelSecret, reasonSecret, FIXTURE_HOME.user];
+const secrets = [...Object.values(FIXTURE_SECRETS), ...Object.values(FIXTURE_ENCODED_SECRETS), ...Object.values(FIXTURE_ENCODED_BLOBS), labelSecret, reasonSecret, FIXTURE_HOME.user];
 
 let source: string;
 let data: string;
 let out: string;
 let extracted: string;
 let archive: string;
+let tarStream: Buffer;
 let storageBefore: Map<string, string>;
 
 /** Every file under a folder, with the SHA-256 of its bytes. */
@@ -48,29 +50,43 @@ function digests(root: string): Map<string, string> {
   return found;
 }
 
-/** The spellings a secret's bytes can take in a file: raw, JSON-escaped, and base64 at each of the three alignments. */
+/** A text as HTML writes it, with each character HTML escapes spelled by name, by decimal or by hexadecimal number. */
+function htmlEscapes(text: string): string[] {
+  const named: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+  return [
+    text.replace(/[&<>"']/g, (character) => named[character]!),
+    text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`),
+    text.replace(/[&<>"']/g, (character) => `&#x${character.charCodeAt(0).toString(16)};`),
+  ];
+}
+
+/**
+ * The spellings a secret's bytes can take in a file: raw, JSON-escaped, JSON-escaped twice
+ * (JSON in a JSON string), URL-encoded, HTML-escaped, and base64 at each of the three alignments.
+ */
 function spellings(secret: string): string[] {
   const bytes = Buffer.from(secret);
-  const forms = [secret, JSON.stringify(secret).slice(1, -1)];
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  const forms = [secret, escaped, JSON.stringify(escaped).slice(1, -1), encodeURIComponent(secret), encodeURI(secret), ...htmlEscapes(secret), ...htmlEscapes(escaped)];
   for (let shift = 0; shift < 3; shift++) {
     const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
     // Drop the characters that also carry the bytes before or after it.
     forms.push(encoded.slice(shift === 0 ? 0 : 4, -4));
   }
-  return forms.filter((form) => form.length >= 6);
+  return [...new Set(forms)].filter((form) => form.length >= 6);
+}
+
+/** Each secret found in the bytes, in any of its spellings, named with where. */
+function leaksIn(where: string, bytes: Buffer): string[] {
+  const found: string[] = [];
+  for (const secret of secrets) {
+    for (const form of spellings(secret)) if (where.includes(form) || bytes.includes(form)) found.push(`${where}: ${secret} as ${form}`);
+  }
+  return found;
 }
 
 function leaks(root: string): string[] {
-  const found: string[] = [];
-  for (const relative of digests(root).keys()) {
-    const bytes = fs.readFileSync(path.join(root, relative));
-    for (const secret of secrets) {
-      for (const form of spellings(secret)) {
-        if (relative.includes(form) || bytes.includes(form)) found.push(`${relative}: ${secret} as ${form}`);
-      }
-    }
-  }
-  return found;
+  return [...digests(root).keys()].flatMap((relative) => leaksIn(relative, fs.readFileSync(path.join(root, relative))));
 }
 
 beforeAll(async () => {
@@ -78,24 +94,30 @@ beforeAll(async () => {
   data = temporaryFolder({ forFile: true });
   collectOnce(source, data);
   parseSession(data, session);
+  parseSession(data, encoded);
   const done = sessionDataOf(landedFilesOfSession(data, session)[0]!.path).rows.findLast((row) => row.parts.some((part) => part.k === 'text' && 'text' in part && part.text === 'Done.'))!;
   fork(data, { conversation: session, at: done.id!, name: 'retry', by: FIXTURE_HOME.user, reason: `retry with ${reasonSecret}`, now: new Date('2026-12-02T10:00:00Z') });
   labelBranch(data, session, 'retry', { labels: ['deploy'], summary: `deployed with ${labelSecret}`, by: FIXTURE_HOME.user, now: new Date('2026-12-02T10:01:00Z') });
   storageBefore = digests(data);
-  const plan = await scanForSecrets(data, [session], { rules: ruleSet(), paths: true, converterFor });
+  const plan = await scanForSecrets(data, [session, encoded], { rules: ruleSet(), paths: true, converterFor });
   out = path.join(temporaryFolder({ forFile: true }), 'export');
-  await writeExport(data, out, [session], { redaction: plan });
+  await writeExport(data, out, [session, encoded], { redaction: plan });
   archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
   await writeArchive(out, archive);
   extracted = temporaryFolder({ forFile: true });
   const untar = spawnSync('tar', ['--zstd', '-xf', archive, '-C', extracted], { encoding: 'utf8' });
   if (untar.status !== 0) throw new Error(untar.stderr);
+  // The tar stream itself too: its headers hold every path.
+  const unzstd = spawnSync('zstd', ['-d', '-c', archive], { maxBuffer: 1 << 30 });
+  if (unzstd.status !== 0) throw new Error(unzstd.stderr.toString());
+  tarStream = unzstd.stdout;
 }, 120_000);
 
 describe('a redacted export', () => {
-  it('holds no secret, nor the user name, anywhere: raw, JSON-escaped or base64, in the folder and in the archive', () => {
+  it('holds no secret, nor the user name, in any spelling, in the folder, the archive or its tar stream', () => {
     expect(leaks(out)).toEqual([]);
     expect(leaks(extracted)).toEqual([]);
+    expect(leaksIn('the decompressed archive', tarStream)).toEqual([]);
     expect(fs.readFileSync(archive).includes(FIXTURE_SECRETS.awsAccessKey)).toBe(false);
   });
 

@@ -492,6 +492,11 @@ export const FIXTURE_ENCODED_SECRETS = {
   iniPassword: 'IniFixtureFakePass17',
   base64Token: `ghp_${'Base64Fake00'.repeat(3)}`,
   base64Password: 'Base64FixtureFakePass18',
+  urlPassword: 'UrlFixtureFakePass19',
+  queryToken: 'QueryFixtureFakeToken20',
+  exportApiKey: 'ExportFixtureFakeApiKey21',
+  commandPassword: 'CommandFixtureFakePass22',
+  loginPassword: 'LoginFixtureFakePass23',
 } as const;
 
 /** The base64 blobs the `encodedSecrets` fixture shows, each the spelling of a secret above. */
@@ -508,7 +513,9 @@ function numbered(text: string): string {
 // A service's configuration as tools show it: JSON an API answered (once
 // escaped in the record), JSON inside a string of that JSON (twice escaped),
 // an access key id as the name of an object's entry, a YAML and an INI file
-// read, and base64 blobs whose text holds a token and a password.
+// read, base64 blobs whose text holds a token and a password; and shell
+// commands with a password in a URL, a token in a query, a lower-case
+// `export`, a variable set for one command and `docker login -p`.
 function encodedSecrets(files: Files): void {
   const session = FIXTURE_SESSIONS.encodedSecrets;
   const cwd = FIXTURE_HOME.folder;
@@ -534,6 +541,15 @@ function encodedSecrets(files: Files): void {
   const manifest = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: billing\ndata:\n  config.yaml: ${b.secretManifest}\n`;
   const [cat] = t.call([toolUseBlock('toolu_enc06', 'Bash', { command: 'cat ~/.docker/config.json k8s/secret.yaml', description: 'Show the registry login and the secret' })]);
   t.result('toolu_enc06', cat!, `${docker}\n${manifest}`, { toolUseResult: { stdout: `${docker}\n${manifest}`, stderr: '', interrupted: false } });
+  const command = [
+    `git clone https://ada:${s.urlPassword}@git.example.invalid/billing.git`,
+    `curl -s "https://billing.example.invalid/v1/items?limit=5&access_token=${s.queryToken}"`,
+    `export billing_api_key=${s.exportApiKey}`,
+    `PGPASSWORD=${s.commandPassword} psql -h db.example.invalid -c 'select 1'`,
+    `docker login -u ada -p ${s.loginPassword} registry.example.invalid`,
+  ].join('\n');
+  const [deploy] = t.call([toolUseBlock('toolu_enc07', 'Bash', { command, description: 'Clone, check and log in' })]);
+  t.result('toolu_enc07', deploy!, 'Login Succeeded', { toolUseResult: { stdout: 'Login Succeeded', stderr: '', interrupted: false } });
   t.call([textBlock('The service reads its password from config/database.yml; the token and the keys are set too.')]);
   files.set(`-home-adalovelace-work-vault/${session}.jsonl`, t.text());
 }

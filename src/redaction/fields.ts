@@ -1,9 +1,9 @@
 // Fields whose name says they hold a secret, wherever a transcript writes
 // them: as a key of a record's JSON (scan.ts reads those from the JSON
 // itself), and as text a tool showed: JSON inside a string (quotes escaped
-// once for each level of nesting), a YAML mapping (`password: …`), and an INI,
-// TOML or properties assignment (`password = …`). One name test and one
-// value test serve all of them.
+// once for each level of nesting), a YAML mapping (`password: …`), an INI,
+// TOML or properties assignment (`password = …`), and a URL's query
+// (`?access_token=…`). One name test and one value test serve all of them.
 
 import type { Span } from './rules.ts';
 
@@ -40,6 +40,9 @@ const JSON_FIELD = new RegExp(String.raw`(\\*)"(${NAME})\1"[ \t]*:[ \t]*\1"((?:[
 // goes on with punctuation and is left alone.
 const LINE_FIELD = new RegExp(String.raw`^[ \t]*(?:\d+(?:→|\t))?[+-]?[ \t]*(?:-[ \t]+|export[ \t]+)?(["']?)(${NAME})\1[ \t]*(?::[ \t]+|=[ \t]*)(["']?)([^\s"'\x60;,(){}\[\]]+)\3[ \t]*(?:#.*)?$`, 'dgim');
 
+// `?name=value` or `&name=value` in a URL's query.
+const QUERY_FIELD = new RegExp(String.raw`[?&](${NAME})=([^&\s"'\x60<>#]+)`, 'dgi');
+
 // A value naming a field of an object (`config.password`, `os.environ.TOKEN`)
 // is a reference to a secret, not one. Its names are words, digits only at
 // their end: a token's dotted parts (a JWT's) mix them.
@@ -55,10 +58,10 @@ export function isSecretValue(value: string): boolean {
   return value.length >= 6 && !/\s/.test(value) && !/^[$<{(%]/.test(value) && !/^\[redacted:/.test(value) && !NOT_A_VALUE.test(value) && !/^[0-9.]+$/.test(value) && !REFERENCE.test(value);
 }
 
-/** The values of secret-named fields written as text: JSON at any depth, YAML, INI, TOML and properties lines. */
+/** The values of secret-named fields written as text: JSON at any depth, YAML, INI, TOML and properties lines, URL queries. */
 export function secretFieldSpans(text: string): Span[] {
   const spans: Span[] = [];
-  for (const [pattern, nameGroup, valueGroup] of [[JSON_FIELD, 2, 3], [LINE_FIELD, 2, 4]] as const) {
+  for (const [pattern, nameGroup, valueGroup] of [[JSON_FIELD, 2, 3], [LINE_FIELD, 2, 4], [QUERY_FIELD, 1, 2]] as const) {
     for (const match of text.matchAll(pattern)) {
       const value = match[valueGroup]!;
       if (!isSecretField(match[nameGroup]!) || !isSecretValue(value)) continue;

@@ -28,6 +28,12 @@ describe('the rule set', () => {
     ['env-secret', `export STRIPE_SECRET="${FIXTURE_SECRETS.envApiKey}"`, FIXTURE_SECRETS.envApiKey],
     ['bearer-token', `-H "Authorization: Bearer ${FIXTURE_SECRETS.bearer}"`, FIXTURE_SECRETS.bearer],
     ['slack', `SLACK=${FIXTURE_SECRETS.slackToken}`, FIXTURE_SECRETS.slackToken],
+    ['url-password', `git clone https://ada:${FIXTURE_ENCODED_SECRETS.urlPassword}@git.example.invalid/x.git`, FIXTURE_ENCODED_SECRETS.urlPassword],
+    ['url-password', `REDIS_URL=redis://:${FIXTURE_ENCODED_SECRETS.urlPassword}@cache.example.invalid:6379`, FIXTURE_ENCODED_SECRETS.urlPassword],
+    ['env-secret', `PGPASSWORD=${FIXTURE_ENCODED_SECRETS.commandPassword} psql -h db`, FIXTURE_ENCODED_SECRETS.commandPassword],
+    ['login-password', `docker login -u ada -p ${FIXTURE_ENCODED_SECRETS.loginPassword} registry`, FIXTURE_ENCODED_SECRETS.loginPassword],
+    ['secret-field', `curl "https://api.example.invalid/items?access_token=${FIXTURE_ENCODED_SECRETS.queryToken}&limit=5"`, FIXTURE_ENCODED_SECRETS.queryToken],
+    ['secret-field', `export billing_api_key=${FIXTURE_ENCODED_SECRETS.exportApiKey}`, FIXTURE_ENCODED_SECRETS.exportApiKey],
   ])('finds %s', async (rule, text, secret) => {
     expect(await found(text)).toContainEqual({ rule, secret });
   });
@@ -77,6 +83,8 @@ describe('the rule set', () => {
       '{"accessToken": "sk-ant-oat01-...", "refreshToken": "eyJhbGciOiJIUzI1NiIs…", "password": "${DB_PASSWORD}"}',
       '     3→    - secretKey: database-url\n     4→max_tokens: 4096\n     5→token_count = 12\n     6→password: ********\n     7→password = None\n     8→secret: <your-secret>',
       'auth_token = self.session.token\nself.password = password',
+      'networking.proxy.default = "http://user:password@proxy:port/"; http://localhost:3000/@scope/pkg',
+      'https://example.invalid/search?q=token&page_token=&sort=asc',
       // Base64 that is text without a secret, and runs of its alphabet that are no base64.
       `echo ${Buffer.from('hello world, this is no secret at all').toString('base64')} | base64 -d`,
       '/home/user/project/src/components/Button.tsx and src/redaction/json-strings.ts',

@@ -33,12 +33,12 @@ const NAME = String.raw`[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|tok
 // that run closes.
 const JSON_FIELD = new RegExp(String.raw`(\\*)"(${NAME})\1"[ \t]*:[ \t]*\1"((?:[^"\\\n]|\\.)*?)(?<!\\)\1"`, 'dgi');
 
-// `name: value` or `name = value` alone on a line, after what a tool puts
+// `name: value` or `name = value` alone on its line, after what a tool puts
 // before the lines of a file it shows (`   12→`, `12\t`, a diff's `+`), a
 // list's dash or `export`. The value is one word, quoted or not, to the end
 // of the line or a comment: code (`password: string;`, `token = getToken()`)
 // goes on with punctuation and is left alone.
-const LINE_FIELD = new RegExp(String.raw`^[ \t]*(?:\d+(?:→|\t))?[+-]?[ \t]*(?:-[ \t]+|export[ \t]+)?(["']?)(${NAME})\1[ \t]*(?::[ \t]+|=[ \t]*)(["']?)([^\s"'\x60;,(){}\[\]]+)\3[ \t]*(?:#.*)?$`, 'dgim');
+const LINE_FIELD = new RegExp(String.raw`^[ \t]*(?:\d+(?:→|\t))?[+-]?[ \t]*(?:-[ \t]+|export[ \t]+)?(["']?)(${NAME})\1[ \t]*(?::[ \t]+|=[ \t]*)(["']?)([^\s"'\x60;,(){}\[\]]+)\3[ \t]*(?:#.*)?$`, 'dgi');
 
 // `?name=value` or `&name=value` in a URL's query.
 const QUERY_FIELD = new RegExp(String.raw`[?&](${NAME})=([^&\s"'\x60<>#]+)`, 'dgi');
@@ -58,15 +58,34 @@ export function isSecretValue(value: string): boolean {
   return value.length >= 6 && !/\s/.test(value) && !/^[$<{(%]/.test(value) && !/^\[redacted:/.test(value) && !NOT_A_VALUE.test(value) && !/^[0-9.]+$/.test(value) && !REFERENCE.test(value);
 }
 
+// A word a secret-named field's name ends in, as a line holding one is found fast.
+const KEYWORD = /pass(?:word|wd|phrase)|secret|token|(?:api|access|private)[_.-]?key/gi;
+
+const FORMS = [
+  [JSON_FIELD, 2, 3],
+  [LINE_FIELD, 2, 4],
+  [QUERY_FIELD, 1, 2],
+] as const;
+
 /** The values of secret-named fields written as text: JSON at any depth, YAML, INI, TOML and properties lines, URL queries. */
 export function secretFieldSpans(text: string): Span[] {
   const spans: Span[] = [];
-  for (const [pattern, nameGroup, valueGroup] of [[JSON_FIELD, 2, 3], [LINE_FIELD, 2, 4], [QUERY_FIELD, 1, 2]] as const) {
-    for (const match of text.matchAll(pattern)) {
-      const value = match[valueGroup]!;
-      if (!isSecretField(match[nameGroup]!) || !isSecretValue(value)) continue;
-      const [start, end] = match.indices![valueGroup]!;
-      spans.push({ start, end, rule: SECRET_FIELD_RULE });
+  // Each form is written on one line, so only the lines that hold a keyword
+  // are read, each once.
+  let lineEnd = -1;
+  for (const keyword of text.matchAll(KEYWORD)) {
+    if (keyword.index < lineEnd) continue;
+    const lineStart = text.lastIndexOf('\n', keyword.index) + 1;
+    const newline = text.indexOf('\n', keyword.index);
+    lineEnd = newline < 0 ? text.length : newline;
+    const line = text.slice(lineStart, lineEnd);
+    for (const [pattern, nameGroup, valueGroup] of FORMS) {
+      for (const match of line.matchAll(pattern)) {
+        const value = match[valueGroup]!;
+        if (!isSecretField(match[nameGroup]!) || !isSecretValue(value)) continue;
+        const [start, end] = match.indices![valueGroup]!;
+        spans.push({ start: lineStart + start, end: lineStart + end, rule: SECRET_FIELD_RULE });
+      }
     }
   }
   return spans;

@@ -155,7 +155,9 @@ const BASE64_DEPTH = 2;
 
 // A run of base64 or base64url long enough to hold a secret a rule finds
 // (16 bytes), standing alone; it may follow `=`, as the value of `NAME=`.
-const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+// The character before it is matched rather than looked behind at, which
+// the regular expression engine finds several times faster.
+const BASE64_RUN = /(?:^|[^A-Za-z0-9+/_-])([A-Za-z0-9+/_-]{24,}={0,2})(?![A-Za-z0-9+/_=-])/dg;
 
 /**
  * Each base64 blob of the text whose bytes are text holding a secret, as one
@@ -168,9 +170,10 @@ async function base64Spans(text: string, rules: RuleSet, depth: number): Promise
   const decoded: string[] = [];
   let at = 0;
   for (const match of text.matchAll(BASE64_RUN)) {
-    const inner = textOf(match[0]);
+    const inner = textOf(match[1]!);
     if (inner === undefined) continue;
-    blobs.push({ start: match.index, end: match.index + match[0].length, at, length: inner.length });
+    const [start, end] = match.indices![1]!;
+    blobs.push({ start, end, at, length: inner.length });
     decoded.push(inner);
     at += inner.length + 2;
   }

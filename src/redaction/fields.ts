@@ -27,11 +27,12 @@ const NOT_A_VALUE = /^(?:string|number|boolean|bytes|object|null|undefined|none|
 // isSecretField has the last word on it.
 const NAME = String.raw`[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key)`;
 
-// `"name": "value"` in JSON text, at any depth of nesting: each quote of a
-// string nested N levels deep is preceded by 2^N-1 backslashes, the same run
-// for the name's and the value's quotes. The value ends at the first quote
-// that run closes.
-const JSON_FIELD = new RegExp(String.raw`(\\*)"(${NAME})\1"[ \t]*:[ \t]*\1"((?:[^"\\\n]|\\.)*?)(?<!\\)\1"`, 'dgi');
+// `"name": "value"` in JSON text, at any depth of nesting, and the
+// `'name': 'value'` of a Python dictionary printed: each quote of a string
+// nested N levels deep is preceded by 2^N-1 backslashes, the same run for the
+// name's and the value's quotes. The value ends at the first quote that run
+// closes.
+const JSON_FIELD = new RegExp(String.raw`(\\*)(["'])(${NAME})\1\2[ \t]*:[ \t]*\1(["'])((?:(?!\4)[^\\\n]|\\.)*?)(?<!\\)\1\4`, 'dgi');
 
 // `name: value` or `name = value` alone on its line, after what a tool puts
 // before the lines of a file it shows (`   12→`, `12\t`, a diff's `+`), a
@@ -62,7 +63,7 @@ export function isSecretValue(value: string): boolean {
 const KEYWORD = /pass(?:word|wd|phrase)|secret|token|(?:api|access|private)[_.-]?key/gi;
 
 const FORMS = [
-  [JSON_FIELD, 2, 3],
+  [JSON_FIELD, 3, 5],
   [LINE_FIELD, 2, 4],
   [QUERY_FIELD, 1, 2],
 ] as const;

@@ -49,6 +49,7 @@ describe('the rule set', () => {
     ['JSON text', `{\n  "service": "billing",\n  "client_secret": "${FIXTURE_ENCODED_SECRETS.jsonClientSecret}"\n}`, FIXTURE_ENCODED_SECRETS.jsonClientSecret],
     ['JSON text inside a JSON string', JSON.stringify({ body: JSON.stringify({ api_key: FIXTURE_ENCODED_SECRETS.jsonApiKey }) }), FIXTURE_ENCODED_SECRETS.jsonApiKey],
     ['JSON text two strings deep', JSON.stringify(JSON.stringify({ body: JSON.stringify({ token: FIXTURE_ENCODED_SECRETS.jsonToken }) })), FIXTURE_ENCODED_SECRETS.jsonToken],
+    ['a Python dictionary printed', `{'user': 'billing', 'secret': '${FIXTURE_ENCODED_SECRETS.jsonSecret}'}`, FIXTURE_ENCODED_SECRETS.jsonSecret],
     ['a YAML file read', `     1→production:\n     2→  password: ${FIXTURE_ENCODED_SECRETS.yamlPassword}\n     3→  pool: 5`, FIXTURE_ENCODED_SECRETS.yamlPassword],
     ['a YAML list with a quoted value', `users:\n  - db_password: '${FIXTURE_ENCODED_SECRETS.yamlPassword}'  # rotated`, FIXTURE_ENCODED_SECRETS.yamlPassword],
     ['an INI file', `[auth]\npassword = ${FIXTURE_ENCODED_SECRETS.iniPassword}\ntimeout = 30`, FIXTURE_ENCODED_SECRETS.iniPassword],

@@ -1,8 +1,10 @@
 // The rule set that finds secrets in text: secretlint's recommended preset
 // (a maintained set of rules for cloud keys, tokens, private keys, basic
 // auth and database connection strings), then Sessionizer's own patterns
-// (builtin.rules: .env assignments, passwords on command lines, bearer
-// tokens, JWTs), then a user's own, in the same format.
+// (builtin.rules: .env assignments, passwords on command lines and in URLs,
+// bearer tokens, JWTs), then a user's own, in the same format; then the
+// values of secret-named fields written as text (fields.ts). Each base64 blob
+// whose bytes are text is opened and its text found in by the same rules.
 //
 // A rules file holds one rule a line: `name /source/flags`. See
 // builtin.rules for the format; a malformed line is rejected with its file
@@ -155,8 +157,8 @@ const BASE64_DEPTH = 2;
 
 // A run of base64 or base64url long enough to hold a secret a rule finds
 // (16 bytes), standing alone; it may follow `=`, as the value of `NAME=`.
-// The character before it is matched rather than looked behind at, which
-// the regular expression engine finds several times faster.
+// The character before it is matched rather than looked behind at: the
+// engine would try a look-behind at every position of the text.
 const BASE64_RUN = /(?:^|[^A-Za-z0-9+/_-])([A-Za-z0-9+/_-]{24,}={0,2})(?![A-Za-z0-9+/_=-])/dg;
 
 /**

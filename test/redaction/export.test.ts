@@ -133,6 +133,9 @@ describe('a redacted export', () => {
     const page = fs.readFileSync(path.join(out, 'site', 'c', `${session}.html`), 'utf8').replace(/<!-- -->/g, '');
     expect(page).toMatch(/: redacted, [0-9.]+ (?:B|KB|MB) \([0-9.]+ (?:B|KB|MB) removed\)/);
     expect(page).toContain('[redacted:');
+    // The conversation of secrets in other encodings is on the site too, its placeholders shown.
+    const encodedPage = fs.readFileSync(path.join(out, 'site', 'c', `${encoded}.html`), 'utf8');
+    for (const rule of ['secret-field', 'github-base64', 'secret-field-base64', 'url-password', 'login-password']) expect(encodedPage).toContain(`[redacted:${rule}:`);
   });
 
   it('leaves the storage zone byte for byte as it was', () => {
@@ -176,6 +179,9 @@ describe('a redacted export', () => {
   it('leaves ordinary hashes, commit ids, UUIDs and code alone', () => {
     const text = fs.readFileSync(landedOf(path.join(out, BUNDLE), session)[0]!.path, 'utf8');
     for (const survivor of Object.values(FIXTURE_NOT_SECRETS)) expect(text).toContain(JSON.stringify(survivor).slice(1, -1));
+    // Beside the secrets of configuration files, their other fields.
+    const configuration = fs.readFileSync(landedOf(path.join(out, BUNDLE), encoded)[0]!.path, 'utf8');
+    for (const survivor of ['"max_tokens": 4096', '"owner": "config.owner"', 'username: billing', 'pool: 5', 'timeout = 30', 'user = billing']) expect(configuration).toContain(JSON.stringify(survivor).slice(1, -1));
   });
 
   it('builds the conversation its own chain from the redacted evidence, and names its rounds in the branch record', () => {
@@ -221,6 +227,8 @@ describe('a redacted export', () => {
     expect(report.findings.some((finding) => finding.file.includes('/streams/a5ec5ec5ec5ec5ec5/'))).toBe(true);
     expect(report.findings.some((finding) => finding.file.includes('/runs/') && finding.rule === 'slack')).toBe(true);
     expect(report.findings.some((finding) => finding.file.includes('/labels/retry/') && finding.rule === 'github')).toBe(true);
+    const encodedRules = new Set(report.findings.filter((finding) => finding.conversation === encoded).map((finding) => finding.rule));
+    for (const rule of ['secret-field', 'aws', 'github-base64', 'secret-field-base64', 'url-password', 'login-password', 'env-secret']) expect(encodedRules).toContain(rule);
   });
 });
 

@@ -238,6 +238,20 @@ describe('export --redact on the command line', () => {
     return { code: result.status, out: result.stdout, error: result.stderr };
   };
 
+  it('with --archive writes a folder and an archive that hold no secret in any spelling', { timeout: 180_000 }, () => {
+    const work = temporaryFolder();
+    const target = path.join(work, 'export');
+    const packed = path.join(work, 'export.tar.zst');
+    const exported = sessionizer(['export', '--source', source, '--data', data, '--out', target, '--archive', packed, '--conversation', session, '--conversation', encoded, '--redact', '--redact-paths']);
+    expect(exported.code, exported.error).toBe(0);
+    const unpacked = path.join(work, 'unpacked');
+    fs.mkdirSync(unpacked);
+    expect(spawnSync('tar', ['--zstd', '-xf', packed, '-C', unpacked]).status).toBe(0);
+    const stream = spawnSync('zstd', ['-d', '-c', packed], { maxBuffer: 1 << 30 });
+    expect(stream.status).toBe(0);
+    expect([...leaks(target), ...leaks(unpacked), ...leaksIn('the decompressed archive', stream.stdout)]).toEqual([]);
+  });
+
   it('with --dry-run reports each finding with its conversation, record, part and rule, and writes no export', { timeout: 60_000 }, () => {
     const target = path.join(temporaryFolder(), 'export');
     const text = sessionizer(['export', '--source', source, '--data', data, '--out', target, '--conversation', session, '--redact', '--dry-run']);

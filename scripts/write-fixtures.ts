@@ -52,6 +52,7 @@ export const FIXTURE_SESSIONS = {
   customTitle: stableUuid('fixture', 203),
   generatedTitle: stableUuid('fixture', 204),
   commandFirst: stableUuid('fixture', 205),
+  encodedSecrets: stableUuid('fixture', 400),
 } as const;
 
 /** Markup a transcript may hold that the site must show as text and never run. */
@@ -630,16 +631,98 @@ function commandFirst(files: Files): void {
   main(files, 'command-first', t);
 }
 
+// --- Secrets in the encodings a transcript carries them in (fixture numbers 400-449).
+
+/**
+ * The secrets the `encodedSecrets` fixture is seeded with, by the encoding
+ * that carries them: clearly fake values that still match the redaction
+ * rules. Tests search an export for each, and for each blob that encodes one.
+ */
+export const FIXTURE_ENCODED_SECRETS = {
+  jsonPassword: 'JsonFixtureFakePass10',
+  jsonApiKey: 'JsonFixtureFakeApiKey11',
+  jsonClientSecret: 'JsonFixtureFakeClientSecret12',
+  jsonToken: 'JsonFixtureFakeToken13',
+  jsonSecret: 'JsonFixtureFakeSecret14',
+  doublyPassword: 'DoublyFixtureFakePass15',
+  objectKeyAws: 'AKIAZZFAKEOBJECTKEY2',
+  yamlPassword: 'YamlFixtureFakePass16',
+  iniPassword: 'IniFixtureFakePass17',
+  base64Token: `ghp_${'Base64Fake00'.repeat(3)}`,
+  base64Password: 'Base64FixtureFakePass18',
+  urlPassword: 'UrlFixtureFakePass19',
+  queryToken: 'QueryFixtureFakeToken20',
+  exportApiKey: 'ExportFixtureFakeApiKey21',
+  commandPassword: 'CommandFixtureFakePass22',
+  loginPassword: 'LoginFixtureFakePass23',
+} as const;
+
+/** The base64 blobs the `encodedSecrets` fixture shows, each the spelling of a secret above. */
+export const FIXTURE_ENCODED_BLOBS = {
+  dockerAuth: Buffer.from(`ada:${FIXTURE_ENCODED_SECRETS.base64Token}`).toString('base64'),
+  secretManifest: Buffer.from(`password: ${FIXTURE_ENCODED_SECRETS.base64Password}\n`).toString('base64'),
+} as const;
+
+/** Lines of a file as Claude Code's Read tool shows them: numbered, an arrow before each. */
+function numbered(text: string): string {
+  return text.split('\n').map((line, index) => `${String(index + 1).padStart(6)}→${line}`).join('\n');
+}
+
+// A service's configuration as tools show it: JSON an API answered (once
+// escaped in the record), JSON inside a string of that JSON (twice escaped),
+// an access key id as the name of an object's entry, a YAML and an INI file
+// read, base64 blobs whose text holds a token and a password; and shell
+// commands with a password in a URL, a token in a query, a lower-case
+// `export`, a variable set for one command and `docker login -p`.
+function encodedSecrets(files: Files): void {
+  const session = FIXTURE_SESSIONS.encodedSecrets;
+  const cwd = FIXTURE_HOME.folder;
+  const s = FIXTURE_ENCODED_SECRETS;
+  const b = FIXTURE_ENCODED_BLOBS;
+  const t = new Transcript({ session, cwd });
+  t.prompt('Check how the billing service is configured.');
+  const answer = JSON.stringify({ service: 'billing', password: s.jsonPassword, api_key: s.jsonApiKey, client_secret: s.jsonClientSecret, token: s.jsonToken, secret: s.jsonSecret, max_tokens: 4096, owner: 'config.owner' }, null, 2);
+  const [curl] = t.call([toolUseBlock('toolu_enc01', 'Bash', { command: 'curl -s https://billing.example.invalid/config', description: 'Fetch the service configuration' })]);
+  t.result('toolu_enc01', curl!, answer, { toolUseResult: { stdout: answer, stderr: '', interrupted: false } });
+  const vault = JSON.stringify({ path: 'secret/billing', body: JSON.stringify({ user: 'billing', password: s.doublyPassword }) });
+  const [read] = t.call([toolUseBlock('toolu_enc02', 'mcp__vault__read', { path: 'secret/billing' })]);
+  t.result('toolu_enc02', read!, [textBlock(vault)]);
+  const [keys] = t.call([toolUseBlock('toolu_enc03', 'mcp__aws__list_access_keys', { user: 'billing' })]);
+  t.result('toolu_enc03', keys!, 'Listed 1 key.', { toolUseResult: { keys: { [s.objectKeyAws]: { status: 'Active', created: '2026-11-01' } } } });
+  const yaml = `production:\n  adapter: postgresql\n  username: billing\n  password: ${s.yamlPassword}\n  pool: 5\n`;
+  const [readYaml] = t.call([toolUseBlock('toolu_enc04', 'Read', { file_path: `${cwd}/config/database.yml` })]);
+  t.result('toolu_enc04', readYaml!, numbered(yaml), { toolUseResult: { type: 'text', file: { filePath: `${cwd}/config/database.yml`, content: yaml } } });
+  const ini = `[auth]\nuser = billing\npassword = ${s.iniPassword}\ntimeout = 30\n`;
+  const [readIni] = t.call([toolUseBlock('toolu_enc05', 'Read', { file_path: `${cwd}/settings.ini` })]);
+  t.result('toolu_enc05', readIni!, numbered(ini), { toolUseResult: { type: 'text', file: { filePath: `${cwd}/settings.ini`, content: ini } } });
+  const docker = JSON.stringify({ auths: { 'registry.example.invalid': { auth: b.dockerAuth } } }, null, 2);
+  const manifest = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: billing\ndata:\n  config.yaml: ${b.secretManifest}\n`;
+  const [cat] = t.call([toolUseBlock('toolu_enc06', 'Bash', { command: 'cat ~/.docker/config.json k8s/secret.yaml', description: 'Show the registry login and the secret' })]);
+  t.result('toolu_enc06', cat!, `${docker}\n${manifest}`, { toolUseResult: { stdout: `${docker}\n${manifest}`, stderr: '', interrupted: false } });
+  const command = [
+    `git clone https://ada:${s.urlPassword}@git.example.invalid/billing.git`,
+    `curl -s "https://billing.example.invalid/v1/items?limit=5&access_token=${s.queryToken}"`,
+    `export billing_api_key=${s.exportApiKey}`,
+    `PGPASSWORD=${s.commandPassword} psql -h db.example.invalid -c 'select 1'`,
+    `docker login -u ada -p ${s.loginPassword} registry.example.invalid`,
+  ].join('\n');
+  const [deploy] = t.call([toolUseBlock('toolu_enc07', 'Bash', { command, description: 'Clone, check and log in' })]);
+  t.result('toolu_enc07', deploy!, 'Login Succeeded', { toolUseResult: { stdout: 'Login Succeeded', stderr: '', interrupted: false } });
+  t.call([textBlock('The service reads its password from config/database.yml; the token and the keys are set too.')]);
+  files.set(`-home-adalovelace-work-vault/${session}.jsonl`, t.text());
+}
+
 function empty(files: Files): void {
   files.set(`${slug('empty')}/${FIXTURE_SESSIONS.empty}.jsonl`, '');
 }
 
 const GENERATION_WRITERS = [resavedWithoutIds, inlineSidechains, continuedFile, quietLastLine];
 const USAGE_AND_TITLE_WRITERS = [unfinishedCall, summaryTitle, customTitle, generatedTitle, commandFirst];
+const REDACTION_WRITERS = [encodedSecrets];
 
 export function fixtureFiles(): Files {
   const files: Files = new Map();
-  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren, hostileMarkup, secrets, ...GENERATION_WRITERS, ...USAGE_AND_TITLE_WRITERS]) {
+  for (const write of [duplicates, parallelLinear, parallelForked, compaction, rewind, nestedAgents, workflow, hugeLine, bareStringResult, imageAndText, prunedMain, partialLine, legacyAgents, malformedLines, empty, retry, lateResult, rewindAtFirstPrompt, rewindAfterCompaction, structuralChildren, hostileMarkup, secrets, ...GENERATION_WRITERS, ...USAGE_AND_TITLE_WRITERS, ...REDACTION_WRITERS]) {
     write(files);
   }
   return files;

@@ -1,17 +1,21 @@
 // The rule set that finds secrets in text: secretlint's recommended preset
 // (a maintained set of rules for cloud keys, tokens, private keys, basic
 // auth and database connection strings), then Sessionizer's own patterns
-// (builtin.rules: .env assignments, passwords on command lines, bearer
-// tokens, JWTs), then a user's own, in the same format.
+// (builtin.rules: .env assignments, passwords on command lines and in URLs,
+// bearer tokens, JWTs), then a user's own, in the same format; then the
+// values of secret-named fields written as text (fields.ts). Each base64 blob
+// whose bytes are text is opened and its text found in by the same rules.
 //
 // A rules file holds one rule a line: `name /source/flags`. See
 // builtin.rules for the format; a malformed line is rejected with its file
 // and line number.
 
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SecretLintCoreConfig } from '@secretlint/types';
+import { secretFieldSpans } from './fields.ts';
 import { RULE_NAME } from './placeholder.ts';
 
 export const BUILTIN_RULES = fileURLToPath(new URL('./builtin.rules', import.meta.url));
@@ -114,8 +118,17 @@ function loadSecretlint() {
 
 const SECRETLINT_PREFIX = '@secretlint/secretlint-rule-';
 
-/** Every span of the text that a rule of the set finds, in no particular order; spans may overlap. */
+/**
+ * Every span of the text that a rule of the set finds, in no particular
+ * order; spans may overlap. The rules see the text as it is, then the values
+ * of secret-named fields written as text (fields.ts), then the text inside
+ * each base64 blob it holds.
+ */
 export async function findSecrets(text: string, rules: RuleSet): Promise<Span[]> {
+  return findSecretsWithin(text, rules, BASE64_DEPTH);
+}
+
+async function findSecretsWithin(text: string, rules: RuleSet, depth: number): Promise<Span[]> {
   const spans: Span[] = [];
   const { lintSource, config } = await loadSecretlint();
   const result = await lintSource({ source: { content: text, filePath: 'transcript', ext: '', contentType: 'text' }, options: { config, noPhysicFilePath: true } });
@@ -134,7 +147,60 @@ export async function findSecrets(text: string, rules: RuleSet): Promise<Span[]>
       if (secret.length > 0) spans.push({ start, end: start + secret.length, rule: rule.name });
     }
   }
+  spans.push(...secretFieldSpans(text));
+  if (depth > 0) spans.push(...(await base64Spans(text, rules, depth)));
   return spans;
+}
+
+// How many base64 layers are opened: a secret encoded, and that text encoded again.
+const BASE64_DEPTH = 2;
+
+// A run of base64 or base64url long enough to hold a secret a rule finds
+// (16 bytes), standing alone; it may follow `=`, as the value of `NAME=`.
+// The character before it is matched rather than looked behind at: the
+// engine would try a look-behind at every position of the text.
+const BASE64_RUN = /(?:^|[^A-Za-z0-9+/_-])([A-Za-z0-9+/_-]{24,}={0,2})(?![A-Za-z0-9+/_=-])/dg;
+
+/**
+ * Each base64 blob of the text whose bytes are text holding a secret, as one
+ * span named for the rule that found the secret inside: the blob is the
+ * secret's spelling, so the whole of it goes. The decoded texts are scanned
+ * together, in one call, as a file's strings are.
+ */
+async function base64Spans(text: string, rules: RuleSet, depth: number): Promise<Span[]> {
+  const blobs: { start: number; end: number; at: number; length: number }[] = [];
+  const decoded: string[] = [];
+  let at = 0;
+  for (const match of text.matchAll(BASE64_RUN)) {
+    const inner = textOf(match[1]!);
+    if (inner === undefined) continue;
+    const [start, end] = match.indices![1]!;
+    blobs.push({ start, end, at, length: inner.length });
+    decoded.push(inner);
+    at += inner.length + 2;
+  }
+  if (blobs.length === 0) return [];
+  const spans: Span[] = [];
+  const found = await findSecretsWithin(decoded.join('\n\n'), rules, depth - 1);
+  for (const blob of blobs) {
+    const inside = found.find((span) => span.start < blob.at + blob.length && span.end > blob.at);
+    if (inside) spans.push({ start: blob.start, end: blob.end, rule: `${inside.rule.slice(0, 57)}-base64` });
+  }
+  return spans;
+}
+
+/** The text a base64 blob encodes, when its bytes are UTF-8 text without control characters; else undefined. */
+function textOf(blob: string): string | undefined {
+  // Most blobs are images, archives or no base64 at all (a path, an
+  // identifier): their first bytes tell, without decoding the rest.
+  if (hasControl(Buffer.from(blob.slice(0, 64), 'base64'))) return undefined;
+  const bytes = Buffer.from(blob, 'base64');
+  return !hasControl(bytes) && isUtf8(bytes) ? bytes.toString('utf8') : undefined;
+}
+
+function hasControl(bytes: Buffer): boolean {
+  for (const byte of bytes) if ((byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) || byte === 0x7f) return true;
+  return false;
 }
 
 // Secretlint's ranges are not always the secret: the AWS secret key rule

@@ -22,6 +22,7 @@ import { readSessionData } from '../session-data/derive.ts';
 import type { Part } from '../session-data/format.ts';
 import { conversationFolder } from '../session-flow/chain.ts';
 import { decodeJsonString, jsonStrings } from './json-strings.ts';
+import { isSecretField, isSecretValue, SECRET_FIELD_RULE } from './fields.ts';
 import { findSecrets, type RuleSet, type Span } from './rules.ts';
 
 /** One secret found: where, by which rule, and a preview that does not give it away. */
@@ -166,12 +167,13 @@ export function recordFiles(data: string, conversation: string): string[] {
 
 /**
  * The strings of one record, in the order apply.ts finds them again. A JSON
- * payload gives each string value (keys name fields, not secrets), with a
- * value under a key that names a secret (`"password": …`) marked whole; a
- * payload landed as text is one string; bytes that are not UTF-8 are read one
- * character a byte, so a secret in them is still found and replaced in place.
- * `exact` names strings that are a secret when they are all of a string (a
- * user name as the actor of a branch record).
+ * payload gives each string, keys included (a key can be a secret: an access
+ * key id as the name of its entry), with a value under a key that names a
+ * secret (`"password": …`) marked whole; a payload landed as text is one
+ * string; bytes that are not UTF-8 are read one character a byte, so a secret
+ * in them is still found and replaced in place. `exact` names strings that
+ * are a secret when they are all of a string (a user name as the actor of a
+ * branch record).
  */
 export function collectStrings(payload: Buffer, encoding: LandedRecord['encoding'], row: number, pieces: Piece[], exact?: ReadonlySet<string>): void {
   if (encoding !== 'raw') {
@@ -182,29 +184,24 @@ export function collectStrings(payload: Buffer, encoding: LandedRecord['encoding
   let keyName: string | undefined;
   tokens.forEach((token, index) => {
     const text = decodeJsonString(payload, token);
-    if (token.key) {
-      keyName = text;
-      return;
-    }
     const under = keyName;
-    keyName = undefined;
-    const whole = under !== undefined && SECRET_FIELD.test(under.replace(/[_-]/g, '')) && isSecretValue(text) ? 'secret-field' : exact?.has(text) ? 'user-name' : undefined;
+    keyName = token.key ? text : undefined;
+    const whole = !token.key && under !== undefined && isSecretField(under) && isSecretValue(text) ? SECRET_FIELD_RULE : !token.key && exact?.has(text) ? 'user-name' : undefined;
     if (whole) pieces.push({ row, index, text, whole });
-    // No rule finds a secret in fewer characters; most strings of a record
-    // are short names and kinds, which need not be copied into the text.
-    else if (text.length >= SHORTEST) pieces.push({ row, index, text });
+    // No rule finds a secret in fewer characters, nor in a name made of
+    // letters only; most strings of a record are such names and kinds, which
+    // need not be copied into the text.
+    else if (text.length >= SHORTEST && !(token.key && FIELD_NAME.test(text))) pieces.push({ row, index, text });
   });
 }
 
 // The shortest text a rule can find a secret in: `-p` and a 3-character password.
 const SHORTEST = 5;
 
-// A field whose name says it holds a secret: password, api_key, clientSecret, authToken …
-const SECRET_FIELD = /(?:password|passwd|passphrase|secret|token|apikey|accesskey|privatekey)$/i;
-
-function isSecretValue(text: string): boolean {
-  return text.length >= 6 && !/^[$<{(]/.test(text) && !/^\[redacted:/.test(text) && !/\s/.test(text);
-}
+// A key that names a field: a word of letters starting with a small letter or
+// a capital and a small one (camelCase, snake_case, PascalCase), short enough
+// to be a name rather than a token. An access key id is capitals and digits.
+const FIELD_NAME = /^(?:[a-z_]|[A-Z][a-z])[A-Za-z_]{0,31}$/;
 
 /** Scans the pieces as one text; gives each piece with something to cut, and its spans, merged and in order. */
 async function cutsOf(pieces: Piece[], rules: RuleSet): Promise<[Piece, Span[]][]> {

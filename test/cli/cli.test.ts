@@ -147,7 +147,7 @@ describe('parse, conversation and glossary', () => {
     expect(parsed.out.trim().split('\n').map((line) => line.slice(0, line.indexOf(':')))).toEqual(storedSessions(data).filter((session) => session !== broken));
   });
 
-  it('parses collected data into rounds and prints the folded conversation as stable JSON and as a tree', () => {
+  it('parses collected data into rounds and prints the folded conversation as stable JSON and as a tree', { timeout: 60_000 }, () => {
     const root = copyOfFixtures();
     const data = temporaryFolder();
     sessionizer(['collect', '--once', '--source', root, '--data', data]);

@@ -18,20 +18,22 @@ import { scanForSecrets } from '../../src/redaction/scan.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { verifyExport } from '../../src/verify/export.ts';
-import { FIXTURE_HOME, FIXTURE_NOT_SECRETS, FIXTURE_SECRETS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_HOME, FIXTURE_NOT_SECRETS, FIXTURE_SECRETS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, landedOf, sessionDataOf, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 const session = FIXTURE_SESSIONS.secrets;
+const encoded = FIXTURE_SESSIONS.encodedSecrets;
 const labelSecret = 'ghp_LabelFixtureFake0LabelFixtureFake0La';
 const reasonSecret = 'sk-ant-api03-ReasonFixtureFakeKey0ReasonFixtureFakeKey0ReasonFixtureFakeKey0ReasonFixtureFakeKey0ReasonFixAA';
-const secrets = [...Object.values(FIXTURE_SECRETS), labelSecret, reasonSecret, FIXTURE_HOME.user];
+const secrets = [...Object.values(FIXTURE_SECRETS), ...Object.values(FIXTURE_ENCODED_SECRETS), ...Object.values(FIXTURE_ENCODED_BLOBS), labelSecret, reasonSecret, FIXTURE_HOME.user];
 
 let source: string;
 let data: string;
 let out: string;
 let extracted: string;
 let archive: string;
+let tarStream: Buffer;
 let storageBefore: Map<string, string>;
 
 /** Every file under a folder, with the SHA-256 of its bytes. */
@@ -48,29 +50,43 @@ function digests(root: string): Map<string, string> {
   return found;
 }
 
-/** The spellings a secret's bytes can take in a file: raw, JSON-escaped, and base64 at each of the three alignments. */
+/** A text as HTML writes it, with each character HTML escapes spelled by name, by decimal or by hexadecimal number. */
+function htmlEscapes(text: string): string[] {
+  const named: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+  return [
+    text.replace(/[&<>"']/g, (character) => named[character]!),
+    text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`),
+    text.replace(/[&<>"']/g, (character) => `&#x${character.charCodeAt(0).toString(16)};`),
+  ];
+}
+
+/**
+ * The spellings a secret's bytes can take in a file: raw, JSON-escaped, JSON-escaped twice
+ * (JSON in a JSON string), URL-encoded, HTML-escaped, and base64 at each of the three alignments.
+ */
 function spellings(secret: string): string[] {
   const bytes = Buffer.from(secret);
-  const forms = [secret, JSON.stringify(secret).slice(1, -1)];
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  const forms = [secret, escaped, JSON.stringify(escaped).slice(1, -1), encodeURIComponent(secret), encodeURI(secret), ...htmlEscapes(secret), ...htmlEscapes(escaped)];
   for (let shift = 0; shift < 3; shift++) {
     const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
     // Drop the characters that also carry the bytes before or after it.
     forms.push(encoded.slice(shift === 0 ? 0 : 4, -4));
   }
-  return forms.filter((form) => form.length >= 6);
+  return [...new Set(forms)].filter((form) => form.length >= 6);
+}
+
+/** Each secret found in the bytes, in any of its spellings, named with where. */
+function leaksIn(where: string, bytes: Buffer): string[] {
+  const found: string[] = [];
+  for (const secret of secrets) {
+    for (const form of spellings(secret)) if (where.includes(form) || bytes.includes(form)) found.push(`${where}: ${secret} as ${form}`);
+  }
+  return found;
 }
 
 function leaks(root: string): string[] {
-  const found: string[] = [];
-  for (const relative of digests(root).keys()) {
-    const bytes = fs.readFileSync(path.join(root, relative));
-    for (const secret of secrets) {
-      for (const form of spellings(secret)) {
-        if (relative.includes(form) || bytes.includes(form)) found.push(`${relative}: ${secret} as ${form}`);
-      }
-    }
-  }
-  return found;
+  return [...digests(root).keys()].flatMap((relative) => leaksIn(relative, fs.readFileSync(path.join(root, relative))));
 }
 
 beforeAll(async () => {
@@ -78,24 +94,30 @@ beforeAll(async () => {
   data = temporaryFolder({ forFile: true });
   collectOnce(source, data);
   parseSession(data, session);
+  parseSession(data, encoded);
   const done = sessionDataOf(landedFilesOfSession(data, session)[0]!.path).rows.findLast((row) => row.parts.some((part) => part.k === 'text' && 'text' in part && part.text === 'Done.'))!;
   fork(data, { conversation: session, at: done.id!, name: 'retry', by: FIXTURE_HOME.user, reason: `retry with ${reasonSecret}`, now: new Date('2026-12-02T10:00:00Z') });
   labelBranch(data, session, 'retry', { labels: ['deploy'], summary: `deployed with ${labelSecret}`, by: FIXTURE_HOME.user, now: new Date('2026-12-02T10:01:00Z') });
   storageBefore = digests(data);
-  const plan = await scanForSecrets(data, [session], { rules: ruleSet(), paths: true, converterFor });
+  const plan = await scanForSecrets(data, [session, encoded], { rules: ruleSet(), paths: true, converterFor });
   out = path.join(temporaryFolder({ forFile: true }), 'export');
-  await writeExport(data, out, [session], { redaction: plan });
+  await writeExport(data, out, [session, encoded], { redaction: plan });
   archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
   await writeArchive(out, archive);
   extracted = temporaryFolder({ forFile: true });
   const untar = spawnSync('tar', ['--zstd', '-xf', archive, '-C', extracted], { encoding: 'utf8' });
   if (untar.status !== 0) throw new Error(untar.stderr);
+  // The tar stream itself too: its headers hold every path.
+  const unzstd = spawnSync('zstd', ['-d', '-c', archive], { maxBuffer: 1 << 30 });
+  if (unzstd.status !== 0) throw new Error(unzstd.stderr.toString());
+  tarStream = unzstd.stdout;
 }, 120_000);
 
 describe('a redacted export', () => {
-  it('holds no secret, nor the user name, anywhere: raw, JSON-escaped or base64, in the folder and in the archive', () => {
+  it('holds no secret, nor the user name, in any spelling, in the folder, the archive or its tar stream', () => {
     expect(leaks(out)).toEqual([]);
     expect(leaks(extracted)).toEqual([]);
+    expect(leaksIn('the decompressed archive', tarStream)).toEqual([]);
     expect(fs.readFileSync(archive).includes(FIXTURE_SECRETS.awsAccessKey)).toBe(false);
   });
 
@@ -111,6 +133,9 @@ describe('a redacted export', () => {
     const page = fs.readFileSync(path.join(out, 'site', 'c', `${session}.html`), 'utf8').replace(/<!-- -->/g, '');
     expect(page).toMatch(/: redacted, [0-9.]+ (?:B|KB|MB) \([0-9.]+ (?:B|KB|MB) removed\)/);
     expect(page).toContain('[redacted:');
+    // The conversation of secrets in other encodings is on the site too, its placeholders shown.
+    const encodedPage = fs.readFileSync(path.join(out, 'site', 'c', `${encoded}.html`), 'utf8');
+    for (const rule of ['secret-field', 'github-base64', 'secret-field-base64', 'url-password', 'login-password']) expect(encodedPage).toContain(`[redacted:${rule}:`);
   });
 
   it('leaves the storage zone byte for byte as it was', () => {
@@ -154,6 +179,9 @@ describe('a redacted export', () => {
   it('leaves ordinary hashes, commit ids, UUIDs and code alone', () => {
     const text = fs.readFileSync(landedOf(path.join(out, BUNDLE), session)[0]!.path, 'utf8');
     for (const survivor of Object.values(FIXTURE_NOT_SECRETS)) expect(text).toContain(JSON.stringify(survivor).slice(1, -1));
+    // Beside the secrets of configuration files, their other fields.
+    const configuration = fs.readFileSync(landedOf(path.join(out, BUNDLE), encoded)[0]!.path, 'utf8');
+    for (const survivor of ['"max_tokens": 4096', '"owner": "config.owner"', 'username: billing', 'pool: 5', 'timeout = 30', 'user = billing']) expect(configuration).toContain(JSON.stringify(survivor).slice(1, -1));
   });
 
   it('builds the conversation its own chain from the redacted evidence, and names its rounds in the branch record', () => {
@@ -199,6 +227,8 @@ describe('a redacted export', () => {
     expect(report.findings.some((finding) => finding.file.includes('/streams/a5ec5ec5ec5ec5ec5/'))).toBe(true);
     expect(report.findings.some((finding) => finding.file.includes('/runs/') && finding.rule === 'slack')).toBe(true);
     expect(report.findings.some((finding) => finding.file.includes('/labels/retry/') && finding.rule === 'github')).toBe(true);
+    const encodedRules = new Set(report.findings.filter((finding) => finding.conversation === encoded).map((finding) => finding.rule));
+    for (const rule of ['secret-field', 'aws', 'github-base64', 'secret-field-base64', 'url-password', 'login-password', 'env-secret']) expect(encodedRules).toContain(rule);
   });
 });
 
@@ -207,6 +237,20 @@ describe('export --redact on the command line', () => {
     const result = spawnSync(process.execPath, [launcher, ...args], { encoding: 'utf8' });
     return { code: result.status, out: result.stdout, error: result.stderr };
   };
+
+  it('with --archive writes a folder and an archive that hold no secret in any spelling', { timeout: 180_000 }, () => {
+    const work = temporaryFolder();
+    const target = path.join(work, 'export');
+    const packed = path.join(work, 'export.tar.zst');
+    const exported = sessionizer(['export', '--source', source, '--data', data, '--out', target, '--archive', packed, '--conversation', session, '--conversation', encoded, '--redact', '--redact-paths']);
+    expect(exported.code, exported.error).toBe(0);
+    const unpacked = path.join(work, 'unpacked');
+    fs.mkdirSync(unpacked);
+    expect(spawnSync('tar', ['--zstd', '-xf', packed, '-C', unpacked]).status).toBe(0);
+    const stream = spawnSync('zstd', ['-d', '-c', packed], { maxBuffer: 1 << 30 });
+    expect(stream.status).toBe(0);
+    expect([...leaks(target), ...leaks(unpacked), ...leaksIn('the decompressed archive', stream.stdout)]).toEqual([]);
+  });
 
   it('with --dry-run reports each finding with its conversation, record, part and rule, and writes no export', { timeout: 60_000 }, () => {
     const target = path.join(temporaryFolder(), 'export');

@@ -6,7 +6,7 @@ import { decodeJsonString, jsonStrings, replaceJsonStrings } from '../../src/red
 import { placeholdersIn } from '../../src/redaction/placeholder.ts';
 import { findSecrets, readRulesFile, ruleSet, RulesFileError } from '../../src/redaction/rules.ts';
 import { preview } from '../../src/redaction/scan.ts';
-import { FIXTURE_NOT_SECRETS, FIXTURE_SECRETS } from '../../scripts/write-fixtures.ts';
+import { FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_NOT_SECRETS, FIXTURE_SECRETS } from '../../scripts/write-fixtures.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 const rules = ruleSet();
@@ -28,6 +28,12 @@ describe('the rule set', () => {
     ['env-secret', `export STRIPE_SECRET="${FIXTURE_SECRETS.envApiKey}"`, FIXTURE_SECRETS.envApiKey],
     ['bearer-token', `-H "Authorization: Bearer ${FIXTURE_SECRETS.bearer}"`, FIXTURE_SECRETS.bearer],
     ['slack', `SLACK=${FIXTURE_SECRETS.slackToken}`, FIXTURE_SECRETS.slackToken],
+    ['url-password', `git clone https://ada:${FIXTURE_ENCODED_SECRETS.urlPassword}@git.example.invalid/x.git`, FIXTURE_ENCODED_SECRETS.urlPassword],
+    ['url-password', `REDIS_URL=redis://:${FIXTURE_ENCODED_SECRETS.urlPassword}@cache.example.invalid:6379`, FIXTURE_ENCODED_SECRETS.urlPassword],
+    ['env-secret', `PGPASSWORD=${FIXTURE_ENCODED_SECRETS.commandPassword} psql -h db`, FIXTURE_ENCODED_SECRETS.commandPassword],
+    ['login-password', `docker login -u ada -p ${FIXTURE_ENCODED_SECRETS.loginPassword} registry`, FIXTURE_ENCODED_SECRETS.loginPassword],
+    ['secret-field', `curl "https://api.example.invalid/items?access_token=${FIXTURE_ENCODED_SECRETS.queryToken}&limit=5"`, FIXTURE_ENCODED_SECRETS.queryToken],
+    ['secret-field', `export billing_api_key=${FIXTURE_ENCODED_SECRETS.exportApiKey}`, FIXTURE_ENCODED_SECRETS.exportApiKey],
   ])('finds %s', async (rule, text, secret) => {
     expect(await found(text)).toContainEqual({ rule, secret });
   });
@@ -37,6 +43,27 @@ describe('the rule set', () => {
     expect((await found(`the key:\n${key}\n`)).map((entry) => entry.rule)).toContain('privatekey');
     const url = `postgres://app:${FIXTURE_SECRETS.postgresPassword}@db.example.invalid:5432/app`;
     expect((await found(`DATABASE=${url}`)).some((entry) => entry.secret.includes(FIXTURE_SECRETS.postgresPassword))).toBe(true);
+  });
+
+  it.each([
+    ['JSON text', `{\n  "service": "billing",\n  "client_secret": "${FIXTURE_ENCODED_SECRETS.jsonClientSecret}"\n}`, FIXTURE_ENCODED_SECRETS.jsonClientSecret],
+    ['JSON text inside a JSON string', JSON.stringify({ body: JSON.stringify({ api_key: FIXTURE_ENCODED_SECRETS.jsonApiKey }) }), FIXTURE_ENCODED_SECRETS.jsonApiKey],
+    ['JSON text two strings deep', JSON.stringify(JSON.stringify({ body: JSON.stringify({ token: FIXTURE_ENCODED_SECRETS.jsonToken }) })), FIXTURE_ENCODED_SECRETS.jsonToken],
+    ['a Python dictionary printed', `{'user': 'billing', 'secret': '${FIXTURE_ENCODED_SECRETS.jsonSecret}'}`, FIXTURE_ENCODED_SECRETS.jsonSecret],
+    ['a YAML file read', `     1→production:\n     2→  password: ${FIXTURE_ENCODED_SECRETS.yamlPassword}\n     3→  pool: 5`, FIXTURE_ENCODED_SECRETS.yamlPassword],
+    ['a YAML list with a quoted value', `users:\n  - db_password: '${FIXTURE_ENCODED_SECRETS.yamlPassword}'  # rotated`, FIXTURE_ENCODED_SECRETS.yamlPassword],
+    ['an INI file', `[auth]\npassword = ${FIXTURE_ENCODED_SECRETS.iniPassword}\ntimeout = 30`, FIXTURE_ENCODED_SECRETS.iniPassword],
+    ['a properties file in a diff', `+spring.datasource.password=${FIXTURE_ENCODED_SECRETS.iniPassword}`, FIXTURE_ENCODED_SECRETS.iniPassword],
+  ])('finds a secret-named field written as %s', async (_, text, secret) => {
+    expect(await found(text)).toContainEqual({ rule: 'secret-field', secret });
+  });
+
+  it('finds a secret inside a base64 blob, once or twice encoded, and takes the whole blob', async () => {
+    const once = FIXTURE_ENCODED_BLOBS.dockerAuth;
+    expect(await found(`{"auth": "${once}"}`)).toContainEqual({ rule: 'github-base64', secret: once });
+    expect(await found(`data:\n  config.yaml: ${FIXTURE_ENCODED_BLOBS.secretManifest}\n`)).toContainEqual({ rule: 'secret-field-base64', secret: FIXTURE_ENCODED_BLOBS.secretManifest });
+    const twice = Buffer.from(`AUTH=${once}`).toString('base64url');
+    expect(await found(`token ${twice}.`)).toContainEqual({ rule: 'github-base64-base64', secret: twice });
   });
 
   it('leaves ordinary code, SHA-256 hashes, commit ids, UUIDs and references to secrets alone', async () => {
@@ -51,6 +78,17 @@ describe('the rule set', () => {
       'mysql -u root -p app',
       'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 integrity sha512-Q2FsbCBtZSBJc2htYWVs',
       'UUID 550e8400-e29b-41d4-a716-446655440000 and request_id req_011CUk9sSsA3ymdV7mvp1Anm',
+      // Fields named for secrets, in code, types, masks, references and documentation.
+      'interface Login {\n  password: string;\n  token?: string | null;\n}',
+      '  token: getToken(user),\n  apiKey: config.apiKey\n  secret: process.env.APP_SECRET',
+      '{"accessToken": "sk-ant-oat01-...", "refreshToken": "eyJhbGciOiJIUzI1NiIs…", "password": "${DB_PASSWORD}"}',
+      '     3→    - secretKey: database-url\n     4→max_tokens: 4096\n     5→token_count = 12\n     6→password: ********\n     7→password = None\n     8→secret: <your-secret>',
+      'auth_token = self.session.token\nself.password = password',
+      'networking.proxy.default = "http://user:password@proxy:port/"; http://localhost:3000/@scope/pkg',
+      'https://example.invalid/search?q=token&page_token=&sort=asc',
+      // Base64 that is text without a secret, and runs of its alphabet that are no base64.
+      `echo ${Buffer.from('hello world, this is no secret at all').toString('base64')} | base64 -d`,
+      '/home/user/project/src/components/Button.tsx and src/redaction/json-strings.ts',
     ].join('\n');
     expect(await found(ordinary)).toEqual([]);
   });

@@ -1,0 +1,93 @@
+// Fields whose name says they hold a secret, wherever a transcript writes
+// them: as a key of a record's JSON (scan.ts reads those from the JSON
+// itself), and as text a tool showed: JSON inside a string (quotes escaped
+// once for each level of nesting), a YAML mapping (`password: …`), an INI,
+// TOML or properties assignment (`password = …`), and a URL's query
+// (`?access_token=…`). One name test and one value test serve all of them.
+
+import type { Span } from './rules.ts';
+
+export const SECRET_FIELD_RULE = 'secret-field';
+
+// A name ending in a word that says the value is a secret: password, api_key,
+// client_secret, clientSecret, authToken, aws_secret_access_key …
+const SECRET_NAME = /(?:password|passwd|passphrase|secret|token|apikey|accesskey|privatekey)$/i;
+
+/** Whether a field's name says its value is a secret. Separators do not count: `api_key`, `api-key` and `apiKey` are one name. */
+export function isSecretField(name: string): boolean {
+  return SECRET_NAME.test(name.replace(/[_.-]/g, ''));
+}
+
+// The words a value in a configuration or in code is when it is no secret:
+// types, empty values, and the masks a tool prints instead of a secret; and
+// a value cut short with an ellipsis, as documentation shows one.
+const NOT_A_VALUE = /^(?:string|number|boolean|bytes|object|null|undefined|none|nil|true|false|required|optional|secret|password|token|\*+|x+|\.+|-+)$|\.\.\.|…/i;
+
+// A name, in any of its spellings, that ends in one of SECRET_NAME's words;
+// isSecretField has the last word on it.
+const NAME = String.raw`[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key)`;
+
+// `"name": "value"` in JSON text, at any depth of nesting, and the
+// `'name': 'value'` of a Python dictionary printed: each quote of a string
+// nested N levels deep is preceded by 2^N-1 backslashes, the same run for the
+// name's and the value's quotes. The value ends at the first quote that run
+// closes.
+const JSON_FIELD = new RegExp(String.raw`(\\*)(["'])(${NAME})\1\2[ \t]*:[ \t]*\1(["'])((?:(?!\4)[^\\\n]|\\.)*?)(?<!\\)\1\4`, 'dgi');
+
+// `name: value` or `name = value` alone on its line, after what a tool puts
+// before the lines of a file it shows (`   12→`, `12\t`, a diff's `+`), a
+// list's dash or `export`. The value is one word, quoted or not, to the end
+// of the line or a comment: code (`password: string;`, `token = getToken()`)
+// goes on with punctuation and is left alone.
+const LINE_FIELD = new RegExp(String.raw`^[ \t]*(?:\d+(?:→|\t))?[+-]?[ \t]*(?:-[ \t]+|export[ \t]+)?(["']?)(${NAME})\1[ \t]*(?::[ \t]+|=[ \t]*)(["']?)([^\s"'\x60;,(){}\[\]]+)\3[ \t]*(?:#.*)?$`, 'dgi');
+
+// `?name=value` or `&name=value` in a URL's query.
+const QUERY_FIELD = new RegExp(String.raw`[?&](${NAME})=([^&\s"'\x60<>#]+)`, 'dgi');
+
+// A value naming a field of an object (`config.password`, `os.environ.TOKEN`)
+// is a reference to a secret, not one. Its names are words, digits only at
+// their end: a token's dotted parts (a JWT's) mix them.
+const REFERENCE = /^[A-Za-z_$][A-Za-z_$]*\d*(?:\.[A-Za-z_$][A-Za-z_$]*\d*)+$/;
+
+/**
+ * Whether a secret-named field's value can be a secret: one word, long
+ * enough, not a number, a type, a mask or a placeholder, and no reference to
+ * a secret held elsewhere (`$TOKEN`, `${…}`, `<password>`, `%(password)s`,
+ * `config.password`).
+ */
+export function isSecretValue(value: string): boolean {
+  return value.length >= 6 && !/\s/.test(value) && !/^[$<{(%]/.test(value) && !/^\[redacted:/.test(value) && !NOT_A_VALUE.test(value) && !/^[0-9.]+$/.test(value) && !REFERENCE.test(value);
+}
+
+// A word a secret-named field's name ends in, as a line holding one is found fast.
+const KEYWORD = /pass(?:word|wd|phrase)|secret|token|(?:api|access|private)[_.-]?key/gi;
+
+const FORMS = [
+  [JSON_FIELD, 3, 5],
+  [LINE_FIELD, 2, 4],
+  [QUERY_FIELD, 1, 2],
+] as const;
+
+/** The values of secret-named fields written as text: JSON at any depth, YAML, INI, TOML and properties lines, URL queries. */
+export function secretFieldSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  // Each form is written on one line, so only the lines that hold a keyword
+  // are read, each once.
+  let lineEnd = -1;
+  for (const keyword of text.matchAll(KEYWORD)) {
+    if (keyword.index < lineEnd) continue;
+    const lineStart = text.lastIndexOf('\n', keyword.index) + 1;
+    const newline = text.indexOf('\n', keyword.index);
+    lineEnd = newline < 0 ? text.length : newline;
+    const line = text.slice(lineStart, lineEnd);
+    for (const [pattern, nameGroup, valueGroup] of FORMS) {
+      for (const match of line.matchAll(pattern)) {
+        const value = match[valueGroup]!;
+        if (!isSecretField(match[nameGroup]!) || !isSecretValue(value)) continue;
+        const [start, end] = match.indices![valueGroup]!;
+        spans.push({ start: lineStart + start, end: lineStart + end, rule: SECRET_FIELD_RULE });
+      }
+    }
+  }
+  return spans;
+}

@@ -38,6 +38,15 @@ import type { RedactionPlan } from '../redaction/scan.ts';
 export { BUNDLE };
 export const SITE = 'site';
 
+/**
+ * The file every export writes at its top, listed in its manifest like any
+ * other: what tells an earlier export of this tool, which the next export
+ * into the folder may replace, from a folder of anyone's (destination.ts).
+ */
+export const EXPORT_MARKER = '.sessionizer-export';
+export const EXPORT_MARKER_SCHEMA = 'sessionizer-export/1';
+const EXPORT_MARKER_TEXT = `${EXPORT_MARKER_SCHEMA}\nThis folder is an export written by Sessionizer. The next export into it replaces it whole;\nan export refuses a folder that holds anything else (docs/export-folder.md).\n`;
+
 export interface ExportOptions {
   /** Build the static site into <out>/site; on by default. */
   readonly site?: boolean;
@@ -197,6 +206,7 @@ async function completeExport(
     site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer, waitingRenderer: options.waitingRenderer });
   }
   observer.step('manifest');
+  fs.writeFileSync(path.join(partial, EXPORT_MARKER), EXPORT_MARKER_TEXT);
   // The site's digests were taken as its pages were kept, or kept with them.
   const everyDigest = site ? new Map([...digests, ...[...site.digests].map(([file, sha256]) => [`${SITE}/${file}`, sha256] as const)]) : digests;
   const { entries, ...manifest } = writeManifest(partial, everyDigest, (bytes) => observer.advance(1, bytes));

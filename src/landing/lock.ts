@@ -1,4 +1,4 @@
-// One collector per session at a time.
+// One collector per session at a time, and one export per data folder.
 //
 // The sequence counter spans every stream of a session, so two collectors in
 // one session would hand out the same number. The lock is a file created with
@@ -27,17 +27,43 @@ export interface SessionLock {
 }
 
 export function lockSession(data: string, session: string): SessionLock {
-  const file = lockPath(data, session);
+  return takeLock(lockPath(data, session), (holder) => new SessionLockedError(session, holder));
+}
+
+/** Another export holds the data folder's lock. */
+export class DataFolderLockedError extends Error {
+  constructor(
+    readonly data: string,
+    readonly holder: string,
+  ) {
+    super(`the data folder ${data} is in use by another export (${holder}); run this one when it has finished`);
+  }
+}
+
+/**
+ * One export at a time per data folder: exports share the folder's site
+ * cache, the archive's frame index and the record of reused files, and two
+ * at once overwrite each other's. Collectors are not held back by it: they
+ * lock each session (lockSession).
+ */
+export function lockDataFolder(data: string): SessionLock {
+  return takeLock(path.join(data, EXPORT_LOCK), (holder) => new DataFolderLockedError(data, holder));
+}
+
+/** The data folder's export lock, beside the session folders; the leading `_` keeps it from being read as one. */
+export const EXPORT_LOCK = '_export.lock';
+
+function takeLock(file: string, held: (holder: string) => Error): SessionLock {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const owner = `pid ${process.pid} on ${os.hostname()}`;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, `${owner}\n`, { flag: 'wx' });
-      let held = true;
+      let holding = true;
       return {
         release: () => {
-          if (held) fs.rmSync(file, { force: true });
-          held = false;
+          if (holding) fs.rmSync(file, { force: true });
+          holding = false;
         },
       };
     } catch (error) {
@@ -45,10 +71,10 @@ export function lockSession(data: string, session: string): SessionLock {
     }
     const holder = readHolder(file);
     if (holder === undefined) continue; // released between our two calls
-    if (!isStale(holder)) throw new SessionLockedError(session, holder);
+    if (!isStale(holder)) throw held(holder);
     fs.rmSync(file, { force: true });
   }
-  throw new SessionLockedError(session, readHolder(file) ?? 'unknown');
+  throw held(readHolder(file) ?? 'unknown');
 }
 
 /**

@@ -11,7 +11,8 @@ import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/collector.ts';
-import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
+import { realPathOf, storageZoneRefusal } from '../../bundle/destination.ts';
+import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 
 export const DEFAULT_DATA = 'data';
@@ -28,6 +29,11 @@ export async function collect(argv: string[], io: Io): Promise<number> {
   const source = resolveSourceRoot(values.source);
   const data = path.resolve(values.data ?? DEFAULT_DATA);
   const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
+  const refusal = storageZoneRefusal(realPathOf(data));
+  if (refusal !== undefined) {
+    io.error(`sessionizer collect: --data ${data}: ${refusal}\n`);
+    return EXIT_USAGE;
+  }
   if (!values.json) io.error(`${describeSourceRoot(source)}\ndata ${data}\n`);
 
   if (values.once) return onePass(source.root, data, selected, values.json === true, io);

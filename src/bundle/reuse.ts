@@ -59,8 +59,13 @@ export function stampOf(file: string): string | undefined {
   }
 }
 
-function withoutChangeTime(stamp: string): string {
-  return stamp.slice(0, stamp.lastIndexOf(':'));
+/**
+ * Whether two stamps are of one file with the same size and modification
+ * time, whatever its change time: a hard link made or removed since, or a
+ * write whose modification time was set back, which only the bytes can tell apart.
+ */
+export function sameUnlessChangeTime(stamp: string, other: string): boolean {
+  return stamp.slice(0, stamp.lastIndexOf(':')) === other.slice(0, other.lastIndexOf(':'));
 }
 
 export class ExportReuse {
@@ -167,7 +172,7 @@ export class ExportReuse {
       // Only a copy still byte for byte its storage file can stand in for it
       // next time: the same inode, size and modification time as placed (a
       // later step, a redaction, replaces a file with a new one).
-      if (!placed?.placedStamp || now === undefined || withoutChangeTime(now) !== withoutChangeTime(placed.placedStamp)) continue;
+      if (!placed?.placedStamp || now === undefined || !sameUnlessChangeTime(now, placed.placedStamp)) continue;
       files[entry.path] = { source: placed.source, sourceStamp: placed.sourceStamp, exportedStamp: now, sha256: entry.sha256 };
     }
     fs.mkdirSync(path.dirname(this.record), { recursive: true });

@@ -81,7 +81,6 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
     json: values.json === true,
     redaction: rules ? { rules, paths: values['redact-paths'] === true, dryRun: values['dry-run'] === true } : undefined,
   };
-  if (!request.json) io.error(`${describeSourceRoot(request.source)}\ndata ${request.data}\n`);
   // No handler for Ctrl-C: it ends the process at once, like a crash, and
   // both are safe. The storage zone is written only write-once, the earlier
   // export is replaced by a rename only once the new one is whole, and the next
@@ -153,6 +152,7 @@ interface ExportRequest extends Destination {
 
 async function runExport(request: ExportRequest, waitingRenderer: WaitingRenderer | undefined, io: Io): Promise<number> {
   const { data, out, json } = request;
+  if (!json) io.error(`${describeSourceRoot(request.source)}\ndata ${data}\n`);
   const started = performance.now();
   const drawn = io.interactive && !json;
   const clock = new StepClock(drawn, drawn ? io.error : undefined);

@@ -2,7 +2,7 @@
 // deletes or replaces what it did not write, one export at a time per data
 // folder, and by default the conversations of the sessions under its source.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -164,9 +164,35 @@ describe('one export at a time per data folder', () => {
     expect(fs.existsSync(out)).toBe(false);
     const dead = endedPid();
     fs.writeFileSync(lock, `pid ${dead} on ${os.hostname()}\n`);
+    // What the dead export left half-written in the data folder goes too.
+    const left = path.join(data, '_exports', `.0123456789abcdef.json.${dead}-0.tmp`);
+    fs.mkdirSync(path.dirname(left));
+    fs.writeFileSync(left, '{');
     const taken = sessionizer(['export', '--source', source, '--data', data, '--out', out]);
     expect(taken.code, taken.error).toBe(0);
     expect(fs.existsSync(lock)).toBe(false);
+    expect(fs.existsSync(left)).toBe(false);
+  });
+});
+
+describe('two exports started at once on one data folder', () => {
+  it('run one: the other exits 1 naming it, and the export verifies', { timeout: 180_000 }, async () => {
+    const work = temporaryFolder();
+    const source = sourceWith(['-home-user-fixtures-rewind', '-home-user-fixtures-retry', '-home-user-fixtures-compaction']);
+    const data = path.join(work, 'data');
+    const started = ['one', 'two'].map((name) => {
+      const child = spawn(process.execPath, [launcher, 'export', '--source', source, '--data', data, '--out', path.join(work, name)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let error = '';
+      child.stderr.on('data', (chunk) => (error += chunk));
+      return new Promise<{ code: number | null; error: string; pid: number }>((resolve) => child.on('close', (code) => resolve({ code, error, pid: child.pid! })));
+    });
+    const [one, two] = await Promise.all(started);
+    const [ran, refused] = one!.code === 0 ? [one!, two!] : [two!, one!];
+    expect([ran.code, refused.code]).toEqual([0, 1]);
+    expect(refused.error).toMatch(new RegExp(`^error: the data folder ${data} is in use by another export \\(pid ${ran.pid} on `));
+    const out = path.join(work, ran === one ? 'one' : 'two');
+    expect(sessionizer(['verify', out]).code).toBe(0);
+    expect(fs.readdirSync(path.join(out, 'bundle', '_conversations'))).toHaveLength(3);
   });
 });
 

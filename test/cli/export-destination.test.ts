@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/bundle/manifest.ts';
-import { copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { copyOfFixtures, endedPid, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 
@@ -26,12 +26,6 @@ function contentOf(folder: string): Record<string, string> {
     if (fs.lstatSync(file).isFile()) files[name] = fs.readFileSync(file, 'latin1');
   }
   return files;
-}
-
-/** The pid of a process that has ended. */
-function endedPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-  return Number(child.stdout);
 }
 
 /** A source folder holding only the named project folders of the fixtures. */

@@ -3,19 +3,14 @@
 // collect or parse removes it once its writer has ended. A writer still
 // running keeps its files.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
-import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
-
-/** The pid of a process that has ended. */
-function endedPid(): number {
-  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
-}
+import { collectOnce, copyOfFixtures, endedPid, temporaryFolder } from '../helpers.ts';
 
 const running: ReturnType<typeof spawn>[] = [];
 afterEach(() => {

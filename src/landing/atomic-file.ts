@@ -48,6 +48,11 @@ const BATCH = BUFFER_BYTES;
 // a process id, and the process id tells whose it is once its writer died.
 const TEMPORARY_NAME = /^\..+\.(\d+)-\d+\.tmp$/;
 
+/** Where this process and thread write `target` before renaming it into place. */
+export function temporaryPathOf(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}-${threadId}.tmp`);
+}
+
 /** The process id of the writer of a temporary file named `name`, or undefined for a name that is not one. */
 export function writerOfTemporary(name: string): string | undefined {
   return TEMPORARY_NAME.exec(name)?.[1];
@@ -70,7 +75,7 @@ export class PendingFile {
   ) {
     this.target = target;
     this.digest = options.digest ? crypto.createHash('sha256') : undefined;
-    this.temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}-${threadId}.tmp`);
+    this.temporary = temporaryPathOf(target);
     ensureFolder(path.dirname(target));
     this.fileDescriptor = openTemporary(this.temporary, options.mode);
   }

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { temporaryPathOf } from './atomic-file.ts';
 import { lockPath } from './layout.ts';
 import { hasEnded } from './process.ts';
 
@@ -72,7 +73,7 @@ function takeLock(file: string, held: (holder: string) => Error): SessionLock {
     const holder = readHolder(file);
     if (holder === undefined) continue; // released between our two calls
     if (!isStale(holder)) throw held(holder);
-    fs.rmSync(file, { force: true });
+    takeOverStale(file, holder);
   }
   throw held(readHolder(file) ?? 'unknown');
 }
@@ -85,6 +86,25 @@ function takeLock(file: string, held: (holder: string) => Error): SessionLock {
 export function releaseLockHeldByThisProcess(data: string, session: string): void {
   const file = lockPath(data, session);
   if (readHolder(file) === `pid ${process.pid} on ${os.hostname()}`) fs.rmSync(file, { force: true });
+}
+
+/**
+ * Moves a stale lock out of the way. Renamed rather than removed: two
+ * processes that both found it stale could otherwise each remove it, the
+ * second removing the lock the first had just made. What was renamed is read
+ * again, and a lock that is not the stale one is put back.
+ */
+function takeOverStale(file: string, stale: string): void {
+  // Named as a temporary file (atomic-file.ts), so that one left by a crash here is removed as such.
+  const aside = temporaryPathOf(file);
+  try {
+    fs.renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // taken over by another process already
+    throw error;
+  }
+  if (readHolder(aside) === stale) fs.rmSync(aside, { force: true });
+  else fs.renameSync(aside, file);
 }
 
 function readHolder(file: string): string | undefined {

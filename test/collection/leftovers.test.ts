@@ -3,7 +3,7 @@
 // collect or parse removes it once its writer has ended. A writer still
 // running keeps its files.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,6 +30,25 @@ function plant(file: string): string {
   return file;
 }
 
+/**
+ * Starts a process that begins writing `target` as the tool writes every
+ * file (atomic-file.ts), and is killed with SIGKILL before it renames it into
+ * place; returns the temporary file it left.
+ */
+function killedWhileWriting(target: string): string {
+  const module = new URL('../../src/landing/atomic-file.ts', import.meta.url).href;
+  const script = `import { PendingFile } from ${JSON.stringify(module)};
+const pending = new PendingFile(${JSON.stringify(target)}, { mode: 0o444, durability: 'replaced' });
+pending.write('half of it');
+pending.seal();
+process.stdout.write(pending.temporary);
+process.kill(process.pid, 'SIGKILL');`;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(child.signal).toBe('SIGKILL');
+  expect(fs.existsSync(child.stdout)).toBe(true);
+  return child.stdout;
+}
+
 describe('what a dead process left in the storage zone', () => {
   it('is a note to verify, and the next collect removes it, leaving what a running writer has', () => {
     const root = copyOfFixtures();
@@ -53,13 +72,13 @@ describe('what a dead process left in the storage zone', () => {
     expect([fs.existsSync(leftIndex), fs.existsSync(leftLanded), fs.existsSync(beingWritten)]).toEqual([false, false, true]);
   });
 
-  it('is removed by the next parse of the session: its index and its chain', () => {
+  it('is removed by the next parse of the session: its index, from a process killed while it wrote it, and its chain', () => {
     const root = copyOfFixtures();
     const data = temporaryFolder();
     collectOnce(root, data);
     const session = FIXTURE_SESSIONS.rewind;
     const dead = endedPid();
-    const leftIndex = plant(path.join(data, session, `.session.index.${dead}-0.tmp`));
+    const leftIndex = killedWhileWriting(path.join(data, session, 'session.index'));
     const leftRound = plant(path.join(data, '_conversations', session, 'rounds', `.000001.sf.${dead}-0.tmp`));
     expect(verifyStorage(data).problems).toEqual([]);
     expect(parseSession(data, session).round).toBeDefined();

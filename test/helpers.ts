@@ -1,6 +1,7 @@
 // Shared by the tests: temporary folders, a fixture tree to change freely,
 // and a way to read back what landed.
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +28,11 @@ function remove(folders: string[]): void {
 }
 afterEach(() => remove(madeForTest));
 afterAll(() => remove(madeForFile));
+
+/** The process id of a process that has ended: what a crashed or killed run of the tool leaves its files named for. */
+export function endedPid(): number {
+  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+}
 
 /** A folder removed after the test; with `forFile`, after the whole test file (for beforeAll). */
 export function temporaryFolder(options: { forFile?: boolean } = {}): string {

@@ -38,6 +38,15 @@ import type { RedactionPlan } from '../redaction/scan.ts';
 export { BUNDLE };
 export const SITE = 'site';
 
+/**
+ * The file every export writes at its top, listed in its manifest like any
+ * other: what tells an earlier export of this tool, which the next export
+ * into the folder may replace, from a folder of anyone's (destination.ts).
+ */
+export const EXPORT_MARKER = '.sessionizer-export';
+export const EXPORT_MARKER_SCHEMA = 'sessionizer-export/1';
+const EXPORT_MARKER_TEXT = `${EXPORT_MARKER_SCHEMA}\nThis folder is an export written by Sessionizer. The next export into it replaces it whole;\nan export refuses a folder that holds anything else (docs/export-folder.md).\n`;
+
 export interface ExportOptions {
   /** Build the static site into <out>/site; on by default. */
   readonly site?: boolean;
@@ -70,6 +79,8 @@ export async function writeExport(data: string, out: string, conversations: read
   for (const conversation of conversations) {
     if (conversation.includes('/') || unsafePath(conversation)) throw new Error(`conversation ${JSON.stringify(conversation)}: not a name a storage zone can hold`);
   }
+  // The record of reuse is saved once this process's earlier export into `out` is removed (completeExport).
+  await removals.get(previousFolder(out));
   recoverInterruptedExports(out);
   const partial = partialFolder(out);
   fs.rmSync(partial, { recursive: true, force: true });
@@ -101,10 +112,7 @@ export async function writeExport(data: string, out: string, conversations: read
       observer.step('redact');
       applyRedaction(path.join(partial, BUNDLE), options.redaction);
     }
-    return await completeExport(partial, out, conversations, reuse.digests, options.siteCache ?? siteCacheOf(data), options, (entries) => {
-      reuse.save(entries);
-      return { reused: reuse.reused, copied: reuse.copied };
-    });
+    return await completeExport(partial, out, conversations, reuse.digests, options.siteCache ?? siteCacheOf(data), options, (entries) => ({ reused: reuse.reused, copied: reuse.copied, save: () => reuse.save(entries) }));
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
@@ -178,7 +186,7 @@ async function completeExport(
   known: ReadonlyMap<string, string>,
   siteCache: string,
   options: ExportOptions,
-  replaced: (entries: ManifestEntry[]) => { reused: number; copied: number },
+  replaced: (entries: ManifestEntry[]) => { reused: number; copied: number; save?: () => void },
 ): Promise<ExportResult> {
   const observer = options.observer ?? UNOBSERVED;
   const bundle = path.join(partial, BUNDLE);
@@ -197,18 +205,23 @@ async function completeExport(
     site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer, waitingRenderer: options.waitingRenderer });
   }
   observer.step('manifest');
+  fs.writeFileSync(path.join(partial, EXPORT_MARKER), EXPORT_MARKER_TEXT);
   // The site's digests were taken as its pages were kept, or kept with them.
   const everyDigest = site ? new Map([...digests, ...[...site.digests].map(([file, sha256]) => [`${SITE}/${file}`, sha256] as const)]) : digests;
   const { entries, ...manifest } = writeManifest(partial, everyDigest, (bytes) => observer.advance(1, bytes));
   // Swap in the new export; the earlier one goes only once the new one is whole.
   observer.step('replace');
-  const previous = `${out}.previous-${process.pid}`; // see recoverInterruptedExports
+  const previous = previousFolder(out);
   await removals.get(previous);
   const moved = fs.existsSync(out);
   if (moved) fs.renameSync(out, previous);
   fs.renameSync(partial, out);
-  if (moved) removals.set(previous, removeInBackground(previous));
-  return { out, conversations: [...conversations], ...manifest, ...replaced(entries), ...(site ? { site } : {}), digests: everyDigest, listed: entries };
+  const { save, ...counts } = replaced(entries);
+  // The record of reused files is saved once the earlier export is gone:
+  // removing its hard links changes the stamp (reuse.ts) of every file the two share.
+  if (!moved) save?.();
+  else removals.set(previous, removeInBackground(previous).then((failure) => failure ?? savedOrWhy(out, save)));
+  return { out, conversations: [...conversations], ...manifest, ...counts, ...(site ? { site } : {}), digests: everyDigest, listed: entries };
 }
 
 /**
@@ -246,6 +259,20 @@ export async function earlierExportsRemoved(): Promise<string[]> {
   const failures = await Promise.all(removals.values());
   removals.clear();
   return failures.filter((failure) => failure !== undefined);
+}
+
+function savedOrWhy(out: string, save: (() => void) | undefined): string | undefined {
+  try {
+    save?.();
+    return undefined;
+  } catch (error) {
+    return `${out}: the record of its files for the next export could not be saved (${(error as Error).message}); the next export copies every file`;
+  }
+}
+
+/** Where this process moves the earlier export at `out` while the new one takes its place (see recoverInterruptedExports). */
+function previousFolder(out: string): string {
+  return `${out}.previous-${process.pid}`;
 }
 
 /** Where this process writes the export before swapping it in at `out`. */

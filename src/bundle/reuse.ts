@@ -9,7 +9,7 @@
 //
 // A file is reused only when three things still hold from the export that
 // wrote it, each checked by the file's stamp (device, inode, size, and
-// modification time in nanoseconds):
+// modification and change times in nanoseconds):
 //   - the storage-zone file it was copied from is the same file, unchanged;
 //   - the previous export's copy is the same file, unchanged since it was
 //     hashed, so its manifest digest still describes it;
@@ -42,14 +42,30 @@ interface ReuseEntry {
   readonly sha256: string;
 }
 
-/** Device, inode, size and modification time: what changes when a file is replaced or written. */
+/**
+ * Device, inode, size, modification time and change time: what changes when
+ * a file is replaced or written. The change time is there because the
+ * modification time can be set back by anyone who can write the file, and the
+ * change time cannot: it moves with every write, and with every change of the
+ * file's metadata, its count of hard links included. So a stamp is taken once
+ * the links to the file are as they stay.
+ */
 export function stampOf(file: string): string | undefined {
   try {
     const stat = fs.statSync(file, { bigint: true });
-    return stat.isFile() ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}` : undefined;
+    return stat.isFile() ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether two stamps are of one file with the same size and modification
+ * time, whatever its change time: a hard link made or removed since, or a
+ * write whose modification time was set back, which only the bytes can tell apart.
+ */
+export function sameUnlessChangeTime(stamp: string, other: string): boolean {
+  return stamp.slice(0, stamp.lastIndexOf(':')) === other.slice(0, other.lastIndexOf(':'));
 }
 
 export class ExportReuse {
@@ -111,8 +127,8 @@ export class ExportReuse {
       try {
         fs.linkSync(path.join(this.out, relative), target);
         this.known.set(relative, before.sha256);
-        // The link is the same inode, so its stamp is the one just checked.
-        this.placed.set(relative, { source, sourceStamp, target, placedStamp: before.exportedStamp });
+        // The link is the inode just checked; making it changed the inode's change time.
+        this.placed.set(relative, { source, sourceStamp, target, placedStamp: stampOf(target) });
         this.reused++;
         return 0;
       } catch {
@@ -143,14 +159,21 @@ export class ExportReuse {
     return placed !== undefined && where !== undefined && placed.placedStamp !== undefined && stampOf(where) === placed.placedStamp;
   }
 
-  /** Records the stamps of the export now in place at `out`, for the next export. */
+  /**
+   * Records the stamps of the export now in place at `out`, for the next
+   * export: called once the export it replaced is removed, whose links to
+   * the same files changed their change times since they were placed.
+   */
   save(entries: readonly ManifestEntry[]): void {
     const files: Record<string, ReuseEntry> = {};
     for (const entry of entries) {
       const placed = this.placed.get(entry.path);
-      // Only a copy still byte for byte its storage file can stand in for it next time.
-      if (!placed || !this.unchangedSincePlaced(entry.path, path.join(this.out, entry.path))) continue;
-      files[entry.path] = { source: placed.source, sourceStamp: placed.sourceStamp, exportedStamp: placed.placedStamp!, sha256: entry.sha256 };
+      const now = stampOf(path.join(this.out, entry.path));
+      // Only a copy still byte for byte its storage file can stand in for it
+      // next time: the same inode, size and modification time as placed (a
+      // later step, a redaction, replaces a file with a new one).
+      if (!placed?.placedStamp || now === undefined || !sameUnlessChangeTime(now, placed.placedStamp)) continue;
+      files[entry.path] = { source: placed.source, sourceStamp: placed.sourceStamp, exportedStamp: now, sha256: entry.sha256 };
     }
     fs.mkdirSync(path.dirname(this.record), { recursive: true });
     replaceFile(this.record, `${JSON.stringify({ schema: REUSE_SCHEMA, out: this.out, files })}\n`);

@@ -10,6 +10,7 @@ import { collectSessions, quietSession, vanishedSession, type SessionOutcome } f
 import { defaultThreads } from '../cores/work-on-cores.ts';
 import { collectInParallel, PARALLEL_FROM_BYTES, pendingBytes } from './parallel.ts';
 import type { Adapter, DiscoveredSession, Discovery } from './source.ts';
+import { rememberSessionsOfSource } from './source-sessions.ts';
 
 export interface CollectAllOptions {
   readonly data: string;
@@ -89,6 +90,7 @@ function passOf(options: CollectAllOptions) {
     collectSessions(withWork(plan.vanished.map(vanishedSession)), plan.common, report);
     const position = new Map([...plan.chosen.map((session) => session.id), ...plan.vanished].map((id, index) => [id, index]));
     outcomes.sort((a, b) => position.get(a.session)! - position.get(b.session)!);
+    rememberSessionsOfSource(options.data, options.discovery.root, options.discovery.sessions.map((session) => session.id));
     return { sessions: outcomes, skipped: options.discovery.sessions.length - plan.chosen.length };
   };
   return { plan, report, withWork, finish };

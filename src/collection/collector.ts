@@ -32,6 +32,7 @@ import { cursorName, landedName, lockPath, placeFolder, placePath, sessionFolder
 import { BUFFER_BYTES } from '../landing/buffer-pool.ts';
 import { readLines, readRange, withOpenFile } from '../landing/line-reader.ts';
 import { lockSession, SessionLockedError } from '../landing/lock.ts';
+import { isLeftByEndedProcess, removeLeftTemporaries } from '../landing/process.ts';
 import { listSession, readSessionState, sessionStateIsSound, sessionStateText, type SessionListing } from '../landing/session-state.ts';
 import { deriveMissingSessionData, landedFilesWithoutSessionData, SessionDataWriter } from '../session-data/derive.ts';
 import { CommitBatch, CommitError } from './commit-batch.ts';
@@ -207,6 +208,10 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     // files in place while their `.sd` waits one more round (commit-batch.ts),
     // and mending those would write the same `.sd` twice.
     const listing = listSession(options.data, session.id);
+    // Under the session's lock, what a collector or parse that died left
+    // half-written here goes: no running process of this tool writes it.
+    removeLeftTemporaries(sessionFolder(options.data, session.id));
+    for (const [place, names] of listing.folders) removeLeftTemporaries(path.join(sessionFolder(options.data, session.id), place), names);
     const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter, listing);
     const state = readSessionState(options.data, session.id, listing.landed);
     const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
@@ -303,6 +308,8 @@ export function quietSession(session: DiscoveredSession, options: CollectOptions
     // Held by another collector: the pass under the lock says so.
     if (fs.existsSync(lockPath(options.data, session.id))) return undefined;
     const listing = listSession(options.data, session.id);
+    // Temporary files that a dead process left are work: the pass removes them under the lock.
+    if ([...listing.folders.values()].some((names) => [...names].some(isLeftByEndedProcess))) return undefined;
     if (options.deriveSessionData !== false && landedFilesWithoutSessionData(options.data, session.id, listing).length > 0) return undefined;
     if (!sessionStateIsSound(options.data, session.id, listing.landed)) return undefined;
     const sources: SourceOutcome[] = [];

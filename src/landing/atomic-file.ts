@@ -43,6 +43,21 @@ export interface PendingOptions {
 // callers hand over views of buffers they reuse (the line reader's chunk).
 const BATCH = BUFFER_BYTES;
 
+// A temporary file is `.<name>.<pid>-<thread>.tmp`, beside the file it will
+// become: process and thread in the name, since workers of one process share
+// a process id, and the process id tells whose it is once its writer died.
+const TEMPORARY_NAME = /^\..+\.(\d+)-\d+\.tmp$/;
+
+/** Where this process and thread write `target` before renaming it into place. */
+export function temporaryPathOf(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}-${threadId}.tmp`);
+}
+
+/** The process id of the writer of a temporary file named `name`, or undefined for a name that is not one. */
+export function writerOfTemporary(name: string): string | undefined {
+  return TEMPORARY_NAME.exec(name)?.[1];
+}
+
 /** A file being written under a temporary name. Nothing is visible at `target` until `finish`. */
 export class PendingFile {
   readonly target: string;
@@ -60,8 +75,7 @@ export class PendingFile {
   ) {
     this.target = target;
     this.digest = options.digest ? crypto.createHash('sha256') : undefined;
-    // Process and thread in the name: workers of one process share a process id.
-    this.temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}-${threadId}.tmp`);
+    this.temporary = temporaryPathOf(target);
     ensureFolder(path.dirname(target));
     this.fileDescriptor = openTemporary(this.temporary, options.mode);
   }

@@ -1,4 +1,4 @@
-// One collector per session at a time.
+// One collector per session at a time, and one export per data folder.
 //
 // The sequence counter spans every stream of a session, so two collectors in
 // one session would hand out the same number. The lock is a file created with
@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { temporaryPathOf } from './atomic-file.ts';
 import { lockPath } from './layout.ts';
 import { hasEnded } from './process.ts';
 
@@ -27,17 +28,43 @@ export interface SessionLock {
 }
 
 export function lockSession(data: string, session: string): SessionLock {
-  const file = lockPath(data, session);
+  return takeLock(lockPath(data, session), (holder) => new SessionLockedError(session, holder));
+}
+
+/** Another export holds the data folder's lock. */
+export class DataFolderLockedError extends Error {
+  constructor(
+    readonly data: string,
+    readonly holder: string,
+  ) {
+    super(`the data folder ${data} is in use by another export (${holder}); run this one when it has finished`);
+  }
+}
+
+/**
+ * One export at a time per data folder: exports share the folder's site
+ * cache, the archive's frame index and the record of reused files, and two
+ * at once overwrite each other's. Collectors are not held back by it: they
+ * lock each session (lockSession).
+ */
+export function lockDataFolder(data: string): SessionLock {
+  return takeLock(path.join(data, EXPORT_LOCK), (holder) => new DataFolderLockedError(data, holder));
+}
+
+/** The data folder's export lock, beside the session folders; the leading `_` keeps it from being read as one. */
+export const EXPORT_LOCK = '_export.lock';
+
+function takeLock(file: string, held: (holder: string) => Error): SessionLock {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const owner = `pid ${process.pid} on ${os.hostname()}`;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, `${owner}\n`, { flag: 'wx' });
-      let held = true;
+      let holding = true;
       return {
         release: () => {
-          if (held) fs.rmSync(file, { force: true });
-          held = false;
+          if (holding) fs.rmSync(file, { force: true });
+          holding = false;
         },
       };
     } catch (error) {
@@ -45,10 +72,10 @@ export function lockSession(data: string, session: string): SessionLock {
     }
     const holder = readHolder(file);
     if (holder === undefined) continue; // released between our two calls
-    if (!isStale(holder)) throw new SessionLockedError(session, holder);
-    fs.rmSync(file, { force: true });
+    if (!isStale(holder)) throw held(holder);
+    takeOverStale(file, holder);
   }
-  throw new SessionLockedError(session, readHolder(file) ?? 'unknown');
+  throw held(readHolder(file) ?? 'unknown');
 }
 
 /**
@@ -59,6 +86,25 @@ export function lockSession(data: string, session: string): SessionLock {
 export function releaseLockHeldByThisProcess(data: string, session: string): void {
   const file = lockPath(data, session);
   if (readHolder(file) === `pid ${process.pid} on ${os.hostname()}`) fs.rmSync(file, { force: true });
+}
+
+/**
+ * Moves a stale lock out of the way. Renamed rather than removed: two
+ * processes that both found it stale could otherwise each remove it, the
+ * second removing the lock the first had just made. What was renamed is read
+ * again, and a lock that is not the stale one is put back.
+ */
+function takeOverStale(file: string, stale: string): void {
+  // Named as a temporary file (atomic-file.ts), so that one left by a crash here is removed as such.
+  const aside = temporaryPathOf(file);
+  try {
+    fs.renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // taken over by another process already
+    throw error;
+  }
+  if (readHolder(aside) === stale) fs.rmSync(aside, { force: true });
+  else fs.renameSync(aside, file);
 }
 
 function readHolder(file: string): string | undefined {

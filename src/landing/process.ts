@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { writerOfTemporary } from './atomic-file.ts';
 import { listFolder } from './session-state.ts';
 
 function isRunning(pid: number): boolean {
@@ -25,9 +26,34 @@ export function hasEnded(pid: number): boolean {
  * name `pidOf` reads a process id from, when that process has ended. Entries
  * of running processes, this one included, are theirs and stay.
  */
-export function removeWhatEndedProcessesLeft(folder: string, pidOf: (name: string) => string | undefined): void {
-  for (const name of listFolder(folder)) {
+export function removeWhatEndedProcessesLeft(folder: string, pidOf: (name: string) => string | undefined, names: Iterable<string> = listFolder(folder)): void {
+  for (const name of names) {
     const pid = pidOf(name);
     if (pid !== undefined && hasEnded(Number(pid))) fs.rmSync(path.join(folder, name), { recursive: true, force: true });
   }
+}
+
+/** Whether `name` is a temporary file (atomic-file.ts) whose writer has ended. */
+export function isLeftByEndedProcess(name: string): boolean {
+  const pid = writerOfTemporary(name);
+  return pid !== undefined && hasEnded(Number(pid));
+}
+
+/**
+ * Removes the temporary files (atomic-file.ts) that ended processes left in
+ * `folder`: a crash or a kill between a write and its rename. `names` is the
+ * folder's listing when the caller has it already.
+ */
+export function removeLeftTemporaries(folder: string, names?: Iterable<string>): void {
+  removeWhatEndedProcessesLeft(folder, writerOfTemporary, names);
+}
+
+/**
+ * Removes the temporary files ended processes left at the top of the data
+ * folder and in its folders of derived records (`_exports`, `_sources`, …).
+ * Those of sessions and conversations go as they are collected and parsed.
+ */
+export function removeLeftoversOfDataFolder(data: string): void {
+  removeLeftTemporaries(data);
+  for (const name of listFolder(data)) if (name.startsWith('_')) removeLeftTemporaries(path.join(data, name));
 }

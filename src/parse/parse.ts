@@ -7,10 +7,13 @@
 // be a guess (seed design-notes/01 §1.6).
 
 import fs from 'node:fs';
+import path from 'node:path';
 import { assemble, PARSER_VERSION, policyOf } from '../assembly/assemble.ts';
 import { loadSessionIndex } from '../index/session-index.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
-import { appendRound, readHeadHeader, type AppendResult } from '../session-flow/chain.ts';
+import { sessionFolder } from '../landing/layout.ts';
+import { removeLeftTemporaries } from '../landing/process.ts';
+import { appendRound, conversationFolder, readHeadHeader, type AppendResult } from '../session-flow/chain.ts';
 
 export interface ParseOptions {
   readonly conversation?: string;
@@ -38,6 +41,7 @@ export function parseSession(data: string, session: string, options: ParseOption
   // same took the parse step of a second export 3.8 s at 1 GB.
   const { head, current, readsThrough } = chainOf(data, session, options);
   if (readsThrough) return unchangedParse(conversation, head!.through_seq);
+  removeLeftoversOfParse(data, session, conversation);
   const index = loadSessionIndex(data, session);
   // A landed file whose .sd could not be derived yet is not in the index: the head may already read through all the index holds.
   if (current && head!.through_seq === index.throughSeq) return unchangedParse(conversation, index.throughSeq);
@@ -57,6 +61,17 @@ function chainOf(data: string, session: string, options: ParseOptions): { head: 
   const current = head !== undefined && head.parser === PARSER_VERSION && head.policy === policyOf(options);
   const landed = landedFilesOfSession(data, session);
   return { head, current, readsThrough: current && (landed.at(-1)?.seq ?? 0) === head.through_seq, landed };
+}
+
+/**
+ * Removes what a parse that died left half-written: the session's index and
+ * the conversation's rounds and head, written under temporary names (atomic-file.ts)
+ * by a process that has ended. A parse that died left its chain behind the
+ * landed files, so the next parse of the session comes here.
+ */
+function removeLeftoversOfParse(data: string, session: string, conversation: string): void {
+  const chain = conversationFolder(data, conversation);
+  for (const folder of [sessionFolder(data, session), chain, path.join(chain, 'rounds')]) removeLeftTemporaries(folder);
 }
 
 function unchangedParse(conversation: string, throughSeq: number): ParseResult {

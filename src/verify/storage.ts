@@ -15,6 +15,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { writerOfTemporary } from '../landing/atomic-file.ts';
 import { borrowBuffer, giveBack } from '../landing/buffer-pool.ts';
 import { parseLandedName, sessionDataBeside, sessionStatePath } from '../landing/layout.ts';
 import { withOpenFile } from '../landing/line-reader.ts';
@@ -89,16 +90,19 @@ function feedFile(file: string, sink: ChunkSink, chunk: Buffer): void {
   sink.end();
 }
 
+const LEFT_TEMPORARY = 'a temporary file left by an interrupted write; it is not part of the data, and the next collect, parse or export removes it once its writer has ended';
+
 function checkPlaces(data: string, session: string, problem: (file: string, what: string) => void, note: (file: string, what: string) => void): void {
   const root = path.join(data, session);
   for (const name of listFolder(root)) {
-    if (!['streams', 'runs', 'session.state', 'collect.lock', INDEX_NAME].includes(name)) problem(path.join(root, name), 'a file the storage layout has no place for');
+    if (writerOfTemporary(name) !== undefined) note(path.join(root, name), LEFT_TEMPORARY);
+    else if (!['streams', 'runs', 'session.state', 'collect.lock', INDEX_NAME].includes(name)) problem(path.join(root, name), 'a file the storage layout has no place for');
   }
   for (const group of ['streams', 'runs']) {
     for (const place of listFolder(path.join(root, group))) {
       for (const name of listFolder(path.join(root, group, place))) {
         const file = path.join(root, group, place, name);
-        if (name.endsWith('.tmp')) note(file, 'a temporary file left by an interrupted write; it is not part of the data and can be removed');
+        if (writerOfTemporary(name) !== undefined) note(file, LEFT_TEMPORARY);
         else if (name.endsWith('.sd')) {
           if (!fs.existsSync(file.replace(/\.sd$/, '.jsonl'))) problem(file, 'a .sd without its landed file');
         } else if (!name.endsWith('.cursor') && !parseLandedName(name)) problem(file, 'a file the storage layout has no place for');

@@ -54,7 +54,8 @@ describe('the export folder', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
     const listed = manifest.files.map((entry) => entry.path);
     expect(listed).toEqual([...listed].sort());
-    expect(listed.every((entry) => entry.startsWith('bundle/') || entry.startsWith('site/'))).toBe(true);
+    expect(listed.every((entry) => entry.startsWith('bundle/') || entry.startsWith('site/') || entry === '.sessionizer-export')).toBe(true);
+    expect(listed).toContain('.sessionizer-export');
     expect(listed).toContain('site/index.html');
     expect(listed.some((entry) => entry.endsWith('.cursor') || entry.endsWith('session.state') || entry.endsWith('session.index'))).toBe(false);
     expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(sha(fs.readFileSync(path.join(out, 'manifest.json'))));
@@ -97,10 +98,12 @@ describe('the export folder', () => {
     for (const session of sessions) parseSession(data, session);
     const out = path.join(temporaryFolder(), 'export');
     const first = await writeExport(data, out, sessions, { site: false });
-    expect([first.reused, first.copied]).toEqual([0, first.files]);
+    // Every file but the export's marker, which is written anew each time.
+    const evidence = first.files - 1;
+    expect([first.reused, first.copied]).toEqual([0, evidence]);
 
     const second = await writeExport(data, out, sessions, { site: false });
-    expect([second.reused, second.copied, second.rootDigest]).toEqual([first.files, 0, first.rootDigest]);
+    expect([second.reused, second.copied, second.rootDigest]).toEqual([evidence, 0, first.rootDigest]);
     expect(problems(out, true)).toEqual([]);
 
     // One conversation grows by one line: its new landed file, its .sd and its
@@ -111,7 +114,7 @@ describe('the export folder', () => {
     expect(parseSession(data, FIXTURE_SESSIONS.rewind).unchanged).toBe(true);
     expect(parseSession(data, FIXTURE_SESSIONS.bareStringResult).round).toBeDefined();
     const third = await writeExport(data, out, sessions, { site: false });
-    expect([third.copied, third.reused]).toEqual([3, first.files]);
+    expect([third.copied, third.reused]).toEqual([3, evidence]);
     expect(problems(out, true)).toEqual([]);
 
     // A copy edited in the export folder is never linked into the next one.

@@ -34,8 +34,10 @@ export function resolveSourceRoot(option: string | undefined, environment: NodeJ
     [environment.XDG_CONFIG_HOME && path.join(environment.XDG_CONFIG_HOME, 'claude', 'projects'), 'XDG_CONFIG_HOME'],
     [path.join(environment.HOME || os.homedir(), '.claude', 'projects'), 'home'],
   ];
+  // A folder with no file in it is no history: Claude Code makes it before
+  // any session is saved, and a fresh machine has nothing else to show.
   for (const [root, origin] of candidates) {
-    if (root && isFolder(root)) return { root: path.resolve(root), origin };
+    if (root && isFolder(root) && holdsAFile(root)) return { root: path.resolve(root), origin };
   }
   return { root: SAMPLE_ROOT, origin: 'sample' };
 }
@@ -45,10 +47,21 @@ export function describeSourceRoot(source: SourceRoot): string {
     case 'option':
       return `source ${source.root}`;
     case 'sample':
-      return `no Claude Code history found ($CLAUDE_CONFIG_DIR, $XDG_CONFIG_HOME/claude, ~/.claude); using the sample corpus in ${source.root}`;
+      return `no Claude Code history found ($CLAUDE_CONFIG_DIR, $XDG_CONFIG_HOME/claude, ~/.claude: missing or empty); using the sample corpus in ${source.root}`;
     default:
       return `source ${source.root} (from ${source.origin === 'home' ? '~/.claude' : `$${source.origin}`})`;
   }
+}
+
+/** Whether a regular file is anywhere under `folder`; stops at the first one found. */
+function holdsAFile(folder: string): boolean {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  return entries.some((entry) => entry.isFile()) || entries.some((entry) => entry.isDirectory() && holdsAFile(path.join(folder, entry.name)));
 }
 
 function isFolder(candidate: string): boolean {

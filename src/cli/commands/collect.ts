@@ -11,7 +11,8 @@ import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
 import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/collector.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
+import { realPathOf, storageZoneRefusal } from '../../bundle/destination.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 
 const OPTIONS = {
@@ -36,6 +37,11 @@ async function collectSources({ values }: Given<typeof OPTIONS>, io: Io): Promis
   const source = resolveSourceRoot(values.source);
   const data = path.resolve(values.data);
   const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
+  const refusal = storageZoneRefusal(realPathOf(data));
+  if (refusal !== undefined) {
+    io.error(`sessionizer collect: --data ${data}: ${refusal}\n`);
+    return EXIT_USAGE;
+  }
   if (!values.json) io.error(`${describeSourceRoot(source)}\ndata ${data}\n`);
 
   if (values.once) return onePass(source.root, data, selected, values.json === true, io);

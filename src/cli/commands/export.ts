@@ -1,7 +1,9 @@
-// `sessionizer export [--source DIR] [--data DIR] [--out DIR] [--conversation ID]...
+// `sessionizer export [--source DIR] [--data DIR] [--out DIR] [--conversation ID]... [--all]
 //   [--redact [--redact-rules FILE] [--redact-paths] [--dry-run]]`:
 // collect, parse, and write the export folder with its manifest and root
-// digest. `npm run export` runs exactly this. With --redact, the secrets of
+// digest. It holds the conversations of the sessions under the source, or
+// every one the data folder holds with --all, or those named with
+// --conversation. `npm run export` runs exactly this. With --redact, the secrets of
 // the exported copy are found first and removed from it (src/redaction/);
 // with --dry-run the findings are printed and no export is written.
 //
@@ -27,7 +29,11 @@ import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../../redaction/scan.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../../site/build/kept-renderer.ts';
 import { verifyExport } from '../../verify/export.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
+import { refusalOf, type ExportPlaces } from '../../bundle/destination.ts';
+import { sessionsOfSource } from '../../collection/source-sessions.ts';
+import { DataFolderLockedError, lockDataFolder } from '../../landing/lock.ts';
+import { removeLeftoversOfDataFolder } from '../../landing/process.ts';
 import { megabytes } from '../progress.ts';
 import { StepClock } from '../step-clock.ts';
 
@@ -36,7 +42,8 @@ const OPTIONS = {
   data: DATA_OPTION,
   out: { type: 'string', value: 'DIR', default: 'export', description: 'the export folder to write' },
   archive: { type: 'string', value: 'FILE', description: 'also write the export folder as one .tar.zst' },
-  conversation: { type: 'string', value: 'ID', multiple: true, description: 'export only this conversation; every stored one without it' },
+  conversation: { type: 'string', value: 'ID', multiple: true, description: 'export only this conversation; without it, those of the sessions under the source' },
+  all: { type: 'boolean', description: 'export every conversation the data folder holds, not only those of the sessions under the source' },
   merge: { type: 'string', value: 'EXPORT', multiple: true, description: 'an export folder made apart: the exports given are verified and put together, and nothing is collected' },
   redact: { type: 'boolean', description: 'find secrets in the exported copy and replace them there (never in the data folder)' },
   'redact-rules': { type: 'string', value: 'FILE', description: 'with --redact (implied): more rules, one `name /pattern/flags` a line' },
@@ -59,11 +66,13 @@ export const exportCommand = command({
 async function exportConversations({ values }: Given<typeof OPTIONS>, io: Io): Promise<number> {
   const redact = values.redact === true || values['redact-rules'] !== undefined || values['redact-paths'] === true;
   if (values['dry-run'] && !redact) throw new UsageError('export: --dry-run only applies to --redact: it prints what would be redacted');
+  if (values.all && values.conversation !== undefined) throw new UsageError('export: --all and --conversation each say which conversations to export; give one of them');
   if (values.merge !== undefined) {
-    const mixed = (['source', 'include', 'exclude', 'conversation', 'redact', 'redact-rules', 'redact-paths'] as const).filter((name) => values[name] !== undefined);
+    const mixed = (['source', 'include', 'exclude', 'conversation', 'all', 'redact', 'redact-rules', 'redact-paths'] as const).filter((name) => values[name] !== undefined);
     if (mixed.length > 0) throw new UsageError(`export: --merge puts finished exports together and collects nothing, so it takes no --${mixed[0]}`);
     const destination = { data: path.resolve(values.data), out: path.resolve(values.out), archive: values.archive !== undefined ? path.resolve(values.archive) : undefined, json: values.json === true };
-    return withWaitingRenderer(destination.data, (waitingRenderer) => runMerge(values.merge!.map((input) => path.resolve(input)), destination, waitingRenderer, io));
+    const inputs = values.merge.map((input) => path.resolve(input));
+    return withDestination({ ...destination, merged: inputs }, io, () => withWaitingRenderer(destination.data, (waitingRenderer) => runMerge(inputs, destination, waitingRenderer, io)));
   }
   let rules;
   try {
@@ -79,17 +88,46 @@ async function exportConversations({ values }: Given<typeof OPTIONS>, io: Io): P
     out: path.resolve(values.out),
     archive: values.archive !== undefined ? path.resolve(values.archive) : undefined,
     conversations: values.conversation,
+    all: values.all === true,
     selected: sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] }),
     json: values.json === true,
     redaction: rules ? { rules, paths: values['redact-paths'] === true, dryRun: values['dry-run'] === true } : undefined,
   };
-  if (!request.json) io.error(`${describeSourceRoot(request.source)}\ndata ${request.data}\n`);
   // No handler for Ctrl-C: it ends the process at once, like a crash, and
   // both are safe. The storage zone is written only write-once, the earlier
   // export is replaced by a rename only once the new one is whole, and the next
   // export removes what this one left (recoverInterruptedExports). A handler
   // would run only between steps, since most of them do not yield.
-  return withWaitingRenderer(request.data, (waitingRenderer) => runExport(request, waitingRenderer, io));
+  return withDestination({ ...request, source: request.source.root }, io, () => withWaitingRenderer(request.data, (waitingRenderer) => runExport(request, waitingRenderer, io)));
+}
+
+/**
+ * Runs an export once its places are known to be safe to write (destination.ts:
+ * exit 2 with one line saying why not) and its data folder is its own (exit 1
+ * naming the export that holds it). A second export at once on one data folder
+ * is refused rather than made to wait: it would export what the first one is
+ * writing, so it is run again when the first has finished, by whoever started it.
+ */
+async function withDestination(places: ExportPlaces, io: Io, run: () => Promise<number>): Promise<number> {
+  const refusal = refusalOf(places);
+  if (refusal !== undefined) {
+    io.error(`sessionizer export: ${refusal}\n`);
+    return EXIT_USAGE;
+  }
+  let lock;
+  try {
+    lock = lockDataFolder(places.data);
+  } catch (error) {
+    if (!(error instanceof DataFolderLockedError)) throw error;
+    io.error(`error: ${error.message}\n`);
+    return EXIT_REJECTED;
+  }
+  try {
+    removeLeftoversOfDataFolder(places.data);
+    return await run();
+  } finally {
+    lock.release();
+  }
 }
 
 /**
@@ -117,14 +155,16 @@ interface Destination {
 
 interface ExportRequest extends Destination {
   readonly source: SourceRoot;
-  /** The conversations chosen with --conversation, or every stored one. */
+  /** The conversations chosen with --conversation; else those of the sessions under the source, or with `all` every stored one. */
   readonly conversations: string[] | undefined;
+  readonly all: boolean;
   readonly selected: ReturnType<typeof sessionMatcher>;
   readonly redaction: { readonly rules: ReturnType<typeof ruleSet>; readonly paths: boolean; readonly dryRun: boolean } | undefined;
 }
 
 async function runExport(request: ExportRequest, waitingRenderer: WaitingRenderer | undefined, io: Io): Promise<number> {
   const { data, out, json } = request;
+  if (!json) io.error(`${describeSourceRoot(request.source)}\ndata ${data}\n`);
   const started = performance.now();
   const drawn = io.interactive && !json;
   const clock = new StepClock(drawn, drawn ? io.error : undefined);
@@ -146,7 +186,9 @@ async function runExport(request: ExportRequest, waitingRenderer: WaitingRendere
   for (const session of report.sessions) for (const source of session.sources) if (source.inFlightBytes > 0) io.error(`note: ${session.session} ${source.source}: ${source.message}\n`);
   let rejected = errors.length > 0;
   const stored = storedSessions(data);
-  const chosen = request.conversations ?? stored;
+  const ofSource = sessionsOfSource(data, request.source.root);
+  const chosen = request.conversations ?? (request.all ? stored : stored.filter((id) => ofSource.has(id)));
+  const others = request.conversations === undefined && !request.all ? stored.length - chosen.length : 0;
   const unknown = chosen.filter((id) => !stored.includes(id));
   for (const id of unknown) io.error(`error: conversation ${id}: nothing is landed for it in ${data}\n`);
   if (unknown.length > 0) return EXIT_REJECTED;
@@ -189,8 +231,8 @@ async function runExport(request: ExportRequest, waitingRenderer: WaitingRendere
   const result = await writeExport(data, out, exported, { observer: clock, redaction, waitingRenderer });
   const totals = landedTotals(report);
   await finish(request, result, clock, started, io, {
-    json: { ...(redacted ? { redacted: { findings: redacted.findings, bytes: redacted.bytes } } : {}), landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied },
-    text: `${request.source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}export written to ${out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds (${unchanged} conversations unchanged), ${result.copied} files copied and ${result.reused} unchanged ones kept from the previous export`,
+    json: { ...(redacted ? { redacted: { findings: redacted.findings, bytes: redacted.bytes } } : {}), other_conversations_in_data: others, landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied },
+    text: `${request.source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}${others > 0 ? `The data folder holds ${others} other conversation${others === 1 ? '' : 's'}, not of sessions under this source; --all exports them too.\n` : ''}export written to ${out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds (${unchanged} conversations unchanged), ${result.copied} files copied and ${result.reused} unchanged ones kept from the previous export`,
   });
   return rejected ? EXIT_REJECTED : EXIT_OK;
 }

@@ -42,7 +42,7 @@ import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../landing/process.ts';
 import { listFolder } from '../../landing/session-state.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
-import { stampOf } from '../../bundle/reuse.ts';
+import { sameUnlessChangeTime, stampOf } from '../../bundle/reuse.ts';
 import { digestOfFile } from '../../landing/landed-file.ts';
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder, relativeLinks } from './relative-links.ts';
@@ -405,9 +405,20 @@ function entryOf(folder: string): Entry {
     const [stamp, sha256, ...file] = line.split(' ');
     return { stamp: stamp!, sha256: sha256!, file: file.join(' ') };
   });
-  if (kept.every(({ file, stamp }) => stampOf(path.join(folder, FILES, file)) === stamp)) return { folder, render: false, kept };
+  if (kept.every(({ file, stamp, sha256 }) => keptAsItWas(path.join(folder, FILES, file), stamp, sha256))) return { folder, render: false, kept };
   fs.rmSync(folder, { recursive: true, force: true });
   return { folder, render: true };
+}
+
+/**
+ * Whether a kept file is as it was kept: its stamp unchanged, or changed in
+ * its change time alone (every export links the file and removes the
+ * earlier export's link, and an edit whose modification time was set back
+ * looks the same) with its bytes still of its digest.
+ */
+function keptAsItWas(file: string, stamp: string, sha256: string): boolean {
+  const now = stampOf(file);
+  return now === stamp || (now !== undefined && sameUnlessChangeTime(now, stamp) && digestOfFile(file) === sha256);
 }
 
 function finishedPages(cache: string, inputs: ReadonlyMap<string, string>, code: string): Finished[] {

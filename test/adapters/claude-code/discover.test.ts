@@ -104,11 +104,15 @@ describe('the source root', () => {
     const base = temporaryFolder();
     const make = (...parts: string[]): string => {
       const folder = path.join(base, ...parts);
-      fs.mkdirSync(folder, { recursive: true });
+      fs.mkdirSync(path.join(folder, '-home-me-project'), { recursive: true });
+      fs.writeFileSync(path.join(folder, '-home-me-project', 'session.jsonl'), '');
       return folder;
     };
     const home = path.join(base, 'home');
     const environment: NodeJS.ProcessEnv = { HOME: home, CLAUDE_CONFIG_DIR: path.join(base, 'config'), XDG_CONFIG_HOME: path.join(base, 'xdg') };
+    expect(resolveSourceRoot(undefined, environment)).toEqual({ root: SAMPLE_ROOT, origin: 'sample' });
+    // A history folder with no file in it, as Claude Code leaves it before any session, is no history.
+    fs.mkdirSync(path.join(home, '.claude', 'projects', '-home-me-project'), { recursive: true });
     expect(resolveSourceRoot(undefined, environment)).toEqual({ root: SAMPLE_ROOT, origin: 'sample' });
     const fromHome = make('home', '.claude', 'projects');
     expect(resolveSourceRoot(undefined, environment)).toEqual({ root: fromHome, origin: 'home' });

@@ -1,0 +1,60 @@
+// A file of the export folder edited in place, with its size and modification
+// time put back, is never linked into the next export as it was: the reuse
+// stamp holds the change time, which no one can set back. The next export is
+// whole and verifies, and so does every one after it.
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { earlierExportsRemoved, writeExport } from '../../src/bundle/export.ts';
+import { landedFilesOfSession } from '../../src/landing/session-state.ts';
+import { parseSession } from '../../src/parse/parse.ts';
+import { verifyExport } from '../../src/verify/export.ts';
+import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+
+/** Changes one byte of `file` where it is, keeping its size, and puts its modification time back to the nanosecond. */
+function editInPlace(file: string): void {
+  const before = fs.statSync(file, { bigint: true });
+  fs.chmodSync(file, 0o644);
+  const bytes = fs.readFileSync(file);
+  const at = bytes.lastIndexOf('"'.charCodeAt(0)) - 1;
+  const descriptor = fs.openSync(file, 'r+');
+  fs.writeSync(descriptor, Buffer.from([bytes[at] === 0x41 ? 0x42 : 0x41]), 0, 1, at);
+  fs.closeSync(descriptor);
+  const seconds = before.mtimeNs / 1_000_000_000n;
+  const nanoseconds = String(before.mtimeNs % 1_000_000_000n).padStart(9, '0');
+  expect(spawnSync('touch', ['-m', '-d', `@${seconds}.${nanoseconds}`, file]).status).toBe(0);
+  const after = fs.statSync(file, { bigint: true });
+  expect([after.size, after.mtimeNs, after.ino]).toEqual([before.size, before.mtimeNs, before.ino]);
+}
+
+describe('an export after a file of the one before was edited in place', () => {
+  it('copies or renders that file again, and the export and the next one verify', { timeout: 240_000 }, async () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult];
+    for (const session of sessions) parseSession(data, session);
+    const out = path.join(temporaryFolder(), 'export');
+    const first = await writeExport(data, out, sessions);
+    // A second export links the first one's files, as every later export does;
+    // the command ends once the export it replaced is removed.
+    await writeExport(data, out, sessions);
+    expect(await earlierExportsRemoved()).toEqual([]);
+
+    const landed = path.join(out, 'bundle', FIXTURE_SESSIONS.rewind, landedFilesOfSession(data, FIXTURE_SESSIONS.rewind)[0]!.relative);
+    editInPlace(landed);
+    editInPlace(path.join(out, 'site', 'c', `${FIXTURE_SESSIONS.rewind}.html`));
+
+    const repaired = await writeExport(data, out, sessions);
+    expect(repaired.copied).toBeGreaterThanOrEqual(1);
+    expect(repaired.site!.built).toBeGreaterThan(0);
+    expect(verifyExport(out, {}).problems).toEqual([]);
+    expect(repaired.rootDigest).toBe(first.rootDigest);
+    const after = await writeExport(data, out, sessions);
+    expect([after.site!.built, after.rootDigest]).toEqual([0, first.rootDigest]);
+    expect(verifyExport(out, {}).problems).toEqual([]);
+  });
+});

@@ -24,7 +24,7 @@ import { DecompressStream } from 'zstd-napi';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/export.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
-import { ChainError, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
+import { ChainError, checkInputDigests, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
 import { compareAssembly } from './chains.ts';
 import { EvidenceCheck, type ChunkSink } from './evidence.ts';
 import { checkManifest, type ExportReport, type PresentFile } from './export.ts';
@@ -168,7 +168,7 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
       }
     }
     const links = checkLinks(folded.rounds);
-    for (const link of links) {
+    for (const link of [...links, ...checkInputDigests(folded.rounds, (session) => verified.landed.get(session) ?? [])]) {
       const [where, ...what] = link.split(': ');
       problem(where!, what.join(': '));
     }

@@ -18,6 +18,7 @@ import { digestOf, LandedFormatError, parseHeaderLine, parseRecordLine, type Lan
 import { parseLandedName, sessionDataName } from '../landing/layout.ts';
 import { SessionDataDerivation, type Converter } from '../session-data/derive.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader } from '../session-data/format.ts';
+import type { LandedDigest } from '../session-flow/chain.ts';
 import type { Problem } from './storage.ts';
 
 export interface EvidenceOptions {
@@ -132,6 +133,17 @@ function evidencePlace(relative: string): { session: string; group: string; plac
   const parts = relative.split('/');
   if (parts.length !== 4 || (parts[1] !== 'streams' && parts[1] !== 'runs') || parts[0]!.startsWith('_')) return undefined;
   return { session: parts[0]!, group: parts[1], place: parts[2]!, name: parts[3]! };
+}
+
+export interface EvidenceSummary {
+  readonly sessions: number;
+  readonly landedFiles: number;
+  readonly records: number;
+  readonly problems: Problem[];
+  /** With `deep`: each session's index, made from its `.sd` derived again, for assembling again. */
+  readonly indexes: Map<string, SessionIndex>;
+  /** Each session's landed files as found, by sequence, for the input digests of its rounds. */
+  readonly landed: Map<string, LandedDigest[]>;
 }
 
 export class EvidenceCheck {
@@ -283,7 +295,7 @@ export class EvidenceCheck {
    * across all its streams. Returns every problem found since the start, and
    * with `deep` each session's index, made from the rows derived again.
    */
-  finish(): { sessions: number; landedFiles: number; records: number; problems: Problem[]; indexes: Map<string, SessionIndex> } {
+  finish(): EvidenceSummary {
     const bySession = new Map<string, LandedSummary[]>();
     let records = 0;
     for (const landed of this.landed.values()) {
@@ -293,8 +305,10 @@ export class EvidenceCheck {
     }
     for (const [relative] of this.sessionData) if (!this.landed.has(relative.replace(/\.sd$/, '.jsonl'))) this.problem(relative, 'a .sd without its landed file');
     const indexes = new Map<string, SessionIndex>();
+    const landed = new Map<string, LandedDigest[]>();
     for (const [session, files] of bySession) {
       files.sort((a, b) => a.seq - b.seq || (a.relative < b.relative ? -1 : 1));
+      landed.set(session, files.map((file) => ({ seq: file.seq, digest: file.digest ?? '' })));
       // One counter across all the session's streams: 1, 2, … N, each once.
       const seen = new Map<number, string>();
       for (const file of files) {
@@ -316,7 +330,7 @@ export class EvidenceCheck {
         });
       }
     }
-    return { sessions: bySession.size, landedFiles: this.landed.size, records, problems: this.problems, indexes };
+    return { sessions: bySession.size, landedFiles: this.landed.size, records, problems: this.problems, indexes, landed };
   }
 
   private chosenDerivation(landed: LandedSummary): Derived | undefined {

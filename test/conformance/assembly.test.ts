@@ -19,6 +19,7 @@ import { parseSession } from '../../src/parse/parse.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
 import { analyseBranches } from '../../src/branches/natural.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
+import { verifyStorage } from '../../src/verify/storage.ts';
 
 const corpus = path.resolve(fileURLToPath(new URL('../..', import.meta.url)), '..', 'shared', 'corpus');
 const present = fs.existsSync(path.join(corpus, 'MANIFEST.json'));
@@ -144,7 +145,7 @@ describe.skipIf(!present)('conversation structure on the real projects trees', (
       const full = assemble(index, { conversation: session, throughSeq: index.throughSeq });
       expect(foldedEntities(folded), session).toEqual({ nodes: full.nodes, relations: full.relations, unresolved: full.unresolved });
     }
-    expect(verifyChains(data).problems).toEqual([]);
+    expect(verifyChains(data, verifyStorage(data).landed).problems).toEqual([]);
   });
 });
 

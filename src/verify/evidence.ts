@@ -36,19 +36,40 @@ export interface ChunkSink {
 const NEWLINE = 0x0a;
 
 /**
+ * The longest line verify reads, far past any real transcript line: a longer
+ * one ends the reading of its file, so that memory stays bounded whatever a
+ * file holds.
+ */
+export const LONGEST_LINE = 64 << 20;
+
+/**
  * Cuts chunks into lines, each with its newline, with memory bounded by the
- * longest line. A line is valid only during the call: copy to keep.
+ * longest line. A line is valid only during the call: copy to keep. A line
+ * longer than `longest` is told to `onTooLong`, and nothing after it is cut.
  */
 export class LineSplitter {
   private carried: Buffer[] = [];
   private carriedBytes = 0;
+  private stopped = false;
 
-  constructor(private readonly onLine: (line: Buffer) => void) {}
+  constructor(
+    private readonly onLine: (line: Buffer) => void,
+    private readonly onTooLong: () => void = () => {},
+    private readonly longest = LONGEST_LINE,
+  ) {}
 
   push(chunk: Buffer): void {
+    if (this.stopped) return;
     let cursor = 0;
     for (;;) {
       const newline = chunk.indexOf(NEWLINE, cursor);
+      if (this.carriedBytes + (newline < 0 ? chunk.length : newline + 1) - cursor > this.longest) {
+        this.stopped = true;
+        this.carried = [];
+        this.carriedBytes = 0;
+        this.onTooLong();
+        return;
+      }
       if (newline < 0) {
         if (cursor < chunk.length) {
           // Copied: the caller may reuse the chunk's memory.
@@ -157,6 +178,12 @@ export class EvidenceCheck {
     this.problems.push({ path, what });
   }
 
+  /** A line past LONGEST_LINE after line `before`: the file is reported and read no further. */
+  private tooLong(summary: { broken: boolean }, relative: string, before: number): void {
+    if (!summary.broken) this.problem(relative, `line ${before + 1} is longer than ${LONGEST_LINE} bytes, the longest line verify reads; the rest of the file was not read`);
+    summary.broken = true;
+  }
+
   /** Whether a path inside the zone is a landed file or a `.sd`, the two kinds this checks. */
   static holds(relative: string): boolean {
     const place = evidencePlace(relative);
@@ -213,7 +240,7 @@ export class EvidenceCheck {
         this.problem(relative, `line ${line}: ${error.message}`);
         summary.broken = true;
       }
-    });
+    }, () => this.tooLong(summary, relative, line));
     return {
       push: (chunk) => {
         hash.update(chunk);
@@ -273,7 +300,7 @@ export class EvidenceCheck {
         return;
       }
       if (row.row !== summary.rows) this.problem(relative, `row ${summary.rows} is numbered ${String(row.row)}`);
-    });
+    }, () => this.tooLong(summary, relative, line));
     return {
       push: (chunk) => splitter.push(chunk),
       end: () => {

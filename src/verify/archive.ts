@@ -36,8 +36,8 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { DecompressStream } from 'zstd-napi';
+import { createRequire } from 'node:module';
+import type * as Zstd from 'zstd-napi/binding.js';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/export.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
@@ -48,6 +48,9 @@ import { checkManifest, type ExportReport, type PresentFile } from './export.ts'
 import type { Manifest } from '../bundle/manifest.ts';
 import type { Problem, VerifyOptions } from './storage.ts';
 import { ArchiveReadError, TarReader, type EntrySink, type TarEntry } from './tar-reader.ts';
+
+const require = createRequire(import.meta.url);
+const zstd = require('zstd-napi/binding.js') as typeof Zstd;
 
 const ROUND = /^bundle\/_conversations\/([^/]+)\/rounds\/r(\d{6,})-[0-9a-f]{12}\.sf$/;
 const CONVERSATION = /^bundle\/_conversations\/([^/]+)\//;
@@ -157,21 +160,12 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     };
   });
 
-  // Why the reader stopped, kept apart: the pipeline reports the streams it aborted instead.
-  let stopped: ArchiveReadError | undefined;
   try {
-    await pipeline(fs.createReadStream(file), new DecompressStream({ windowLogMax: WINDOW_LOG_MAX }), async (chunks: AsyncIterable<Buffer>) => {
-      try {
-        for await (const chunk of chunks) reader.push(chunk);
-        reader.end();
-      } catch (error) {
-        if (error instanceof ArchiveReadError) stopped = error;
-        throw error;
-      }
-    });
+    await decompressed(file, (piece) => reader.push(piece));
+    reader.end();
   } catch (error) {
     // Nothing read after this can be trusted to mean what it says: the rest of the checks are not run.
-    if (stopped) problem(stopped.entry ?? file, stopped.message);
+    if (error instanceof ArchiveReadError) problem(error.entry ?? file, error.message);
     else problem(file, `the archive is cut short or damaged: ${(error as Error).message}`);
     return { files: 0, bytes: 0, sessions: 0, landedFiles: 0, records: 0, chains: 0, rounds: 0, problems, notes: [] };
   }
@@ -280,4 +274,32 @@ class PathKinds {
     this.files.add(path);
     return undefined;
   }
+}
+
+/**
+ * The archive's bytes decompressed, each piece handed to `onPiece` before the
+ * next is made, in one reused buffer: `onPiece` copies what it keeps. The
+ * decompression context is driven here one output buffer at a time, since a
+ * stream that decompresses each input chunk whole would hold all it expands
+ * to, gigabytes for a run of zeros.
+ */
+async function decompressed(file: string, onPiece: (piece: Buffer) => void): Promise<void> {
+  const context = new zstd.DCtx();
+  context.setParameter(zstd.DParameter.windowLogMax, WINDOW_LOG_MAX);
+  const output = Buffer.allocUnsafe(zstd.dStreamOutSize());
+  let inFrame = false;
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: zstd.dStreamInSize() })) {
+    let input = chunk as Buffer;
+    for (;;) {
+      const [left, produced, consumed] = context.decompressStream(output, input);
+      if (produced > 0) onPiece(output.subarray(0, produced));
+      input = input.subarray(consumed);
+      // Done with this chunk once it is consumed and the output was not full (more may be waiting otherwise).
+      if (input.length === 0 && (produced < output.length || left === 0)) {
+        inFrame = left !== 0;
+        break;
+      }
+    }
+  }
+  if (inFrame) throw new Error('the stream ends in the middle of a compressed frame');
 }

@@ -132,7 +132,7 @@ describe('an archive is read as GNU tar extracts it, or rejected', () => {
     }
     // The ones read the same way GNU tar reads them, which verify then accepts.
     expect(accepted).toEqual(['a GNU long name over a decoy name', 'a pax path over a decoy name', 'a ustar prefix', 'a GNU header whose prefix field GNU tar does not read', 'a size in base 256']);
-  });
+  }, 60_000);
 
   it('names what it rejects, and stops reading at what GNU tar would read otherwise', async () => {
     const problems = async (tarBytes: Buffer) => (await verifyArchive(await written(tarBytes))).problems;
@@ -144,5 +144,5 @@ describe('an archive is read as GNU tar extracts it, or rejected', () => {
     expect(await problems(tarOf((list) => list.push(entry({ name: 'export/root-digest.txt/', typeflag: '5' }))))).toEqual([{ path: 'export/root-digest.txt/', what: 'a folder entry at the path of a file: it is both a file and a folder' }]);
     expect(await problems(tarOf((list) => list.splice(last.index, 0, pax([['hdrcharset', 'BINARY']]))))).toEqual([{ path: 'PaxHeader', what: 'a pax header with the keyword "hdrcharset", which verify does not apply; an export has none' }]);
     expect(paxRecords([['path', 'x']]).toString()).toBe('9 path=x\n');
-  });
+  }, 60_000);
 });

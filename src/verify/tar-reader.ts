@@ -140,9 +140,8 @@ export class TarReader {
   /** The stream has ended: it must have ended at the end-of-archive marker. */
   end(): void {
     if (this.state === 'end') return;
-    if (this.state === 'data' || (this.state === 'padding' && this.current !== undefined)) {
-      throw new ArchiveReadError(this.current, `the archive ends inside this entry, ${this.remaining} of its bytes short; it is cut short`);
-    }
+    if (this.state === 'data') throw new ArchiveReadError(this.current, `the archive ends inside this entry, ${this.remaining} of its bytes short; it is cut short`);
+    if (this.state === 'padding') throw new ArchiveReadError(this.current, `the archive ends inside the padding after this entry; it is cut short`);
     if (this.filled > 0 || this.state !== 'header') throw new ArchiveReadError(undefined, `the archive ends inside a header, at byte ${this.offset}; it is cut short`);
     throw new ArchiveReadError(undefined, this.entries === 0 ? 'the archive holds no tar entries' : `the archive ends after ${this.entries} entries without the end-of-archive marker; it is cut short`);
   }

@@ -40,12 +40,11 @@ import { createRequire } from 'node:module';
 import type * as Zstd from 'zstd-napi/binding.js';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/export.ts';
-import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
+import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath, type Manifest } from '../bundle/manifest.ts';
 import { ChainError, checkInputDigests, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
 import { compareAssembly } from './chains.ts';
 import { EvidenceCheck, type ChunkSink } from './evidence.ts';
 import { checkManifest, type ExportReport, type PresentFile } from './export.ts';
-import type { Manifest } from '../bundle/manifest.ts';
 import type { Problem, VerifyOptions } from './storage.ts';
 import { ArchiveReadError, TarReader, type EntrySink, type TarEntry } from './tar-reader.ts';
 
@@ -106,16 +105,16 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
       problem(name, `a ${entry.type}; an export holds regular files only, and it was not followed`);
       return undefined;
     }
+    if (entry.type === 'file' && relative === '') {
+      problem(name, 'a file where the top folder should be');
+      return undefined;
+    }
     const clash = paths.claim(bare, entry.type === 'directory' ? 'folder' : 'file');
     if (clash) {
       problem(name, clash);
       return undefined;
     }
     if (entry.type === 'directory') return undefined;
-    if (relative === '') {
-      problem(name, 'a file where the top folder should be');
-      return undefined;
-    }
     const lower = relative.toLowerCase();
     const collision = folded.get(lower);
     if (collision !== undefined) problem(name, `differs only in case from ${top}/${collision}, which would collide on a case-insensitive disk`);

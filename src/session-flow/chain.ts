@@ -164,6 +164,33 @@ export function checkLinks(rounds: readonly RoundHead[]): string[] {
   return problems;
 }
 
+/** A landed file as a round's input digest reads it: its sequence and its SHA-256. */
+export interface LandedDigest {
+  readonly seq: number;
+  readonly digest: string;
+}
+
+/**
+ * Every round, of one chain in round order, whose input digest is not what
+ * the landed files it covers give. `landedOf` is a session's landed files as
+ * they are now; each round is checked against the input digest its
+ * predecessor states, so a forged round is named alone.
+ */
+export function checkInputDigests(rounds: readonly RoundHead[], landedOf: (session: string) => readonly LandedDigest[]): string[] {
+  const problems: string[] = [];
+  rounds.forEach((round, index) => {
+    const { header } = round;
+    const previous = rounds[index - 1];
+    // After a broken link (checkLinks names it) the digest to chain to is unknown.
+    if (header.previous !== (previous?.commit.digest ?? null)) return;
+    const expected = inputDigest(previous?.header.input_digest, landedOf(header.session), header.from_seq, header.through_seq);
+    if (header.input_digest !== expected) {
+      problems.push(`${round.file}: its input digest is ${header.input_digest}, but the landed files it covers (sequences ${header.from_seq} to ${header.through_seq} of session ${header.session}) give ${expected}`);
+    }
+  });
+  return problems;
+}
+
 /**
  * Whether a frame of the chain holds `entity` as it is, past the frame's own
  * `t` and `revision`: what comparing the JSON text of the two would say (the
@@ -212,9 +239,25 @@ export interface AppendInput {
   readonly structure: Structure;
   readonly throughSeq: number;
   /** SHA-256 of each landed file, by sequence; the round binds those from from_seq to through_seq. */
-  readonly landed: readonly { readonly seq: number; readonly digest: string }[];
+  readonly landed: readonly LandedDigest[];
   readonly parser: string;
   readonly policy: string;
+}
+
+/**
+ * What a round read: the SHA-256 of the landed files from `fromSeq` to
+ * `throughSeq`, chained to the input digest of the round before (`previous`,
+ * none for the first). Chained, so that it binds everything before it at a
+ * cost proportional to what is new; the digests sorted, since listing order is
+ * not stable. Parse writes it and verify computes it again from the landed
+ * files it holds.
+ */
+export function inputDigest(previous: string | undefined, landed: readonly LandedDigest[], fromSeq: number, throughSeq: number): string {
+  const read = landed.filter((file) => file.seq >= fromSeq && file.seq <= throughSeq).map((file) => file.digest);
+  return crypto
+    .createHash('sha256')
+    .update([previous ?? '', ...read.sort()].join('\n'))
+    .digest('hex');
 }
 
 export interface AppendResult {
@@ -272,7 +315,6 @@ export function appendRound(data: string, input: AppendInput, now: Date = new Da
   if (frames.length === 0 && input.throughSeq === throughBefore && head?.header.parser === input.parser) return { changed: { written: 0, tombstones: 0, resolved: 0 } };
 
   frames.sort((a, b) => (a.t === b.t ? compare(a.id, b.id) : ORDER[a.t] - ORDER[b.t]));
-  const previousInput = head?.header.input_digest ?? '';
   const header: RoundHeader = {
     t: 'header',
     schema: SESSION_FLOW_SCHEMA,
@@ -282,12 +324,7 @@ export function appendRound(data: string, input: AppendInput, now: Date = new Da
     previous: head?.commit.digest ?? null,
     from_seq: throughBefore + 1,
     through_seq: input.throughSeq,
-    // Chained: what this round read, bound to everything before it, at a cost
-    // proportional to what is new. Sorted, since listing order is not stable.
-    input_digest: crypto
-      .createHash('sha256')
-      .update([previousInput, ...input.landed.filter((file) => file.seq > throughBefore && file.seq <= input.throughSeq).map((file) => file.digest).sort()].join('\n'))
-      .digest('hex'),
+    input_digest: inputDigest(head?.header.input_digest, input.landed, throughBefore + 1, input.throughSeq),
     parser: input.parser,
     policy: input.policy,
   };

@@ -1,15 +1,32 @@
 // Verifies a `.tar.zst` as a stream: it is decompressed and read entry by
 // entry, every file hashed on the way, and nothing is ever written to disk.
 //
-// The archive layer is not trusted. Every entry must be a regular file or a
-// folder under one top folder, at a safe path, and once: an absolute path, a
-// `..`, a link of either kind, a device, a duplicate, or two names that differ
-// only in case are each an error, reported and never followed. A truncated
-// stream or a flipped bit (the frames carry checksums) is reported as damage.
+// The archive layer is not trusted. It is read as GNU tar extracts it, or the
+// read stops with the reason named (tar-reader.ts), so that what verify calls
+// intact is what `tar --zstd -xf` writes. Every entry must be a regular file
+// or a folder under one top folder, at a safe path, and once: an absolute
+// path, a `..`, a link of either kind, a device, a duplicate, a path that is
+// both a file and a folder, or two names that differ only in case are each
+// an error, reported and never followed. A truncated stream or a flipped bit
+// (the frames carry checksums) is reported as damage.
+//
+// Memory stays bounded whatever the archive holds: every entry is hashed as
+// it streams; landed files and `.sd` are read line by line, each line at most
+// LONGEST_LINE (evidence.ts) and each such file at most PARSED_ENTRY_BYTES;
+// the entries held whole until the end (the manifest and its twin, the root
+// digest, rounds and branch records) at most HELD_ENTRY_BYTES each and
+// HELD_BYTES in all. An entry past its bound stops the read at its header,
+// before a byte of it is held. Once the manifest has streamed past, an entry
+// larger than it lists stops the read at its header too, and an entry it does
+// not vouch for at its size is hashed and reported but not parsed; before
+// then (the manifest follows the bundle in an archive the export writes) the
+// bounds above are what holds.
+//
 // Then the same checks as for an export folder run on what was read: the
 // root digest, the manifest, every file's size and hash, missing and extra
 // files, the bundle's evidence (evidence.ts, fed each landed file and `.sd`
-// as it streams past), and every round chain and branch record.
+// as it streams past), every round chain and branch record, and each round's
+// input digest against the landed files it covers.
 //
 // With `deep`, each landed file's `.sd` is derived again as the file streams
 // past and compared with the archived one, and at the end of the stream each
@@ -19,16 +36,20 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import tar from 'tar-stream';
-import { DecompressStream } from 'zstd-napi';
+import { createRequire } from 'node:module';
+import type * as Zstd from 'zstd-napi/binding.js';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/export.ts';
-import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
-import { ChainError, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
+import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath, type Manifest } from '../bundle/manifest.ts';
+import { ChainError, checkInputDigests, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
 import { compareAssembly } from './chains.ts';
 import { EvidenceCheck, type ChunkSink } from './evidence.ts';
 import { checkManifest, type ExportReport, type PresentFile } from './export.ts';
 import type { Problem, VerifyOptions } from './storage.ts';
+import { ArchiveReadError, TarReader, type EntrySink, type TarEntry } from './tar-reader.ts';
+
+const require = createRequire(import.meta.url);
+const zstd = require('zstd-napi/binding.js') as typeof Zstd;
 
 const ROUND = /^bundle\/_conversations\/([^/]+)\/rounds\/r(\d{6,})-[0-9a-f]{12}\.sf$/;
 const CONVERSATION = /^bundle\/_conversations\/([^/]+)\//;
@@ -39,92 +60,113 @@ const BRANCH = /^bundle\/_conversations\/([^/]+)\/branches\/([^/]+\.json)$/;
 // not damaged. Anything else in a session's folder is out of place.
 const SESSION_FILES = /^bundle\/[^_/][^/]*\/(session\.state|collect\.lock|session\.index|(streams|runs)\/[^/]+\/[^/]+\.cursor)$/;
 
+/** Past this size an entry held whole until the stream ends (the manifest, its plain twin, the root digest, a round, a branch record) stops the read. */
+export const HELD_ENTRY_BYTES = 128 << 20;
+/** Past this many bytes held in all, the read stops. */
+export const HELD_BYTES = 512 << 20;
+/**
+ * Past this size a landed file or `.sd`, read line by line, stops the read:
+ * a landed file is closed once past 32 MiB, so it holds that and one line,
+ * which may be at most LONGEST_LINE (evidence.ts).
+ */
+export const PARSED_ENTRY_BYTES = 128 << 20;
+/** The largest zstd window accepted, as the zstd command's own default limit: 128 MiB. */
+const WINDOW_LOG_MAX = 27;
+
 export async function verifyArchive(file: string, options: VerifyOptions = {}): Promise<ExportReport> {
   const problems: Problem[] = [];
   const problem = (where: string, what: string): void => void problems.push({ path: where, what });
   const present = new Map<string, PresentFile>();
   const kept = new Map<string, Buffer>();
   const folded = new Map<string, string>();
+  const paths = new PathKinds();
   let top: string | undefined;
+  let heldBytes = 0;
+  /** Each listed file's size, once the manifest has streamed past: what it vouches for. */
+  let listed: Map<string, number> | undefined;
   const evidence = new EvidenceCheck(options);
 
-  const extract = tar.extract();
-  extract.on('entry', (header, stream, next) => {
-    const name = header.name;
-    const drain = (): void => {
-      stream.on('end', next);
-      stream.resume();
-    };
-    const unsafe = unsafePath(name.replace(/\/$/, ''));
+  const reader = new TarReader((entry: TarEntry): EntrySink | undefined => {
+    const name = entry.name;
+    const bare = name.replace(/\/$/, '');
+    const unsafe = unsafePath(bare);
     if (unsafe) {
       problem(name, `an archive entry where ${unsafe}; it was not read`);
-      return drain();
+      return undefined;
     }
-    const [first, ...rest] = name.replace(/\/$/, '').split('/');
+    const [first, ...rest] = bare.split('/');
     top ??= first;
     if (first !== top) {
       problem(name, `outside the archive's one top folder ${top}`);
-      return drain();
+      return undefined;
     }
     const relative = rest.join('/');
-    if (header.type === 'directory') return drain();
-    if (header.type !== 'file') {
-      problem(name, `a ${header.type === 'symlink' ? 'symbolic link' : header.type === 'link' ? 'hard link' : `${header.type} entry`}; an export holds regular files only, and it was not followed`);
-      return drain();
+    if (entry.type !== 'file' && entry.type !== 'directory') {
+      problem(name, `a ${entry.type}; an export holds regular files only, and it was not followed`);
+      return undefined;
     }
-    if (relative === '') {
+    if (entry.type === 'file' && relative === '') {
       problem(name, 'a file where the top folder should be');
-      return drain();
+      return undefined;
     }
-    if (present.has(relative) || kept.has(relative)) {
-      problem(name, 'a second entry with the same name');
-      return drain();
+    const clash = paths.claim(bare, entry.type === 'directory' ? 'folder' : 'file');
+    if (clash) {
+      problem(name, clash);
+      return undefined;
     }
+    if (entry.type === 'directory') return undefined;
     const lower = relative.toLowerCase();
-    const clash = folded.get(lower);
-    if (clash !== undefined) problem(name, `differs only in case from ${top}/${clash}, which would collide on a case-insensitive disk`);
+    const collision = folded.get(lower);
+    if (collision !== undefined) problem(name, `differs only in case from ${top}/${collision}, which would collide on a case-insensitive disk`);
     folded.set(lower, relative);
-    const hash = crypto.createHash('sha256');
-    const keep = META_FILES.has(relative) || ROUND.test(relative) || BRANCH.test(relative);
+
+    const meta = META_FILES.has(relative);
+    const vouched = listed?.get(relative);
+    if (vouched !== undefined && entry.size > vouched) throw new ArchiveReadError(name, `${entry.size} bytes, more than the ${vouched} the manifest lists it with`);
+    // Once the manifest is known, only what it lists at this size is parsed; the rest is hashed, to be reported.
+    const trusted = meta || listed === undefined || vouched === entry.size;
+    const keep = trusted && (meta || ROUND.test(relative) || BRANCH.test(relative));
+    if (keep) {
+      if (entry.size > HELD_ENTRY_BYTES) throw new ArchiveReadError(name, `${entry.size} bytes, more than the ${HELD_ENTRY_BYTES} an entry verify holds whole may have`);
+      heldBytes += entry.size;
+      if (heldBytes > HELD_BYTES) throw new ArchiveReadError(name, `the entries verify holds whole come to more than ${HELD_BYTES} bytes with this one`);
+    }
     const inBundle = relative.startsWith(`${BUNDLE}/`) ? relative.slice(BUNDLE.length + 1) : undefined;
     let checked: ChunkSink | undefined;
-    if (inBundle !== undefined && EvidenceCheck.holds(inBundle)) checked = evidence.file(inBundle);
+    if (inBundle !== undefined && EvidenceCheck.holds(inBundle)) {
+      if (entry.size > PARSED_ENTRY_BYTES) throw new ArchiveReadError(name, `${entry.size} bytes, more than the ${PARSED_ENTRY_BYTES} a landed file or .sd may have`);
+      if (trusted) checked = evidence.file(inBundle);
+    }
     // As for a folder (storage.ts), only a session's folder is held to the layout.
     else if (inBundle !== undefined && inBundle.includes('/') && !/^[_.]/.test(inBundle) && !SESSION_FILES.test(relative)) problem(relative, 'a file the storage layout has no place for');
+    const hash = crypto.createHash('sha256');
     const pieces: Buffer[] = [];
     let size = 0;
-    stream.on('data', (data: unknown) => {
-      const chunk = data as Buffer;
-      hash.update(chunk);
-      size += chunk.length;
-      if (keep) pieces.push(chunk);
-      checked?.push(chunk);
-    });
-    stream.on('end', () => {
-      checked?.end();
-      if (META_FILES.has(relative)) kept.set(relative, Buffer.concat(pieces));
-      else {
-        present.set(relative, { size, sha256: hash.digest('hex') });
+    return {
+      push: (chunk) => {
+        hash.update(chunk);
+        size += chunk.length;
+        // Copied: the decompressor may reuse the memory of what it hands on.
+        if (keep) pieces.push(Buffer.from(chunk));
+        checked?.push(chunk);
+      },
+      end: () => {
+        checked?.end();
         if (keep) kept.set(relative, Buffer.concat(pieces));
-      }
-      next();
-    });
+        if (!meta) present.set(relative, { size, sha256: hash.digest('hex') });
+        else if (relative === MANIFEST) listed = sizesListed(kept.get(MANIFEST)!);
+      },
+    };
   });
 
   try {
-    // tar-stream's streams are streamx streams, so they are piped rather than
-    // handed to Node's pipeline; every error ends the read.
-    await new Promise<void>((resolve, reject) => {
-      const source = fs.createReadStream(file);
-      const decompress = new DecompressStream();
-      source.on('error', reject);
-      decompress.on('error', reject);
-      extract.on('error', reject);
-      extract.on('finish', resolve);
-      source.pipe(decompress).pipe(extract);
-    });
+    await decompressed(file, (piece) => reader.push(piece));
+    reader.end();
   } catch (error) {
-    problem(file, `the archive is cut short or damaged: ${(error as Error).message}`);
+    // Nothing read after this can be trusted to mean what it says: the rest of the checks are not run.
+    if (error instanceof ArchiveReadError) problem(error.entry ?? file, error.message);
+    else problem(file, `the archive is cut short or damaged: ${(error as Error).message}`);
+    return { files: 0, bytes: 0, sessions: 0, landedFiles: 0, records: 0, chains: 0, rounds: 0, problems, notes: [] };
   }
 
   const checked = checkManifest(present, { manifest: kept.get(MANIFEST), rootDigest: kept.get(ROOT_DIGEST)?.toString('utf8'), plain: kept.get(PLAIN_MANIFEST)?.toString('utf8') });
@@ -168,7 +210,7 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
       }
     }
     const links = checkLinks(folded.rounds);
-    for (const link of links) {
+    for (const link of [...links, ...checkInputDigests(folded.rounds, (session) => verified.landed.get(session) ?? [])]) {
       const [where, ...what] = link.split(': ');
       problem(where!, what.join(': '));
     }
@@ -190,4 +232,73 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     problems,
     notes: [],
   };
+}
+
+/** Each file a manifest lists, with its size; nothing when it cannot be read (checkManifest says why). */
+function sizesListed(bytes: Buffer): Map<string, number> | undefined {
+  try {
+    const manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
+    if (!Array.isArray(manifest.files)) return undefined;
+    return new Map(manifest.files.map((entry) => [entry.path, entry.size]));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What each path in the archive is, a file or a folder, for the paths GNU
+ * tar would make one thing of: a folder entry at a file's path, or a path
+ * inside a file, makes GNU tar replace the file; a second file at one path
+ * replaces the first.
+ */
+class PathKinds {
+  private readonly files = new Set<string>();
+  private readonly folders = new Set<string>();
+
+  /** The problem with `path` being of `kind`, or nothing when it is not one. */
+  claim(path: string, kind: 'file' | 'folder'): string | undefined {
+    const parts = path.split('/');
+    for (let count = 1; count < parts.length; count++) {
+      const folder = parts.slice(0, count).join('/');
+      if (this.files.has(folder)) return `a path inside ${folder}, which is a file: it is both a file and a folder`;
+      this.folders.add(folder);
+    }
+    if (kind === 'folder') {
+      if (this.files.has(path)) return 'a folder entry at the path of a file: it is both a file and a folder';
+      this.folders.add(path);
+      return undefined;
+    }
+    if (this.files.has(path)) return 'a second entry with the same name';
+    if (this.folders.has(path)) return 'a file entry at the path of a folder: it is both a file and a folder';
+    this.files.add(path);
+    return undefined;
+  }
+}
+
+/**
+ * The archive's bytes decompressed, each piece handed to `onPiece` before the
+ * next is made, in one reused buffer: `onPiece` copies what it keeps. The
+ * decompression context is driven here one output buffer at a time, since a
+ * stream that decompresses each input chunk whole would hold all it expands
+ * to, gigabytes for a run of zeros.
+ */
+async function decompressed(file: string, onPiece: (piece: Buffer) => void): Promise<void> {
+  const context = new zstd.DCtx();
+  context.setParameter(zstd.DParameter.windowLogMax, WINDOW_LOG_MAX);
+  const output = Buffer.allocUnsafe(zstd.dStreamOutSize());
+  let inFrame = false;
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: zstd.dStreamInSize() })) {
+    let input = chunk as Buffer;
+    for (;;) {
+      const [left, produced, consumed] = context.decompressStream(output, input);
+      if (produced > 0) onPiece(output.subarray(0, produced));
+      input = input.subarray(consumed);
+      // Done with this chunk once it is consumed and the output was not full (more may be waiting otherwise).
+      if (input.length === 0 && (produced < output.length || left === 0)) {
+        inFrame = left !== 0;
+        break;
+      }
+    }
+  }
+  if (inFrame) throw new Error('the stream ends in the middle of a compressed frame');
 }

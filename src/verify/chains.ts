@@ -1,8 +1,11 @@
 // Verifies every round chain in a storage zone, and every branch record: rounds 1..N with no gap, each
-// naming its predecessor's digest, each digest matching its bytes, and each
-// round reading on from exactly where the one before stopped. The last check
-// is the one no digest can make: it catches skipped evidence (seed
-// design-notes/02 §2.5).
+// naming its predecessor's digest, each digest matching its bytes, each
+// round reading on from exactly where the one before stopped, and each
+// round's input digest what the landed files it covers give. The reading-on
+// check is the one no digest can make: it catches skipped evidence (seed
+// design-notes/02 §2.5); the input digest binds a round to the bytes of its
+// evidence, which assembling again alone cannot, since a forged record may
+// change nothing the structure holds.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,10 +13,10 @@ import { listFolder } from '../landing/session-state.ts';
 import { explicitBranches } from '../branches/explicit.ts';
 import { assemble } from '../assembly/assemble.ts';
 import type { SessionIndex } from '../index/session-index.ts';
-import { ChainError, checkLinks, foldedStructure, readChain, readRound, roundFiles, type Folded, type RoundHead } from '../session-flow/chain.ts';
+import { ChainError, checkInputDigests, checkLinks, foldedStructure, readChain, readRound, roundFiles, type Folded, type LandedDigest, type RoundHead } from '../session-flow/chain.ts';
 import type { Problem } from './storage.ts';
 
-export function verifyChains(data: string): { chains: number; rounds: number; problems: Problem[] } {
+export function verifyChains(data: string, landed: ReadonlyMap<string, readonly LandedDigest[]>): { chains: number; rounds: number; problems: Problem[] } {
   const problems: Problem[] = [];
   const relative = (file: string): string => path.relative(data, file).split(path.sep).join('/');
   const conversations = listFolder(path.join(data, '_conversations')).filter((name) => fs.statSync(path.join(data, '_conversations', name)).isDirectory());
@@ -30,7 +33,7 @@ export function verifyChains(data: string): { chains: number; rounds: number; pr
         problems.push({ path: relative(file), what: error.message.replace(`${file}: `, '') });
       }
     }
-    for (const problem of checkLinks(readable)) {
+    for (const problem of [...checkLinks(readable), ...checkInputDigests(readable, (session) => landed.get(session) ?? [])]) {
       const [file, ...what] = problem.split(': ');
       problems.push({ path: relative(file!), what: what.join(': ') });
     }

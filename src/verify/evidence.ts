@@ -18,6 +18,7 @@ import { digestOf, LandedFormatError, parseHeaderLine, parseRecordLine, type Lan
 import { parseLandedName, sessionDataName } from '../landing/layout.ts';
 import { SessionDataDerivation, type Converter } from '../session-data/derive.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader } from '../session-data/format.ts';
+import type { LandedDigest } from '../session-flow/chain.ts';
 import type { Problem } from './storage.ts';
 
 export interface EvidenceOptions {
@@ -35,19 +36,40 @@ export interface ChunkSink {
 const NEWLINE = 0x0a;
 
 /**
+ * The longest line verify reads, far past any real transcript line: a longer
+ * one ends the reading of its file, so that memory stays bounded whatever a
+ * file holds.
+ */
+export const LONGEST_LINE = 64 << 20;
+
+/**
  * Cuts chunks into lines, each with its newline, with memory bounded by the
- * longest line. A line is valid only during the call: copy to keep.
+ * longest line. A line is valid only during the call: copy to keep. A line
+ * longer than `longest` is told to `onTooLong`, and nothing after it is cut.
  */
 export class LineSplitter {
   private carried: Buffer[] = [];
   private carriedBytes = 0;
+  private stopped = false;
 
-  constructor(private readonly onLine: (line: Buffer) => void) {}
+  constructor(
+    private readonly onLine: (line: Buffer) => void,
+    private readonly onTooLong: () => void = () => {},
+    private readonly longest = LONGEST_LINE,
+  ) {}
 
   push(chunk: Buffer): void {
+    if (this.stopped) return;
     let cursor = 0;
     for (;;) {
       const newline = chunk.indexOf(NEWLINE, cursor);
+      if (this.carriedBytes + (newline < 0 ? chunk.length : newline + 1) - cursor > this.longest) {
+        this.stopped = true;
+        this.carried = [];
+        this.carriedBytes = 0;
+        this.onTooLong();
+        return;
+      }
       if (newline < 0) {
         if (cursor < chunk.length) {
           // Copied: the caller may reuse the chunk's memory.
@@ -134,6 +156,17 @@ function evidencePlace(relative: string): { session: string; group: string; plac
   return { session: parts[0]!, group: parts[1], place: parts[2]!, name: parts[3]! };
 }
 
+export interface EvidenceSummary {
+  readonly sessions: number;
+  readonly landedFiles: number;
+  readonly records: number;
+  readonly problems: Problem[];
+  /** With `deep`: each session's index, made from its `.sd` derived again, for assembling again. */
+  readonly indexes: Map<string, SessionIndex>;
+  /** Each session's landed files as found, by sequence, for the input digests of its rounds. */
+  readonly landed: Map<string, LandedDigest[]>;
+}
+
 export class EvidenceCheck {
   private readonly landed = new Map<string, LandedSummary>();
   private readonly sessionData = new Map<string, SessionDataSummary>();
@@ -143,6 +176,12 @@ export class EvidenceCheck {
 
   private problem(path: string, what: string): void {
     this.problems.push({ path, what });
+  }
+
+  /** A line past LONGEST_LINE after line `before`: the file is reported and read no further. */
+  private tooLong(summary: { broken: boolean }, relative: string, before: number): void {
+    if (!summary.broken) this.problem(relative, `line ${before + 1} is longer than ${LONGEST_LINE} bytes, the longest line verify reads; the rest of the file was not read`);
+    summary.broken = true;
   }
 
   /** Whether a path inside the zone is a landed file or a `.sd`, the two kinds this checks. */
@@ -201,7 +240,7 @@ export class EvidenceCheck {
         this.problem(relative, `line ${line}: ${error.message}`);
         summary.broken = true;
       }
-    });
+    }, () => this.tooLong(summary, relative, line));
     return {
       push: (chunk) => {
         hash.update(chunk);
@@ -261,7 +300,7 @@ export class EvidenceCheck {
         return;
       }
       if (row.row !== summary.rows) this.problem(relative, `row ${summary.rows} is numbered ${String(row.row)}`);
-    });
+    }, () => this.tooLong(summary, relative, line));
     return {
       push: (chunk) => splitter.push(chunk),
       end: () => {
@@ -283,7 +322,7 @@ export class EvidenceCheck {
    * across all its streams. Returns every problem found since the start, and
    * with `deep` each session's index, made from the rows derived again.
    */
-  finish(): { sessions: number; landedFiles: number; records: number; problems: Problem[]; indexes: Map<string, SessionIndex> } {
+  finish(): EvidenceSummary {
     const bySession = new Map<string, LandedSummary[]>();
     let records = 0;
     for (const landed of this.landed.values()) {
@@ -293,8 +332,10 @@ export class EvidenceCheck {
     }
     for (const [relative] of this.sessionData) if (!this.landed.has(relative.replace(/\.sd$/, '.jsonl'))) this.problem(relative, 'a .sd without its landed file');
     const indexes = new Map<string, SessionIndex>();
+    const landed = new Map<string, LandedDigest[]>();
     for (const [session, files] of bySession) {
       files.sort((a, b) => a.seq - b.seq || (a.relative < b.relative ? -1 : 1));
+      landed.set(session, files.map((file) => ({ seq: file.seq, digest: file.digest ?? '' })));
       // One counter across all the session's streams: 1, 2, … N, each once.
       const seen = new Map<number, string>();
       for (const file of files) {
@@ -316,7 +357,7 @@ export class EvidenceCheck {
         });
       }
     }
-    return { sessions: bySession.size, landedFiles: this.landed.size, records, problems: this.problems, indexes };
+    return { sessions: bySession.size, landedFiles: this.landed.size, records, problems: this.problems, indexes, landed };
   }
 
   private chosenDerivation(landed: LandedSummary): Derived | undefined {

@@ -117,7 +117,7 @@ export function verifyExport(root: string, options: VerifyOptions = {}): ExportR
     const storage = verifyStorage(bundle, options);
     problems.push(...inside(storage.problems));
     notes.push(...inside(storage.notes));
-    const chains = verifyChains(bundle);
+    const chains = verifyChains(bundle, storage.landed);
     problems.push(...inside(chains.problems));
     Object.assign(counts, { sessions: storage.sessions, landedFiles: storage.landedFiles, records: storage.records, chains: chains.chains, rounds: chains.rounds });
     if (options.deep) problems.push(...inside(verifyAssemblies(bundle, storage.indexes)));

@@ -22,6 +22,7 @@ import { withOpenFile } from '../landing/line-reader.ts';
 import { landedFilesOfSession, listFolder } from '../landing/session-state.ts';
 import { readState } from '../landing/state-text.ts';
 import { INDEX_NAME, type SessionIndex } from '../index/session-index.ts';
+import type { LandedDigest } from '../session-flow/chain.ts';
 import { EvidenceCheck, type ChunkSink, type EvidenceOptions } from './evidence.ts';
 
 export interface Problem {
@@ -44,6 +45,8 @@ export type VerifyOptions = EvidenceOptions;
 export interface StorageVerification extends StorageReport {
   /** With `deep`: each session's index, made from its `.sd` derived again, for assembling again. */
   readonly indexes: Map<string, SessionIndex>;
+  /** Each session's landed files as found, for the input digests of its rounds (verifyChains). */
+  readonly landed: Map<string, LandedDigest[]>;
 }
 
 export function verifyStorage(data: string, options: VerifyOptions = {}): StorageVerification {
@@ -75,7 +78,7 @@ export function verifyStorage(data: string, options: VerifyOptions = {}): Storag
     giveBack(chunk);
   }
   const checked = evidence.finish();
-  return { sessions: sessions.length, landedFiles: checked.landedFiles, records: checked.records, problems: [...checked.problems, ...problems], notes, indexes: checked.indexes };
+  return { sessions: sessions.length, landedFiles: checked.landedFiles, records: checked.records, problems: [...checked.problems, ...problems], notes, indexes: checked.indexes, landed: checked.landed };
 }
 
 /** A file's bytes into a sink, in pieces of the shared buffer's size. */

@@ -11,6 +11,7 @@ import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { conversationFolder } from '../../src/session-flow/chain.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
+import { verifyStorage } from '../../src/verify/storage.ts';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
@@ -148,11 +149,11 @@ describe('fork: isolation and the side-effect caveat', () => {
     const after = snapshot();
     after.delete(path.relative(data, file));
     expect(after).toEqual(before);
-    expect(verifyChains(data).problems).toEqual([]);
+    expect(verifyChains(data, verifyStorage(data).landed).problems).toEqual([]);
     // A tampered branch record is found.
     fs.chmodSync(file, 0o644);
     fs.appendFileSync(file, ' ');
-    expect(verifyChains(data).problems).toEqual([{ path: path.relative(data, file), what: expect.stringMatching(/^its bytes do not match the digest in its name/) }]);
+    expect(verifyChains(data, verifyStorage(data).landed).problems).toEqual([{ path: path.relative(data, file), what: expect.stringMatching(/^its bytes do not match the digest in its name/) }]);
     expect(fs.existsSync(conversationFolder(data, session))).toBe(true);
   });
 

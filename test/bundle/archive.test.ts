@@ -331,7 +331,7 @@ describe('a hostile or damaged archive: each case reported, nothing written', ()
         { path: 'export/../evil', what: 'an archive entry where the path has a ".." segment; it was not read' },
         { path: 'export/bundle/link', what: 'a symbolic link; an export holds regular files only, and it was not followed' },
         { path: 'export/bundle/hard', what: 'a hard link; an export holds regular files only, and it was not followed' },
-        { path: 'export/bundle/device', what: 'a character-device entry; an export holds regular files only, and it was not followed' },
+        { path: 'export/bundle/device', what: 'a character device; an export holds regular files only, and it was not followed' },
       ]),
     );
     expect(fs.existsSync('/etc/evil')).toBe(false);

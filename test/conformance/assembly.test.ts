@@ -21,6 +21,7 @@ import { parseSession } from '../../src/parse/parse.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
 import { analyseBranches } from '../../src/branches/natural.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
+import { verifyStorage } from '../../src/verify/storage.ts';
 
 const corpus = path.resolve(fileURLToPath(new URL('../..', import.meta.url)), '..', 'shared', 'corpus');
 const missing = filesMissing(path.join(corpus, 'MANIFEST.json'));
@@ -256,7 +257,7 @@ describeWhere(missing, 'conversation structure on the real projects trees', () =
       const full = assemble(index, { conversation: session, throughSeq: index.throughSeq });
       expect(foldedEntities(folded), session).toEqual({ nodes: full.nodes, relations: full.relations, unresolved: full.unresolved });
     }
-    expect(verifyChains(data).problems).toEqual([]);
+    expect(verifyChains(data, verifyStorage(data).landed).problems).toEqual([]);
   });
 });
 

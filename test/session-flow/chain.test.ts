@@ -7,6 +7,7 @@ import { parseSession } from '../../src/parse/parse.ts';
 import { appendRound, ChainError, conversationFolder, readChain, roundFiles } from '../../src/session-flow/chain.ts';
 import type { FlowNode } from '../../src/session-flow/format.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
+import { verifyStorage } from '../../src/verify/storage.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, completeLines, copyOfFixtures, foldedEntities, temporaryFolder } from '../helpers.ts';
 
@@ -61,7 +62,7 @@ describe('the round chain', () => {
       expect(foldedEntities(folded), session).toEqual(fullAssembly(data, session));
     }
     expect(rounds).toBeGreaterThan(Object.keys(FIXTURE_SESSIONS).length);
-    expect(verifyChains(data).problems).toEqual([]);
+    expect(verifyChains(data, verifyStorage(data).landed).problems).toEqual([]);
   });
 
   it('gives byte-identical rounds for the same evidence and versions', () => {
@@ -171,7 +172,7 @@ describe('the round chain', () => {
     fs.writeFileSync(files[2]!, fs.readFileSync(files[2]!, 'utf8').replace('"round":3', '"round":3 '));
     // Round 1 gone.
     fs.rmSync(files[0]!);
-    const problems = verifyChains(data).problems;
+    const problems = verifyChains(data, verifyStorage(data).landed).problems;
     expect(problems).toEqual(
       expect.arrayContaining([
         { path: relative(files[2]!), what: expect.stringMatching(/^its bytes do not match its commit digest/) },

@@ -47,8 +47,8 @@ async function verifyPath({ values, operands }: Given<typeof OPTIONS>, io: Io): 
     }
     return report.problems.length === 0 ? EXIT_OK : EXIT_REJECTED;
   }
-  const { indexes, ...storage } = verifyStorage(root, options);
-  const chains = verifyChains(root);
+  const { indexes, landed, ...storage } = verifyStorage(root, options);
+  const chains = verifyChains(root, landed);
   const problems = [...storage.problems, ...chains.problems, ...(values.deep ? verifyAssemblies(root, indexes) : [])];
   if (values.json) {
     io.out(`${JSON.stringify({ ...storage, chains: chains.chains, rounds: chains.rounds, problems })}\n`);

@@ -13,6 +13,7 @@ import { parseSession } from '../../src/parse/parse.ts';
 import { appendRound, readChain } from '../../src/session-flow/chain.ts';
 import type { FlowNode, Structure } from '../../src/session-flow/format.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
+import { verifyStorage } from '../../src/verify/storage.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, foldedEntities, landedOf, temporaryFolder } from '../helpers.ts';
 
@@ -143,6 +144,6 @@ describe('a data folder an older parser built', () => {
     const full = assemble(index, { conversation: session, throughSeq: index.throughSeq });
     expect(foldedEntities(chain)).toEqual({ nodes: full.nodes, relations: full.relations, unresolved: full.unresolved });
     expect(parseSession(local, session).unchanged).toBe(true);
-    expect(verifyChains(local).problems).toEqual([]);
+    expect(verifyChains(local, verifyStorage(local).landed).problems).toEqual([]);
   });
 });

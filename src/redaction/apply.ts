@@ -34,7 +34,7 @@ import { sessionDataBeside } from '../landing/layout.ts';
 import { deriveSessionData } from '../session-data/derive.ts';
 import { appendRound, conversationFolder, readRound, roundFiles } from '../session-flow/chain.ts';
 import { decodeJsonString, jsonStrings, replaceJsonStrings, type JsonString } from './json-strings.ts';
-import { placeholder } from './placeholder.ts';
+import { placeholder } from '../session-data/placeholder.ts';
 import { redactionReport, REPORT_NAME } from './report.ts';
 import { recordFiles, type RedactionPlan, type StringCuts } from './scan.ts';
 import type { Span } from './rules.ts';

@@ -16,7 +16,7 @@ import { sessionDataBeside, sessionDataName } from '../landing/layout.ts';
 import { listSession, type LandedFileEntry, type SessionListing } from '../landing/session-state.ts';
 import { readLines } from '../landing/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
-import { markRedactedParts } from '../redaction/placeholder.ts';
+import { markRedactedParts } from './placeholder.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from './format.ts';
 
 /** The adapter's half: one landed record in, one row out. It must not throw on bad input. */

@@ -1,6 +1,8 @@
-// What an adapter hands the collector: the sessions it found and, for each,
-// the files that belong to it and where each lands. The collector needs no
-// knowledge of the runtime beyond this.
+// What an adapter of one runtime implements, and all that the rest of the
+// pipeline knows of that runtime: where its sessions are, the sessions it
+// found and, for each, the files that belong to it and where each lands; how
+// a landed record becomes `.sd`; what the runtime calls each of the model's
+// words; and how a branch is written back as a transcript it can resume.
 
 import type { LandedKind } from '../landing/landed-file.ts';
 import type { Place } from '../landing/layout.ts';
@@ -44,6 +46,48 @@ export interface Discovery {
   readonly warnings: string[];
 }
 
+/** How the source root was chosen: by the option, the environment, the home folder, or the sample corpus when none exists. */
+export type SourceRootOrigin = 'option' | 'CLAUDE_CONFIG_DIR' | 'XDG_CONFIG_HOME' | 'home' | 'sample';
+
+export interface SourceRoot {
+  readonly root: string;
+  readonly origin: SourceRootOrigin;
+}
+
+/** A source root that was named and does not exist. */
+export class SourceRootError extends Error {}
+
+/** Which sessions a command takes: project folder patterns to include and to leave out. */
+export interface SessionFilter {
+  readonly include: readonly string[];
+  readonly exclude: readonly string[];
+}
+
+export type SessionMatcher = (session: Pick<DiscoveredSession, 'id' | 'folders' | 'primary'>) => boolean;
+
+export interface GlossaryEntry {
+  /** The runtime's name, or '' when it has none. */
+  readonly native: string;
+  /** Where the runtime records it, or why it does not. */
+  readonly where: string;
+}
+
+export interface Glossary {
+  /** Names the runtime's vocabulary and its version, as `glossary --json` prints it. */
+  readonly dialect: string;
+  readonly entries: Readonly<Record<string, GlossaryEntry>>;
+  /** How a model name reads in the chosen terms. */
+  termFor(name: string, terms: 'unified' | 'native' | 'both'): string;
+}
+
+export interface RestoredRecord {
+  /** The landed payload: one source record. */
+  readonly payload: Buffer;
+}
+
+/** The target transcript exists already: restore never overwrites one. */
+export class TranscriptExists extends Error {}
+
 export interface Adapter {
   /** Adapter name and version, written into every landed header: claude-code/0.1.0. */
   readonly name: string;
@@ -52,4 +96,13 @@ export interface Adapter {
   readonly converter: Converter;
   /** The record id of one source record, used as the cursor's diagnostic anchor. */
   recordId(line: Buffer): string;
+  /** The source root: the option when given, else where the runtime keeps its sessions on this machine, else the sample corpus. */
+  resolveSourceRoot(option: string | undefined, environment?: NodeJS.ProcessEnv): SourceRoot;
+  /** One line saying which source root is read and why. */
+  describeSourceRoot(source: SourceRoot): string;
+  discover(root: string): Discovery;
+  sessionMatcher(filter: SessionFilter): SessionMatcher;
+  readonly glossary: Glossary;
+  /** Writes records as a transcript the runtime can resume, under `out`; returns its path. Throws TranscriptExists rather than overwrite. */
+  writeRestoredTranscript(out: string, project: string, session: string, records: readonly RestoredRecord[]): string;
 }

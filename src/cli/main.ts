@@ -1,6 +1,7 @@
 // The command table. Every command of DESIGN.md is listed, so --help shows
 // the whole contract; what a command does not do yet, its summary says.
 
+import { SourceRootError } from '../adapters/adapter.ts';
 import { collect } from './commands/collect.ts';
 import { sources } from './commands/sources.ts';
 import { verify } from './commands/verify.ts';
@@ -11,7 +12,6 @@ import { branches } from './commands/branches.ts';
 import { fork, label, restore } from './commands/fork.ts';
 import { exportCommand } from './commands/export.ts';
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, type Command, type Io } from './command.ts';
-import { SourceRootError } from '../adapters/claude-code/source-root.ts';
 
 export const COMMANDS: readonly Command[] = [
   { name: 'sources', synopsis: 'sources  [--source DIR] [--include PATTERN]... [--exclude PATTERN]... [--json]', summary: 'discovered sessions and their files', run: sources },

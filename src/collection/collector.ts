@@ -35,7 +35,7 @@ import { lockSession, SessionLockedError } from '../landing/lock.ts';
 import { listSession, readSessionState, sessionStateIsSound, sessionStateText, type SessionListing } from '../landing/session-state.ts';
 import { deriveMissingSessionData, landedFilesWithoutSessionData, SessionDataWriter } from '../session-data/derive.ts';
 import { CommitBatch, CommitError } from './commit-batch.ts';
-import type { Adapter, CollectableSource, DiscoveredSession } from './source.ts';
+import type { Adapter, CollectableSource, DiscoveredSession } from '../adapters/adapter.ts';
 
 // A landed file is closed and a new one started past this size, and a
 // session's batch is committed once it holds two such files (see

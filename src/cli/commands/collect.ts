@@ -4,11 +4,9 @@
 // of existing history. Without it, it makes a pass, waits --interval seconds,
 // and makes another, until interrupted.
 
+import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
+import { type SessionMatcher } from '../../adapters/adapter.ts';
 import path from 'node:path';
-import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
-import { discoverSessions } from '../../adapters/claude-code/discover.ts';
-import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
-import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/collector.ts';
 import { EXIT_OK, EXIT_REJECTED, parseCommandArguments, SOURCE_OPTIONS, UsageError, type Io } from '../command.ts';
@@ -25,10 +23,10 @@ export async function collect(argv: string[], io: Io): Promise<number> {
   });
   const interval = Number(values.interval ?? '5');
   if (!Number.isFinite(interval) || interval <= 0) throw new UsageError(`collect: --interval must be a number of seconds above 0, not ${JSON.stringify(values.interval)}`);
-  const source = resolveSourceRoot(values.source);
+  const source = DEFAULT_ADAPTER.resolveSourceRoot(values.source);
   const data = path.resolve(values.data ?? DEFAULT_DATA);
-  const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
-  if (!values.json) io.error(`${describeSourceRoot(source)}\ndata ${data}\n`);
+  const selected = DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
+  if (!values.json) io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\ndata ${data}\n`);
 
   if (values.once) return onePass(source.root, data, selected, values.json === true, io);
 
@@ -63,14 +61,14 @@ export async function collect(argv: string[], io: Io): Promise<number> {
   }
 }
 
-async function onePass(root: string, data: string, selected: ReturnType<typeof sessionMatcher>, json: boolean, io: Io): Promise<number> {
+async function onePass(root: string, data: string, selected: SessionMatcher, json: boolean, io: Io): Promise<number> {
   const started = performance.now();
-  const discovery = discoverSessions(root);
+  const discovery = DEFAULT_ADAPTER.discover(root);
   const bar = progress(io.interactive && !json);
   let landedBytes = 0;
   const report = await collectAllOnCores({
     data,
-    adapter: claudeCodeAdapter,
+    adapter: DEFAULT_ADAPTER,
     discovery,
     selected,
     onSession(outcome, done, total) {

@@ -9,12 +9,10 @@
 // export from exports made apart (a large history split by session across
 // machines), each verified, put together by their manifests.
 
+import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
+import { type SessionMatcher, type SourceRoot } from '../../adapters/adapter.ts';
 import path from 'node:path';
 import { converterFor } from '../../adapters/dialects.ts';
-import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
-import { discoverSessions } from '../../adapters/claude-code/discover.ts';
-import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
-import { describeSourceRoot, resolveSourceRoot, type SourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { writeArchive } from '../../bundle/archive.ts';
 import { frameIndexOf } from '../../bundle/archive-frames.ts';
 import { earlierExportsRemoved, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from '../../bundle/export.ts';
@@ -60,16 +58,16 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
     return EXIT_REJECTED;
   }
   const request: ExportRequest = {
-    source: resolveSourceRoot(values.source),
+    source: DEFAULT_ADAPTER.resolveSourceRoot(values.source),
     data: path.resolve(values.data ?? DEFAULT_DATA),
     out: path.resolve(values.out ?? DEFAULT_OUT),
     archive: values.archive !== undefined ? path.resolve(values.archive) : undefined,
     conversations: values.conversation,
-    selected: sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] }),
+    selected: DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] }),
     json: values.json === true,
     redaction: rules ? { rules, paths: values['redact-paths'] === true, dryRun: values['dry-run'] === true } : undefined,
   };
-  if (!request.json) io.error(`${describeSourceRoot(request.source)}\ndata ${request.data}\n`);
+  if (!request.json) io.error(`${DEFAULT_ADAPTER.describeSourceRoot(request.source)}\ndata ${request.data}\n`);
   // No handler for Ctrl-C: it ends the process at once, like a crash, and
   // both are safe. The storage zone is written only write-once, the earlier
   // export is replaced by a rename only once the new one is whole, and the next
@@ -105,7 +103,7 @@ interface ExportRequest extends Destination {
   readonly source: SourceRoot;
   /** The conversations chosen with --conversation, or every stored one. */
   readonly conversations: string[] | undefined;
-  readonly selected: ReturnType<typeof sessionMatcher>;
+  readonly selected: SessionMatcher;
   readonly redaction: { readonly rules: ReturnType<typeof ruleSet>; readonly paths: boolean; readonly dryRun: boolean } | undefined;
 }
 
@@ -117,8 +115,8 @@ async function runExport(request: ExportRequest, waitingRenderer: WaitingRendere
   clock.step('collect');
   const report = await collectAllOnCores({
     data,
-    adapter: claudeCodeAdapter,
-    discovery: discoverSessions(request.source.root),
+    adapter: DEFAULT_ADAPTER,
+    discovery: DEFAULT_ADAPTER.discover(request.source.root),
     selected: request.selected,
     onSession(outcome) {
       let landed = 0;

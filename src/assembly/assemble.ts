@@ -20,7 +20,6 @@ import { DEFAULT_IDLE_GAP_MS, proposeSegments } from './segments.ts';
 import { partitionStreams } from './streams.ts';
 import { buildTalks, type TalkBuild } from './talks.ts';
 import { joinTools, type ToolStep } from './tools.ts';
-import { analyseBranches } from '../branches/natural.ts';
 
 export const PARSER_VERSION = 'sessionizer-assembly/1';
 
@@ -36,7 +35,27 @@ export function policyOf(options: Pick<AssembleOptions, 'idleGap'>): string {
   return `idle_gap_ms=${options.idleGap ?? DEFAULT_IDLE_GAP_MS}`;
 }
 
-export function assemble(index: SessionIndex, options: AssembleOptions): Structure {
+/**
+ * What assembly publishes of a main stream's natural branches. Branch
+ * analysis comes after assembly in the pipeline (it reads the tree assembly
+ * keeps), so the parse step hands it in: see parse/structure.ts.
+ */
+export interface NaturalBranches {
+  readonly forks: readonly { readonly kind: string }[];
+  readonly branches: readonly {
+    readonly name: string;
+    readonly active: boolean;
+    readonly forkPoint: IndexEntry | undefined;
+    readonly first: IndexEntry;
+    readonly tip: IndexEntry;
+    readonly path: readonly IndexEntry[];
+    readonly turns: number;
+    readonly summary: string;
+  }[];
+  readonly activeBy: string;
+}
+
+export function assembleStructure(index: SessionIndex, options: AssembleOptions, analyseBranches: (records: IndexEntry[]) => NaturalBranches): Structure {
   const nodes = new Map<string, FlowNode>();
   const relations = new Map<string, FlowRelation>();
   const unresolved = new Map<string, FlowUnresolved>();

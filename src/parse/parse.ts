@@ -7,7 +7,8 @@
 // be a guess (seed design-notes/01 §1.6).
 
 import fs from 'node:fs';
-import { assemble, PARSER_VERSION, policyOf } from '../assembly/assemble.ts';
+import { PARSER_VERSION, policyOf } from '../assembly/assemble.ts';
+import { assemble } from '../parse/structure.ts';
 import { loadSessionIndex } from '../index/session-index.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { appendRound, readHeadHeader, type AppendResult } from '../session-flow/chain.ts';

@@ -26,7 +26,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { assemble, PARSER_VERSION } from '../assembly/assemble.ts';
+import { PARSER_VERSION } from '../assembly/assemble.ts';
+import { assemble } from '../parse/structure.ts';
 import { loadSessionIndex } from '../index/session-index.ts';
 import { PendingFile, READ_ONLY, writeOnce } from '../landing/atomic-file.ts';
 import { digestOf, headerLine, readLandedFile, recordLine, type LandedHeader } from '../landing/landed-file.ts';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listFolder } from '../landing/session-state.ts';
 import { explicitBranches } from '../branches/explicit.ts';
-import { assemble } from '../assembly/assemble.ts';
+import { assemble } from '../parse/structure.ts';
 import type { SessionIndex } from '../index/session-index.ts';
 import { ChainError, checkLinks, foldedStructure, readChain, readRound, roundFiles, type Folded, type RoundHead } from '../session-flow/chain.ts';
 import type { Problem } from './storage.ts';

@@ -20,7 +20,7 @@
 // An unchanged file costs one stat. Re-reading is 1.3-1.7 GB/s here, so a 59 MB
 // transcript that grew by one line costs about 40 ms to check in full.
 
-import { replaceFile } from './atomic-file.ts';
+import { replaceFile } from '../files/atomic-file.ts';
 import { formatState, readState, wholeNumber } from './state-text.ts';
 
 export const CURSOR_SCHEMA = 1;

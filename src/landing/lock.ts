@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lockPath } from './layout.ts';
-import { hasEnded } from './process.ts';
+import { hasEnded } from '../files/process.ts';
 
 export class SessionLockedError extends Error {
   constructor(

@@ -14,9 +14,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { replaceWithoutFlush, writeOnce } from '../landing/atomic-file.ts';
-import { firstLine, withOpenFile } from '../landing/line-reader.ts';
-import { listFolder } from '../landing/session-state.ts';
+import { replaceWithoutFlush, writeOnce } from '../files/atomic-file.ts';
+import { firstLine, withOpenFile } from '../files/line-reader.ts';
+import { listFolder } from '../files/folders.ts';
 import { formatState } from '../landing/state-text.ts';
 import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type FlowNode, type FlowRelation, type FlowUnresolved, type RoundHeader, type Structure } from './format.ts';
 

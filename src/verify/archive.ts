@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import tar from 'tar-stream';
 import { DecompressStream } from 'zstd-napi';
 import { checkBranchRecord } from '../branches/explicit.ts';
-import { BUNDLE } from '../bundle/export.ts';
+import { BUNDLE } from '../bundle/manifest.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
 import { ChainError, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
 import { compareAssembly } from './chains.ts';

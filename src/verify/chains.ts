@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { listFolder } from '../landing/session-state.ts';
+import { listFolder } from '../files/folders.ts';
 import { explicitBranches } from '../branches/explicit.ts';
 import { assemble } from '../parse/structure.ts';
 import type { SessionIndex } from '../index/session-index.ts';

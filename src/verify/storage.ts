@@ -15,10 +15,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { borrowBuffer, giveBack } from '../landing/buffer-pool.ts';
+import { borrowBuffer, giveBack } from '../files/buffer-pool.ts';
 import { parseLandedName, sessionDataBeside, sessionStatePath } from '../landing/layout.ts';
-import { withOpenFile } from '../landing/line-reader.ts';
-import { landedFilesOfSession, listFolder } from '../landing/session-state.ts';
+import { withOpenFile } from '../files/line-reader.ts';
+import { landedFilesOfSession } from '../landing/session-state.ts';
+import { listFolder } from '../files/folders.ts';
 import { readState } from '../landing/state-text.ts';
 import { INDEX_NAME, type SessionIndex } from '../index/session-index.ts';
 import { EvidenceCheck, type ChunkSink, type EvidenceOptions } from './evidence.ts';

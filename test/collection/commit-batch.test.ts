@@ -14,7 +14,7 @@ import { collectOnce, copyOfFixtures, landedOf, temporaryFolder } from '../helpe
 // placed. Failing the first replacement file stages exactly that state.
 const crash = vi.hoisted(() => ({ on: false }));
 vi.mock('../../src/landing/atomic-file.ts', async (original) => {
-  const real = await original<typeof import('../../src/landing/atomic-file.ts')>();
+  const real = await original<typeof import('../../src/files/atomic-file.ts')>();
   return {
     ...real,
     stagedReplacement: (target: string, content: string) => {

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { converterFor } from '../../adapters/dialects.ts';
 import { writeArchive } from '../../bundle/archive.ts';
 import { frameIndexOf } from '../../bundle/archive-frames.ts';
-import { earlierExportsRemoved, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from '../../bundle/export.ts';
+import { earlierExportsRemoved, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from '../../export/export-folder.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/collector.ts';
 import { defaultThreads } from '../../cores/work-on-cores.ts';

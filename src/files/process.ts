@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { listFolder } from './session-state.ts';
+import { listFolder } from './folders.ts';
 
 function isRunning(pid: number): boolean {
   try {

@@ -10,7 +10,7 @@
 
 import type { IndexEntry, SessionIndex } from '../index/session-index.ts';
 import type { NodeKind } from '../model/structure.ts';
-import type { FlowNode, FlowRelation, FlowUnresolved, Structure } from '../session-flow/format.ts';
+import type { FlowNode, FlowRelation, FlowUnresolved, Structure } from '../model/structure.ts';
 import { isNotice, joinChildren } from './children.ts';
 import { removeDuplicates } from './duplicates.ts';
 import { cutEpochs, type EpochCut } from './epochs.ts';

@@ -20,7 +20,7 @@ import { partitionStreams } from '../assembly/streams.ts';
 import { loadSessionIndex, type IndexEntry } from '../index/session-index.ts';
 import { writeOnce } from '../files/atomic-file.ts';
 import { listFolder } from '../files/folders.ts';
-import type { EvidenceRef } from '../session-flow/format.ts';
+import type { EvidenceRef } from '../model/structure.ts';
 import { conversationFolder, readChain } from '../session-flow/chain.ts';
 import { checkBoundary, sideEffectOf, type BoundaryKind, type BoundaryRule } from './boundary.ts';
 import { ancestry, treeOf } from './tree.ts';

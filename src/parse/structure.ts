@@ -4,7 +4,7 @@
 import { assembleStructure, type AssembleOptions } from '../assembly/assemble.ts';
 import { analyseBranches } from '../branches/natural.ts';
 import type { SessionIndex } from '../index/session-index.ts';
-import type { Structure } from '../session-flow/format.ts';
+import type { Structure } from '../model/structure.ts';
 
 export function assemble(index: SessionIndex, options: AssembleOptions): Structure {
   return assembleStructure(index, options, analyseBranches);

@@ -18,7 +18,8 @@ import { replaceWithoutFlush, writeOnce } from '../files/atomic-file.ts';
 import { firstLine, withOpenFile } from '../files/line-reader.ts';
 import { listFolder } from '../files/folders.ts';
 import { formatState } from '../landing/state-text.ts';
-import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type FlowNode, type FlowRelation, type FlowUnresolved, type RoundHeader, type Structure } from './format.ts';
+import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type RoundHeader } from './format.ts';
+import { type FlowNode, type FlowRelation, type FlowUnresolved, type Structure } from '../model/structure.ts';
 
 export function conversationFolder(data: string, conversation: string): string {
   return path.join(data, '_conversations', conversation);

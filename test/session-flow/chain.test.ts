@@ -6,7 +6,7 @@ import { assemble } from '../../src/parse/structure.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { appendRound, ChainError, conversationFolder, readChain, roundFiles } from '../../src/session-flow/chain.ts';
-import type { FlowNode } from '../../src/session-flow/format.ts';
+import type { FlowNode } from '../../src/model/structure.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, completeLines, copyOfFixtures, foldedEntities, temporaryFolder } from '../helpers.ts';

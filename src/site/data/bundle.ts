@@ -16,7 +16,7 @@ import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { listFolder } from '../../files/folders.ts';
 import type { Folded } from '../../session-flow/chain.ts';
-import type { EvidenceRef } from '../../session-flow/format.ts';
+import type { EvidenceRef } from '../../model/structure.ts';
 import { foldOf, readAheadOf, rowsOfSessionData } from './read-ahead.ts';
 import { ConversationRows, HELD_MOST_BYTES } from './rows.ts';
 

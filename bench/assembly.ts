@@ -21,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
-import { assemble } from '../src/assembly/assemble.ts';
+import { assemble } from '../src/parse/structure.ts';
 import { collectAll } from '../src/collection/collect-all.ts';
 import { indexPath, loadSessionIndex } from '../src/index/session-index.ts';
 import { landedFilesOfSession } from '../src/landing/session-state.ts';

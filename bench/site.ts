@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
-import { writeExport } from '../src/bundle/export.ts';
+import { writeExport } from '../src/export/export-folder.ts';
 import { collectAll, storedSessions } from '../src/collection/collect-all.ts';
 import { parseSession } from '../src/parse/parse.ts';
 import { PAGE_BUDGET } from '../src/site/data/plan.ts';

@@ -10,7 +10,7 @@ import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { sessionMatcher } from '../src/adapters/claude-code/filters.ts';
 import { writeArchive } from '../src/bundle/archive.ts';
-import { writeExport } from '../src/bundle/export.ts';
+import { writeExport } from '../src/export/export-folder.ts';
 import { collectAll, type CollectAllReport } from '../src/collection/collect-all.ts';
 import { readLandedFile, type LandedHeader, type LandedRecord } from '../src/landing/landed-file.ts';
 import { landedFilesOfSession } from '../src/landing/session-state.ts';

@@ -3,10 +3,13 @@
 // the kept command's bundle (cli/kept-command.mjs) has no TypeScript loader
 // to import a source file with.
 
-import type { Adapter } from '../collection/source.ts';
+import type { Adapter } from './adapter.ts';
 import { claudeCodeAdapter } from './claude-code/adapter.ts';
 
 export const BUILT_IN_ADAPTERS: readonly Adapter[] = [claudeCodeAdapter];
+
+/** The runtime the commands read: Claude Code, the one runtime this build has an adapter for. */
+export const DEFAULT_ADAPTER: Adapter = claudeCodeAdapter;
 
 /** The adapter at `location`: a built-in one, else the export of that module (an adapter of a test, say). */
 export async function adapterAt(location: Adapter['location']): Promise<Adapter> {

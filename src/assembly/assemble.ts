@@ -10,7 +10,7 @@
 
 import type { IndexEntry, SessionIndex } from '../index/session-index.ts';
 import type { NodeKind } from '../model/structure.ts';
-import type { FlowNode, FlowRelation, FlowUnresolved, Structure } from '../session-flow/format.ts';
+import type { FlowNode, FlowRelation, FlowUnresolved, Structure } from '../model/structure.ts';
 import { isNotice, joinChildren } from './children.ts';
 import { removeDuplicates } from './duplicates.ts';
 import { cutEpochs, type EpochCut } from './epochs.ts';
@@ -20,7 +20,6 @@ import { DEFAULT_IDLE_GAP_MS, proposeSegments } from './segments.ts';
 import { partitionStreams } from './streams.ts';
 import { buildTalks, type TalkBuild } from './talks.ts';
 import { joinTools, type ToolStep } from './tools.ts';
-import { analyseBranches } from '../branches/natural.ts';
 import { nameConversation } from './conversation-names.ts';
 
 export const PARSER_VERSION = 'sessionizer-assembly/2';
@@ -37,7 +36,29 @@ export function policyOf(options: Pick<AssembleOptions, 'idleGap'>): string {
   return `idle_gap_ms=${options.idleGap ?? DEFAULT_IDLE_GAP_MS}`;
 }
 
-export function assemble(index: SessionIndex, options: AssembleOptions): Structure {
+/**
+ * What assembly publishes of a main stream's natural branches. Branch
+ * analysis comes after assembly in the pipeline (it reads the tree assembly
+ * keeps), so the parse step hands it in: see parse/structure.ts.
+ */
+export interface NaturalBranches {
+  readonly forks: readonly { readonly kind: string }[];
+  readonly branches: readonly {
+    readonly name: string;
+    readonly active: boolean;
+    readonly forkPoint: IndexEntry | undefined;
+    readonly first: IndexEntry;
+    readonly tip: IndexEntry;
+    readonly path: readonly IndexEntry[];
+    readonly turns: number;
+    readonly summary: string;
+  }[];
+  /** The records of the active path, root to leaf. */
+  readonly activePath: readonly IndexEntry[];
+  readonly activeBy: string;
+}
+
+export function assembleStructure(index: SessionIndex, options: AssembleOptions, analyseBranches: (records: IndexEntry[]) => NaturalBranches): Structure {
   const nodes = new Map<string, FlowNode>();
   const relations = new Map<string, FlowRelation>();
   const unresolved = new Map<string, FlowUnresolved>();

@@ -21,7 +21,7 @@
 
 import type { IndexEntry } from '../index/session-index.ts';
 import type { CorrelationQuality } from '../model/structure.ts';
-import type { EvidenceRef } from '../session-flow/format.ts';
+import type { EvidenceRef } from '../model/structure.ts';
 import type { Partition } from './streams.ts';
 import type { ToolStep } from './tools.ts';
 

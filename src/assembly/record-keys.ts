@@ -7,7 +7,7 @@
 // location, which never changes once written.
 
 import type { IndexEntry } from '../index/session-index.ts';
-import type { EvidenceRef } from '../session-flow/format.ts';
+import type { EvidenceRef } from '../model/structure.ts';
 
 export function recordKey(entry: IndexEntry): string {
   return entry.id ?? `at-${entry.seq}.${entry.row}`;

@@ -11,8 +11,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeOnce } from '../landing/atomic-file.ts';
-import { listFolder } from '../landing/session-state.ts';
+import { writeOnce } from '../files/atomic-file.ts';
+import { listFolder } from '../files/folders.ts';
 import { conversationFolder } from '../session-flow/chain.ts';
 import { TOOL } from './explicit.ts';
 

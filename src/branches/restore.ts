@@ -4,8 +4,8 @@
 // record (the other half of a parallel batch), in landed order. It fails
 // closed: a cycle or a missing parent is an error, never an empty transcript.
 
+import { DEFAULT_ADAPTER } from '../adapters/built-in.ts';
 import crypto from 'node:crypto';
-import { writeRestoredTranscript } from '../adapters/claude-code/restore.ts';
 import { readRecordsAt } from '../landing/landed-file.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { treeOf } from './tree.ts';
@@ -33,6 +33,6 @@ export function restoreBranch(data: string, conversation: string, name: string, 
   // same branch twice names the same session (and refuses to overwrite it).
   const hex = crypto.createHash('sha256').update(`${conversation}\n${name}\n${chosen.map((entry) => entry.id).join('\n')}`).digest('hex');
   const restored = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-  const file = writeRestoredTranscript(out, `-restored-${conversation.slice(0, 8)}-${name}`, restored, chosen.map((entry) => ({ payload: payloads.get(`${entry.seq}:${entry.row}`)! })));
+  const file = DEFAULT_ADAPTER.writeRestoredTranscript(out, `-restored-${conversation.slice(0, 8)}-${name}`, restored, chosen.map((entry) => ({ payload: payloads.get(`${entry.seq}:${entry.row}`)! })));
   return { file, session: restored, records: chosen.length };
 }

@@ -34,8 +34,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { replaceWithoutFlush } from '../landing/atomic-file.ts';
-import { readRange } from '../landing/line-reader.ts';
+import { replaceWithoutFlush } from '../files/atomic-file.ts';
+import { readRange } from '../files/line-reader.ts';
 import { landedNameOf, parseLandedName } from '../landing/layout.ts';
 import { BUNDLE, conversationOwning } from './manifest.ts';
 

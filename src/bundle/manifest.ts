@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { digestOfFile } from '../landing/landed-file.ts';
+import { digestOfFile } from '../files/digest.ts';
 
 export const MANIFEST_SCHEMA = 'manifest/1';
 export const MANIFEST = 'manifest.json';

@@ -29,7 +29,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { replaceFile } from '../landing/atomic-file.ts';
+import { replaceFile } from '../files/atomic-file.ts';
 import type { ManifestEntry } from './manifest.ts';
 
 const REUSE_SCHEMA = 'export-reuse/1';

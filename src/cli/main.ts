@@ -1,6 +1,7 @@
 // The command table: every command, so that --help shows the whole command
 // line. Each command declares its own options (command.ts).
 
+import { SourceRootError } from '../adapters/adapter.ts';
 import { collect } from './commands/collect.ts';
 import { sources } from './commands/sources.ts';
 import { verify } from './commands/verify.ts';
@@ -11,7 +12,6 @@ import { branches } from './commands/branches.ts';
 import { fork, label, restore } from './commands/fork.ts';
 import { exportCommand } from './commands/export.ts';
 import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, type Command, type Io } from './command.ts';
-import { SourceRootError } from '../adapters/claude-code/source-root.ts';
 
 export const COMMANDS: readonly Command[] = [sources, collect, parse, conversation, branches, fork, restore, label, exportCommand, verify, glossary];
 

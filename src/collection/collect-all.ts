@@ -9,7 +9,7 @@ import { sessionStatePath } from '../landing/layout.ts';
 import { collectSessions, quietSession, vanishedSession, type SessionOutcome } from './collector.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
 import { collectInParallel, PARALLEL_FROM_BYTES, pendingBytes } from './parallel.ts';
-import type { Adapter, DiscoveredSession, Discovery } from './source.ts';
+import type { Adapter, DiscoveredSession, Discovery } from '../adapters/adapter.ts';
 import { rememberSessionsOfSource } from './source-sessions.ts';
 
 export interface CollectAllOptions {

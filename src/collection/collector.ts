@@ -24,19 +24,20 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { overwriteInPlace, PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
+import { overwriteInPlace, PendingFile, READ_ONLY } from '../files/atomic-file.ts';
 import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
-import { isJsonText } from '../landing/json-text.ts';
-import { digestOf, encodingFor, headerLine, parsedPayloadOf, recordLine, type LandedHeader } from '../landing/landed-file.ts';
+import { isJsonText } from '../files/json-text.ts';
+import { encodingFor, headerLine, parsedPayloadOf, recordLine, type LandedHeader } from '../landing/landed-file.ts';
+import { digestOf } from '../files/digest.ts';
 import { cursorName, landedName, lockPath, placeFolder, placePath, sessionFolder, sessionStatePath } from '../landing/layout.ts';
-import { BUFFER_BYTES } from '../landing/buffer-pool.ts';
-import { readLines, readRange, withOpenFile } from '../landing/line-reader.ts';
+import { BUFFER_BYTES } from '../files/buffer-pool.ts';
+import { readLines, readRange, withOpenFile } from '../files/line-reader.ts';
 import { lockSession, SessionLockedError } from '../landing/lock.ts';
-import { isLeftByEndedProcess, removeLeftTemporaries } from '../landing/process.ts';
+import { isLeftByEndedProcess, removeLeftTemporaries } from '../files/process.ts';
 import { listSession, readSessionState, sessionStateIsSound, sessionStateText, type SessionListing } from '../landing/session-state.ts';
 import { deriveMissingSessionData, landedFilesWithoutSessionData, SessionDataWriter } from '../session-data/derive.ts';
 import { CommitBatch, CommitError } from './commit-batch.ts';
-import type { Adapter, CollectableSource, DiscoveredSession } from './source.ts';
+import type { Adapter, CollectableSource, DiscoveredSession } from '../adapters/adapter.ts';
 
 // A landed file is closed and a new one started past this size, and a
 // session's batch is committed once it holds two such files (see

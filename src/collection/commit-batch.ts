@@ -25,7 +25,7 @@
 // batches are in flight at most, and the pass's end commits both.
 
 import path from 'node:path';
-import { stagedReplacement, type PendingFile } from '../landing/atomic-file.ts';
+import { stagedReplacement, type PendingFile } from '../files/atomic-file.ts';
 import { startFlushing, type Flushing } from '../landing/flush.ts';
 import type { SessionDataWriter } from '../session-data/derive.ts';
 

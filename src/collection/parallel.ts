@@ -14,7 +14,7 @@ import { readCursor } from '../landing/cursor.ts';
 import { cursorName, placeFolder } from '../landing/layout.ts';
 import { releaseLockHeldByThisProcess } from '../landing/lock.ts';
 import { collectSessions, type SessionOutcome } from './collector.ts';
-import type { Adapter, DiscoveredSession } from './source.ts';
+import type { Adapter, DiscoveredSession } from '../adapters/adapter.ts';
 
 /** Below this many new bytes in a pass, one thread is faster than starting workers. */
 export const PARALLEL_FROM_BYTES = 64 << 20;

@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { replaceFile } from '../landing/atomic-file.ts';
+import { replaceFile } from '../files/atomic-file.ts';
 
 const SCHEMA = 'source-sessions/1';
 

@@ -7,7 +7,7 @@ import { adapterAt } from '../adapters/built-in.ts';
 import { serveWork } from '../cores/work-on-cores.ts';
 import { collectSessions, type SessionOutcome } from './collector.ts';
 import type { CollectionTask } from './parallel.ts';
-import type { DiscoveredSession } from './source.ts';
+import type { DiscoveredSession } from '../adapters/adapter.ts';
 
 serveWork<DiscoveredSession, CollectionTask, SessionOutcome>('the collection worker', parentPort!, async (taken, task, report) => {
   // Loaded before any session is taken: should it fail, the other threads land every session.

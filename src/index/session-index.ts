@@ -14,12 +14,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { replaceTailInPlace, replaceWithoutFlush } from '../landing/atomic-file.ts';
+import { replaceTailInPlace, replaceWithoutFlush } from '../files/atomic-file.ts';
 import { sessionDataBeside, sessionFolder } from '../landing/layout.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
-import { readLines, withOpenFile } from '../landing/line-reader.ts';
+import { readLines, withOpenFile } from '../files/line-reader.ts';
 import type { ContentState, PartKind, Producer, RecordFlag, TitleSource, Trigger } from '../model/vocabulary.ts';
-import { textOf } from '../landing/json-text.ts';
+import { textOf } from '../files/json-text.ts';
 import { readSessionData } from '../session-data/derive.ts';
 import type { SessionDataRow, Usage } from '../session-data/format.ts';
 

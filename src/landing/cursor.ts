@@ -20,7 +20,7 @@
 // An unchanged file costs one stat; a file that grew is read again from its
 // start, which is fast beside landing what was added.
 
-import { replaceFile } from './atomic-file.ts';
+import { replaceFile } from '../files/atomic-file.ts';
 import { formatState, readState, wholeNumber } from './state-text.ts';
 
 export const CURSOR_SCHEMA = 1;

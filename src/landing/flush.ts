@@ -15,7 +15,7 @@
 
 import fs from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { syncFolder } from './atomic-file.ts';
+import { syncFolder } from '../files/atomic-file.ts';
 
 interface Helper {
   readonly worker: Worker;

@@ -25,12 +25,10 @@
 // record whose payload was changed says `"redacted":<bytes removed>` after
 // its `sha`, which is then over the new payload.
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { isAscii, isUtf8 } from 'node:buffer';
-import { borrowBuffer, giveBack } from './buffer-pool.ts';
-import { isJsonText, parseJsonBytes, type ParsedJson } from './json-text.ts';
-import { readLines } from './line-reader.ts';
+import { isJsonText, parseJsonBytes, type ParsedJson } from '../files/json-text.ts';
+import { readLines } from '../files/line-reader.ts';
 
 export const ENVELOPE_VERSION = 1;
 
@@ -85,31 +83,6 @@ export function headerLine(header: LandedHeader): string {
   if (header.derived !== undefined) ordered.derived = header.derived;
   ordered.state = header.state;
   return `${JSON.stringify(ordered)}\n`;
-}
-
-// One call, not a Hash object per record: for the records of a few
-// kilobytes that make up most transcripts, making the object is much of the
-// cost.
-export function digestOf(bytes: Uint8Array): string {
-  return crypto.hash('sha256', bytes, 'hex');
-}
-
-/** SHA-256 of a whole file, read in chunks. */
-export function digestOfFile(file: string): string {
-  const descriptor = fs.openSync(file, 'r');
-  const chunk = borrowBuffer();
-  try {
-    const hash = crypto.createHash('sha256');
-    for (;;) {
-      const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
-      if (got === 0) break;
-      hash.update(chunk.subarray(0, got));
-    }
-    return hash.digest('hex');
-  } finally {
-    giveBack(chunk);
-    fs.closeSync(descriptor);
-  }
 }
 
 /** How a record's bytes can be carried inside one envelope line. */

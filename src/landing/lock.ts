@@ -10,9 +10,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { temporaryPathOf } from './atomic-file.ts';
+import { temporaryPathOf } from '../files/atomic-file.ts';
 import { lockPath } from './layout.ts';
-import { hasEnded } from './process.ts';
+import { hasEnded } from '../files/process.ts';
 
 export class SessionLockedError extends Error {
   constructor(

@@ -13,7 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseLandedName, sessionStatePath, sessionFolder } from './layout.ts';
-import { replaceFile } from './atomic-file.ts';
+import { replaceFile } from '../files/atomic-file.ts';
+import { listFolder } from '../files/folders.ts';
 import { formatState, parseState, readState, type StateValues } from './state-text.ts';
 
 export const SESSION_STATE_SCHEMA = 1;
@@ -138,14 +139,4 @@ export function listSession(data: string, session: string): SessionListing {
     }
   }
   return { landed: landed.sort((a, b) => a.seq - b.seq), folders };
-}
-
-/** The names in a folder, or none when it does not exist. */
-export function listFolder(folder: string): string[] {
-  try {
-    return fs.readdirSync(folder);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-    throw error;
-  }
 }

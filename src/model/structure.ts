@@ -81,3 +81,54 @@ export type UnresolvedKind = keyof typeof UNRESOLVED_KINDS;
 /** open may still resolve with more evidence; terminal cannot; resolved did. */
 export const UNRESOLVED_STATES = ['open', 'terminal', 'resolved'] as const;
 export type UnresolvedState = (typeof UNRESOLVED_STATES)[number];
+
+// The entities themselves, as assembly makes them and a round (`.sf`) carries them.
+
+/** A landed record: sequence of its landed file, and its row there. */
+export interface EvidenceRef {
+  readonly seq: number;
+  readonly row: number;
+}
+
+export interface FlowNode {
+  readonly id: string;
+  readonly kind: NodeKind;
+  readonly parent?: string;
+  readonly stream?: string;
+  /** The record the node is, or begins at. */
+  readonly ref?: EvidenceRef;
+  /** Every record the node is made of, in landed order. */
+  readonly refs?: EvidenceRef[];
+  readonly attrs?: Record<string, unknown>;
+}
+
+export interface FlowRelation {
+  readonly id: string;
+  readonly type: RelationType;
+  readonly from: string;
+  readonly to: string;
+  readonly quality: CorrelationQuality;
+  /** Which evidence the join rests on, in the model's words. */
+  readonly via: string;
+  readonly evidence: EvidenceRef[];
+}
+
+export interface FlowUnresolved {
+  readonly id: string;
+  readonly kind: UnresolvedKind;
+  /** What it is about: a node id or an identifier. */
+  readonly ref: string;
+  readonly state: UnresolvedState;
+  readonly evidence: EvidenceRef[];
+}
+
+/** What one assembly produces: every entity of the conversation, as of its evidence. */
+export interface Structure {
+  readonly nodes: FlowNode[];
+  readonly relations: FlowRelation[];
+  readonly unresolved: FlowUnresolved[];
+  /** Counts with their denominators, for a reader: "3 of 8,045 tool uses". */
+  readonly counts: Record<string, number>;
+  /** What the structure claims, per claim: observed or unavailable. */
+  readonly claims?: Record<string, ClaimState>;
+}

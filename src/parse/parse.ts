@@ -8,11 +8,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { assemble, PARSER_VERSION, policyOf } from '../assembly/assemble.ts';
+import { PARSER_VERSION, policyOf } from '../assembly/assemble.ts';
+import { assemble } from './structure.ts';
 import { loadSessionIndex } from '../index/session-index.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { sessionFolder } from '../landing/layout.ts';
-import { removeLeftTemporaries } from '../landing/process.ts';
+import { removeLeftTemporaries } from '../files/process.ts';
 import { appendRound, conversationFolder, readHeadHeader, type AppendResult } from '../session-flow/chain.ts';
 
 export interface ParseOptions {

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SecretLintCoreConfig } from '@secretlint/types';
 import { secretFieldSpans } from './fields.ts';
-import { RULE_NAME } from './placeholder.ts';
+import { RULE_NAME } from '../session-data/placeholder.ts';
 
 export const BUILTIN_RULES = fileURLToPath(new URL('./builtin.rules', import.meta.url));
 

@@ -9,14 +9,15 @@
 import type crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PendingFile, READ_ONLY } from '../landing/atomic-file.ts';
-import { digestOfFile, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
-import { parseJsonBytes, textOf, type ParsedJson } from '../landing/json-text.ts';
+import { PendingFile, READ_ONLY } from '../files/atomic-file.ts';
+import { readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
+import { digestOfFile } from '../files/digest.ts';
+import { parseJsonBytes, textOf, type ParsedJson } from '../files/json-text.ts';
 import { sessionDataBeside, sessionDataName } from '../landing/layout.ts';
 import { listSession, type LandedFileEntry, type SessionListing } from '../landing/session-state.ts';
-import { readLines } from '../landing/line-reader.ts';
+import { readLines } from '../files/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
-import { markRedactedParts } from '../redaction/placeholder.ts';
+import { markRedactedParts } from './placeholder.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from './format.ts';
 
 /** The adapter's half: one landed record in, one row out. It must not throw on bad input. */

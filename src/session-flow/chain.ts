@@ -14,11 +14,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { replaceWithoutFlush, writeOnce } from '../landing/atomic-file.ts';
-import { firstLine, withOpenFile } from '../landing/line-reader.ts';
-import { listFolder } from '../landing/session-state.ts';
+import { replaceWithoutFlush, writeOnce } from '../files/atomic-file.ts';
+import { firstLine, withOpenFile } from '../files/line-reader.ts';
+import { listFolder } from '../files/folders.ts';
 import { formatState } from '../landing/state-text.ts';
-import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type FlowNode, type FlowRelation, type FlowUnresolved, type RoundHeader, type Structure } from './format.ts';
+import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type RoundHeader } from './format.ts';
+import { type FlowNode, type FlowRelation, type FlowUnresolved, type Structure } from '../model/structure.ts';
 
 export function conversationFolder(data: string, conversation: string): string {
   return path.join(data, '_conversations', conversation);

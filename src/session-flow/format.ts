@@ -11,47 +11,9 @@
 // round that wrote it. The fold keeps the last writer per id, whole; an entity
 // absent from a round is unchanged; removal is an explicit tombstone.
 
-import type { ClaimState, CorrelationQuality, NodeKind, RelationType, UnresolvedKind, UnresolvedState } from '../model/structure.ts';
+import type { FlowNode, FlowRelation, FlowUnresolved } from '../model/structure.ts';
 
 export const SESSION_FLOW_SCHEMA = 'sf/1';
-
-/** A landed record: sequence of its landed file, and its row there. */
-export interface EvidenceRef {
-  readonly seq: number;
-  readonly row: number;
-}
-
-export interface FlowNode {
-  readonly id: string;
-  readonly kind: NodeKind;
-  readonly parent?: string;
-  readonly stream?: string;
-  /** The record the node is, or begins at. */
-  readonly ref?: EvidenceRef;
-  /** Every record the node is made of, in landed order. */
-  readonly refs?: EvidenceRef[];
-  readonly attrs?: Record<string, unknown>;
-}
-
-export interface FlowRelation {
-  readonly id: string;
-  readonly type: RelationType;
-  readonly from: string;
-  readonly to: string;
-  readonly quality: CorrelationQuality;
-  /** Which evidence the join rests on, in the model's words. */
-  readonly via: string;
-  readonly evidence: EvidenceRef[];
-}
-
-export interface FlowUnresolved {
-  readonly id: string;
-  readonly kind: UnresolvedKind;
-  /** What it is about: a node id or an identifier. */
-  readonly ref: string;
-  readonly state: UnresolvedState;
-  readonly evidence: EvidenceRef[];
-}
 
 export interface RoundHeader {
   readonly t: 'header';
@@ -76,15 +38,4 @@ export interface CommitFrame {
   readonly t: 'commit';
   readonly digest: string;
   readonly counts: { readonly nodes: number; readonly relations: number; readonly unresolved: number; readonly tombstones: number };
-}
-
-/** What one assembly produces: every entity of the conversation, as of its evidence. */
-export interface Structure {
-  readonly nodes: FlowNode[];
-  readonly relations: FlowRelation[];
-  readonly unresolved: FlowUnresolved[];
-  /** Counts with their denominators, for a reader: "3 of 8,045 tool uses". */
-  readonly counts: Record<string, number>;
-  /** What the structure claims, per claim: observed or unavailable. */
-  readonly claims?: Record<string, ClaimState>;
 }

@@ -39,7 +39,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Zstd from 'zstd-napi/binding.js';
 import { checkBranchRecord } from '../branches/explicit.ts';
-import { BUNDLE } from '../bundle/export.ts';
+import { BUNDLE } from '../bundle/manifest.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath, type Manifest } from '../bundle/manifest.ts';
 import { ChainError, checkInputDigests, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
 import { compareAssembly } from './chains.ts';

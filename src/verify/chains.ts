@@ -9,9 +9,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { listFolder } from '../landing/session-state.ts';
+import { listFolder } from '../files/folders.ts';
 import { explicitBranches } from '../branches/explicit.ts';
-import { assemble } from '../assembly/assemble.ts';
+import { assemble } from '../parse/structure.ts';
 import type { SessionIndex } from '../index/session-index.ts';
 import { ChainError, checkInputDigests, checkLinks, foldedStructure, readChain, readRound, roundFiles, type Folded, type LandedDigest, type RoundHead } from '../session-flow/chain.ts';
 import type { Problem } from './storage.ts';

@@ -14,7 +14,8 @@
 
 import crypto from 'node:crypto';
 import { indexEntryOf, type IndexEntry, type SessionIndex } from '../index/session-index.ts';
-import { digestOf, LandedFormatError, parseHeaderLine, parseRecordLine, type LandedHeader } from '../landing/landed-file.ts';
+import { LandedFormatError, parseHeaderLine, parseRecordLine, type LandedHeader } from '../landing/landed-file.ts';
+import { digestOf } from '../files/digest.ts';
 import { parseLandedName, sessionDataName } from '../landing/layout.ts';
 import { SessionDataDerivation, type Converter } from '../session-data/derive.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader } from '../session-data/format.ts';

@@ -10,9 +10,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUNDLE } from '../bundle/export.ts';
+import { BUNDLE } from '../bundle/manifest.ts';
 import { exportFiles, MANIFEST, MANIFEST_SCHEMA, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath, type Manifest } from '../bundle/manifest.ts';
-import { digestOfFile } from '../landing/landed-file.ts';
+import { digestOfFile } from '../files/digest.ts';
 import { verifyAssemblies, verifyChains } from './chains.ts';
 import { verifyStorage, type Problem, type VerifyOptions } from './storage.ts';
 

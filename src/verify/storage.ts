@@ -15,11 +15,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { writerOfTemporary } from '../landing/atomic-file.ts';
-import { borrowBuffer, giveBack } from '../landing/buffer-pool.ts';
+import { writerOfTemporary } from '../files/atomic-file.ts';
+import { borrowBuffer, giveBack } from '../files/buffer-pool.ts';
 import { parseLandedName, sessionDataBeside, sessionStatePath } from '../landing/layout.ts';
-import { withOpenFile } from '../landing/line-reader.ts';
-import { landedFilesOfSession, listFolder } from '../landing/session-state.ts';
+import { withOpenFile } from '../files/line-reader.ts';
+import { landedFilesOfSession } from '../landing/session-state.ts';
+import { listFolder } from '../files/folders.ts';
 import { readState } from '../landing/state-text.ts';
 import { INDEX_NAME, type SessionIndex } from '../index/session-index.ts';
 import type { LandedDigest } from '../session-flow/chain.ts';

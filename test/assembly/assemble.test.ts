@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assemble } from '../../src/assembly/assemble.ts';
+import { assemble } from '../../src/parse/structure.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
-import type { FlowNode, Structure } from '../../src/session-flow/format.ts';
+import type { FlowNode, Structure } from '../../src/model/structure.ts';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 

@@ -6,12 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assemble, PARSER_VERSION, policyOf } from '../../src/assembly/assemble.ts';
+import { PARSER_VERSION, policyOf } from '../../src/assembly/assemble.ts';
+import { assemble } from '../../src/parse/structure.ts';
 import { QUIET_TAIL_MS } from '../../src/collection/collector.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { appendRound, readChain } from '../../src/session-flow/chain.ts';
-import type { FlowNode, Structure } from '../../src/session-flow/format.ts';
+import type { FlowNode, Structure } from '../../src/model/structure.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';

@@ -8,7 +8,7 @@ import { COMMAND_FIRST_PROMPT, FIXTURE_SESSIONS } from '../../scripts/write-fixt
 import { TITLE_CHARACTERS } from '../../src/assembly/conversation-names.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
-import type { FlowNode } from '../../src/session-flow/format.ts';
+import type { FlowNode } from '../../src/model/structure.ts';
 import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));

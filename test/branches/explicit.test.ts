@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assemble } from '../../src/assembly/assemble.ts';
+import { assemble } from '../../src/parse/structure.ts';
 import { checkBoundary } from '../../src/branches/boundary.ts';
 import { treeOf } from '../../src/branches/tree.ts';
 import { branchPath, explicitBranches, fork, ForkRejected, mainStreamOf } from '../../src/branches/explicit.ts';

@@ -7,7 +7,7 @@ import { compress, decompress } from 'zstd-napi';
 import { writeArchive } from '../../src/bundle/archive.ts';
 import { frameIndexOf } from '../../src/bundle/archive-frames.ts';
 import type { Manifest } from '../../src/bundle/manifest.ts';
-import { digestOfFile } from '../../src/landing/landed-file.ts';
+import { digestOfFile } from '../../src/files/digest.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { exportedFixtures, temporaryFolder } from '../helpers.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CONVERTERS } from '../../src/adapters/dialects.ts';
-import { earlierExportsRemoved, recoverInterruptedExports, writeExport, type ExportOptions } from '../../src/bundle/export.ts';
+import { earlierExportsRemoved, recoverInterruptedExports, writeExport, type ExportOptions } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { generateCorpus } from '../../scripts/generate-corpus.ts';

@@ -14,7 +14,7 @@ import { COMMANDS } from '../../src/cli/main.ts';
 import { sharesFor, type WorkerMessage, type WorkerTask } from '../../src/cores/work-on-cores.ts';
 import type { CollectionTask } from '../../src/collection/parallel.ts';
 import type { SessionOutcome } from '../../src/collection/collector.ts';
-import type { DiscoveredSession } from '../../src/collection/source.ts';
+import type { DiscoveredSession } from '../../src/adapters/adapter.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
 import { collectOnce, copyOfFixtures, filesOf, temporaryFolder } from '../helpers.ts';
 

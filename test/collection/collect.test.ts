@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { claudeCodeAdapter } from '../../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
 import { readCursor } from '../../src/landing/cursor.ts';
-import { digestOf } from '../../src/landing/landed-file.ts';
+import { digestOf } from '../../src/files/digest.ts';
 import { lockPath, sessionStatePath } from '../../src/landing/layout.ts';
 import { landedFilesOfSession, readSessionState } from '../../src/landing/session-state.ts';
 import { collectSession, LANDED_FILE_BYTES, type SessionOutcome } from '../../src/collection/collector.ts';

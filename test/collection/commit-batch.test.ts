@@ -13,8 +13,8 @@ import { collectOnce, copyOfFixtures, landedOf, temporaryFolder } from '../helpe
 // the disk under their names, but no cursor, `.sd` or session.state was
 // placed. Failing the first replacement file stages exactly that state.
 const crash = vi.hoisted(() => ({ on: false }));
-vi.mock('../../src/landing/atomic-file.ts', async (original) => {
-  const real = await original<typeof import('../../src/landing/atomic-file.ts')>();
+vi.mock('../../src/files/atomic-file.ts', async (original) => {
+  const real = await original<typeof import('../../src/files/atomic-file.ts')>();
   return {
     ...real,
     stagedReplacement: (target: string, content: string) => {

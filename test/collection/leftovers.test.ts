@@ -36,7 +36,7 @@ function plant(file: string): string {
  * place; returns the temporary file it left.
  */
 function killedWhileWriting(target: string): string {
-  const module = new URL('../../src/landing/atomic-file.ts', import.meta.url).href;
+  const module = new URL('../../src/files/atomic-file.ts', import.meta.url).href;
   const script = `import { PendingFile } from ${JSON.stringify(module)};
 const pending = new PendingFile(${JSON.stringify(target)}, { mode: 0o444, durability: 'replaced' });
 pending.write('half of it');

@@ -3,7 +3,7 @@
 // fails in the middle of a pass, for the parallel collection tests.
 import { isMainThread } from 'node:worker_threads';
 import { claudeCodeAdapter } from '../../src/adapters/claude-code/adapter.ts';
-import type { Adapter } from '../../src/collection/source.ts';
+import type { Adapter } from '../../src/adapters/adapter.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 
 export const STOPPING_SESSION = FIXTURE_SESSIONS.rewind;

@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { describeWhere, filesMissing } from '../requirements.ts';
 import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
-import { assemble } from '../../src/assembly/assemble.ts';
+import { assemble } from '../../src/parse/structure.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { stableUuid } from '../../scripts/claude-code-records.ts';
 import { collectOnce, completeLines, temporaryFolder } from '../helpers.ts';

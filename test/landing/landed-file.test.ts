@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeOnce } from '../../src/landing/atomic-file.ts';
-import { textOf } from '../../src/landing/json-text.ts';
-import { digestOf, encodingFor, headerLine, LandedFormatError, parsedPayloadOf, parseRecordLine, readLandedFile, recordLine, type LandedHeader } from '../../src/landing/landed-file.ts';
+import { writeOnce } from '../../src/files/atomic-file.ts';
+import { textOf } from '../../src/files/json-text.ts';
+import { encodingFor, headerLine, LandedFormatError, parsedPayloadOf, parseRecordLine, readLandedFile, recordLine, type LandedHeader } from '../../src/landing/landed-file.ts';
+import { digestOf } from '../../src/files/digest.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 const header: LandedHeader = { h: 1, seq: 3, at: '2026-03-01T10:00:00.000Z', kind: 'transcript', adapter: 'claude-code/0.1.0', src: 'p/s.jsonl', session: 's', stream: 'main', state: 'available' };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cut } from '../../src/redaction/apply.ts';
 import { decodeJsonString, jsonStrings, replaceJsonStrings } from '../../src/redaction/json-strings.ts';
-import { placeholdersIn } from '../../src/redaction/placeholder.ts';
+import { placeholdersIn } from '../../src/session-data/placeholder.ts';
 import { findSecrets, readRulesFile, ruleSet, RulesFileError } from '../../src/redaction/rules.ts';
 import { preview } from '../../src/redaction/scan.ts';
 import { FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_NOT_SECRETS, FIXTURE_SECRETS } from '../../scripts/write-fixtures.ts';

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assemble, PARSER_VERSION } from '../../src/assembly/assemble.ts';
+import { PARSER_VERSION } from '../../src/assembly/assemble.ts';
+import { assemble } from '../../src/parse/structure.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { appendRound, ChainError, conversationFolder, readChain, roundFiles } from '../../src/session-flow/chain.ts';
-import type { FlowNode } from '../../src/session-flow/format.ts';
+import type { FlowNode } from '../../src/model/structure.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { writeExport } from '../../src/bundle/export.ts';
+import { writeExport } from '../../src/export/export-folder.ts';
 import { storedSessions } from '../../src/collection/collect-all.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { collectOnce, temporaryFolder } from '../helpers.ts';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/claude-code-records.ts';
-import { writeExport } from '../../src/bundle/export.ts';
+import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { prepareRenderer } from '../../src/site/build/site.ts';
 import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';

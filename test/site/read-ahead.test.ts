@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { writeExport } from '../../src/bundle/export.ts';
+import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { readAhead, readAheadUse } from '../../src/site/data/read-ahead.ts';

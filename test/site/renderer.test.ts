@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { BUILD_ROOTS, filesUnder, startWaitingRenderer } from '../../src/site/build/kept-renderer.ts';
 import { buildSite, prepareRenderer } from '../../src/site/build/site.ts';
-import { hasEnded } from '../../src/landing/process.ts';
+import { hasEnded } from '../../src/files/process.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 // Build roots of this test's own, inside node_modules like the default one,

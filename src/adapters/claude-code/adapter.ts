@@ -1,8 +1,13 @@
-// The Claude Code adapter as the collector sees it: its name and version for
-// every landed header, its converter to `.sd`, and how to read a record's id.
+// The Claude Code adapter: everything the pipeline reaches Claude Code
+// through, by the adapter registry.
 
-import type { Adapter } from '../../collection/source.ts';
+import type { Adapter } from '../adapter.ts';
 import { claudeCodeConverter } from './convert.ts';
+import { discoverSessions } from './discover.ts';
+import { sessionMatcher } from './filters.ts';
+import { claudeCodeGlossary } from './glossary.ts';
+import { writeRestoredTranscript } from './restore.ts';
+import { describeSourceRoot, resolveSourceRoot } from './source-root.ts';
 
 export const ADAPTER_NAME = 'claude-code/0.1.0';
 
@@ -18,4 +23,10 @@ export const claudeCodeAdapter: Adapter = {
       return '';
     }
   },
+  resolveSourceRoot,
+  describeSourceRoot,
+  discover: discoverSessions,
+  sessionMatcher,
+  glossary: claudeCodeGlossary,
+  writeRestoredTranscript,
 };

@@ -15,7 +15,7 @@
 // The converter never throws: a record it cannot read is still evidence, with
 // a known position and kept bytes, and becomes a row with one `unknown` part.
 
-import { textOf, type ParsedJson } from '../../landing/json-text.ts';
+import { textOf, type ParsedJson } from '../../files/json-text.ts';
 import type { LandedHeader, LandedRecord } from '../../landing/landed-file.ts';
 import type { Producer, RecordFlag, Trigger } from '../../model/vocabulary.ts';
 import type { Converter } from '../../session-data/derive.ts';

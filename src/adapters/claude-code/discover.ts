@@ -26,9 +26,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CollectableSource, DiscoveredSession, Discovery } from '../../collection/source.ts';
+import type { CollectableSource, DiscoveredSession, Discovery } from '../adapter.ts';
 import { MAIN_STREAM, type Place } from '../../landing/layout.ts';
-import { readLines, withOpenFile } from '../../landing/line-reader.ts';
+import { readLines, withOpenFile } from '../../files/line-reader.ts';
 import { agentFileName, isRunId, isSessionId, scriptName } from './identifiers.ts';
 
 interface SessionBuilder {

@@ -14,12 +14,7 @@
 // glob on the folder name or the session id. "*" and "**" both match any run of
 // characters: a folder name has no "/" left to stop at.
 
-import type { DiscoveredSession } from '../../collection/source.ts';
-
-export interface SessionFilter {
-  readonly include: readonly string[];
-  readonly exclude: readonly string[];
-}
+import type { SessionFilter, SessionMatcher } from '../adapter.ts';
 
 export function projectFolderName(realPath: string): string {
   return realPath.replace(/[/. ]/g, '-');
@@ -42,7 +37,7 @@ function patternExpression(pattern: string): RegExp {
   return new RegExp(`^${expression}$`);
 }
 
-export function sessionMatcher(filter: SessionFilter): (session: Pick<DiscoveredSession, 'id' | 'folders' | 'primary'>) => boolean {
+export function sessionMatcher(filter: SessionFilter): SessionMatcher {
   const include = filter.include.map(patternExpression);
   const exclude = filter.exclude.map(patternExpression);
   return (session) => {

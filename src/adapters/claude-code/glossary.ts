@@ -8,12 +8,7 @@
 //   - a native name says where it is found, not only what it is called;
 //   - the table sits beside the conversion code, so a rename changes both.
 
-export interface GlossaryEntry {
-  /** Claude Code's name, or '' when it has none. */
-  readonly native: string;
-  /** Where the runtime records it, or why it does not. */
-  readonly where: string;
-}
+import type { Glossary, GlossaryEntry } from '../adapter.ts';
 
 export const GLOSSARY_DIALECT = 'claude-code/1';
 
@@ -145,3 +140,5 @@ export function termFor(name: string, terms: 'unified' | 'native' | 'both'): str
   if (terms === 'native') return native || name;
   return native ? `${name} (${native})` : name;
 }
+
+export const claudeCodeGlossary: Glossary = { dialect: GLOSSARY_DIALECT, entries: GLOSSARY, termFor };

@@ -8,14 +8,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-
-/** The target transcript exists already: restore never overwrites one. */
-export class TranscriptExists extends Error {}
-
-export interface RestoredRecord {
-  /** The landed payload: one Claude Code record. */
-  readonly payload: Buffer;
-}
+import { TranscriptExists, type RestoredRecord } from '../adapter.ts';
 
 export function writeRestoredTranscript(out: string, project: string, session: string, records: readonly RestoredRecord[]): string {
   let previous: string | null = null;

@@ -10,18 +10,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-export type SourceRootOrigin = 'option' | 'CLAUDE_CONFIG_DIR' | 'XDG_CONFIG_HOME' | 'home' | 'sample';
-
-export interface SourceRoot {
-  readonly root: string;
-  readonly origin: SourceRootOrigin;
-}
+import { SourceRootError, type SourceRoot, type SourceRootOrigin } from '../adapter.ts';
 
 /** The bundled sample corpus: synthetic Claude Code sessions, one per hazard. */
 export const SAMPLE_ROOT = fileURLToPath(new URL('../../../fixtures/claude-code/projects', import.meta.url));
-
-export class SourceRootError extends Error {}
 
 export function resolveSourceRoot(option: string | undefined, environment: NodeJS.ProcessEnv = process.env): SourceRoot {
   if (option !== undefined) {

@@ -4,15 +4,13 @@
 // of existing history. Without it, it makes a pass, waits --interval seconds,
 // and makes another, until interrupted.
 
+import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
+import { type SessionMatcher } from '../../adapters/adapter.ts';
 import path from 'node:path';
-import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
-import { discoverSessions } from '../../adapters/claude-code/discover.ts';
-import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
-import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/collector.ts';
 import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
-import { realPathOf, storageZoneRefusal } from '../../bundle/destination.ts';
+import { realPathOf, storageZoneRefusal } from '../../export/destination.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 
 const OPTIONS = {
@@ -34,15 +32,15 @@ export const collect = command({
 async function collectSources({ values }: Given<typeof OPTIONS>, io: Io): Promise<number> {
   const interval = Number(values.interval);
   if (!Number.isFinite(interval) || interval <= 0) throw new UsageError(`collect: --interval must be a number of seconds above 0, not ${JSON.stringify(values.interval)}`);
-  const source = resolveSourceRoot(values.source);
+  const source = DEFAULT_ADAPTER.resolveSourceRoot(values.source);
   const data = path.resolve(values.data);
-  const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
+  const selected = DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
   const refusal = storageZoneRefusal(realPathOf(data));
   if (refusal !== undefined) {
     io.error(`sessionizer collect: --data ${data}: ${refusal}\n`);
     return EXIT_USAGE;
   }
-  if (!values.json) io.error(`${describeSourceRoot(source)}\ndata ${data}\n`);
+  if (!values.json) io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\ndata ${data}\n`);
 
   if (values.once) return onePass(source.root, data, selected, values.json === true, io);
 
@@ -77,14 +75,14 @@ async function collectSources({ values }: Given<typeof OPTIONS>, io: Io): Promis
   }
 }
 
-async function onePass(root: string, data: string, selected: ReturnType<typeof sessionMatcher>, json: boolean, io: Io): Promise<number> {
+async function onePass(root: string, data: string, selected: SessionMatcher, json: boolean, io: Io): Promise<number> {
   const started = performance.now();
-  const discovery = discoverSessions(root);
+  const discovery = DEFAULT_ADAPTER.discover(root);
   const bar = progress(io.interactive && !json);
   let landedBytes = 0;
   const report = await collectAllOnCores({
     data,
-    adapter: claudeCodeAdapter,
+    adapter: DEFAULT_ADAPTER,
     discovery,
     selected,
     onSession(outcome, done, total) {

@@ -1,8 +1,8 @@
 // `sessionizer conversation ID [--data DIR] [--json] [--terms unified|native|both]`:
 // the folded conversation, as stable JSON or as a readable tree.
 
+import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import path from 'node:path';
-import { termFor } from '../../adapters/claude-code/glossary.ts';
 import type { Folded } from '../../session-flow/chain.ts';
 import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 import { readConversation } from './read-conversation.ts';
@@ -61,7 +61,7 @@ function showConversation({ values, operands }: Given<typeof OPTIONS>, io: Io): 
   io.out(`\nround ${head.header.round} of ${folded.rounds.length}, through landed sequence ${head.header.through_seq}\n`);
   io.out(`${counts.talks ?? 0} talks, ${counts.runs ?? 0} runs, ${counts.provider_calls ?? 0} provider calls, ${counts.tool_uses_joined ?? 0} of ${counts.tool_uses ?? 0} tool uses joined, ${counts.child_streams_started ?? 0} of ${counts.child_streams ?? 0} child streams started by a known call\n`);
   const open = [...folded.unresolved.values()].filter((entry) => entry.state !== 'resolved');
-  for (const entry of open) io.out(`unresolved ${termFor(entry.kind, terms)} ${entry.ref} (${entry.state})\n`);
+  for (const entry of open) io.out(`unresolved ${DEFAULT_ADAPTER.glossary.termFor(entry.kind, terms)} ${entry.ref} (${entry.state})\n`);
   return EXIT_OK;
 }
 
@@ -80,7 +80,7 @@ function printTree(folded: Folded, terms: Terms, io: Io): void {
   };
   const relationsFrom = new Map<string, string[]>();
   for (const relation of folded.relations.values()) {
-    const text = `${termFor(relation.type, terms)} → ${relation.to} [${relation.quality}, via ${relation.via}]`;
+    const text = `${DEFAULT_ADAPTER.glossary.termFor(relation.type, terms)} → ${relation.to} [${relation.quality}, via ${relation.via}]`;
     relationsFrom.set(relation.from, [...(relationsFrom.get(relation.from) ?? []), text]);
   }
   const visit = (id: string, depth: number): void => {
@@ -88,7 +88,7 @@ function printTree(folded: Folded, terms: Terms, io: Io): void {
     const attrs = node.attrs ?? {};
     const detail = node.kind === 'tool' || node.kind === 'agent.call' ? ` ${attrs.name}${attrs.result === 'unavailable' ? ' (result unavailable)' : ''}` : node.kind === 'llm.call' ? ` ${attrs.fragments} fragments` : '';
     const where = node.ref ? ` @${node.ref.seq}:${node.ref.row}` : '';
-    io.out(`${'  '.repeat(depth)}${termFor(node.kind, terms)}${detail}${where}  ${id}\n`);
+    io.out(`${'  '.repeat(depth)}${DEFAULT_ADAPTER.glossary.termFor(node.kind, terms)}${detail}${where}  ${id}\n`);
     for (const text of relationsFrom.get(id) ?? []) io.out(`${'  '.repeat(depth + 1)}${text}\n`);
     for (const child of (children.get(id) ?? []).sort((a, b) => position(a) - position(b) || (a < b ? -1 : 1))) visit(child, depth + 1);
   };

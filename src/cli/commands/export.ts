@@ -11,15 +11,13 @@
 // export from exports made apart (a large history split by session across
 // machines), each verified, put together by their manifests.
 
+import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
+import { type SessionMatcher, type SourceRoot } from '../../adapters/adapter.ts';
 import path from 'node:path';
 import { converterFor } from '../../adapters/dialects.ts';
-import { claudeCodeAdapter } from '../../adapters/claude-code/adapter.ts';
-import { discoverSessions } from '../../adapters/claude-code/discover.ts';
-import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
-import { describeSourceRoot, resolveSourceRoot, type SourceRoot } from '../../adapters/claude-code/source-root.ts';
 import { writeArchive } from '../../bundle/archive.ts';
 import { frameIndexOf } from '../../bundle/archive-frames.ts';
-import { earlierExportsRemoved, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from '../../bundle/export.ts';
+import { earlierExportsRemoved, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from '../../export/export-folder.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/collector.ts';
 import { defaultThreads } from '../../cores/work-on-cores.ts';
@@ -30,10 +28,10 @@ import { scanForSecrets, type RedactionPlan } from '../../redaction/scan.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../../site/build/kept-renderer.ts';
 import { verifyExport } from '../../verify/export.ts';
 import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
-import { refusalOf, type ExportPlaces } from '../../bundle/destination.ts';
+import { refusalOf, type ExportPlaces } from '../../export/destination.ts';
 import { sessionsOfSource } from '../../collection/source-sessions.ts';
 import { DataFolderLockedError, lockDataFolder } from '../../landing/lock.ts';
-import { removeLeftoversOfDataFolder } from '../../landing/process.ts';
+import { removeLeftoversOfDataFolder } from '../../files/process.ts';
 import { megabytes } from '../progress.ts';
 import { StepClock } from '../step-clock.ts';
 
@@ -83,13 +81,13 @@ async function exportConversations({ values }: Given<typeof OPTIONS>, io: Io): P
     return EXIT_REJECTED;
   }
   const request: ExportRequest = {
-    source: resolveSourceRoot(values.source),
+    source: DEFAULT_ADAPTER.resolveSourceRoot(values.source),
     data: path.resolve(values.data),
     out: path.resolve(values.out),
     archive: values.archive !== undefined ? path.resolve(values.archive) : undefined,
     conversations: values.conversation,
     all: values.all === true,
-    selected: sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] }),
+    selected: DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] }),
     json: values.json === true,
     redaction: rules ? { rules, paths: values['redact-paths'] === true, dryRun: values['dry-run'] === true } : undefined,
   };
@@ -158,21 +156,21 @@ interface ExportRequest extends Destination {
   /** The conversations chosen with --conversation; else those of the sessions under the source, or with `all` every stored one. */
   readonly conversations: string[] | undefined;
   readonly all: boolean;
-  readonly selected: ReturnType<typeof sessionMatcher>;
+  readonly selected: SessionMatcher;
   readonly redaction: { readonly rules: ReturnType<typeof ruleSet>; readonly paths: boolean; readonly dryRun: boolean } | undefined;
 }
 
 async function runExport(request: ExportRequest, waitingRenderer: WaitingRenderer | undefined, io: Io): Promise<number> {
   const { data, out, json } = request;
-  if (!json) io.error(`${describeSourceRoot(request.source)}\ndata ${data}\n`);
+  if (!json) io.error(`${DEFAULT_ADAPTER.describeSourceRoot(request.source)}\ndata ${data}\n`);
   const started = performance.now();
   const drawn = io.interactive && !json;
   const clock = new StepClock(drawn, drawn ? io.error : undefined);
   clock.step('collect');
   const report = await collectAllOnCores({
     data,
-    adapter: claudeCodeAdapter,
-    discovery: discoverSessions(request.source.root),
+    adapter: DEFAULT_ADAPTER,
+    discovery: DEFAULT_ADAPTER.discover(request.source.root),
     selected: request.selected,
     onSession(outcome) {
       let landed = 0;

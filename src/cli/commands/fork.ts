@@ -2,11 +2,11 @@
 // stable boundary, and `sessionizer restore ID --branch NAME --out DIR`: a
 // branch as a transcript that can be resumed.
 
+import { TranscriptExists } from '../../adapters/adapter.ts';
 import path from 'node:path';
 import { branchPath, fork as makeFork, ForkRejected } from '../../branches/explicit.ts';
 import { labelBranch } from '../../branches/labels.ts';
 import { restoreBranch } from '../../branches/restore.ts';
-import { TranscriptExists } from '../../adapters/claude-code/restore.ts';
 import { ChainError } from '../../session-flow/chain.ts';
 import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 

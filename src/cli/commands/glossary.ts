@@ -1,6 +1,6 @@
 // `sessionizer glossary [--json]`: the model's words beside Claude Code's.
 
-import { GLOSSARY, GLOSSARY_DIALECT } from '../../adapters/claude-code/glossary.ts';
+import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import { command, EXIT_OK, type Given, type Io } from '../command.ts';
 
 const OPTIONS = {
@@ -17,11 +17,11 @@ export const glossary = command({
 
 function printGlossary({ values }: Given<typeof OPTIONS>, io: Io): number {
   if (values.json) {
-    io.out(`${JSON.stringify({ dialect: GLOSSARY_DIALECT, entries: GLOSSARY })}\n`);
+    io.out(`${JSON.stringify({ dialect: DEFAULT_ADAPTER.glossary.dialect, entries: DEFAULT_ADAPTER.glossary.entries })}\n`);
     return EXIT_OK;
   }
-  const width = Math.max(...Object.keys(GLOSSARY).map((name) => name.length));
-  for (const [name, entry] of Object.entries(GLOSSARY)) {
+  const width = Math.max(...Object.keys(DEFAULT_ADAPTER.glossary.entries).map((name) => name.length));
+  for (const [name, entry] of Object.entries(DEFAULT_ADAPTER.glossary.entries)) {
     io.out(`${name.padEnd(width)}  ${entry.native || '(no native name)'}  — ${entry.where}\n`);
   }
   return EXIT_OK;

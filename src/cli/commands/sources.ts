@@ -1,11 +1,9 @@
 // `sessionizer sources`: what would be collected, and from where, before
 // anything is written.
 
+import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import fs from 'node:fs';
-import { discoverSessions } from '../../adapters/claude-code/discover.ts';
-import { sessionMatcher } from '../../adapters/claude-code/filters.ts';
-import { describeSourceRoot, resolveSourceRoot } from '../../adapters/claude-code/source-root.ts';
-import type { DiscoveredSession } from '../../collection/source.ts';
+import type { DiscoveredSession } from '../../adapters/adapter.ts';
 import { command, EXIT_OK, SOURCE_OPTIONS, type Given, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
 
@@ -23,16 +21,16 @@ export const sources = command({
 });
 
 function listSources({ values }: Given<typeof OPTIONS>, io: Io): number {
-  const source = resolveSourceRoot(values.source);
-  const discovery = discoverSessions(source.root);
-  const selected = sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
+  const source = DEFAULT_ADAPTER.resolveSourceRoot(values.source);
+  const discovery = DEFAULT_ADAPTER.discover(source.root);
+  const selected = DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
   const sessions = discovery.sessions.filter(selected);
   const described = sessions.map(describe);
   if (values.json) {
     io.out(`${JSON.stringify({ root: source.root, origin: source.origin, sessions: described, left_out: discovery.sessions.length - sessions.length, warnings: discovery.warnings }, null, 2)}\n`);
     return EXIT_OK;
   }
-  io.error(`${describeSourceRoot(source)}\n`);
+  io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\n`);
   for (const session of described) {
     const streams = new Set(session.sources.filter((item) => item.place.startsWith('streams/')).map((item) => item.place));
     const runs = new Set(session.sources.filter((item) => item.place.startsWith('runs/')).map((item) => item.place));

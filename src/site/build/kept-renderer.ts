@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listFolder } from '../../landing/session-state.ts';
+import { listFolder } from '../../files/folders.ts';
 import { CACHE_VARIABLE } from '../data/highlighted.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 

@@ -13,9 +13,10 @@ import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts'
 import { ancestry, treeOf, type Tree } from '../../branches/tree.ts';
 import type { IndexEntry } from '../../index/session-index.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
-import { landedFilesOfSession, listFolder } from '../../landing/session-state.ts';
+import { landedFilesOfSession } from '../../landing/session-state.ts';
+import { listFolder } from '../../files/folders.ts';
 import type { Folded } from '../../session-flow/chain.ts';
-import type { EvidenceRef } from '../../session-flow/format.ts';
+import type { EvidenceRef } from '../../model/structure.ts';
 import { foldOf, readAheadOf, rowsOfSessionData } from './read-ahead.ts';
 import { ConversationRows, HELD_MOST_BYTES } from './rows.ts';
 

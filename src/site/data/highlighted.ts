@@ -17,7 +17,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { listFolder } from '../../landing/session-state.ts';
+import { listFolder } from '../../files/folders.ts';
 
 export const CACHE_VARIABLE = 'SESSIONIZER_SITE_CACHE';
 

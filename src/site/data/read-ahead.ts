@@ -42,7 +42,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { indexEntryOf, type IndexEntry } from '../../index/session-index.ts';
-import { digestOf, digestOfFile } from '../../landing/landed-file.ts';
+import { digestOf, digestOfFile } from '../../files/digest.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../../landing/session-state.ts';
 import { readSessionData } from '../../session-data/derive.ts';

@@ -6,7 +6,7 @@
 
 import type { PartKind, RecordFlag } from '../../model/vocabulary.ts';
 import type { Part, SessionDataRow } from '../../session-data/format.ts';
-import type { EvidenceRef } from '../../session-flow/format.ts';
+import type { EvidenceRef } from '../../model/structure.ts';
 import { partView } from './parts.ts';
 import { partWord } from './search-text.ts';
 import type { PartView } from './views.ts';

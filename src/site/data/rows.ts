@@ -20,7 +20,7 @@
 
 import fs from 'node:fs';
 import type { SessionDataRow } from '../../session-data/format.ts';
-import type { EvidenceRef } from '../../session-flow/format.ts';
+import type { EvidenceRef } from '../../model/structure.ts';
 import { outlineOfRow, shownPartsOf, type RowOutline, type ShownPart } from './row-outline.ts';
 
 /**

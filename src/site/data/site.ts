@@ -19,7 +19,7 @@ import type { ConversationRows } from './rows.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
-import { hasEnded } from '../../landing/process.ts';
+import { hasEnded } from '../../files/process.ts';
 
 export const BUNDLE_VARIABLE = 'SESSIONIZER_SITE_BUNDLE';
 

@@ -6,7 +6,8 @@
 import crypto from 'node:crypto';
 import { RELATION_TYPES, UNRESOLVED_KINDS, type RelationType, type UnresolvedKind } from '../../model/structure.ts';
 import type { Usage } from '../../session-data/format.ts';
-import type { EntityFrame, EvidenceRef } from '../../session-flow/format.ts';
+import type { EntityFrame } from '../../session-flow/format.ts';
+import type { EvidenceRef } from '../../model/structure.ts';
 import type { BundleConversation } from './bundle.ts';
 import { underItsCall } from './parts.ts';
 import type { ConversationRows } from './rows.ts';

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claudeCodeConverter } from '../../../src/adapters/claude-code/convert.ts';
-import { digestOf, parsedPayloadOf, type LandedHeader, type LandedRecord } from '../../../src/landing/landed-file.ts';
+import { parsedPayloadOf, type LandedHeader, type LandedRecord } from '../../../src/landing/landed-file.ts';
+import { digestOf } from '../../../src/files/digest.ts';
 import { SessionDataDerivation } from '../../../src/session-data/derive.ts';
 import type { SessionDataRow } from '../../../src/session-data/format.ts';
 import { FIXTURE_AGENTS, FIXTURE_RUN, FIXTURE_SESSIONS } from '../../../scripts/write-fixtures.ts';

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { discoverSessions } from '../../../src/adapters/claude-code/discover.ts';
 import { projectFolderName, sessionMatcher } from '../../../src/adapters/claude-code/filters.ts';
 import { agentFileName, scriptName } from '../../../src/adapters/claude-code/identifiers.ts';
-import { resolveSourceRoot, SAMPLE_ROOT, SourceRootError } from '../../../src/adapters/claude-code/source-root.ts';
+import { SourceRootError } from '../../../src/adapters/adapter.ts';
+import { resolveSourceRoot, SAMPLE_ROOT } from '../../../src/adapters/claude-code/source-root.ts';
 import { FIXTURE_AGENTS, FIXTURE_RUN, FIXTURE_SESSIONS } from '../../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, landedOf, temporaryFolder } from '../../helpers.ts';
 

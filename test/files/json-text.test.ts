@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isJsonText, parseJsonBytes, textOf } from '../../src/landing/json-text.ts';
+import { isJsonText, parseJsonBytes, textOf } from '../../src/files/json-text.ts';
 
 // JSON.parse is the reference: the scanner must agree with it on every input,
 // because a line it wrongly accepts would be inlined and break the landed file,

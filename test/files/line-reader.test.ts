@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { firstLine, withOpenFile } from '../../src/landing/line-reader.ts';
+import { firstLine, withOpenFile } from '../../src/files/line-reader.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 describe('the first line of a file', () => {

@@ -25,17 +25,16 @@ import { Worker } from 'node:worker_threads';
 import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataBeside } from '../landing/layout.ts';
-import { listFolder } from '../landing/session-state.ts';
-import { hasEnded } from '../landing/process.ts';
+import { listFolder } from '../files/folders.ts';
+import { hasEnded } from '../files/process.ts';
 import type { SiteResult } from '../site/build/site.ts';
 import type { WaitingRenderer } from '../site/build/kept-renderer.ts';
-import { BUNDLE, compareBytes, conversationOwning, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from './manifest.ts';
-import { ExportReuse } from './reuse.ts';
-import { UNOBSERVED, type StepObserver } from './steps.ts';
+import { BUNDLE, compareBytes, conversationOwning, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
+import { ExportReuse } from '../bundle/reuse.ts';
+import { UNOBSERVED, type StepObserver } from '../bundle/steps.ts';
 import { applyRedaction } from '../redaction/apply.ts';
 import type { RedactionPlan } from '../redaction/scan.ts';
 
-export { BUNDLE };
 export const SITE = 'site';
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { overwriteInPlace } from '../../src/landing/atomic-file.ts';
+import { overwriteInPlace } from '../../src/files/atomic-file.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 afterEach(() => {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writerOfTemporary } from './atomic-file.ts';
-import { listFolder } from './session-state.ts';
+import { listFolder } from './folders.ts';
 
 function isRunning(pid: number): boolean {
   try {

@@ -12,7 +12,7 @@
 // redacted: a transcript that merely talks about redaction (this project's
 // own, for one) is never mistaken for a redacted one.
 
-import type { Part, SessionDataRow } from '../session-data/format.ts';
+import type { Part, SessionDataRow } from './format.ts';
 
 export const RULE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 

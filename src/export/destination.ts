@@ -22,13 +22,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Zstd from 'zstd-napi/binding.js';
-import { listFolder } from '../landing/session-state.ts';
+import { listFolder } from '../files/folders.ts';
 import { INDEX_NAME } from '../index/session-index.ts';
-import { writerOfTemporary } from '../landing/atomic-file.ts';
+import { writerOfTemporary } from '../files/atomic-file.ts';
 import { verifyExport } from '../verify/export.ts';
-import { ARCHIVE_TOP } from './archive.ts';
-import { BUNDLE, EXPORT_MARKER, EXPORT_MARKER_SCHEMA } from './export.ts';
-import { exportFiles, MANIFEST, META_FILES, type Manifest } from './manifest.ts';
+import { ARCHIVE_TOP } from '../bundle/archive.ts';
+import { EXPORT_MARKER, EXPORT_MARKER_SCHEMA } from './export-folder.ts';
+import { BUNDLE, exportFiles, MANIFEST, META_FILES, type Manifest } from '../bundle/manifest.ts';
 
 const require = createRequire(import.meta.url);
 const zstd = require('zstd-napi/binding.js') as typeof Zstd;

@@ -99,7 +99,8 @@ describe('the sessionizer command', () => {
     fs.writeFileSync(landed!.path, 'not a landed file\n');
     const result = sessionizer(['export', '--source', root, '--data', data, '--out', path.join(temporaryFolder(), 'export'), '--json']);
     expect(result.code).toBe(1);
-    const said = result.error.split('\n');
+    // Notes (a line still being written, say) may come between; the errors come in this order.
+    const said = result.error.split('\n').filter((line) => line.startsWith('error: '));
     expect(said[0]).toBe(`error: ${landed!.path}: line 1: the header line is not JSON`);
     expect(said[1]).toMatch(new RegExp(`^error: conversation ${FIXTURE_SESSIONS.rewind} is left out of this export: ENOENT: .*\\.sd'$`));
     const exported = JSON.parse(result.out) as { conversations: number };

@@ -12,6 +12,7 @@ import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf, type Tree } from '../../branches/tree.ts';
 import type { IndexEntry } from '../../index/session-index.ts';
+import { readLandedFile } from '../../landing/landed-file.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession, listFolder } from '../../landing/session-state.ts';
 import type { Folded } from '../../session-flow/chain.ts';
@@ -37,6 +38,10 @@ export interface BundleConversation {
   readonly bytes: number;
   /** The latest title the runtime gave the main stream, if it gave one. */
   readonly title?: string;
+  /** Where the main stream's first landed file was under its source root (its header's `src`): the project folder comes first. */
+  readonly source?: string;
+  /** The models the rows name, each once, in the order first named. */
+  readonly models: string[];
   readonly branches: BranchAnalysis;
   readonly explicit: ExplicitBranchView[];
   /** Caller-given summaries and labels, by branch name. */
@@ -66,6 +71,8 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
   const entries: IndexEntry[] = [];
   let bytes = 0;
   let title: string | undefined;
+  let source: string | undefined;
+  const models = new Set<string>();
   const files = landedFilesOfSession(bundle, session).map((file) => {
     const sessionData = sessionDataBeside(file.path);
     const size = fs.statSync(file.path).size;
@@ -78,6 +85,7 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     if (sessionDataSize === undefined) continue;
     bytes += sessionDataSize;
     const main = file.relative.startsWith('streams/main/');
+    if (main && source === undefined) source = sourceOf(file.path);
     // The branch analysis needs the index of these rows; it is built from
     // them here rather than by reading every `.sd` a second time. Rows read
     // ahead are parsed already, and held whatever the conversation's size.
@@ -87,6 +95,7 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
       rows.add(file.seq, sessionData, read, held || ahead !== undefined);
       entries.push(read.entry);
       if (main && read.row.label !== undefined) title = read.row.label;
+      if (read.row.model !== undefined && !read.row.flags?.includes('synthetic')) models.add(read.row.model);
     }
     rows.read(file.seq, ahead?.sha256 ?? hash!.digest('hex'));
   }
@@ -108,5 +117,13 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     // A boundary that is gone or cannot be projected is shown as such, with no path.
     explicit.push({ record: entry.record, path: typeof found === 'string' ? [] : found });
   }
-  return { id, session, folded, rows, landed, bytes, ...(title !== undefined ? { title } : {}), branches, explicit, labels };
+  return { id, session, folded, rows, landed, bytes, ...(title !== undefined ? { title } : {}), ...(source !== undefined ? { source } : {}), models: [...models], branches, explicit, labels };
+}
+
+/** The `src` of a landed file's header: its header is read, and nothing after it. */
+function sourceOf(file: string): string {
+  for (const entry of readLandedFile(file)) {
+    if (entry.type === 'header') return entry.header.src;
+  }
+  throw new Error(`${file}: the landed file has no header`);
 }

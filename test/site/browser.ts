@@ -81,3 +81,17 @@ export async function watchedPage(browser: Browser, options: { javaScript?: bool
   });
   return watched;
 }
+
+/** Types `query` into the search page and waits until its results are all in. */
+export async function searchFor(page: Page, query: string): Promise<void> {
+  await page.fill('#query', query);
+  await page.waitForFunction(`new URLSearchParams(location.search).get('q') === ${JSON.stringify(query)} && ${SETTLED}`, undefined, { timeout: 60_000 });
+}
+
+/** Waits until a search page opened with `?q=` shows all its results. */
+export async function searchSettled(page: Page): Promise<void> {
+  await page.waitForFunction(SETTLED, undefined, { timeout: 60_000 });
+}
+
+/** Whether the search page's status says its results are all in (public/search.js). */
+const SETTLED = `/matching step|Nothing matches/.test(document.getElementById('status').textContent)`;

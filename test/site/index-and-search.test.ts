@@ -61,7 +61,11 @@ describe.skipIf(!present)('the index and search of ../shared/corpus', () => {
     expect(watched.errors).toEqual([]);
     expect(watched.dialogs).toEqual([]);
   };
-  const sideways = (page: Page): Promise<number> => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  const sideways = (page: Page): Promise<number> =>
+    page.evaluate(() => {
+      const { documentElement } = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
+      return documentElement.scrollWidth - documentElement.clientWidth;
+    });
 
   for (const width of WIDTHS) {
     for (const javaScript of [true, false]) {

@@ -24,8 +24,10 @@
   var loaded = [];
   var order = [];
   var keptCharacters = 0;
-  var arrived;
-  window.SESSIONIZER_SEARCH = { push: function (data) { arrived = data; } };
+  // What each script hands over, by the script's own address: a query typed
+  // while another is still loading may have two scripts loading at once.
+  var arrived = {};
+  window.SESSIONIZER_SEARCH = { push: function (data) { if (document.currentScript) arrived[document.currentScript.getAttribute('src')] = data; } };
 
   function sizeOf(data) {
     var size = 0;
@@ -38,10 +40,11 @@
     var element = document.createElement('script');
     element.src = scripts[number];
     element.onload = function () {
-      var data = arrived;
-      arrived = undefined;
+      var data = arrived[scripts[number]];
+      delete arrived[scripts[number]];
       element.remove();
-      if (!data) { done(undefined); return; }
+      // The same script loaded twice at once: the first load kept it.
+      if (!data || loaded[number]) { done(loaded[number]); return; }
       data.size = sizeOf(data);
       loaded[number] = data;
       order.push(number);

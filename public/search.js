@@ -141,6 +141,14 @@
     var found = 0;
     var conversations = 0;
     var number = 0;
+    // The page is given back to the reader every few milliseconds, not after
+    // every conversation: most are small, and kept from the query before.
+    var yielded = Date.now();
+    function proceed() {
+      if (Date.now() - yielded < 30) { next(); return; }
+      yielded = Date.now();
+      setTimeout(next, 0);
+    }
     function next() {
       if (current !== generation) return;
       if (number >= scripts.length || found >= MOST_RESULTS) {
@@ -167,7 +175,7 @@
             results.appendChild(group(data, hits, matched - hits.length, patterns, any));
           }
         }
-        setTimeout(next, 0);
+        proceed();
       });
     }
     next();

@@ -95,8 +95,8 @@ export function searchScriptBeside(plan: string): string {
 
 /**
  * The search script of a conversation, from the site root: one classic
- * script per conversation, which search.html loads all of (build/site.ts
- * writes them).
+ * script per conversation (search-text.ts), which search.html loads as a
+ * query needs it (build/site.ts copies them into the site).
  */
 export function searchScriptOf(id: string): string {
   return `${SEARCH_SCRIPTS}/${slug(id)}.js`;

@@ -7,7 +7,7 @@ import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
-import { compact, conversationFacts, cut, projectGroups, projectOf, type ConversationFacts } from '../../src/site/data/facts.ts';
+import { compact, conversationFacts, cut, duration, projectGroups, projectOf, type ConversationFacts } from '../../src/site/data/facts.ts';
 import { planConversation } from '../../src/site/data/plan.ts';
 import { writeSearchScript, type SearchScriptData } from '../../src/site/data/search-text.ts';
 import { anchorOf, conversationStructure } from '../../src/site/data/streams.ts';
@@ -55,7 +55,8 @@ describe('the facts of a conversation', () => {
     expect(projectOf(undefined, 'x.jsonl')).toBeUndefined();
   });
 
-  it('cuts text at a space and counts tokens in a few characters', () => {
+  it('says how long in words, cuts text at a space and counts tokens in a few characters', () => {
+    expect([duration(20_000), duration(5 * 60_000), duration(90 * 60_000), duration(50 * 3_600_000)]).toEqual(['under a minute', '5 min', '1 h 30 min', '2 days 2 h']);
     expect(cut('alpha beta gamma delta epsilon', 25)).toBe('alpha beta gamma delta…');
     expect(cut('abcdefghijkl', 5)).toBe('abcd…');
     expect(cut('short', 10)).toBe('short');

@@ -239,9 +239,10 @@ export function compact(count: number): string {
   return `${(count / 1_000_000).toFixed(count < 10_000_000 ? 1 : 0)}M`;
 }
 
-/** How long something lasted, in words: minutes, hours and minutes, or days and hours. */
+/** How long something lasted, in words: under a minute, minutes, hours and minutes, or days and hours. */
 export function duration(ms: number): string {
   const minutes = Math.round(ms / 60000);
+  if (minutes < 1) return 'under a minute';
   if (minutes < 60) return `${minutes} min`;
   const hours = Math.floor(minutes / 60);
   if (hours < 48) return `${hours} h ${minutes % 60} min`;

@@ -1,34 +1,42 @@
-// Sorting and filtering of the conversation table: an enhancement only, a
-// classic script so that it also runs from file://. The table is whole without it.
+// The filter of the index: as one types, only the conversations whose title,
+// first prompt or project hold every word stay shown. A classic script, so
+// that it also runs from file://; the list is whole without it.
 (function () {
-  var table = document.getElementById('conversations');
+  var form = document.querySelector('form.filter');
   var filter = document.getElementById('filter');
-  if (!table || !filter) return;
-  filter.parentNode.parentNode.hidden = false;
-  var body = table.tBodies[0];
-  filter.addEventListener('input', function () {
-    var words = filter.value.toLowerCase();
-    Array.prototype.forEach.call(body.rows, function (row) {
-      row.hidden = words !== '' && row.textContent.toLowerCase().indexOf(words) < 0;
-    });
+  var shown = document.getElementById('shown');
+  var none = document.getElementById('none');
+  var list = document.getElementById('conversations');
+  if (!form || !filter || !list) return;
+  form.hidden = false;
+  form.addEventListener('submit', function (event) { event.preventDefault(); });
+  var sections = Array.prototype.map.call(list.querySelectorAll('section.project'), function (section) {
+    var project = section.querySelector('.project-path').textContent;
+    return {
+      element: section,
+      rows: Array.prototype.map.call(section.querySelectorAll('li.conversation'), function (row) {
+        var prompt = row.querySelector('.prompt');
+        return { element: row, text: (row.querySelector('.title').textContent + ' ' + (prompt ? prompt.textContent : '') + ' ' + project).toLowerCase() };
+      }),
+    };
   });
-  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (cell, column) {
-    cell.setAttribute('data-sortable', '');
-    var ascending = true;
-    cell.addEventListener('click', function () {
-      var numeric = cell.getAttribute('data-type') === 'number';
-      var key = function (row) {
-        var target = row.cells[column];
-        var value = target.getAttribute('data-value') || target.textContent;
-        return numeric ? Number(value) : value.toLowerCase();
-      };
-      var rows = Array.prototype.slice.call(body.rows);
-      rows.sort(function (a, b) {
-        var x = key(a), y = key(b);
-        return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
+  var total = sections.reduce(function (sum, section) { return sum + section.rows.length; }, 0);
+  function apply() {
+    var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var count = 0;
+    sections.forEach(function (section) {
+      var visible = 0;
+      section.rows.forEach(function (row) {
+        var match = words.every(function (word) { return row.text.indexOf(word) >= 0; });
+        row.element.hidden = !match;
+        if (match) visible++;
       });
-      ascending = !ascending;
-      rows.forEach(function (row) { body.appendChild(row); });
+      section.element.hidden = visible === 0;
+      count += visible;
     });
-  });
+    shown.textContent = words.length === 0 ? '' : count + ' of ' + total + ' shown';
+    none.hidden = count > 0;
+  }
+  filter.addEventListener('input', apply);
+  apply();
 })();

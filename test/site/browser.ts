@@ -81,3 +81,24 @@ export async function watchedPage(browser: Browser, options: { javaScript?: bool
   });
   return watched;
 }
+
+/** Types `query` into the search page and waits until its results are all in. */
+export async function searchFor(page: Page, query: string): Promise<void> {
+  await page.fill('#query', query);
+  await page.waitForFunction(searchIsSettled, query, { timeout: 60_000 });
+}
+
+/** Waits until a search page opened with `?q=` shows all its results. */
+export async function searchSettled(page: Page): Promise<void> {
+  await page.waitForFunction(searchIsSettled, null, { timeout: 60_000 });
+}
+
+/**
+ * Run in the page: whether the search page's status says its results are all
+ * in (public/search.js), for the query `wanted` when one is given. A function,
+ * not a string: the pages' content security policy forbids evaluating one.
+ */
+function searchIsSettled(wanted: string | null): boolean {
+  const { location, document } = globalThis as unknown as { location: { search: string }; document: { getElementById(id: string): { textContent: string | null } | null } };
+  return (wanted === null || new URLSearchParams(location.search).get('q') === wanted) && /matching step|Nothing matches/.test(document.getElementById('status')?.textContent ?? '');
+}

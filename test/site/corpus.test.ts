@@ -38,8 +38,8 @@ describeWhere(missing, 'the site of ../shared/corpus', () => {
     const base = pathToFileURL(out).href;
     const watched = await watchedPage(browser);
     await watched.page.goto(`${base}/site/index.html`);
-    expect(await watched.page.locator('#conversations tbody tr').count()).toBeGreaterThan(40);
-    await watched.page.click('#conversations tbody tr:first-child a');
+    expect(await watched.page.locator('#conversations li.conversation').count()).toBeGreaterThan(40);
+    await watched.page.click('#conversations li.conversation:first-child a.title');
     expect(await watched.page.locator('.talk').count()).toBeGreaterThan(0);
     await watched.page.goto(pathToFileURL(largestPage(path.join(out, 'site')).file).href);
     expect(await watched.page.locator('.step').count()).toBeGreaterThan(10);

@@ -2,17 +2,18 @@
 // child streams linked to their parent call both ways, pages split within
 // their budget, and parts shown with their content state and size.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
 import { planConversation, slug, splitByWeight } from '../../src/site/data/plan.ts';
-import { searchText } from '../../src/site/data/search-text.ts';
+import { writeSearchScript } from '../../src/site/data/search-text.ts';
 import { pageModel, sitePlan } from '../../src/site/data/site.ts';
 import { conversationStructure, withParts, type ConversationStructure } from '../../src/site/data/streams.ts';
 import type { StepView, TalkView } from '../../src/site/data/views.ts';
-import { exportedSessions } from '../helpers.ts';
+import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
 let bundle: string;
 beforeAll(async () => {
@@ -81,9 +82,12 @@ describe('page models from a bundle', () => {
       const fromRead = conversationStructure(read, () => undefined);
       expect(read.rows.keys(), id).toEqual(held.rows.keys());
       expect(read.title, id).toBe(held.title);
-      expect(fromRead.searchOf, id).toEqual(fromHeld.searchOf);
-      expect([...fromHeld.searchOf.values()].some((text) => text.length > 0), id).toBe(true);
-      expect(planConversation(read, fromRead), id).toEqual(planConversation(held, fromHeld));
+      const plan = planConversation(held, fromHeld);
+      expect(planConversation(read, fromRead), id).toEqual(plan);
+      const scripts = temporaryFolder();
+      writeSearchScript(path.join(scripts, 'held.js'), held, fromHeld, plan.pageOfTalk, plan.summary.facts);
+      writeSearchScript(path.join(scripts, 'read.js'), read, fromRead, plan.pageOfTalk, plan.summary.facts);
+      expect(fs.readFileSync(path.join(scripts, 'read.js'), 'utf8'), id).toBe(fs.readFileSync(path.join(scripts, 'held.js'), 'utf8'));
       const parts = shown(fromRead, read.rows);
       expect(parts, id).toEqual(shown(fromHeld, held.rows));
       expect(parts.flatMap((stream) => stream.talks).flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)]).flatMap(flatten).flatMap((step) => step.parts).length, id).toBeGreaterThan(0);
@@ -137,44 +141,5 @@ describe('parts', () => {
 
   it('marks fenced code for highlighting and leaves the prose around it', () => {
     expect(prose('See:\n```ts\nconst a = 1;\n```\ndone')).toEqual([{ text: 'See:\n' }, { text: 'const a = 1;', language: 'ts' }, { text: '\ndone' }]);
-  });
-});
-
-describe('the search text of a talk', () => {
-  // What searchText must give: every tool name and text joined, white space made single spaces, cut.
-  const whole = (talk: TalkView): string => {
-    const words: string[] = [];
-    const visit = (steps: TalkView['loose']): void => {
-      for (const step of steps) {
-        if (step.toolName) words.push(step.toolName);
-        for (const part of step.parts) if (part.kind === 'text' || part.kind === 'call' || part.kind === 'result') words.push(part.segments.map((segment) => segment.text).join(' ').slice(0, 600));
-        visit(step.children);
-      }
-    };
-    visit(talk.loose);
-    for (const run of talk.runs) visit(run.steps);
-    return words.join(' ').replace(/\s+/g, ' ').slice(0, 2400);
-  };
-
-  it('is the whole talk so cut, however much of it there is and however much white space it holds', () => {
-    // mulberry32, seeded: the same talks every run.
-    let seed = 7;
-    const random = (below: number): number => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let mixed = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-      return ((mixed ^ (mixed >>> 14)) >>> 0) % below;
-    };
-    const pieces = ['word', ' ', '  ', '\n\n', 'é', '\t', 'x'.repeat(300), ' '.repeat(900), '\n'.repeat(700), ' \t'.repeat(400)];
-    const text = (): string => Array.from({ length: random(12) }, () => pieces[random(pieces.length)]).join('');
-    const step = (depth: number): unknown => ({
-      ...(random(3) === 0 ? { toolName: random(2) === 0 ? 'Bash' : ' Read ' } : {}),
-      parts: Array.from({ length: random(4) }, () => ({ kind: ['text', 'call', 'result', 'reasoning'][random(4)], segments: Array.from({ length: 1 + random(2) }, () => ({ text: text() })) })),
-      children: depth > 0 ? Array.from({ length: random(3) }, () => step(depth - 1)) : [],
-    });
-    for (let trial = 0; trial < 300; trial++) {
-      const talk = { loose: Array.from({ length: random(4) }, () => step(2)), runs: Array.from({ length: random(4) }, () => ({ steps: Array.from({ length: random(5) }, () => step(2)) })) } as unknown as TalkView;
-      expect(searchText(talk)).toBe(whole(talk));
-    }
   });
 });

@@ -14,7 +14,7 @@ import { describeWhere, programMissing } from '../requirements.ts';
 import { FIXTURE_AGENTS, FIXTURE_ROOT, FIXTURE_SESSIONS, HOSTILE_MARKUP } from '../../scripts/write-fixtures.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
-import { CHROMIUM, exportWithSite, largestPage, launch, serve, watchedPage, type Watched } from './browser.ts';
+import { CHROMIUM, exportWithSite, largestPage, launch, searchFor, serve, watchedPage, type Watched } from './browser.ts';
 
 const ARTIFACTS = path.resolve('test', 'artifacts');
 const missing = programMissing(CHROMIUM);
@@ -125,11 +125,16 @@ describeWhere(missing, 'the static site in Chromium', () => {
       const watched = await open();
       const { page } = watched;
       await page.goto(`${base}/site/search.html`);
-      await page.fill('#query', 'haiku rain');
-      expect(await page.locator('#results li').count()).toBeGreaterThan(0);
-      await page.fill('#query', 'inner child');
-      await page.fill('#query', 'sadder');
-      await page.click('#results li a');
+      await searchFor(page, 'haiku rain');
+      expect(await page.locator('#results .hits li').count()).toBeGreaterThan(0);
+      await searchFor(page, 'inner child');
+      // Hostile markup found by search is shown as text in the snippet, and none of it runs.
+      await searchFor(page, 'window.__xss');
+      expect(await page.locator('#results .snippet mark').first().textContent()).toBe('window.__xss');
+      expect(await page.locator('#results script, #results img, #results svg').count()).toBe(0);
+      expect(await page.evaluate(() => (globalThis as unknown as { __xss?: string }).__xss)).toBeUndefined();
+      await searchFor(page, 'sadder');
+      await page.click('#results .hits li a');
       expect(page.url()).toContain(`/site/b/${FIXTURE_SESSIONS.rewind}--from-`);
       insideExport(watched, base);
     });
@@ -140,7 +145,7 @@ describeWhere(missing, 'the static site in Chromium', () => {
     const watched = await open({ javaScript: false });
     const { page } = watched;
     await page.goto(`${base}/site/index.html`);
-    expect(await page.locator('#conversations tbody tr').count()).toBe(fs.readdirSync(path.join(out, 'bundle', '_conversations')).length);
+    expect(await page.locator('#conversations li.conversation').count()).toBe(fs.readdirSync(path.join(out, 'bundle', '_conversations')).length);
     await page.click(`a[href="c/${FIXTURE_SESSIONS.compaction}.html"]`);
     const text = await page.textContent('main');
     expect(text).toContain('And the tests?');

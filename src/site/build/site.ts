@@ -313,7 +313,7 @@ function removeAbandonedRoots(roots: string): void {
  * The offline search index: for each conversation a classic script,
  * search/<conversation>.js, that adds its entries to
  * window.SESSIONIZER_SEARCH (fetch and module scripts fail from file://);
- * search.html loads them all. Copied from the script each conversation's
+ * search.html loads them one at a time as a query needs them. Copied from the script each conversation's
  * build saved beside its plan (data/site.ts): as one array built in the
  * Astro build, every conversation's entries and their JSON were in memory
  * at once.

@@ -12,6 +12,7 @@ import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf, type Tree } from '../../branches/tree.ts';
 import type { IndexEntry } from '../../index/session-index.ts';
+import { readLandedFile } from '../../landing/landed-file.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { listFolder } from '../../files/folders.ts';
@@ -38,6 +39,10 @@ export interface BundleConversation {
   readonly bytes: number;
   /** The conversation's title, as its session node states it. */
   readonly title?: string;
+  /** Where the main stream's first landed file was under its source root (its header's `src`): the project folder comes first. */
+  readonly source?: string;
+  /** The models the rows name, each once, in the order first named. */
+  readonly models: string[];
   readonly branches: BranchAnalysis;
   readonly explicit: ExplicitBranchView[];
   /** Caller-given summaries and labels, by branch name. */
@@ -68,6 +73,8 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
   let bytes = 0;
   // The title assembly chose from the records (docs/usage-and-titles.md).
   const title = [...folded.nodes.values()].find((node) => node.kind === 'session')?.attrs?.title as string | undefined;
+  let source: string | undefined;
+  const models = new Set<string>();
   const files = landedFilesOfSession(bundle, session).map((file) => {
     const sessionData = sessionDataBeside(file.path);
     const size = fs.statSync(file.path).size;
@@ -79,6 +86,8 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     bytes += size;
     if (sessionDataSize === undefined) continue;
     bytes += sessionDataSize;
+    const main = file.relative.startsWith('streams/main/');
+    if (main && source === undefined) source = sourceOf(file.path);
     // The branch analysis needs the index of these rows; it is built from
     // them here rather than by reading every `.sd` a second time. Rows read
     // ahead are parsed already, and held whatever the conversation's size.
@@ -87,6 +96,7 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     for (const read of ahead?.read ?? rowsOfSessionData(file, hash)) {
       rows.add(file.seq, sessionData, read, held || ahead !== undefined);
       entries.push(read.entry);
+      if (read.row.model !== undefined && !read.row.flags?.includes('synthetic')) models.add(read.row.model);
     }
     rows.read(file.seq, ahead?.sha256 ?? hash!.digest('hex'));
   }
@@ -108,5 +118,13 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     // A boundary that is gone or cannot be projected is shown as such, with no path.
     explicit.push({ record: entry.record, path: typeof found === 'string' ? [] : found });
   }
-  return { id, session, folded, rows, landed, bytes, ...(title !== undefined ? { title } : {}), branches, explicit, labels };
+  return { id, session, folded, rows, landed, bytes, ...(title !== undefined ? { title } : {}), ...(source !== undefined ? { source } : {}), models: [...models], branches, explicit, labels };
+}
+
+/** The `src` of a landed file's header: its header is read, and nothing after it. */
+function sourceOf(file: string): string {
+  for (const entry of readLandedFile(file)) {
+    if (entry.type === 'header') return entry.header.src;
+  }
+  throw new Error(`${file}: the landed file has no header`);
 }

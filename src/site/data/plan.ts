@@ -14,6 +14,7 @@
 import crypto from 'node:crypto';
 import type { Usage } from '../../session-data/format.ts';
 import { refKey, type BundleConversation } from './bundle.ts';
+import { conversationFacts, type ConversationFacts } from './facts.ts';
 import { conversationStructure, type ConversationStructure } from './streams.ts';
 import type { TalkView } from './views.ts';
 
@@ -52,6 +53,8 @@ export interface ConversationSummary {
   readonly usage: Required<Usage>;
   readonly calls: number;
   readonly first: string;
+  /** What the index shows of it (facts.ts). */
+  readonly facts: ConversationFacts;
 }
 
 export interface ConversationPlan {
@@ -150,6 +153,7 @@ export function planConversation(conversation: BundleConversation, structure: Co
       usage,
       calls,
       first,
+      facts: conversationFacts(conversation, structure),
     },
     pages,
     pageOfTalk,

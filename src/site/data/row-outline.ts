@@ -1,14 +1,13 @@
 // What the plan of a conversation needs of each `.sd` row, without its
-// texts: when it was, its flags, and for each part what it weighs on a page
-// and the words it gives the search index. The structure is made from
-// these (streams.ts), so it reads no row; a page reads its own rows when it
-// is modelled (withParts).
+// texts: when it was, its flags, and for each part what it weighs on a
+// page. The structure is made from these (streams.ts), so it reads no row;
+// a page reads its own rows when it is modelled (withParts), and the search
+// index reads them step by step (search-text.ts).
 
 import type { PartKind, RecordFlag } from '../../model/vocabulary.ts';
 import type { Part, SessionDataRow } from '../../session-data/format.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
 import { partView } from './parts.ts';
-import { partWord } from './search-text.ts';
 import type { PartView } from './views.ts';
 
 /** Which part of its row a part is, as partsOfStep picks them: its kind, and the tool use it makes or answers. */
@@ -28,8 +27,6 @@ export interface ShownPart extends PartIdentity {
 export interface PartOutline extends PartIdentity {
   /** An estimate of the HTML the part renders to (partWeight). */
   readonly weight: number;
-  /** What it gives the search index, if anything (search-text.ts, partWord). */
-  readonly word?: string;
   /** The part as a page shows it, when its row's views are kept (outlineOfRow). */
   readonly view?: PartView;
 }
@@ -72,7 +69,7 @@ export function outlineOfRow(row: SessionDataRow, keepViews: boolean): RowOutlin
     flags: row.flags,
     parts: row.parts.map((part) => {
       const view = partView(part);
-      return { k: part.k, id: callOf(part), of: answerOf(part), weight: partWeight(view), word: partWord(view), view: keepViews ? view : undefined };
+      return { k: part.k, id: callOf(part), of: answerOf(part), weight: partWeight(view), view: keepViews ? view : undefined };
     }),
   };
 }

@@ -1,63 +1,134 @@
-// What the offline search index holds of a talk: its tool names and the
-// start of its texts, calls and results.
+// The offline search index of one conversation: an entry for every step
+// that shows text (a prompt, a reply, thinking, a tool's input and output),
+// holding all of that text as the page shows it, white space made single
+// spaces, and the page and anchor of the step.
+//
+// The entries are written as they are made, step after step, into one
+// classic script per conversation (public/search.js loads them one at a
+// time). A step's parts are read through the conversation's rows, which
+// read them again from the bundle for a conversation too large to hold
+// (rows.ts): what is held at once is one step's text, not the
+// conversation's. A text that an earlier step of the conversation gave in
+// full (a file read twice, the same output again) is written once and
+// named by that step's number afterwards; only a digest of each text is
+// kept for that.
 
-import type { PartView, StepView, TalkView } from './views.ts';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { BundleConversation } from './bundle.ts';
+import type { ConversationFacts } from './facts.ts';
+import { partsOfStep } from './row-outline.ts';
+import type { ConversationStructure } from './streams.ts';
+import type { StepView } from './views.ts';
 
-/** How much of one part the offline search index takes: the prompt and the start of the reply. */
-const SEARCH_TEXT = 600;
-/** How much of one talk it takes. */
-const MOST = SEARCH_TEXT * 4;
+/** A text this short is written again rather than looked up: its digest would weigh as much. */
+const SHORTEST_SHARED = 64;
 
-/** The words one step gives the search index by itself, its children apart: its tool's name and the start of each text, call and result. */
-export function searchWordsOf(step: StepView): string[] {
-  return stepWords(step.toolName, step.parts.map(partWord));
+/** How much of the script is gathered before it is written out. */
+const WRITE_CHUNK = 1 << 20;
+
+/**
+ * What a conversation's search script hands to window.SESSIONIZER_SEARCH.push:
+ * `t` its title, `p` its project, `u` its page files, and `s` its steps, each
+ * [page (index into `u`), anchor, label, text or the index of the earlier
+ * step whose text it is].
+ */
+export interface SearchScriptData {
+  readonly t: string;
+  readonly p: string;
+  readonly u: string[];
+  readonly s: [number, string, string, string | number][];
 }
 
-/** A step's own words for the search index, from its tool's name and its parts' words (partWord). */
-export function stepWords(toolName: string | undefined, partWords: readonly (string | undefined)[]): string[] {
-  return [...(toolName ? [toolName] : []), ...partWords.flatMap((word) => word ?? [])];
+/** The words a step's kind is shown by on a search result: never an internal term. */
+export function stepLabel(step: Pick<StepView, 'kind' | 'toolName'>): string {
+  switch (step.kind) {
+    case 'message.external':
+      return 'prompt';
+    case 'message.assistant':
+      return 'reply';
+    case 'message.synthetic':
+      return 'message from the runtime';
+    case 'thinking':
+      return 'thinking';
+    case 'tool':
+      return step.toolName ?? 'tool';
+    case 'agent.call':
+      return `subagent${step.toolName ? ` (${step.toolName})` : ''}`;
+    case 'context.injection':
+      return 'context';
+    case 'control.command':
+      return 'command';
+    case 'epoch.summary':
+      return 'compaction summary';
+    case 'runtime.notification':
+      return 'notification';
+    case 'error.api':
+      return 'API error';
+    default:
+      return 'step';
+  }
+}
+
+/** The text a step shows, all of it, white space made single spaces. */
+export function stepText(step: StepView, conversation: BundleConversation): string {
+  return partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))
+    .flatMap((part) => part.view.segments.map((segment) => segment.text))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /**
- * What one part gives the search index: the start of a text, a call or a
- * result; nothing of anything else. The plan keeps these words while the
- * texts are gone (row-outline.ts), so each is a string made anew from its
- * characters: a piece cut from a string, as a segment or this start may
- * be, keeps the whole string alive in V8. Made so, 76,000 words of 600
- * characters took 51 ms, against 79-91 ms through JSON.
+ * Writes the search script of a conversation to `file`: every step of every
+ * stream that is on one of its pages (`pageOfTalk`), in page order.
  */
-export function partWord(part: PartView): string | undefined {
-  if (part.kind !== 'text' && part.kind !== 'call' && part.kind !== 'result') return undefined;
-  return Buffer.from(part.segments.map((segment) => segment.text).join(' ').slice(0, SEARCH_TEXT), 'utf16le').toString('utf16le');
-}
-
-/**
- * A talk's search text: the words of its steps, loose ones first, then its
- * runs', each step before its children, white space made single spaces, cut
- * at MOST. `wordsOf` gives a step's own words: from its parts, or as noted
- * when the step was made, for a structure that holds no parts (streams.ts).
- */
-export function searchText(talk: Pick<TalkView, 'loose' | 'runs'>, wordsOf: (step: StepView) => readonly string[] = searchWordsOf): string {
-  const words: string[] = [];
-  // Each word is taken with its white space runs made one space; joined,
-  // the words are at least their lengths so made, less one for each join (a
-  // join can merge a word's last space, the joining one and the next word's
-  // first). Once that is enough, the words after cannot change what is kept,
-  // and they are not read: a talk of a long conversation holds hundreds of
-  // parts of up to 32 KB each.
-  let least = 1;
-  const visit = (steps: readonly StepView[]): void => {
-    for (const step of steps) {
-      if (least > MOST) return;
-      for (const word of wordsOf(step)) {
-        const single = word.replace(/\s+/g, ' ');
-        words.push(single);
-        least += single.length - 1;
+export function writeSearchScript(file: string, conversation: BundleConversation, structure: ConversationStructure, pageOfTalk: ReadonlyMap<string, string>, facts: ConversationFacts): void {
+  const pages: string[] = [];
+  const pageNumber = new Map<string, number>();
+  const numberOf = (page: string): number => pageNumber.get(page) ?? (pageNumber.set(page, pages.push(page) - 1), pages.length - 1);
+  const descriptor = fs.openSync(file, 'w');
+  try {
+    let pending = `(window.SESSIONIZER_SEARCH = window.SESSIONIZER_SEARCH || []).push({"t":${scriptJson(facts.title)},"p":${scriptJson(facts.project?.path ?? '')},"s":[`;
+    const flush = (): void => {
+      fs.writeSync(descriptor, pending);
+      pending = '';
+    };
+    const seen = new Map<string, number>();
+    let count = 0;
+    const add = (step: StepView, page: number, where: string): void => {
+      const text = stepText(step, conversation);
+      if (text !== '') {
+        const digest = text.length >= SHORTEST_SHARED ? crypto.hash('sha1', text, 'base64') : undefined;
+        const earlier = digest === undefined ? undefined : seen.get(digest);
+        if (digest !== undefined && earlier === undefined) seen.set(digest, count);
+        pending += `${count === 0 ? '' : ',\n'}[${page},${scriptJson(step.anchor)},${scriptJson(`${where}${stepLabel(step)}`)},${earlier ?? scriptJson(text)}]`;
+        count++;
+        if (pending.length >= WRITE_CHUNK) flush();
       }
-      visit(step.children);
+      for (const child of step.children) add(child, page, where);
+    };
+    for (const stream of structure.streams) {
+      const where = stream.child ? `subagent${stream.label ? ` “${stream.label}”` : ` ${stream.name}`} · ` : '';
+      for (const epoch of stream.epochs) {
+        const first = stream.talks.find((talk) => talk.epoch === epoch.id);
+        const page = first ? pageOfTalk.get(first.id) : undefined;
+        if (page !== undefined) for (const step of epoch.steps) add(step, numberOf(page), where);
+      }
+      for (const talk of stream.talks) {
+        const page = pageOfTalk.get(talk.id);
+        if (page === undefined) continue;
+        for (const step of [...talk.loose, ...talk.runs.flatMap((run) => run.steps)]) add(step, numberOf(page), `${where}turn ${talk.number} · `);
+      }
     }
-  };
-  visit(talk.loose);
-  for (const run of talk.runs) visit(run.steps);
-  return words.join(' ').replace(/\s+/g, ' ').slice(0, MOST);
+    pending += `],"u":${scriptJson(pages)}});\n`;
+    flush();
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
+/** JSON that no text from a transcript can end the script it is in with: `<` and the two JavaScript line separators escaped. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }

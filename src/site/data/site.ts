@@ -16,6 +16,8 @@ import { conversationsOfBundle, loadConversation } from './bundle.ts';
 import { planConversation, slug, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
 import { anchorOf, conversationStructure, withParts, type ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
+import { writeSearchScript } from './search-text.ts';
+import { duration } from './facts.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
@@ -27,15 +29,6 @@ export function bundleOfBuild(): string {
   const bundle = process.env[BUNDLE_VARIABLE];
   if (!bundle) throw new Error(`the site is built from a bundle: set ${BUNDLE_VARIABLE} to its folder (the export stage does)`);
   return bundle;
-}
-
-export interface SearchEntry {
-  /** Page file and anchor from the site root. */
-  readonly u: string;
-  /** Where: conversation title or id, and stream. */
-  readonly w: string;
-  /** The text searched and shown. */
-  readonly x: string;
 }
 
 export interface SitePlan {
@@ -102,8 +95,8 @@ export function searchScriptBeside(plan: string): string {
 
 /**
  * The search script of a conversation, from the site root: one classic
- * script per conversation, which search.html loads all of (build/site.ts
- * writes them).
+ * script per conversation (search-text.ts), which search.html loads as a
+ * query needs it (build/site.ts copies them into the site).
  */
 export function searchScriptOf(id: string): string {
   return `${SEARCH_SCRIPTS}/${slug(id)}.js`;
@@ -111,17 +104,6 @@ export function searchScriptOf(id: string): string {
 
 /** The folder of the search scripts, from the site root. */
 export const SEARCH_SCRIPTS = 'search';
-
-/**
- * A conversation's search script: a classic script that adds its entries,
- * as one array, to window.SESSIONIZER_SEARCH (public/search.js reads them).
- * The entries are JSON with `<` and the two JavaScript line separators
- * escaped, so that no text from a transcript can end the script it is in.
- */
-function searchScriptText(entries: readonly SearchEntry[]): string {
-  const array = entries.map((entry) => JSON.stringify(entry)).join(',').replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-  return `(window.SESSIONIZER_SEARCH = window.SESSIONIZER_SEARCH || []).push([${array}]);\n`;
-}
 
 /**
  * The site's plan as it is made. The conversations this build renders are
@@ -189,21 +171,13 @@ function planNext(planning: Planning): ConversationPlan | undefined {
       planning.pages.push(page);
       planning.pageByFile.set(page.file, page);
     }
-    // The search index is written from the saved plans once the build is
-    // done (build/site.ts), one conversation at a time, rather than held here
-    // for every conversation until the end.
+    // The conversation's search script is written beside its plan, as the
+    // conversation is planned, and copied into the site once the build is
+    // done (build/site.ts): no build holds more than one step's text of it.
     if (saved) {
-      const entries: SearchEntry[] = [];
-      for (const stream of structure.streams) {
-        for (const talk of stream.talks) {
-          const page = plan.pageOfTalk.get(talk.id);
-          if (page === undefined) continue;
-          entries.push({ u: `${page}#${talk.anchor}`, w: `${plan.summary.title ?? id} · ${stream.name} · talk ${talk.number}`, x: structure.searchOf.get(talk.id) ?? '' });
-        }
-      }
       const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
       fs.mkdirSync(path.dirname(saved), { recursive: true });
-      fs.writeFileSync(searchScriptBeside(saved), searchScriptText(entries));
+      writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts);
       // Under a temporary name first: another build may be waiting for it.
       fs.writeFileSync(`${saved}.${process.pid}.tmp`, `${JSON.stringify(kept)}\n`);
       fs.renameSync(`${saved}.${process.pid}.tmp`, saved);
@@ -493,14 +467,6 @@ function timeline(talks: readonly TalkView[], plan: ConversationPlan): TimelineE
     last = talk.to ?? talk.from ?? last;
   }
   return entries;
-}
-
-export function duration(ms: number): string {
-  const minutes = Math.round(ms / 60000);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} h ${minutes % 60} min`;
-  return `${Math.floor(hours / 24)} days ${hours % 24} h`;
 }
 
 /** Counts with their denominators, so that a reader sees "2 of 3 tool uses joined". */

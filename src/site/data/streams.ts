@@ -12,7 +12,6 @@ import type { BundleConversation } from './bundle.ts';
 import { underItsCall } from './parts.ts';
 import type { ConversationRows } from './rows.ts';
 import { partsOfStep, toolUseOf } from './row-outline.ts';
-import { searchText, stepWords } from './search-text.ts';
 import type { EpochView, EvidenceView, LinkView, RunView, StepView, StreamView, TalkView, UnresolvedView } from './views.ts';
 
 type Node = EntityFrame & { t: 'node' };
@@ -50,8 +49,6 @@ const TALK_COST = 1200;
  */
 export interface ConversationStructure {
   readonly streams: StreamView[];
-  /** Each talk's search text (search-text.ts), made while its parts were read. */
-  readonly searchOf: Map<string, string>;
   /** The talk each node belongs to. */
   readonly talkOf: Map<string, string>;
   readonly nodes: Map<string, Node>;
@@ -119,11 +116,8 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     return links;
   };
   const evidence = (refs: readonly EvidenceRef[]): EvidenceView[] => refs.map((ref) => ({ seq: ref.seq, row: ref.row, file: conversation.landed.has(ref.seq) ? `bundle/${conversation.landed.get(ref.seq)!}` : undefined }));
-  // What the steps made since the last reset weigh, and what each gives the
-  // search index, from the outlines of their rows: only the talk being made
-  // has its steps' words held.
+  // What the steps made since the last reset weigh, from the outlines of their rows.
   let weight = 0;
-  const words = new Map<string, readonly string[]>();
 
   const step = (node: Node): StepView => {
     const outlines = refsOf(node).flatMap((ref) => conversation.rows.outlineOf(ref) ?? []);
@@ -150,12 +144,10 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     };
     const shown = partsOfStep(node.kind, node.id, refsOf(node), (ref) => conversation.rows.outlineOf(ref)?.parts);
     weight += STEP_COST + shown.reduce((sum, part) => sum + part.weight, 0);
-    words.set(made.id, stepWords(made.toolName, shown.map((part) => part.word)));
     return made;
   };
 
   const streams: StreamView[] = [];
-  const searchOf = new Map<string, string>();
   for (const streamNode of [...nodes.values()].filter((node) => node.kind === 'stream').sort((a, b) => (a.id === 'stream/main' ? -1 : b.id === 'stream/main' ? 1 : a.id < b.id ? -1 : 1))) {
     const epochs: EpochView[] = [];
     const talks: TalkView[] = [];
@@ -165,7 +157,6 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       epochs.push({ id: epochNode.id, anchor: anchorOf(epochNode.id), number: epochs.length + 1, steps: under.filter((node) => node.kind !== 'talk').map(step), links: linksOf(epochNode.id) });
       for (const talkNode of under.filter((node) => node.kind === 'talk')) {
         weight = 0;
-        words.clear();
         const runs: RunView[] = [];
         const loose: StepView[] = [];
         for (const child of children.get(talkNode.id) ?? []) {
@@ -173,7 +164,6 @@ export function conversationStructure(conversation: BundleConversation, resolve:
           else loose.push(step(child));
         }
         const all = [...loose, ...runs.flatMap((run) => run.steps)].flatMap(flatten);
-        searchOf.set(talkNode.id, searchText({ loose, runs }, (made) => words.get(made.id) ?? []));
         const times = all.flatMap((item) => (item.time !== undefined ? [item.time] : [])).sort();
         talks.push({
           id: talkNode.id,
@@ -202,7 +192,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       links: linksOf(streamNode.id),
     });
   }
-  return { streams, searchOf, talkOf, nodes };
+  return { streams, talkOf, nodes };
 }
 
 /**

@@ -1,0 +1,250 @@
+// What a reader is told of a conversation before opening it: its title,
+// project, models, first prompt, tokens, when and how long, and its counts.
+// The index shows these for every conversation and a conversation page's
+// header may show them too; both read them here, from the bundle's data.
+
+import type { Usage } from '../../session-data/format.ts';
+import type { BundleConversation } from './bundle.ts';
+import { partsOfStep } from './row-outline.ts';
+import type { ConversationStructure } from './streams.ts';
+import type { StepView } from './views.ts';
+
+/** How much of the first prompt the preview keeps: two lines of a row, with room to spare. */
+const PREVIEW = 280;
+/** How much of the first prompt a title made from it keeps. */
+const TITLE = 80;
+
+export interface ProjectFacts {
+  /** The project folder the transcript was stored under. */
+  readonly folder: string;
+  /** The working folder as a reader knows it: the one the records name, or the folder's name read as a path. */
+  readonly path: string;
+}
+
+export interface TokenFacts {
+  readonly input: number;
+  readonly output: number;
+  readonly cache_read: number;
+  readonly cache_write: number;
+  readonly total: number;
+  /** Some provider calls did not say what they used, so the total is a lower bound. */
+  readonly lowerBound: boolean;
+}
+
+export interface ConversationFacts {
+  readonly title: string;
+  /** Where the title comes from: the runtime's own title, the first prompt, or the conversation's id when there is neither. */
+  readonly titleSource: string;
+  readonly project?: ProjectFacts;
+  readonly models: string[];
+  /** The start of the first prompt a person typed, white space made single spaces. */
+  readonly firstPrompt?: string;
+  /** Undefined when no provider call said what it used: unknown, not zero. */
+  readonly tokens?: TokenFacts;
+  readonly from?: string;
+  readonly to?: string;
+  /** The talks of the main stream: each one a person's prompt and what followed it. */
+  readonly turns: number;
+  /** The branches besides the active one. */
+  readonly branches: number;
+  /** The child streams: subagents the conversation started. */
+  readonly subagents: number;
+}
+
+/** The facts of a conversation, from its session node where it states them, and otherwise from its rows and structure. */
+export function conversationFacts(conversation: BundleConversation, structure: ConversationStructure): ConversationFacts {
+  const attrs = [...structure.nodes.values()].find((node) => node.kind === 'session')?.attrs ?? {};
+  const main = structure.streams.find((stream) => !stream.child);
+  const firstPrompt = main ? firstPromptOf(main.talks.flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)]), conversation) : undefined;
+  const project = projectOf(attrs.project, conversation.source);
+  const models = Array.isArray(attrs.models) && attrs.models.every((model) => typeof model === 'string') ? (attrs.models as string[]) : modelsOfCalls(structure) ?? conversation.models;
+  const times = structure.streams.flatMap((stream) => stream.talks.flatMap((talk) => [talk.from, talk.to])).filter((time): time is string => time !== undefined).sort();
+  const { title, titleSource } = titleOf(attrs, conversation, firstPrompt);
+  const tokens = tokensOf(structure);
+  return {
+    title,
+    titleSource,
+    ...(project ? { project } : {}),
+    models,
+    ...(firstPrompt !== undefined ? { firstPrompt } : {}),
+    ...(tokens ? { tokens } : {}),
+    ...(times.length > 0 ? { from: times[0]!, to: times.at(-1)! } : {}),
+    turns: main?.talks.length ?? 0,
+    branches: conversation.branches.branches.filter((branch) => !branch.active).length + conversation.explicit.length,
+    subagents: structure.streams.filter((stream) => stream.child).length,
+  };
+}
+
+function titleOf(attrs: Record<string, unknown>, conversation: BundleConversation, firstPrompt: string | undefined): { title: string; titleSource: string } {
+  if (typeof attrs.title === 'string' && attrs.title.trim() !== '') return { title: attrs.title, titleSource: typeof attrs.title_source === 'string' ? attrs.title_source : 'runtime' };
+  if (conversation.title !== undefined && conversation.title.trim() !== '') return { title: conversation.title, titleSource: 'runtime' };
+  if (firstPrompt !== undefined) return { title: cut(firstPrompt, TITLE), titleSource: 'first prompt' };
+  return { title: `Conversation ${conversation.id}`, titleSource: 'id' };
+}
+
+/**
+ * The project as the session node states it (`{ folder, cwd? }`), or from
+ * the landed file's place under its source root, whose first folder is the
+ * project's: its name is the working folder with every `/` made `-`, read
+ * back here as a path (a `-` that was in a folder's name reads as `/` too,
+ * which only the records' working folder can tell apart).
+ */
+export function projectOf(stated: unknown, source: string | undefined): ProjectFacts | undefined {
+  if (typeof stated === 'object' && stated !== null && typeof (stated as { folder?: unknown }).folder === 'string') {
+    const { folder, cwd } = stated as { folder: string; cwd?: unknown };
+    return { folder, path: typeof cwd === 'string' && cwd !== '' ? cwd : folderAsPath(folder) };
+  }
+  const folder = source?.split('/')[0];
+  if (folder === undefined || folder === '' || source === folder) return undefined;
+  return { folder, path: folderAsPath(folder) };
+}
+
+function folderAsPath(folder: string): string {
+  return folder.startsWith('-') ? folder.replace(/-/g, '/') : folder;
+}
+
+/** The models the provider calls name, each once; undefined when none names one. */
+function modelsOfCalls(structure: ConversationStructure): string[] | undefined {
+  const models = new Set<string>();
+  for (const node of structure.nodes.values()) if (node.kind === 'llm.call' && typeof node.attrs?.model === 'string') models.add(node.attrs.model);
+  return models.size > 0 ? [...models] : undefined;
+}
+
+function tokensOf(structure: ConversationStructure): TokenFacts | undefined {
+  const sums = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+  let told = 0;
+  let calls = 0;
+  for (const node of structure.nodes.values()) {
+    if (node.kind !== 'llm.call') continue;
+    calls++;
+    const usage = node.attrs?.usage;
+    if (typeof usage !== 'object' || usage === null) continue;
+    told++;
+    for (const key of Object.keys(sums) as (keyof typeof sums)[]) sums[key] += (usage as Usage)[key] ?? 0;
+  }
+  if (told === 0) return undefined;
+  return { ...sums, total: sums.input + sums.output + sums.cache_read + sums.cache_write, lowerBound: told < calls };
+}
+
+/**
+ * The first prompt a person typed: the first message from outside the agent
+ * that has text. Commands and injected context are steps of their own kinds,
+ * so they are not taken for it.
+ */
+function firstPromptOf(steps: readonly StepView[], conversation: BundleConversation): string | undefined {
+  for (const step of steps) {
+    if (step.kind !== 'message.external') continue;
+    const text = partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))
+      .filter((part) => part.k === 'text')
+      .flatMap((part) => part.view.segments.map((segment) => segment.text))
+      .join(' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (text !== '') return cut(text, PREVIEW);
+  }
+  return undefined;
+}
+
+/** The text cut to at most `most` characters, at a space when there is one in its last fifth, with an ellipsis when cut. */
+export function cut(text: string, most: number): string {
+  if (text.length <= most) return text;
+  const space = text.lastIndexOf(' ', most - 1);
+  return `${text.slice(0, space > most * 0.8 ? space : most - 1)}…`;
+}
+
+/** One conversation as a row of the index. */
+export interface IndexRow {
+  readonly href: string;
+  readonly title: string;
+  readonly firstPrompt?: string;
+  /** When it started, in UTC, to the minute. */
+  readonly started?: { readonly iso: string; readonly shown: string };
+  readonly duration?: string;
+  readonly turns: number;
+  readonly models: string[];
+  /** An em dash when no call said what it used. */
+  readonly tokens: string;
+  /** What the tokens were made of, for the row's tooltip. */
+  readonly tokensDetail?: string;
+  /** Branches and subagents, each only when there are any. */
+  readonly counts: string[];
+}
+
+export interface ProjectGroup {
+  /** The project's path, or a word saying it is unknown. */
+  readonly name: string;
+  readonly folder?: string;
+  readonly rows: IndexRow[];
+}
+
+/** The conversations an index shows: `first` is the page each opens on. */
+export interface IndexedConversation {
+  readonly id: string;
+  readonly first: string;
+  readonly facts: ConversationFacts;
+}
+
+const UNKNOWN_PROJECT = 'Project not recorded';
+
+/**
+ * The index: conversations grouped by project, the projects with the newest
+ * activity first, and in each the newest conversations first.
+ */
+export function projectGroups(conversations: readonly IndexedConversation[]): ProjectGroup[] {
+  const groups = new Map<string, { folder?: string; latest: string; conversations: IndexedConversation[] }>();
+  for (const conversation of conversations) {
+    const { project, from, to } = conversation.facts;
+    const name = project?.path ?? UNKNOWN_PROJECT;
+    const group = groups.get(name) ?? { ...(project ? { folder: project.folder } : {}), latest: '', conversations: [] };
+    groups.set(name, group);
+    group.conversations.push(conversation);
+    const last = to ?? from ?? '';
+    if (last > group.latest) group.latest = last;
+  }
+  const newestFirst = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
+  return [...groups]
+    .sort(([nameA, a], [nameB, b]) => newestFirst(a.latest, b.latest) || (nameA < nameB ? -1 : 1))
+    .map(([name, group]) => ({
+      name,
+      ...(group.folder !== undefined ? { folder: group.folder } : {}),
+      rows: group.conversations.sort((a, b) => newestFirst(a.facts.from ?? '', b.facts.from ?? '') || (a.id < b.id ? -1 : 1)).map(indexRow),
+    }));
+}
+
+function indexRow({ first, facts }: IndexedConversation): IndexRow {
+  const { tokens } = facts;
+  const counts = [counted(facts.branches, 'other branch', 'other branches'), counted(facts.subagents, 'subagent', 'subagents')].filter((count) => count !== '');
+  return {
+    href: first,
+    title: facts.title,
+    ...(facts.firstPrompt !== undefined && facts.firstPrompt !== facts.title ? { firstPrompt: facts.firstPrompt } : {}),
+    ...(facts.from !== undefined ? { started: { iso: facts.from, shown: `${facts.from.slice(0, 10)} ${facts.from.slice(11, 16)} UTC` } } : {}),
+    ...(facts.from !== undefined && facts.to !== undefined ? { duration: duration(Date.parse(facts.to) - Date.parse(facts.from)) } : {}),
+    turns: facts.turns,
+    models: facts.models,
+    tokens: tokens ? `${tokens.lowerBound ? '≥ ' : ''}${compact(tokens.total)} tokens` : '—',
+    ...(tokens ? { tokensDetail: `input ${tokens.input.toLocaleString('en')}, output ${tokens.output.toLocaleString('en')}, cache read ${tokens.cache_read.toLocaleString('en')}, cache write ${tokens.cache_write.toLocaleString('en')}${tokens.lowerBound ? '; some calls did not say what they used' : ''}` } : {}),
+    counts,
+  };
+}
+
+function counted(count: number, one: string, many: string): string {
+  return count === 0 ? '' : `${count} ${count === 1 ? one : many}`;
+}
+
+/** A count of tokens in a few characters: 950, 12.3k, 4.5M. */
+export function compact(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
+  return `${(count / 1_000_000).toFixed(count < 10_000_000 ? 1 : 0)}M`;
+}
+
+/** How long something lasted, in words: under a minute, minutes, hours and minutes, or days and hours. */
+export function duration(ms: number): string {
+  const minutes = Math.round(ms / 60000);
+  if (minutes < 1) return 'under a minute';
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days ${hours % 24} h`;
+}

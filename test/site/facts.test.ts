@@ -1,0 +1,116 @@
+// The facts the index shows of a conversation, and the search script that
+// holds its steps' text, from fixture bundles and without Astro.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import vm from 'node:vm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_AGENTS, FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
+import { loadConversation } from '../../src/site/data/bundle.ts';
+import { compact, conversationFacts, cut, duration, projectGroups, projectOf, type ConversationFacts } from '../../src/site/data/facts.ts';
+import { planConversation } from '../../src/site/data/plan.ts';
+import { writeSearchScript, type SearchScriptData } from '../../src/site/data/search-text.ts';
+import { anchorOf, conversationStructure } from '../../src/site/data/streams.ts';
+import { exportedSessions, temporaryFolder } from '../helpers.ts';
+
+let bundle: string;
+beforeAll(async () => {
+  bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.indexFacts, FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.empty], { site: false }), 'bundle');
+}, 120_000);
+
+const factsOf = (id: string): ConversationFacts => {
+  const conversation = loadConversation(bundle, id);
+  return conversationFacts(conversation, conversationStructure(conversation, () => undefined));
+};
+
+describe('the facts of a conversation', () => {
+  it('takes the first prompt a person typed, past a command and injected context, and the models of the calls', () => {
+    const facts = factsOf(FIXTURE_SESSIONS.indexFacts);
+    expect(facts.firstPrompt).toBe(INDEX_FACTS.prompt);
+    expect(facts.title).toBe(INDEX_FACTS.prompt);
+    expect(facts.titleSource).toBe('first prompt');
+    expect(facts.models).toEqual(INDEX_FACTS.models);
+    expect(facts.project).toEqual({ folder: '-home-user-fixtures-index-facts', path: '/home/user/fixtures/index/facts' });
+    expect(facts.tokens?.total).toBeGreaterThan(0);
+    expect(facts.tokens?.lowerBound).toBe(false);
+    expect(facts.from! < facts.to!).toBe(true);
+  });
+
+  it('counts branches besides the active one and subagents', () => {
+    expect(factsOf(FIXTURE_SESSIONS.rewind)).toMatchObject({ branches: 1, subagents: 0, turns: 3 });
+    expect(factsOf(FIXTURE_SESSIONS.nestedAgents)).toMatchObject({ branches: 0, subagents: Object.keys(FIXTURE_AGENTS).filter((name) => name.startsWith('nested')).length });
+  });
+
+  it('says nothing it does not know: no tokens, no time and no prompt for an empty conversation', () => {
+    const facts = factsOf(FIXTURE_SESSIONS.empty);
+    expect(facts.tokens).toBeUndefined();
+    expect(facts.firstPrompt).toBeUndefined();
+    expect(facts.from).toBeUndefined();
+    expect(facts.title).toBe(`Conversation ${FIXTURE_SESSIONS.empty}`);
+  });
+
+  it('prefers the project and working folder the session states', () => {
+    expect(projectOf({ folder: '-home-ada-my-vault', cwd: '/home/ada/my-vault' }, '-home-ada-my-vault/x.jsonl')).toEqual({ folder: '-home-ada-my-vault', path: '/home/ada/my-vault' });
+    expect(projectOf(undefined, '-home-ada-work/x.jsonl')).toEqual({ folder: '-home-ada-work', path: '/home/ada/work' });
+    expect(projectOf(undefined, 'x.jsonl')).toBeUndefined();
+  });
+
+  it('says how long in words, cuts text at a space and counts tokens in a few characters', () => {
+    expect([duration(20_000), duration(5 * 60_000), duration(90 * 60_000), duration(50 * 3_600_000)]).toEqual(['under a minute', '5 min', '1 h 30 min', '2 days 2 h']);
+    expect(cut('alpha beta gamma delta epsilon', 25)).toBe('alpha beta gamma delta…');
+    expect(cut('abcdefghijkl', 5)).toBe('abcd…');
+    expect(cut('short', 10)).toBe('short');
+    expect([compact(950), compact(1234), compact(45_678), compact(2_800_000), compact(45_000_000)]).toEqual(['950', '1.2k', '46k', '2.8M', '45M']);
+  });
+});
+
+describe('the index', () => {
+  const facts = (project: string | undefined, from: string | undefined, title: string): ConversationFacts => ({
+    title,
+    titleSource: 'runtime',
+    ...(project ? { project: { folder: project, path: project } } : {}),
+    models: [],
+    ...(from ? { from, to: from } : {}),
+    turns: 1,
+    branches: 0,
+    subagents: 0,
+  });
+
+  it('groups by project, the project with the newest activity first, and its newest conversation first', () => {
+    const groups = projectGroups([
+      { id: 'a', first: 'c/a.html', facts: facts('/old', '2026-01-01T00:00:00Z', 'old one') },
+      { id: 'b', first: 'c/b.html', facts: facts('/new', '2026-03-01T00:00:00Z', 'new early') },
+      { id: 'c', first: 'c/c.html', facts: facts('/new', '2026-03-05T00:00:00Z', 'new late') },
+      { id: 'd', first: 'c/d.html', facts: facts(undefined, undefined, 'nowhere') },
+    ]);
+    expect(groups.map((group) => [group.name, group.rows.map((row) => row.title)])).toEqual([
+      ['/new', ['new late', 'new early']],
+      ['/old', ['old one']],
+      ['Project not recorded', ['nowhere']],
+    ]);
+    expect(groups[0]!.rows[0]).toMatchObject({ tokens: '—', counts: [] });
+  });
+});
+
+describe('the search script of a conversation', () => {
+  it('holds every step’s whole text, linked to the step on its page', () => {
+    const conversation = loadConversation(bundle, FIXTURE_SESSIONS.indexFacts);
+    const structure = conversationStructure(conversation, () => undefined);
+    const plan = planConversation(conversation, structure);
+    const file = path.join(temporaryFolder(), 'search.js');
+    writeSearchScript(file, conversation, structure, plan.pageOfTalk, plan.summary.facts);
+    const pushed: SearchScriptData[] = [];
+    vm.runInNewContext(fs.readFileSync(file, 'utf8'), { window: { SESSIONIZER_SEARCH: { push: (data: SearchScriptData) => pushed.push(data) } } });
+    const [data] = pushed;
+    expect(data!.t).toBe(INDEX_FACTS.prompt);
+    const stepsWith = (word: string) => data!.s.filter(([, , , text]) => typeof text === 'string' && text.includes(word));
+    const [deep] = stepsWith(INDEX_FACTS.deepWord);
+    expect(deep![2]).toMatch(/^turn \d+ · reply$/);
+    expect((deep![3] as string).indexOf(INDEX_FACTS.deepWord)).toBeGreaterThan(2400);
+    const [input] = stepsWith(INDEX_FACTS.inputWord);
+    expect(input![2]).toMatch(/^turn \d+ · Bash$/);
+    expect(input![3]).toContain(INDEX_FACTS.outputWord);
+    const tool = [...structure.nodes.values()].find((node) => node.kind === 'tool')!;
+    expect(`${data!.u[input![0]]}#${input![1]}`).toBe(`${plan.summary.first}#${anchorOf(tool.id)}`);
+  });
+});

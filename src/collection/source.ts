@@ -2,6 +2,7 @@
 // the files that belong to it and where each lands. The collector needs no
 // knowledge of the runtime beyond this.
 
+import type { ToolDescription } from '../model/tools.ts';
 import type { LandedKind } from '../landing/landed-file.ts';
 import type { Place } from '../landing/layout.ts';
 import type { Converter } from '../session-data/derive.ts';
@@ -52,4 +53,8 @@ export interface Adapter {
   readonly converter: Converter;
   /** The record id of one source record, used as the cursor's diagnostic anchor. */
   recordId(line: Buffer): string;
+  /** A tool use of this runtime, by its tool's name and input, in the model's words (model/tools.ts). */
+  describeTool?(name: string, input: unknown): ToolDescription;
+  /** What this runtime calls each of the model's words, and where it records it (`sessionizer glossary`). */
+  readonly glossary?: { readonly dialect: string; readonly entries: Readonly<Record<string, { readonly native: string; readonly where: string }>> };
 }

@@ -344,6 +344,10 @@ export interface PageModel {
 
 export interface PageOverview {
   readonly summary: ConversationSummary;
+  /** Where the conversation was held, readable, when the session records it. */
+  readonly project?: string;
+  /** The models that answered, when the session records them. */
+  readonly models: string[];
   readonly branches: LinkView[];
   readonly streams: LinkView[];
   readonly counts: { readonly name: string; readonly value: string }[];
@@ -470,8 +474,13 @@ function outlineOf(file: string, bundle: string): PageModel {
 
 function overviewOf(plan: ConversationPlan, structure: ConversationStructure, conversation: BundleConversation, activeName: string | undefined): PageOverview {
   const session = [...structure.nodes.values()].find((node) => node.kind === 'session');
+  const project = session?.attrs?.project as { folder?: unknown; cwd?: unknown } | undefined;
+  const where = typeof project?.cwd === 'string' ? project.cwd : typeof project?.folder === 'string' ? project.folder : undefined;
+  const models = Array.isArray(session?.attrs?.models) ? (session.attrs.models as unknown[]).filter((model): model is string => typeof model === 'string') : [];
   return {
     summary: plan.summary,
+    ...(where !== undefined ? { project: where } : {}),
+    models,
     branches: [...plan.pageOfBranch.entries()].map(([name, href]) => ({ label: name === activeName ? `${name} (active)` : name, href })),
     streams: structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${candidate.talks.length} talks)`, href: plan.pageOfStream.get(candidate.id) })),
     counts: countsOf((session?.attrs?.counts ?? {}) as Record<string, number>),

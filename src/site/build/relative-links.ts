@@ -43,6 +43,12 @@ function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d;
 }
 
+/** Whether the attribute starting at `start` is on an `<a>` element, the only one a reader follows rather than the page fetching it. */
+function isAnchor(bytes: Buffer, start: number): boolean {
+  const open = bytes.lastIndexOf(0x3c, start);
+  return open >= 0 && bytes[open + 1] === 0x61 && isSpace(bytes[open + 2]) && bytes.subarray(open, start).indexOf(0x3e) < 0;
+}
+
 /**
  * Whether the `="` at `at` ends a link attribute's name: 'lower case' for
  * `href` or `src` as written by the site, 'any case' for those names in
@@ -90,7 +96,7 @@ export function relativeLinksOf(page: Uint8Array, file: string, where = file): B
       value++;
     }
     const start = bytes.toString('latin1', value, Math.min(bytes.length, value + SCHEME_BYTES));
-    const followed = attribute.case === 'lower case' && at - attribute.start - 1 === 'href'.length && WEB_ADDRESS.test(start);
+    const followed = attribute.case === 'lower case' && at - attribute.start - 1 === 'href'.length && isAnchor(bytes, attribute.start) && WEB_ADDRESS.test(start);
     if (!followed && REMOTE.test(start)) {
       throw new Error(`${where}: a link leaves the site (${bytes.toString('utf8', attribute.start, Math.min(bytes.length, attribute.start + 80))})`);
     }

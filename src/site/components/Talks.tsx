@@ -328,7 +328,15 @@ export function Links({ links, root }: { links: LinkView[]; root: string }) {
     <ul className="links">
       {links.map((link, index) => (
         <li key={index}>
-          {link.href ? <a href={`${root}${link.href}`}>{link.label}</a> : <span>{link.label} (on no page)</span>}
+          {link.current ? (
+            <strong aria-current="page">
+              {link.label} <span className="here">(you are here)</span>
+            </strong>
+          ) : link.href ? (
+            <a href={`${root}${link.href}`}>{link.label}</a>
+          ) : (
+            <span>{link.label} (on no page)</span>
+          )}
           {link.quality && <span className="quality"> correlation: {link.quality}</span>}
           {link.via && <span className="via"> via {link.via}</span>}
         </li>

@@ -407,12 +407,19 @@ function outlineOf(file: string, bundle: string): PageModel {
   const forksAtStart: LinkView[] = [];
   const talkHolding = (key: string | undefined): TalkView | undefined => (key === undefined ? undefined : stream.talks.find((talk) => talk.keys.includes(key)));
   const linkTo = (name: string, text: string): LinkView => ({ label: text, href: plan.pageOfBranch.get(name) });
+  // A path is told by the prompt it starts with: the start of the search text of the talk its first record is in, which opens with that prompt.
+  const firstPromptOf = (first: { seq: number; row: number }): string | undefined => {
+    const talk = talkHolding(`${first.seq}:${first.row}`);
+    const text = talk ? structure.searchOf.get(talk.id)?.trim() : undefined;
+    return text ? `“${text.length > 80 ? `${text.slice(0, 80)}…` : text}”` : undefined;
+  };
   const activeName = conversation.branches.branches.find((branch) => branch.active)?.name;
   if (!stream.child) {
     for (const branch of conversation.branches.branches) {
       const siblings = conversation.branches.branches.filter((other) => other.forkPoint === branch.forkPoint && other !== branch);
       if (siblings.length === 0) continue;
-      const links = [branch, ...siblings].map((path) => linkTo(path.name, `${path.active ? 'active' : path.name}: ${path.turns} turns, ${path.summary}`));
+      const here = (path: typeof branch): boolean => (page.kind === 'conversation' ? path.active : path.name === page.subject);
+      const links = [branch, ...siblings].map((path) => ({ ...linkTo(path.name, `${firstPromptOf(path.first) ?? (path.active ? 'the active path' : path.name)} · ${path.turns} ${path.turns === 1 ? 'prompt' : 'prompts'}${path.active ? ', the latest path' : ''}`), ...(here(path) ? { current: true } : {}) }));
       const holder = talkHolding(branch.forkPoint ? `${branch.forkPoint.seq}:${branch.forkPoint.row}` : undefined);
       if (!(page.kind === 'conversation' ? branch.active : branch.name === page.subject)) continue;
       if (holder && wanted.has(holder.id)) forksAfter.set(holder.id, [...(forksAfter.get(holder.id) ?? []), ...links]);

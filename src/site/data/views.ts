@@ -47,6 +47,8 @@ export interface LinkView {
   readonly href: string | undefined;
   readonly quality?: string;
   readonly via?: string;
+  /** The path the reader is on, among the alternatives at a fork. */
+  readonly current?: boolean;
 }
 
 export interface UnresolvedView {

@@ -71,12 +71,18 @@ describe.skipIf(!present)('the static site in Chromium', () => {
       expect(active).toContain('Write a haiku about rain.');
       expect(active).toContain('Actually, make it about snow.');
       expect(active).not.toContain('Make it sadder.');
+      // Each path at the fork is told by its first prompt, the reader's own marked.
+      expect(await page.locator('nav.forks [aria-current="page"]').textContent()).toBe('“Actually, make it about snow.” · 1 prompt, the latest path (you are here)');
+      expect(await page.locator('nav.forks a[href*="/b/"]').textContent()).toBe('“Make it sadder.” · 1 prompt');
       await page.click('nav.forks a[href*="/b/"]');
       expect(page.url()).toContain(`/site/b/${FIXTURE_SESSIONS.rewind}--from-`);
       const branch = await page.textContent('main');
       expect(branch).toContain('Make it sadder.');
       expect(branch).toContain('Rain on an empty house.');
       expect(branch).toContain('does not roll back');
+      // The history before the fork, folded above the branch's own talks.
+      expect(await page.locator('details.shared-history:not([open])').textContent()).toContain('Write a haiku about rain.');
+      expect(await page.title()).toBe('Another path: “Make it sadder.” · Conversation 92aebe89 · Sessionizer');
       if (mode === 'file') await page.screenshot({ path: path.join(ARTIFACTS, 'site-branch.png'), fullPage: true });
       await page.goBack();
       expect(page.url()).toBe(`${base}/site/c/${FIXTURE_SESSIONS.rewind}.html`);

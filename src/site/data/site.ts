@@ -326,6 +326,8 @@ export interface PageModel {
   readonly talks: TalkView[];
   /** The epoch a talk opens, when it is the first talk of its epoch on the page. */
   readonly epochBefore: Map<string, EpochView>;
+  /** On a branch's first page, the last talks before its fork point, shown folded above it: the history it shares. */
+  readonly sharedBefore: TalkView[];
   /** Links to the other paths that leave from inside a talk, placed after it. */
   readonly forksAfter: Map<string, LinkView[]>;
   /** Paths that leave before the first talk: rewinds to the first prompt. */
@@ -355,17 +357,19 @@ export interface PageOverview {
 }
 
 /** The steps a page shows under its epochs and talks, each with its children: those of the epochs it opens, then its talks'. */
-export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks'>): StepView[] {
-  return [...[...model.epochBefore.values()].flatMap((epoch) => epoch.steps), ...model.talks.flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])];
+export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks' | 'sharedBefore'>): StepView[] {
+  return [...[...model.epochBefore.values()].flatMap((epoch) => epoch.steps), ...[...model.sharedBefore, ...model.talks].flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])];
 }
 
 /** The model of the page `file`: its outline, with its steps' parts read from their rows. */
 export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
   const { model, rows } = pageOutline(file, bundle);
   const steps = (list: readonly StepView[]): StepView[] => list.map((step) => withParts(step, rows));
+  const withTheirParts = (talk: TalkView): TalkView => ({ ...talk, loose: steps(talk.loose), runs: talk.runs.map((run) => ({ ...run, steps: steps(run.steps) })) });
   return {
     ...model,
-    talks: model.talks.map((talk) => ({ ...talk, loose: steps(talk.loose), runs: talk.runs.map((run) => ({ ...run, steps: steps(run.steps) })) })),
+    talks: model.talks.map(withTheirParts),
+    sharedBefore: model.sharedBefore.map(withTheirParts),
     epochBefore: new Map([...model.epochBefore].map(([talk, epoch]) => [talk, { ...epoch, steps: steps(epoch.steps) }])),
   };
 }
@@ -407,11 +411,11 @@ function outlineOf(file: string, bundle: string): PageModel {
   const forksAtStart: LinkView[] = [];
   const talkHolding = (key: string | undefined): TalkView | undefined => (key === undefined ? undefined : stream.talks.find((talk) => talk.keys.includes(key)));
   const linkTo = (name: string, text: string): LinkView => ({ label: text, href: plan.pageOfBranch.get(name) });
-  // A path is told by the prompt it starts with: the start of the search text of the talk its first record is in, which opens with that prompt.
+  // A path is told by the prompt it starts with: that of the talk its first record is in.
   const firstPromptOf = (first: { seq: number; row: number }): string | undefined => {
     const talk = talkHolding(`${first.seq}:${first.row}`);
-    const text = talk ? structure.searchOf.get(talk.id)?.trim() : undefined;
-    return text ? `“${text.length > 80 ? `${text.slice(0, 80)}…` : text}”` : undefined;
+    const prompt = talk ? structure.promptOf.get(talk.id) : undefined;
+    return prompt ? `“${prompt}”` : undefined;
   };
   const activeName = conversation.branches.branches.find((branch) => branch.active)?.name;
   if (!stream.child) {
@@ -433,12 +437,14 @@ function outlineOf(file: string, bundle: string): PageModel {
   }
 
   let branch: BranchHeader | undefined;
+  let sharedBefore: TalkView[] = [];
   if (page.kind === 'branch') {
     const natural = conversation.branches.branches.find((candidate) => candidate.name === page.subject);
     const explicit = conversation.explicit.find((candidate) => candidate.record.name === page.subject);
     const label = conversation.labels.get(page.subject);
     if (natural) {
       const holder = talkHolding(natural.forkPoint ? `${natural.forkPoint.seq}:${natural.forkPoint.row}` : undefined);
+      if (holder && page.number === 1) sharedBefore = sharedHistory(stream.talks, holder, plan);
       branch = {
         name: natural.name,
         origin: 'natural',
@@ -462,7 +468,9 @@ function outlineOf(file: string, bundle: string): PageModel {
     }
   }
 
-  const heading = page.kind === 'conversation' ? (plan.summary.title ?? `Conversation ${page.conversation}`) : page.kind === 'branch' ? `Branch ${page.subject}` : `Child stream ${page.subject}${stream.label ? `: ${stream.label}` : ''}`;
+  const naturalFirst = page.kind === 'branch' ? conversation.branches.branches.find((candidate) => candidate.name === page.subject)?.first : undefined;
+  const branchPrompt = naturalFirst ? firstPromptOf(naturalFirst) : undefined;
+  const heading = page.kind === 'conversation' ? (plan.summary.title ?? `Conversation ${page.conversation}`) : page.kind === 'branch' ? (branchPrompt ? `Another path: ${branchPrompt}` : `Branch ${page.subject}`) : `Child stream ${page.subject}${stream.label ? `: ${stream.label}` : ''}`;
   const { id, title, first } = plan.summary;
   return {
     plan: page,
@@ -470,6 +478,7 @@ function outlineOf(file: string, bundle: string): PageModel {
     heading,
     streamLinks: page.kind === 'stream' ? stream.links : [],
     talks,
+    sharedBefore,
     epochBefore,
     forksAfter,
     forksAtStart,
@@ -477,6 +486,30 @@ function outlineOf(file: string, bundle: string): PageModel {
     ...(page.file === plan.summary.first ? { overview: overviewOf(plan, structure, conversation, activeName) } : {}),
     timeline: page.number === 1 ? timeline(stream.talks, plan) : [],
   };
+}
+
+/**
+ * The most talks, and the most of their estimated HTML, of shared history a
+ * branch page shows above its own: the page was planned without them, and
+ * the whole history is on the conversation's pages.
+ */
+const SHARED_TALKS = 3;
+const SHARED_WEIGHT = 96 * 1024;
+
+/**
+ * The last talks before a fork, up to the one that holds the fork point, of
+ * the path the conversation's pages show (a talk on several paths is placed
+ * on those first, plan.ts).
+ */
+function sharedHistory(talks: readonly TalkView[], holder: TalkView, plan: ConversationPlan): TalkView[] {
+  const before = talks.slice(0, talks.indexOf(holder) + 1).filter((talk) => plan.pageOfTalk.get(talk.id)?.startsWith('c/'));
+  const shown: TalkView[] = [];
+  let weight = 0;
+  for (const talk of before.slice(-SHARED_TALKS).reverse()) {
+    if ((weight += talk.weight) > SHARED_WEIGHT) break;
+    shown.unshift(talk);
+  }
+  return shown;
 }
 
 function overviewOf(plan: ConversationPlan, structure: ConversationStructure, conversation: BundleConversation, activeName: string | undefined): PageOverview {

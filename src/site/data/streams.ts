@@ -38,6 +38,8 @@ export function anchorOf(id: string): string {
  * (row-outline.ts, partWeight).
  */
 const STEP_COST = 900;
+/** The most of a prompt that labels the path it starts. */
+const PROMPT_LABEL = 80;
 const TALK_COST = 1200;
 
 /**
@@ -51,6 +53,8 @@ export interface ConversationStructure {
   readonly streams: StreamView[];
   /** Each talk's search text (search-text.ts), made while its parts were read. */
   readonly searchOf: Map<string, string>;
+  /** The start of each talk's first prompt, by which a path that starts with it is told apart. */
+  readonly promptOf: Map<string, string>;
   /** The talk each node belongs to. */
   readonly talkOf: Map<string, string>;
   readonly nodes: Map<string, Node>;
@@ -155,6 +159,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
 
   const streams: StreamView[] = [];
   const searchOf = new Map<string, string>();
+  const promptOf = new Map<string, string>();
   for (const streamNode of [...nodes.values()].filter((node) => node.kind === 'stream').sort((a, b) => (a.id === 'stream/main' ? -1 : b.id === 'stream/main' ? 1 : a.id < b.id ? -1 : 1))) {
     const epochs: EpochView[] = [];
     const talks: TalkView[] = [];
@@ -173,6 +178,9 @@ export function conversationStructure(conversation: BundleConversation, resolve:
         }
         const all = [...loose, ...runs.flatMap((run) => run.steps)].flatMap(flatten);
         searchOf.set(talkNode.id, searchText({ loose, runs }, (made) => words.get(made.id) ?? []));
+        const prompt = all.find((made) => made.kind === 'message.external' && !made.flags.includes('injected'));
+        const promptWords = prompt ? (words.get(prompt.id) ?? []).join(' ').replace(/\s+/g, ' ').trim() : '';
+        if (promptWords) promptOf.set(talkNode.id, promptWords.length > PROMPT_LABEL ? `${promptWords.slice(0, PROMPT_LABEL)}…` : promptWords);
         const times = all.flatMap((item) => (item.time !== undefined ? [item.time] : [])).sort();
         talks.push({
           id: talkNode.id,
@@ -201,7 +209,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       links: linksOf(streamNode.id),
     });
   }
-  return { streams, searchOf, talkOf, nodes };
+  return { streams, searchOf, promptOf, talkOf, nodes };
 }
 
 /**

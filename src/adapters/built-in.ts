@@ -27,7 +27,7 @@ export async function adapterAt(location: Adapter['location']): Promise<Adapter>
 export function describeToolUse(name: string, input: unknown): ToolDescription {
   for (const adapter of BUILT_IN_ADAPTERS) {
     const description = adapter.describeTool?.(name, input);
-    if (description && description.kind !== 'other') return description;
+    if (description && (description.kind !== 'other' || description.prompt !== undefined)) return description;
   }
   return input === undefined ? { kind: 'other' } : { kind: 'other', rest: input };
 }

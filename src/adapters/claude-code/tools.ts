@@ -48,6 +48,9 @@ const DESCRIBE: Record<string, (input: Input) => ToolDescription> = {
   Task: (input) => defined({ kind: 'agent', subject: text(input.description), description: text(input.description), prompt: text(input.prompt), rest: without(input, 'description', 'prompt') }),
   WebFetch: (input) => defined({ kind: 'web', subject: text(input.url), address: text(input.url), prompt: text(input.prompt), rest: without(input, 'url', 'prompt') }),
   WebSearch: (input) => defined({ kind: 'web', subject: text(input.query), query: text(input.query), rest: without(input, 'query') }),
+  // Prose for the person: a plan to approve, a question to answer.
+  ExitPlanMode: (input) => defined({ kind: 'other', subject: 'a plan to approve', prompt: text(input.plan), rest: without(input, 'plan') }),
+  AskUserQuestion: (input) => defined({ kind: 'other', subject: text(input.question) ?? 'questions for the person', prompt: text(input.question), rest: without(input, 'question') }),
 };
 DESCRIBE.Agent = DESCRIBE.Task!;
 

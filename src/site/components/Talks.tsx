@@ -239,10 +239,13 @@ export function Part({ part }: { part: PartView }) {
   );
 }
 
+const STATE_WORDS: Record<PartView['state'], string> = { available: 'Held whole', redacted: 'Secrets taken out', truncated: 'Cut short in the source', unavailable: 'Not held by the source' };
+
 /** What a reader must know about a part's content: redacted, cut, unavailable; nothing when it is all there. */
 function PartNotes({ part }: { part: PartView }): ReactNode {
   const notes: string[] = [];
-  if (part.state !== 'available') notes.push(`${part.state === 'redacted' ? 'Redacted' : part.state === 'truncated' ? 'Truncated in the source' : part.state === 'unavailable' ? 'Not available in the source' : part.state}${part.removed !== undefined ? ` (${bytes(part.removed)} removed)` : ''}`);
+  // The state in the glossary's word, with the size it had and what a redaction took out of it.
+  if (part.state !== 'available') notes.push(`${STATE_WORDS[part.state]}; content state: ${part.state}, ${bytes(part.bytes)}${part.removed !== undefined ? ` (${bytes(part.removed)} removed)` : ''}`);
   if (part.shownBytes < part.heldBytes) notes.push(`the first ${bytes(part.shownBytes)} of ${bytes(part.heldBytes)} shown; the whole is in the evidence`);
   if (notes.length === 0) return null;
   return <p className={`part-note s-${part.state}`}>{notes.join('; ')}</p>;

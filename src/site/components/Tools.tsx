@@ -171,6 +171,15 @@ function ToolInput({ tool, call }: { tool: ToolDescription; call: PartView }): R
         </>
       );
     default:
+      // A tool the adapter gives prose for (a plan, a question) shows it as markdown; any other, its input as JSON.
+      if (tool.prompt !== undefined) {
+        return (
+          <>
+            <div className="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(tool.prompt) }} />
+            <Rest tool={tool} />
+          </>
+        );
+      }
       return code ? <Code segment={code} /> : null;
   }
 }

@@ -2,7 +2,7 @@
 // knows most extensions as language names or aliases (ts, py, rb, yml);
 // these are the common ones it does not.
 
-const BY_EXTENSION: Record<string, string> = { mjs: 'js', cjs: 'js', mts: 'ts', cts: 'ts', h: 'c', hpp: 'cpp', cc: 'cpp', hh: 'cpp', txt: 'text', log: 'text', zsh: 'bash', bash: 'bash', env: 'dotenv', lock: 'json', jsonl: 'json' };
+const BY_EXTENSION: Record<string, string> = { mjs: 'js', cjs: 'js', mts: 'ts', cts: 'ts', h: 'c', hpp: 'cpp', cc: 'cpp', hh: 'cpp', txt: 'text', log: 'text', zsh: 'bash', bash: 'bash', env: 'dotenv', lock: 'json', jsonl: 'json', ex: 'elixir', exs: 'elixir', heex: 'html', eex: 'html' };
 
 export function languageOfPath(file: string | undefined): string {
   if (file === undefined) return 'text';

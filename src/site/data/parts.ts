@@ -119,7 +119,7 @@ function callSegments(tool: ToolDescription): (shown: string) => Segment[] {
     // The command and the content come first in the call's text (callText).
     if (tool.kind === 'shell') return [{ text: shown.slice(0, tool.command?.length ?? 0), language: 'bash' }];
     if (tool.kind === 'file_write') return [{ text: shown.slice(0, tool.content?.length ?? 0), language: languageOfPath(tool.path) }];
-    if (tool.kind === 'mcp' || tool.kind === 'other') return [{ text: shown, language: 'json' }];
+    if (tool.kind === 'mcp' || (tool.kind === 'other' && tool.prompt === undefined)) return [{ text: shown, language: 'json' }];
     return [{ text: shown }];
   };
 }
@@ -148,7 +148,8 @@ function shownDescription(tool: ToolDescription): ToolDescription {
     ...(prompt !== undefined ? { prompt: cut(prompt) } : {}),
     ...(edits !== undefined ? { edits: edits.map((edit) => ({ before: cut(edit.before), after: cut(edit.after) })) } : {}),
     ...(todos !== undefined ? { todos: todos.slice(0, 200) } : {}),
-    ...(rest !== undefined && tool.kind !== 'mcp' && tool.kind !== 'other' && restText.length <= REST_LIMIT ? { rest } : {}),
+    // The input of an MCP tool or an unknown one is shown whole as its segment; what another leaves unnamed, here.
+    ...(rest !== undefined && tool.kind !== 'mcp' && !(tool.kind === 'other' && tool.prompt === undefined) && restText.length <= REST_LIMIT ? { rest } : {}),
   };
 }
 

@@ -327,7 +327,7 @@ export interface PageModel {
   /** The epoch a talk opens, when it is the first talk of its epoch on the page. */
   readonly epochBefore: Map<string, EpochView>;
   /** On a branch's first page, the last talks before its fork point, shown folded above it: the history it shares. */
-  readonly sharedBefore: TalkView[];
+  readonly sharedBefore?: TalkView[];
   /** Links to the other paths that leave from inside a talk, placed after it. */
   readonly forksAfter: Map<string, LinkView[]>;
   /** Paths that leave before the first talk: rewinds to the first prompt. */
@@ -358,7 +358,7 @@ export interface PageOverview {
 
 /** The steps a page shows under its epochs and talks, each with its children: those of the epochs it opens, then its talks'. */
 export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks' | 'sharedBefore'>): StepView[] {
-  return [...[...model.epochBefore.values()].flatMap((epoch) => epoch.steps), ...[...model.sharedBefore, ...model.talks].flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])];
+  return [...[...model.epochBefore.values()].flatMap((epoch) => epoch.steps), ...[...(model.sharedBefore ?? []), ...model.talks].flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])];
 }
 
 /** The model of the page `file`: its outline, with its steps' parts read from their rows. */
@@ -369,7 +369,7 @@ export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
   return {
     ...model,
     talks: model.talks.map(withTheirParts),
-    sharedBefore: model.sharedBefore.map(withTheirParts),
+    ...(model.sharedBefore ? { sharedBefore: model.sharedBefore.map(withTheirParts) } : {}),
     epochBefore: new Map([...model.epochBefore].map(([talk, epoch]) => [talk, { ...epoch, steps: steps(epoch.steps) }])),
   };
 }
@@ -478,7 +478,7 @@ function outlineOf(file: string, bundle: string): PageModel {
     heading,
     streamLinks: page.kind === 'stream' ? stream.links : [],
     talks,
-    sharedBefore,
+    ...(sharedBefore.length > 0 ? { sharedBefore } : {}),
     epochBefore,
     forksAfter,
     forksAtStart,

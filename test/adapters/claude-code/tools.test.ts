@@ -32,6 +32,8 @@ describe("Claude Code's tools, described", () => {
   it('splits an MCP tool’s name into server and tool, and keeps any other tool’s whole input', () => {
     expect(describeToolUse('mcp__github__create_issue', { title: 't' })).toEqual({ kind: 'mcp', subject: 'github · create_issue', server: 'github', tool: 'create_issue', rest: { title: 't' } });
     expect(describeToolUse('SomethingNew', { a: [1] })).toEqual({ kind: 'other', rest: { a: [1] } });
+    // Prose for the person stays prose, not a string escaped inside JSON.
+    expect(describeToolUse('ExitPlanMode', { plan: '## Plan\n1. a' })).toEqual({ kind: 'other', subject: 'a plan to approve', prompt: '## Plan\n1. a' });
     expect(describeToolUse('Bash', 'not an object')).toEqual({ kind: 'other', rest: 'not an object' });
   });
 });

@@ -8,7 +8,7 @@ import type { ReactNode } from 'react';
 import { editDiff, lineCount, terminalRuns } from '../data/shown-text.ts';
 import type { PartView, StepView } from '../data/views.ts';
 import type { ToolDescription } from '../../model/tools.ts';
-import { Code, Evidence, Links, Part } from './Talks.tsx';
+import { Code, Evidence, Part } from './Talks.tsx';
 import { markdownHtml } from '../data/markdown.ts';
 import { prose } from '../data/parts.ts';
 
@@ -245,4 +245,3 @@ function Output({ part, tool }: { part: PartView; tool: ToolDescription }): Reac
   );
 }
 
-export { Links };

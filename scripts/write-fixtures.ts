@@ -73,6 +73,8 @@ export const INDEX_FACTS = {
 export const HOSTILE_MARKUP = {
   prompt: 'Explain this: <script>window.__xss = "prompt"</script> <img src=x onerror="window.__xss = \'img\'"> <a href="javascript:window.__xss = \'link\'">click</a> </style><style>body{display:none}</style>',
   output: '</pre></style><script>window.__xss = "output"</script><svg onload="window.__xss = \'svg\'"></svg> [docs](javascript:alert(1))',
+  /** A reply whose markdown tries a script link, raw HTML and a remote image; its safe link must stay a link. */
+  markdown: '## Findings\n\n[run me](javascript:window.__xss=\'markdown\') and [JAVASCRIPT:x](JAVASCRIPT:window.__xss=1) and <a href="javascript:window.__xss=2">raw link</a>\n\n<img src="https://remote.invalid/pixel.png" onerror="window.__xss=3"> ![tracking pixel](https://remote.invalid/tracker.png)\n\n<details open><summary>raw</summary><script>window.__xss = "details"</script></details>\n\nSee [the docs](https://example.invalid/docs) for more.',
 } as const;
 
 /** The child agent ids the fixtures use. */
@@ -419,6 +421,7 @@ function hostileMarkup(files: Files): void {
   const [call] = t.call([toolUseBlock('toolu_hostile01', 'Bash', { command: 'cat page.html' })]);
   t.result('toolu_hostile01', call!, HOSTILE_MARKUP.output, { toolUseResult: { stdout: HOSTILE_MARKUP.output, stderr: '', interrupted: false } });
   t.call([textBlock('The page holds a <script> tag and an `onerror` handler.\n\n```html\n<script>window.__xss = "code"</script>\n```')]);
+  t.call([textBlock(HOSTILE_MARKUP.markdown)]);
   main(files, 'hostile-markup', t);
 }
 

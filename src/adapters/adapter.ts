@@ -7,6 +7,7 @@
 import type { LandedKind } from '../landing/landed-file.ts';
 import type { Place } from '../landing/layout.ts';
 import type { Converter } from '../session-data/derive.ts';
+import type { ToolDescription } from '../model/tools.ts';
 
 /**
  * append    the file only grows; each pass lands the complete lines added since the last
@@ -103,6 +104,8 @@ export interface Adapter {
   discover(root: string): Discovery;
   sessionMatcher(filter: SessionFilter): SessionMatcher;
   readonly glossary: Glossary;
+  /** A tool use of this runtime, by its tool's name and input, in the model's words (model/tools.ts). */
+  describeTool(name: string, input: unknown): ToolDescription;
   /** Writes records as a transcript the runtime can resume, under `out`; returns its path. Throws TranscriptExists rather than overwrite. */
   writeRestoredTranscript(out: string, project: string, session: string, records: readonly RestoredRecord[]): string;
 }

@@ -4,6 +4,7 @@
 // to import a source file with.
 
 import type { Adapter } from './adapter.ts';
+import type { ToolDescription } from '../model/tools.ts';
 import { claudeCodeAdapter } from './claude-code/adapter.ts';
 
 export const BUILT_IN_ADAPTERS: readonly Adapter[] = [claudeCodeAdapter];
@@ -18,4 +19,18 @@ export async function adapterAt(location: Adapter['location']): Promise<Adapter>
   const adapter = ((await import(location.module)) as Record<string, Adapter | undefined>)[location.export];
   if (!adapter) throw new Error(`${location.module} has no export ${location.export}`);
   return adapter;
+}
+
+/**
+ * A tool use in the model's words, as the first built-in adapter that knows
+ * the tool describes it; `other`, with its whole input, when none does. A
+ * `.sd` row does not name its runtime's tools any other way, and the site
+ * learns what a tool is only through here.
+ */
+export function describeToolUse(name: string, input: unknown): ToolDescription {
+  for (const adapter of BUILT_IN_ADAPTERS) {
+    const description = adapter.describeTool(name, input);
+    if (description && (description.kind !== 'other' || description.prompt !== undefined)) return description;
+  }
+  return input === undefined ? { kind: 'other' } : { kind: 'other', rest: input };
 }

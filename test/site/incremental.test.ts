@@ -136,14 +136,14 @@ describe('an incremental site', () => {
     const before = new Map(pages.map((page) => [page, fs.readFileSync(path.join(out, 'site', page))]));
 
     // A short talk joins the last page. The first page, which holds the
-    // conversation's facts, and the last are rendered again, with the index
-    // and the search page; the middle one is the bytes it was.
+    // conversation's facts, and the last are rendered again, with the index,
+    // the search page and the glossary; the middle one is the bytes it was.
     t.prompt('One more thing: say done.');
     t.call([textBlock('Done.')]);
     writeNewLines();
     const grown = await exportAgain();
     expect(grown.rootDigest).not.toBe(first.rootDigest);
-    expect([grown.site!.keptFromEarlier, grown.site!.built]).toEqual([1, 4]);
+    expect([grown.site!.keptFromEarlier, grown.site!.built]).toEqual([1, 5]);
     expect(fs.readFileSync(path.join(out, 'site', pages[1]!)).equals(before.get(pages[1]!)!)).toBe(true);
     for (const page of [pages[0]!, pages[2]!]) expect(fs.readFileSync(path.join(out, 'site', page)).equals(before.get(page)!), page).toBe(false);
 
@@ -154,7 +154,7 @@ describe('an incremental site', () => {
     t.call([textBlock('Done again.')]);
     writeNewLines();
     const afterEdit = await exportAgain();
-    expect([afterEdit.site!.keptFromEarlier, afterEdit.site!.built]).toEqual([0, 5]);
+    expect([afterEdit.site!.keptFromEarlier, afterEdit.site!.built]).toEqual([0, 6]);
     expect(fs.readFileSync(path.join(out, 'site', pages[1]!)).equals(before.get(pages[1]!)!)).toBe(true);
 
     // Rendered whole, with nothing kept, the site is the same bytes.

@@ -28,6 +28,15 @@ describe('relative links', () => {
     expect(relative('<a href="/mailto:someone">x</a>', 'c/one.html')).toBe('<a href="../mailto:someone">x</a>');
   });
 
+  it('keeps a link to a web address a reader may follow, and refuses anything a page would fetch from one', () => {
+    const html = '<a href="https://example.invalid/docs" rel="noopener noreferrer nofollow">docs</a> <a href="http://example.invalid/">x</a>';
+    expect(relative(html, 'c/one.html')).toBe(html);
+    expect(() => relative('<img src="https://remote.invalid/p.png">', 'c/one.html')).toThrow('c/one.html: a link leaves the site');
+    expect(() => relative('<link rel="stylesheet" href="https://remote.invalid/x.css">', 'c/one.html')).toThrow('c/one.html: a link leaves the site');
+    expect(() => relative('<area href="https://remote.invalid/">', 'c/one.html')).toThrow('c/one.html: a link leaves the site');
+    expect(() => relative('<a data-href="https://x.invalid" href="ftp://x.invalid/">x</a>', 'c/one.html')).toThrow('c/one.html: a link leaves the site');
+  });
+
   it('reads the bytes of characters beyond ASCII as they are', () => {
     // à is C3 A0 in UTF-8, and U+00A0 is white space to \s but not to HTML.
     const html = '<p>voilàhref="/x" déjà</p> <a href="/c/é.html">é</a><img src="/s/ü.png"><a title="x" class="y">z</a>';

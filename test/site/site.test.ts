@@ -71,13 +71,20 @@ describeWhere(missing, 'the static site in Chromium', () => {
       const active = await page.textContent('main');
       expect(active).toContain('Write a haiku about rain.');
       expect(active).toContain('Actually, make it about snow.');
-      expect(active).not.toContain('Make it sadder.');
+      // The other path's talk is not on this page; only the fork's list names its prompt.
+      expect((await page.locator('main .talk').allTextContents()).join(' ')).not.toContain('Make it sadder.');
+      // Each path at the fork is told by its first prompt, the reader's own marked.
+      expect(await page.locator('nav.forks [aria-current="page"]').textContent()).toBe('“Actually, make it about snow.” · 1 prompt, the latest path (you are here)');
+      expect(await page.locator('nav.forks a[href*="/b/"]').textContent()).toBe('“Make it sadder.” · 1 prompt');
       await page.click('nav.forks a[href*="/b/"]');
       expect(page.url()).toContain(`/site/b/${FIXTURE_SESSIONS.rewind}--from-`);
       const branch = await page.textContent('main');
       expect(branch).toContain('Make it sadder.');
       expect(branch).toContain('Rain on an empty house.');
       expect(branch).toContain('does not roll back');
+      // The history before the fork, folded above the branch's own talks.
+      expect(await page.locator('details.shared-history:not([open])').textContent()).toContain('Write a haiku about rain.');
+      expect(await page.title()).toBe('Another path: “Make it sadder.” · Conversation 92aebe89 · Sessionizer');
       if (mode === 'file') await page.screenshot({ path: path.join(ARTIFACTS, 'site-branch.png'), fullPage: true });
       await page.goBack();
       expect(page.url()).toBe(`${base}/site/c/${FIXTURE_SESSIONS.rewind}.html`);
@@ -115,7 +122,14 @@ describeWhere(missing, 'the static site in Chromium', () => {
       expect(text).toContain(HOSTILE_MARKUP.output);
       expect(await page.evaluate(() => (globalThis as unknown as { __xss?: string }).__xss)).toBeUndefined();
       expect(await page.isVisible('main')).toBe(true);
-      expect(await page.locator('main script, main img, main svg, main a[href^="javascript:"]').count()).toBe(0);
+      expect(await page.locator('main script, main img, main svg, main a[href^="javascript:" i]').count()).toBe(0);
+      // Markdown: a script link and raw HTML stay text, a remote image is its address as text, a web link stays a link showing its address.
+      expect(text).toContain('[run me](javascript:window.__xss=\'markdown\')');
+      expect(text).toContain('<a href="javascript:window.__xss=2">raw link</a>');
+      expect(text).toContain('[image: tracking pixel] https://remote.invalid/tracker.png');
+      expect(await page.locator('main .markdown h2').first().textContent()).toBe('Findings');
+      expect(await page.locator('main a[href^="http"]').evaluateAll((links) => links.map((link) => [(link as unknown as { href: string }).href, (link as unknown as { nextElementSibling: { textContent: string } | null }).nextElementSibling?.textContent]))).toEqual([['https://example.invalid/docs', '(https://example.invalid/docs)']]);
+      expect(await page.locator('main details[open] > summary:text-is("raw")').count()).toBe(0);
       if (mode === 'file') await page.screenshot({ path: path.join(ARTIFACTS, 'site-hostile.png'), fullPage: true });
       insideExport(watched, base);
     });
@@ -149,7 +163,7 @@ describeWhere(missing, 'the static site in Chromium', () => {
     await page.click(`a[href="c/${FIXTURE_SESSIONS.compaction}.html"]`);
     const text = await page.textContent('main');
     expect(text).toContain('And the tests?');
-    expect(text).toContain('Epoch 2');
+    expect(text).toContain('Conversation compacted');
     insideExport(watched, base);
   });
 });

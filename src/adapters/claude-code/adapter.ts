@@ -8,6 +8,7 @@ import { sessionMatcher } from './filters.ts';
 import { claudeCodeGlossary } from './glossary.ts';
 import { writeRestoredTranscript } from './restore.ts';
 import { describeSourceRoot, resolveSourceRoot } from './source-root.ts';
+import { describeClaudeCodeTool } from './tools.ts';
 
 export const ADAPTER_NAME = 'claude-code/0.1.0';
 
@@ -15,6 +16,7 @@ export const claudeCodeAdapter: Adapter = {
   name: ADAPTER_NAME,
   location: { module: import.meta.url, export: 'claudeCodeAdapter' },
   converter: claudeCodeConverter,
+  describeTool: describeClaudeCodeTool,
   recordId(line: Buffer): string {
     try {
       const id = (JSON.parse(line.toString('utf8')) as { uuid?: unknown }).uuid;

@@ -3,7 +3,9 @@
 // static host points outside the site. Every root-absolute `href`/`src` in a
 // page is rewritten relative to the page; anything that would still leave
 // the site (a scheme other than data:, `//host`) is refused, since no page
-// makes a network request.
+// makes a network request; but for an `href` to an http(s) address, a link
+// in a transcript's text that the reader may choose to follow (markdown.ts
+// makes no other).
 //
 // The kept renderer makes each page's links relative as it renders the page
 // (renderer-entry.mjs), in the child that renders it; only the pages of an
@@ -32,11 +34,19 @@ const SLASH = 0x2f;
 const LINK_ATTRIBUTES = ['href', 'src'];
 // What makes a link leave the site: a scheme other than data:, or `//host`.
 const REMOTE = /^(?!data:)(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
+// An address a reader may follow, never fetched by the page itself.
+const WEB_ADDRESS = /^https?:\/\/[^/]/i;
 // The most of a link's value REMOTE needs to see.
 const SCHEME_BYTES = 64;
 
 function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d;
+}
+
+/** Whether the attribute starting at `start` is on an `<a>` element, the only one a reader follows rather than the page fetching it. */
+function isAnchor(bytes: Buffer, start: number): boolean {
+  const open = bytes.lastIndexOf(0x3c, start);
+  return open >= 0 && bytes[open + 1] === 0x61 && isSpace(bytes[open + 2]) && bytes.subarray(open, start).indexOf(0x3e) < 0;
 }
 
 /**
@@ -85,7 +95,9 @@ export function relativeLinksOf(page: Uint8Array, file: string, where = file): B
       }
       value++;
     }
-    if (REMOTE.test(bytes.toString('latin1', value, Math.min(bytes.length, value + SCHEME_BYTES)))) {
+    const start = bytes.toString('latin1', value, Math.min(bytes.length, value + SCHEME_BYTES));
+    const followed = attribute.case === 'lower case' && at - attribute.start - 1 === 'href'.length && isAnchor(bytes, attribute.start) && WEB_ADDRESS.test(start);
+    if (!followed && REMOTE.test(start)) {
       throw new Error(`${where}: a link leaves the site (${bytes.toString('utf8', attribute.start, Math.min(bytes.length, attribute.start + 80))})`);
     }
   }

@@ -24,7 +24,7 @@ export function createExports(manifest) {
   return {
     /**
      * The pages of the conversations this selection renders, then the index
-     * and search pages, which list every conversation: given as they are
+     * and search pages, which list every conversation, and the glossary: given as they are
      * planned, so that each conversation is read once for its plan and its
      * pages together.
      */
@@ -32,6 +32,7 @@ export function createExports(manifest) {
       yield* pagesAsPlanned();
       yield 'index.html';
       yield 'search.html';
+      yield 'glossary.html';
     },
     /**
      * Loads what the first page would, for a child that waits for its work

@@ -1,9 +1,18 @@
-// The body of a conversation, branch or stream page: talks, runs and steps,
-// rendered at build time only (no client code). React escapes every string;
-// the only raw HTML is shiki's, which escapes the code it wraps.
+// The body of a conversation, branch or stream page: each talk as a
+// transcript (the person's prompt, the assistant's turns with their prose
+// and tool cards, the runtime's notices), rendered at build time only (no
+// client code). Each step's evidence and qualifications sit in a small fold
+// of their own. React escapes every string; the only raw HTML is shiki's,
+// which escapes the code it wraps, and markdown-it's, which escapes every
+// character of the text it renders (data/markdown.ts).
 
 import type { ReactNode } from 'react';
-import type { EpochView, EvidenceView, LinkView, PartView, StepView, TalkView } from '../data/views.ts';
+import { markdownHtml } from '../data/markdown.ts';
+import { bytes, count, firstLine } from '../data/shown-text.ts';
+import type { EpochView, EvidenceView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
+import { ToolCard } from './Tools.tsx';
+
+export { bytes };
 
 export interface TalksProps {
   readonly talks: TalkView[];
@@ -22,29 +31,27 @@ export function Talks({ talks, epochBefore, forksAfter, root }: TalksProps) {
         return (
           <div key={talk.id}>
             {epoch && <Epoch epoch={epoch} root={root} />}
-            <section className="talk" id={talk.anchor}>
-              <h2>
-                Talk {talk.number} <Badge name="started by" value={talk.startedBy} />
-                {talk.from && <time className="when">{talk.from}</time>}
-                {talk.start && <Evidence refs={[talk.start]} root={root} />}
-              </h2>
-              <Links links={talk.links} root={root} />
+            <section className="talk" id={talk.anchor} aria-label={`Talk ${talk.number}`}>
               {talk.loose.map((step) => (
                 <Step key={step.id} step={step} root={root} />
               ))}
               {talk.runs.map((run) => (
                 <div className="run" id={run.anchor} key={run.id}>
-                  <div className="run-head">
-                    run {run.qualities.map((quality) => <Badge key={quality.name} name={quality.name} value={quality.value} />)}
-                  </div>
                   {run.steps.map((step) => (
                     <Step key={step.id} step={step} root={root} />
                   ))}
                 </div>
               ))}
+              {talk.links.length > 0 && (
+                <Fold label={`talk ${talk.number}`}>
+                  <p>Talk {talk.number}, started by {talk.startedBy}.</p>
+                  {talk.start && <EvidenceLinks refs={[talk.start]} root={root} />}
+                  <Links links={talk.links} root={root} />
+                </Fold>
+              )}
             </section>
             {forks && (
-              <nav className="forks" aria-label="branches that leave here">
+              <nav className="forks" aria-label="other paths from here">
                 <strong>The conversation forks here:</strong>
                 <Links links={forks} root={root} />
               </nav>
@@ -56,119 +63,266 @@ export function Talks({ talks, epochBefore, forksAfter, root }: TalksProps) {
   );
 }
 
+/** A compaction: a full-width divider, its summary folded beneath. */
 function Epoch({ epoch, root }: { epoch: EpochView; root: string }) {
+  const boundary = epoch.steps.find((step) => step.kind === 'epoch.boundary');
   return (
-    <section className="epoch" id={epoch.anchor}>
-      <h2>Epoch {epoch.number}</h2>
-      <Links links={epoch.links} root={root} />
+    <section className="epoch" id={epoch.anchor} aria-label={epoch.number > 1 || boundary ? 'Conversation compacted' : 'Start of the conversation'}>
+      {(epoch.number > 1 || boundary) && (
+        <p className="compaction" role="separator">
+          Conversation compacted{boundary?.time ? <> at <Time value={boundary.time} /></> : ''}: the model continues from a summary
+        </p>
+      )}
       {epoch.steps.map((step) => (
         <Step key={step.id} step={step} root={root} />
       ))}
+      {epoch.links.length > 0 && (epoch.number > 1 || boundary) && (
+        <Fold label="links">
+          <Links links={epoch.links} root={root} />
+        </Fold>
+      )}
     </section>
   );
 }
 
-const QUIET_KINDS = new Set(['context.injection', 'turn.duration', 'runtime.notification', 'agent.launch_ack']);
+/** What the runtime did, in plain words: a reader of the transcript is not expected to know the model's step kinds. */
+const RUNTIME_WORDS: Record<string, string> = {
+  'context.injection': 'Context added by the runtime',
+  'turn.duration': 'Turn finished',
+  'runtime.notification': 'Background work finished',
+  'agent.launch_ack': 'Subagent started',
+  'control.command': 'Local command',
+  'control.interrupt': 'Interrupted',
+  'error.api': 'Request to the model failed',
+  'message.synthetic': 'Message made by the client, not the model',
+  'epoch.boundary': 'Compaction',
+  'epoch.summary': 'Summary carried into the new context',
+};
 
-export function Step({ step, root }: { step: StepView; root: string }) {
-  const quiet = QUIET_KINDS.has(step.kind) || step.flags.includes('injected');
-  const classes = ['step', `k-${step.kind.replace('.', '-')}`, quiet ? 'quiet' : '', step.flags.includes('synthetic') || step.kind === 'message.synthetic' ? 'synthetic' : ''].filter(Boolean).join(' ');
-  const head = (
-    <div className="step-head">
-      <span className="kind">{step.kind}</span>
-      {step.toolName && <code className="tool">{step.toolName}</code>}
-      {(step.kind === 'message.synthetic' || step.flags.includes('synthetic')) && <Badge name="synthetic" value="made by the client, not the model" />}
-      {step.flags.includes('injected') && <Badge name="injected" value="context the harness added" />}
-      {step.qualities.map((quality) => (
-        <Badge key={quality.name} name={quality.name} value={quality.value} />
-      ))}
-      {step.usage && <Usage usage={step.usage} fragments={step.fragments} />}
-      {step.time && <time className="when">{step.time}</time>}
-      <Evidence refs={step.evidence} root={root} />
-    </div>
-  );
-  const body = (
-    <>
-      <Links links={step.links} root={root} />
-      {step.unresolved.map((entry, index) => (
-        <p className="unresolved" key={index}>
-          unresolved {entry.kind} ({entry.state}): {entry.meaning}
-        </p>
-      ))}
-      {step.parts.map((part, index) => (
-        <Part key={index} part={part} />
-      ))}
+/** Runtime steps shown open: short, and they change what the reader makes of the turns around them. */
+const OPEN_RUNTIME = new Set(['control.interrupt', 'error.api', 'message.synthetic']);
+
+export function Step({ step, root }: { step: StepView; root: string }): ReactNode {
+  const injected = step.flags.includes('injected');
+  if (step.kind === 'message.external' && !injected) {
+    return (
+      <article className="step msg human" id={step.anchor}>
+        <header className="who">
+          <span className="role">You</span>
+          {step.time && <Time value={step.time} />}
+          <Evidence step={step} root={root} />
+        </header>
+        <Parts parts={step.parts} />
+      </article>
+    );
+  }
+  if (step.kind === 'llm.call') {
+    return (
+      <article className="step turn assistant" id={step.anchor}>
+        <header className="who">
+          <span className="role">Assistant</span>
+          <TurnFacts step={step} />
+          <Evidence step={step} root={root} />
+        </header>
+        {step.parts.length > 0 && <Parts parts={step.parts} />}
+        {step.children.map((child) => (
+          <Step key={child.id} step={child} root={root} />
+        ))}
+      </article>
+    );
+  }
+  if (step.kind === 'message.assistant') {
+    // A reply with no text of its own (its provider call's fold holds the same rows) shows nothing but its anchor.
+    if (step.parts.every((part) => part.state === 'available' && part.segments.every((segment) => segment.text.trim() === ''))) return <div className="step prose-step" id={step.anchor} />;
+    return (
+      <div className="step prose-step" id={step.anchor}>
+        <Evidence step={step} root={root} />
+        <Parts parts={step.parts} />
+      </div>
+    );
+  }
+  if (step.kind === 'thinking') {
+    const text = step.parts.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
+    const size = step.parts.reduce((sum, part) => sum + part.bytes, 0);
+    return (
+      <details className="step thinking" id={step.anchor}>
+        <summary>
+          <span className="label">Thinking</span> <span className="size">{bytes(size)}</span> <span className="first-line">{firstLine(text)}</span>
+        </summary>
+        <Parts parts={step.parts} />
+        <Evidence step={step} root={root} />
+      </details>
+    );
+  }
+  if (step.kind === 'tool' || step.kind === 'agent.call') return <ToolCard step={step} root={root} />;
+  const words = injected ? 'Context added by the runtime' : (RUNTIME_WORDS[step.kind] ?? 'Runtime record');
+  const text = step.parts.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
+  const size = step.parts.reduce((sum, part) => sum + part.bytes, 0);
+  return (
+    <details className="step runtime" id={step.anchor} open={OPEN_RUNTIME.has(step.kind)}>
+      <summary>
+        <span className="label">{words}</span>
+        {step.time && <Time value={step.time} />}
+        {size > 0 && <span className="size">{bytes(size)}</span>}
+        {text && <span className="first-line">{firstLine(text)}</span>}
+      </summary>
+      <Parts parts={step.parts} />
       {step.children.map((child) => (
         <Step key={child.id} step={child} root={root} />
       ))}
-    </>
+      <Evidence step={step} root={root} />
+    </details>
   );
+}
+
+/** An assistant turn's model, tokens and time, on one line. */
+function TurnFacts({ step }: { step: StepView }) {
+  const model = step.qualities.find((quality) => quality.name === 'model')?.value;
+  const usage = step.usage;
+  const cached = (usage?.cache_read ?? 0) + (usage?.cache_write ?? 0);
   return (
-    <div className={classes} id={step.anchor}>
-      {quiet ? (
-        <details>
-          <summary>{head}</summary>
-          {body}
-        </details>
-      ) : (
-        <>
-          {head}
-          {body}
-        </>
+    <span className="turn-facts">
+      {model && <span className="model">{model}</span>}
+      {usage && (usage.input !== undefined || usage.output !== undefined) && (
+        <span className="tokens" title="tokens: input (of which cached), output">
+          {usage.input !== undefined && `${count(usage.input + cached)} in`}
+          {cached > 0 && ` (${count(cached)} cached)`}
+          {usage.output !== undefined && ` · ${count(usage.output)} out`}
+        </span>
       )}
-    </div>
+      {step.time && <Time value={step.time} />}
+    </span>
+  );
+}
+
+export function Time({ value }: { value: string }) {
+  const shown = /^\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d)/.exec(value)?.[1] ?? value;
+  return (
+    <time className="when" dateTime={value} title={value}>
+      {shown}
+    </time>
+  );
+}
+
+/** The parts of a step: prose as markdown, code highlighted, anything else as text, long content folded after its first line. */
+export function Parts({ parts }: { parts: PartView[] }) {
+  return (
+    <>
+      {parts.map((part, index) => (
+        <Part key={index} part={part} />
+      ))}
+    </>
   );
 }
 
 export function Part({ part }: { part: PartView }) {
-  const state = (
-    <span className={`state s-${part.state}`}>
-      {part.kind}
-      {part.label ? ` ${part.label}` : ''}: {part.state}, {bytes(part.bytes)}
-      {part.removed !== undefined ? ` (${bytes(part.removed)} removed)` : ''}
-      {part.shownBytes < part.heldBytes ? `; the first ${bytes(part.shownBytes)} shown, the rest is in the landed record` : ''}
-      {part.failed === true ? '; failed' : part.failed === false ? '; succeeded' : ''}
-    </span>
-  );
-  const content = part.segments.map((segment, index) => {
-    if (segment.html !== undefined) return <pre className="code" key={index} data-language={segment.language} dangerouslySetInnerHTML={{ __html: segment.html }} />;
+  const content = part.kind === 'text' || part.kind === 'reasoning' ? <Prose segments={part.segments} /> : <Segments segments={part.segments} />;
+  const notes = <PartNotes part={part} />;
+  if (part.segments.length === 0) return <div className={`part p-${part.kind}`}>{notes ?? <span className="state">{part.kind === 'media' ? `${part.label ?? 'media'}, ${bytes(part.bytes)}: not shown` : `${part.state}, ${bytes(part.bytes)}`}</span>}</div>;
+  if (part.long && part.kind !== 'reasoning' && part.kind !== 'text') {
+    const text = part.segments.map((segment) => segment.text).join('\n');
     return (
-      <pre className={segment.language ? 'code' : 'text'} key={index}>
-        {segment.text}
-      </pre>
-    );
-  });
-  if (part.segments.length === 0) return <div className={`part p-${part.kind}`}>{state}</div>;
-  if (part.long || part.kind === 'reasoning') {
-    return (
-      <details className={`part p-${part.kind}`}>
-        <summary>{state}</summary>
+      <details className={`part p-${part.kind} long`}>
+        <summary>
+          <span className="first-line">{firstLine(text)}</span> <span className="size">({bytes(part.bytes)})</span>
+        </summary>
         {content}
+        {notes}
       </details>
     );
   }
   return (
     <div className={`part p-${part.kind}`}>
-      {state}
       {content}
+      {notes}
     </div>
   );
 }
 
-function Usage({ usage, fragments }: { usage: NonNullable<StepView['usage']>; fragments: number | undefined }) {
+const STATE_WORDS: Record<PartView['state'], string> = { available: 'Held whole', redacted: 'Secrets taken out', truncated: 'Cut short in the source', unavailable: 'Not held by the source' };
+
+/** What a reader must know about a part's content: redacted, cut, unavailable; nothing when it is all there. */
+function PartNotes({ part }: { part: PartView }): ReactNode {
+  const notes: string[] = [];
+  // The state in the glossary's word, with the size it had and what a redaction took out of it.
+  if (part.state !== 'available') notes.push(`${STATE_WORDS[part.state]}; content state: ${part.state}, ${bytes(part.bytes)}${part.removed !== undefined ? ` (${bytes(part.removed)} removed)` : ''}`);
+  if (part.shownBytes < part.heldBytes) notes.push(`the first ${bytes(part.shownBytes)} of ${bytes(part.heldBytes)} shown; the whole is in the evidence`);
+  if (notes.length === 0) return null;
+  return <p className={`part-note s-${part.state}`}>{notes.join('; ')}</p>;
+}
+
+/** Prose as markdown, with its fenced code highlighted. */
+function Prose({ segments }: { segments: Segment[] }) {
   return (
-    <span className="usage" title="tokens: input, output, cache read, cache write">
-      {fragments !== undefined ? `${fragments} fragments · ` : ''}in {usage.input ?? '–'} · out {usage.output ?? '–'} · cache read {usage.cache_read ?? '–'} · cache write {usage.cache_write ?? '–'}
-    </span>
+    <>
+      {segments.map((segment, index) => (segment.language === undefined ? <div className="markdown" key={index} dangerouslySetInnerHTML={{ __html: markdownHtml(segment.text) }} /> : <Code key={index} segment={segment} />))}
+    </>
   );
 }
 
-export function Badge({ name, value }: { name: string; value: string }) {
+export function Segments({ segments }: { segments: Segment[] }) {
   return (
-    <span className={`badge b-${value.replace(/[^a-z_]/g, '')}`}>
-      {name}: {value}
-    </span>
+    <>
+      {segments.map((segment, index) => (
+        <Code key={index} segment={segment} />
+      ))}
+    </>
   );
+}
+
+export function Code({ segment }: { segment: Segment }) {
+  if (segment.html !== undefined) return <pre className="code" data-language={segment.language} dangerouslySetInnerHTML={{ __html: segment.html }} />;
+  return <pre className={segment.language ? 'code' : 'text'}>{segment.text}</pre>;
+}
+
+/** A fold of the evidence and the audit's notes on one item, small and closed. */
+export function Fold({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <details className="ev">
+      <summary title={`evidence and notes: ${label}`}>evidence</summary>
+      <div className="ev-body">{children}</div>
+    </details>
+  );
+}
+
+/** A step's evidence fold: its landed rows, its qualifications, its relations and what is unresolved about it. */
+export function Evidence({ step, root }: { step: StepView; root: string }) {
+  return (
+    <Fold label={step.kind}>
+      <p>
+        <a href={`${root}glossary.html#${glossaryAnchor(step.kind)}`}>{step.kind}</a>
+        {step.toolName && <> · tool {step.toolName}</>}
+        {step.flags.length > 0 && <> · {step.flags.join(', ')}</>}
+        {typeof step.fragments === 'number' && <> · {step.fragments} fragments</>}
+      </p>
+      {step.qualities.length > 0 && (
+        <ul className="qualities">
+          {step.qualities.map((quality) => (
+            <li key={quality.name}>
+              {quality.name}: {quality.value}
+            </li>
+          ))}
+        </ul>
+      )}
+      {step.usage && (
+        <p className="usage">
+          tokens: input {step.usage.input ?? '–'}, output {step.usage.output ?? '–'}, cache read {step.usage.cache_read ?? '–'}, cache write {step.usage.cache_write ?? '–'}
+        </p>
+      )}
+      <EvidenceLinks refs={step.evidence} root={root} />
+      <Links links={step.links} root={root} />
+      {step.unresolved.map((entry, index) => (
+        <p className="unresolved" key={index}>
+          Unresolved {entry.kind} ({entry.state}): {entry.meaning}
+        </p>
+      ))}
+    </Fold>
+  );
+}
+
+/** The glossary page's anchor of a term. */
+export function glossaryAnchor(term: string): string {
+  return `g-${term.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 }
 
 export function Links({ links, root }: { links: LinkView[]; root: string }) {
@@ -177,8 +331,16 @@ export function Links({ links, root }: { links: LinkView[]; root: string }) {
     <ul className="links">
       {links.map((link, index) => (
         <li key={index}>
-          {link.href ? <a href={`${root}${link.href}`}>{link.label}</a> : <span>{link.label} (on no page)</span>}
-          {link.quality && <Badge name="correlation" value={link.quality} />}
+          {link.current ? (
+            <strong aria-current="page">
+              {link.label} <span className="here">(you are here)</span>
+            </strong>
+          ) : link.href ? (
+            <a href={`${root}${link.href}`}>{link.label}</a>
+          ) : (
+            <span>{link.label} (on no page)</span>
+          )}
+          {link.quality && <span className="quality"> correlation: {link.quality}</span>}
           {link.via && <span className="via"> via {link.via}</span>}
         </li>
       ))}
@@ -186,24 +348,20 @@ export function Links({ links, root }: { links: LinkView[]; root: string }) {
   );
 }
 
-function Evidence({ refs, root }: { refs: EvidenceView[]; root: string }): ReactNode {
+export function EvidenceLinks({ refs, root }: { refs: EvidenceView[]; root: string }): ReactNode {
+  if (refs.length === 0) return null;
   return (
-    <span className="evidence">
+    <p className="evidence">
+      Landed records:
       {refs.map((ref, index) =>
         ref.file ? (
           <a key={index} href={`${root}../${ref.file}`} title={`landed record: row ${ref.row} of ${ref.file}`}>
             {`{seq ${ref.seq}, row ${ref.row}}`}
           </a>
         ) : (
-          <span key={index}>{`{seq ${ref.seq}, row ${ref.row}} (landed file not in the bundle)`}</span>
+          <span key={index}>{` {seq ${ref.seq}, row ${ref.row}} (landed file not in the bundle)`}</span>
         ),
       )}
-    </span>
+    </p>
   );
-}
-
-export function bytes(count: number): string {
-  if (count < 1024) return `${count} B`;
-  if (count < 1024 * 1024) return `${(count / 1024).toFixed(1)} KB`;
-  return `${(count / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -7,7 +7,7 @@ import type { Usage } from '../../session-data/format.ts';
 import type { BundleConversation } from './bundle.ts';
 import { partsOfStep } from './row-outline.ts';
 import type { ConversationStructure } from './streams.ts';
-import type { StepView } from './views.ts';
+import type { StepView, TalkView } from './views.ts';
 
 /** How much of the first prompt the preview keeps: two lines of a row, with room to spare. */
 const PREVIEW = 280;
@@ -132,6 +132,15 @@ function tokensOf(structure: ConversationStructure): TokenFacts | undefined {
  * so they are not taken for it.
  */
 function firstPromptOf(steps: readonly StepView[], conversation: BundleConversation): string | undefined {
+  return promptAmong(steps, conversation, PREVIEW);
+}
+
+/** The start of the prompt a talk opens with, at most `most` characters, white space made single spaces: what tells one path from another at a fork. */
+export function promptOfTalk(talk: TalkView, conversation: BundleConversation, most: number): string | undefined {
+  return promptAmong([...talk.loose, ...talk.runs.flatMap((run) => run.steps)], conversation, most);
+}
+
+function promptAmong(steps: readonly StepView[], conversation: BundleConversation, most: number): string | undefined {
   for (const step of steps) {
     if (step.kind !== 'message.external') continue;
     const text = partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))
@@ -140,7 +149,7 @@ function firstPromptOf(steps: readonly StepView[], conversation: BundleConversat
       .join(' ')
       .replace(/\s+/g, ' ')
       .trim();
-    if (text !== '') return cut(text, PREVIEW);
+    if (text !== '') return cut(text, most);
   }
   return undefined;
 }

@@ -3,6 +3,9 @@
 
 import type { Part } from '../../session-data/format.ts';
 import type { PartView, Segment } from './views.ts';
+import { describeToolUse } from '../../adapters/built-in.ts';
+import type { ToolDescription } from '../../model/tools.ts';
+import { languageOfPath } from './languages.ts';
 
 /**
  * The most of one part a page shows. The largest real tool outputs run to
@@ -33,8 +36,10 @@ function viewOf(part: Part): PartView {
     case 'text':
     case 'reasoning':
       return view(part, part.text, undefined, prose);
-    case 'call':
-      return view(part, json(part.input), part.name, code('json'));
+    case 'call': {
+      const tool = describeToolUse(part.name, part.input);
+      return { ...view(part, callText(tool), part.name, callSegments(tool)), tool: shownDescription(tool) };
+    }
     case 'result': {
       const structured = looksLikeJson(part.text);
       return { ...view(part, part.text, `result of ${part.of}`, structured ? code('json') : plain), ...(part.failed !== undefined ? { failed: part.failed } : {}) };
@@ -91,6 +96,61 @@ export function prose(text: string): Segment[] {
   }
   if (at < text.length) segments.push({ text: text.slice(at) });
   return segments;
+}
+
+/**
+ * The text of a call as a page shows it and the search index takes it: what
+ * its tool works on first (a command, a file's content, a diff's two sides,
+ * a prompt), then the input the description did not name, as JSON.
+ */
+function callText(tool: ToolDescription): string {
+  const pieces = [tool.command, tool.content, ...(tool.edits ?? []).flatMap((edit) => [edit.before, edit.after]), tool.pattern, tool.scope, ...(tool.todos ?? []).map((todo) => todo.text), tool.description, tool.prompt, tool.address, tool.query];
+  return [...pieces.filter((piece): piece is string => piece !== undefined), json(tool.rest)].filter((piece) => piece.length > 0).join('\n');
+}
+
+/**
+ * The pieces of `shown` (callText, cut to the page's limit) a call shows as
+ * code: the command of a shell call, the content of a file written in its
+ * file's language, the input of any other tool as JSON. The rest of a call
+ * is rendered from its description (components/Tools.tsx).
+ */
+function callSegments(tool: ToolDescription): (shown: string) => Segment[] {
+  return (shown) => {
+    // The command and the content come first in the call's text (callText).
+    if (tool.kind === 'shell') return [{ text: shown.slice(0, tool.command?.length ?? 0), language: 'bash' }];
+    if (tool.kind === 'file_write') return [{ text: shown.slice(0, tool.content?.length ?? 0), language: languageOfPath(tool.path) }];
+    if (tool.kind === 'mcp' || (tool.kind === 'other' && tool.prompt === undefined)) return [{ text: shown, language: 'json' }];
+    return [{ text: shown }];
+  };
+}
+
+/** The most of a call's input not shown as code that a page shows, in one line or in one rest of input. */
+const SUBJECT_LIMIT = 300;
+const REST_LIMIT = 4 * 1024;
+
+/**
+ * A description as a page holds it: what its segments show (a command, a
+ * file's content) left out, and every other text cut, so that a call stays
+ * within the page's limit for one part as its segments do.
+ */
+function shownDescription(tool: ToolDescription): ToolDescription {
+  const { content: _content, command: _command, rest, subject, edits, prompt, todos, ...kept } = tool;
+  const restText = json(rest);
+  let left = SHOWN_LIMIT;
+  const cut = (text: string): string => {
+    const shown = cutAtBytes(text, Math.max(left, 0));
+    left -= Buffer.byteLength(shown);
+    return shown;
+  };
+  return {
+    ...kept,
+    ...(subject !== undefined ? { subject: subject.length > SUBJECT_LIMIT ? `${subject.slice(0, SUBJECT_LIMIT)}…` : subject } : {}),
+    ...(prompt !== undefined ? { prompt: cut(prompt) } : {}),
+    ...(edits !== undefined ? { edits: edits.map((edit) => ({ before: cut(edit.before), after: cut(edit.after) })) } : {}),
+    ...(todos !== undefined ? { todos: todos.slice(0, 200) } : {}),
+    // The input of an MCP tool or an unknown one is shown whole as its segment; what another leaves unnamed, here.
+    ...(rest !== undefined && tool.kind !== 'mcp' && !(tool.kind === 'other' && tool.prompt === undefined) && restText.length <= REST_LIMIT ? { rest } : {}),
+  };
 }
 
 function json(value: unknown): string {

@@ -17,7 +17,7 @@ import { planConversation, slug, type ConversationPlan, type ConversationSummary
 import { anchorOf, conversationStructure, withParts, type ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
 import { writeSearchScript } from './search-text.ts';
-import { duration } from './facts.ts';
+import { duration, promptOfTalk } from './facts.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
@@ -36,6 +36,10 @@ export interface SitePlan {
   readonly plans: Map<string, ConversationPlan>;
   readonly pages: PagePlan[];
 }
+
+
+/** The most of a prompt that labels the path it starts at a fork. */
+const PROMPT_LABEL = 80;
 
 /**
  * Which conversations a build renders, named by the export stage in the
@@ -300,6 +304,8 @@ export interface PageModel {
   readonly talks: TalkView[];
   /** The epoch a talk opens, when it is the first talk of its epoch on the page. */
   readonly epochBefore: Map<string, EpochView>;
+  /** On a branch's first page, the last talks before its fork point, shown folded above it: the history it shares. */
+  readonly sharedBefore?: TalkView[];
   /** Links to the other paths that leave from inside a talk, placed after it. */
   readonly forksAfter: Map<string, LinkView[]>;
   /** Paths that leave before the first talk: rewinds to the first prompt. */
@@ -318,6 +324,10 @@ export interface PageModel {
 
 export interface PageOverview {
   readonly summary: ConversationSummary;
+  /** Where the conversation was held, readable, when the session records it. */
+  readonly project?: string;
+  /** The models that answered, when the session records them. */
+  readonly models: string[];
   readonly branches: LinkView[];
   readonly streams: LinkView[];
   readonly counts: { readonly name: string; readonly value: string }[];
@@ -325,17 +335,19 @@ export interface PageOverview {
 }
 
 /** The steps a page shows under its epochs and talks, each with its children: those of the epochs it opens, then its talks'. */
-export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks'>): StepView[] {
-  return [...[...model.epochBefore.values()].flatMap((epoch) => epoch.steps), ...model.talks.flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])];
+export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks' | 'sharedBefore'>): StepView[] {
+  return [...[...model.epochBefore.values()].flatMap((epoch) => epoch.steps), ...[...(model.sharedBefore ?? []), ...model.talks].flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])];
 }
 
 /** The model of the page `file`: its outline, with its steps' parts read from their rows. */
 export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
   const { model, rows } = pageOutline(file, bundle);
   const steps = (list: readonly StepView[]): StepView[] => list.map((step) => withParts(step, rows));
+  const withTheirParts = (talk: TalkView): TalkView => ({ ...talk, loose: steps(talk.loose), runs: talk.runs.map((run) => ({ ...run, steps: steps(run.steps) })) });
   return {
     ...model,
-    talks: model.talks.map((talk) => ({ ...talk, loose: steps(talk.loose), runs: talk.runs.map((run) => ({ ...run, steps: steps(run.steps) })) })),
+    talks: model.talks.map(withTheirParts),
+    ...(model.sharedBefore ? { sharedBefore: model.sharedBefore.map(withTheirParts) } : {}),
     epochBefore: new Map([...model.epochBefore].map(([talk, epoch]) => [talk, { ...epoch, steps: steps(epoch.steps) }])),
   };
 }
@@ -377,12 +389,19 @@ function outlineOf(file: string, bundle: string): PageModel {
   const forksAtStart: LinkView[] = [];
   const talkHolding = (key: string | undefined): TalkView | undefined => (key === undefined ? undefined : stream.talks.find((talk) => talk.keys.includes(key)));
   const linkTo = (name: string, text: string): LinkView => ({ label: text, href: plan.pageOfBranch.get(name) });
+  // A path is told by the prompt it starts with: that of the talk its first record is in.
+  const firstPromptOf = (first: { seq: number; row: number }): string | undefined => {
+    const talk = talkHolding(`${first.seq}:${first.row}`);
+    const prompt = talk ? promptOfTalk(talk, conversation, PROMPT_LABEL) : undefined;
+    return prompt ? `“${prompt}”` : undefined;
+  };
   const activeName = conversation.branches.branches.find((branch) => branch.active)?.name;
   if (!stream.child) {
     for (const branch of conversation.branches.branches) {
       const siblings = conversation.branches.branches.filter((other) => other.forkPoint === branch.forkPoint && other !== branch);
       if (siblings.length === 0) continue;
-      const links = [branch, ...siblings].map((path) => linkTo(path.name, `${path.active ? 'active' : path.name}: ${path.turns} turns, ${path.summary}`));
+      const here = (path: typeof branch): boolean => (page.kind === 'conversation' ? path.active : path.name === page.subject);
+      const links = [branch, ...siblings].map((path) => ({ ...linkTo(path.name, `${firstPromptOf(path.first) ?? (path.active ? 'the active path' : path.name)} · ${path.turns} ${path.turns === 1 ? 'prompt' : 'prompts'}${path.active ? ', the latest path' : ''}`), ...(here(path) ? { current: true } : {}) }));
       const holder = talkHolding(branch.forkPoint ? `${branch.forkPoint.seq}:${branch.forkPoint.row}` : undefined);
       if (!(page.kind === 'conversation' ? branch.active : branch.name === page.subject)) continue;
       if (holder && wanted.has(holder.id)) forksAfter.set(holder.id, [...(forksAfter.get(holder.id) ?? []), ...links]);
@@ -396,12 +415,14 @@ function outlineOf(file: string, bundle: string): PageModel {
   }
 
   let branch: BranchHeader | undefined;
+  let sharedBefore: TalkView[] = [];
   if (page.kind === 'branch') {
     const natural = conversation.branches.branches.find((candidate) => candidate.name === page.subject);
     const explicit = conversation.explicit.find((candidate) => candidate.record.name === page.subject);
     const label = conversation.labels.get(page.subject);
     if (natural) {
       const holder = talkHolding(natural.forkPoint ? `${natural.forkPoint.seq}:${natural.forkPoint.row}` : undefined);
+      if (holder && page.number === 1) sharedBefore = sharedHistory(stream.talks, holder, plan);
       branch = {
         name: natural.name,
         origin: 'natural',
@@ -425,7 +446,9 @@ function outlineOf(file: string, bundle: string): PageModel {
     }
   }
 
-  const heading = page.kind === 'conversation' ? (plan.summary.title ?? `Conversation ${page.conversation}`) : page.kind === 'branch' ? `Branch ${page.subject}` : `Child stream ${page.subject}${stream.label ? `: ${stream.label}` : ''}`;
+  const naturalFirst = page.kind === 'branch' ? conversation.branches.branches.find((candidate) => candidate.name === page.subject)?.first : undefined;
+  const branchPrompt = naturalFirst ? firstPromptOf(naturalFirst) : undefined;
+  const heading = page.kind === 'conversation' ? (plan.summary.title ?? `Conversation ${page.conversation}`) : page.kind === 'branch' ? (branchPrompt ? `Another path: ${branchPrompt}` : `Branch ${page.subject}`) : `Child stream ${page.subject}${stream.label ? `: ${stream.label}` : ''}`;
   const { id, title, first } = plan.summary;
   return {
     plan: page,
@@ -433,6 +456,7 @@ function outlineOf(file: string, bundle: string): PageModel {
     heading,
     streamLinks: page.kind === 'stream' ? stream.links : [],
     talks,
+    ...(sharedBefore.length > 0 ? { sharedBefore } : {}),
     epochBefore,
     forksAfter,
     forksAtStart,
@@ -442,10 +466,39 @@ function outlineOf(file: string, bundle: string): PageModel {
   };
 }
 
+/**
+ * The most talks, and the most of their estimated HTML, of shared history a
+ * branch page shows above its own: the page was planned without them, and
+ * the whole history is on the conversation's pages.
+ */
+const SHARED_TALKS = 3;
+const SHARED_WEIGHT = 96 * 1024;
+
+/**
+ * The last talks before a fork, up to the one that holds the fork point, of
+ * the path the conversation's pages show (a talk on several paths is placed
+ * on those first, plan.ts).
+ */
+function sharedHistory(talks: readonly TalkView[], holder: TalkView, plan: ConversationPlan): TalkView[] {
+  const before = talks.slice(0, talks.indexOf(holder) + 1).filter((talk) => plan.pageOfTalk.get(talk.id)?.startsWith('c/'));
+  const shown: TalkView[] = [];
+  let weight = 0;
+  for (const talk of before.slice(-SHARED_TALKS).reverse()) {
+    if ((weight += talk.weight) > SHARED_WEIGHT) break;
+    shown.unshift(talk);
+  }
+  return shown;
+}
+
 function overviewOf(plan: ConversationPlan, structure: ConversationStructure, conversation: BundleConversation, activeName: string | undefined): PageOverview {
   const session = [...structure.nodes.values()].find((node) => node.kind === 'session');
+  const project = session?.attrs?.project as { folder?: unknown; cwd?: unknown } | undefined;
+  const where = typeof project?.cwd === 'string' ? project.cwd : typeof project?.folder === 'string' ? project.folder : undefined;
+  const models = Array.isArray(session?.attrs?.models) ? (session.attrs.models as unknown[]).filter((model): model is string => typeof model === 'string') : [];
   return {
     summary: plan.summary,
+    ...(where !== undefined ? { project: where } : {}),
+    models,
     branches: [...plan.pageOfBranch.entries()].map(([name, href]) => ({ label: name === activeName ? `${name} (active)` : name, href })),
     streams: structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${candidate.talks.length} talks)`, href: plan.pageOfStream.get(candidate.id) })),
     counts: countsOf((session?.attrs?.counts ?? {}) as Record<string, number>),

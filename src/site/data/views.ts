@@ -4,6 +4,7 @@
 
 import type { ContentState, PartKind } from '../../model/vocabulary.ts';
 import type { Usage } from '../../session-data/format.ts';
+import type { ToolDescription } from '../../model/tools.ts';
 
 /** A piece of a part's text: plain, or code in a language shiki may highlight. */
 export interface Segment {
@@ -29,6 +30,8 @@ export interface PartView {
   readonly failed?: boolean;
   /** Long content starts folded. */
   readonly long: boolean;
+  /** A call's tool use in the model's words; its segments are the pieces of it shown as code (parts.ts, callSegments). */
+  readonly tool?: ToolDescription;
 }
 
 export interface EvidenceView {
@@ -44,6 +47,8 @@ export interface LinkView {
   readonly href: string | undefined;
   readonly quality?: string;
   readonly via?: string;
+  /** The path the reader is on, among the alternatives at a fork. */
+  readonly current?: boolean;
 }
 
 export interface UnresolvedView {

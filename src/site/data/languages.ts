@@ -1,0 +1,16 @@
+// The language shiki highlights a file in, by its name's extension: shiki
+// knows most extensions as language names or aliases (ts, py, rb, yml);
+// these are the common ones it does not.
+
+const BY_EXTENSION: Record<string, string> = { mjs: 'js', cjs: 'js', mts: 'ts', cts: 'ts', h: 'c', hpp: 'cpp', cc: 'cpp', hh: 'cpp', txt: 'text', log: 'text', zsh: 'bash', bash: 'bash', env: 'dotenv', lock: 'json', jsonl: 'json', ex: 'elixir', exs: 'elixir', heex: 'html', eex: 'html' };
+
+export function languageOfPath(file: string | undefined): string {
+  if (file === undefined) return 'text';
+  const name = file.slice(file.lastIndexOf('/') + 1).toLowerCase();
+  if (name === 'dockerfile') return 'docker';
+  if (name === 'makefile') return 'make';
+  const dot = name.lastIndexOf('.');
+  if (dot < 0) return 'text';
+  const extension = name.slice(dot + 1);
+  return BY_EXTENSION[extension] ?? extension;
+}

@@ -1,0 +1,39 @@
+// Claude Code's tools in the model's words, as the site learns them through
+// the adapter registry: each tool's kind and its named inputs.
+
+import { describe, expect, it } from 'vitest';
+import { describeToolUse } from '../../../src/adapters/built-in.ts';
+
+describe("Claude Code's tools, described", () => {
+  it('names the command, the file, the edits and the pattern of the file and shell tools', () => {
+    expect(describeToolUse('Bash', { command: 'npm test', description: 'Run the tests', timeout: 1000 })).toEqual({ kind: 'shell', subject: 'npm test', command: 'npm test', description: 'Run the tests', rest: { timeout: 1000 } });
+    expect(describeToolUse('Read', { file_path: '/a/b.ts' })).toEqual({ kind: 'file_read', subject: '/a/b.ts', path: '/a/b.ts' });
+    expect(describeToolUse('Write', { file_path: '/a/b.ts', content: 'x' })).toEqual({ kind: 'file_write', subject: '/a/b.ts', path: '/a/b.ts', content: 'x' });
+    expect(describeToolUse('Edit', { file_path: '/a', old_string: 'x', new_string: 'y', replace_all: true })).toEqual({ kind: 'edit', subject: '/a', path: '/a', edits: [{ before: 'x', after: 'y' }], rest: { replace_all: true } });
+    expect(describeToolUse('MultiEdit', { file_path: '/a', edits: [{ old_string: 'x', new_string: 'y' }, { old_string: 'p', new_string: 'q' }] }).edits).toEqual([
+      { before: 'x', after: 'y' },
+      { before: 'p', after: 'q' },
+    ]);
+    expect(describeToolUse('Grep', { pattern: 'TODO', path: 'src', glob: '*.ts' })).toEqual({ kind: 'search', subject: 'TODO', pattern: 'TODO', scope: 'src *.ts' });
+    expect(describeToolUse('Glob', { pattern: '**/*.md' })).toEqual({ kind: 'search', subject: '**/*.md', pattern: '**/*.md' });
+  });
+
+  it('names the checklist, the subagent and the web tools’ inputs', () => {
+    expect(describeToolUse('TodoWrite', { todos: [{ content: 'a', status: 'completed', activeForm: 'A' }, { content: 'b', status: 'in_progress' }, { content: 'c', status: 'odd' }] }).todos).toEqual([
+      { text: 'a', state: 'completed' },
+      { text: 'b', state: 'in_progress' },
+      { text: 'c', state: 'pending' },
+    ]);
+    for (const name of ['Task', 'Agent']) expect(describeToolUse(name, { description: 'Find it', prompt: 'Look **here**', subagent_type: 'x' })).toEqual({ kind: 'agent', subject: 'Find it', description: 'Find it', prompt: 'Look **here**', rest: { subagent_type: 'x' } });
+    expect(describeToolUse('WebFetch', { url: 'https://a.invalid', prompt: 'summarise' })).toEqual({ kind: 'web', subject: 'https://a.invalid', address: 'https://a.invalid', prompt: 'summarise' });
+    expect(describeToolUse('WebSearch', { query: 'vitest' })).toEqual({ kind: 'web', subject: 'vitest', query: 'vitest' });
+  });
+
+  it('splits an MCP tool’s name into server and tool, and keeps any other tool’s whole input', () => {
+    expect(describeToolUse('mcp__github__create_issue', { title: 't' })).toEqual({ kind: 'mcp', subject: 'github · create_issue', server: 'github', tool: 'create_issue', rest: { title: 't' } });
+    expect(describeToolUse('SomethingNew', { a: [1] })).toEqual({ kind: 'other', rest: { a: [1] } });
+    // Prose for the person stays prose, not a string escaped inside JSON.
+    expect(describeToolUse('ExitPlanMode', { plan: '## Plan\n1. a' })).toEqual({ kind: 'other', subject: 'a plan to approve', prompt: '## Plan\n1. a' });
+    expect(describeToolUse('Bash', 'not an object')).toEqual({ kind: 'other', rest: 'not an object' });
+  });
+});

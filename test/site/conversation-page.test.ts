@@ -1,0 +1,142 @@
+// The conversation pages of the real public transcripts in ../shared/corpus,
+// read as a person reads them, in Chromium at 1280 and 390 px wide, with
+// JavaScript on and off: the first prompt in view without scrolling, no
+// sideways scrolling on a phone but inside code, none of the model's
+// internal words on show until a fold is opened, tools rendered for what
+// they are, a meaningful title, a dark palette of its own, and the fold
+// around a linked step opened.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, exportWithSite, launch } from './browser.ts';
+
+const repository = fileURLToPath(new URL('../..', import.meta.url));
+const corpus = path.resolve(repository, '..', 'shared', 'corpus');
+const trees = [path.join(corpus, 'claude-code-log', 'test', 'test_data', 'real_projects'), path.join(corpus, 'spotter', 'test', 'fixtures')];
+const present = trees.every((tree) => fs.existsSync(tree)) && fs.existsSync(CHROMIUM);
+
+/** Words of the model that only the evidence folds, the audit and the glossary may show. */
+const INTERNAL = /\b(llm\.call|context\.injection|message\.external|message\.assistant|message\.synthetic|agent\.call|agent\.launch_ack|runtime\.notification|turn\.duration|epoch\.boundary|epoch\.summary|loop: unavailable|timing: unavailable)\b/;
+// The page's globals, inside page.evaluate: the project compiles without the DOM's types.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const document: any;
+declare function getComputedStyle(element: unknown): { backgroundColor: string };
+type Shown = { innerText: string; classList: { contains(name: string): boolean } };
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+const WIDTHS = [1280, 390] as const;
+
+describe.skipIf(!present)('the conversation pages of ../shared/corpus, as a reader meets them', () => {
+  let site: string;
+  let browser: Browser;
+  /** The first page of every conversation, and every other page of a conversation, branch or stream. */
+  let firsts: string[];
+  let pages: string[];
+  const contexts: BrowserContext[] = [];
+  const context = async (width: number, javaScript: boolean, colorScheme: 'light' | 'dark' = 'light'): Promise<BrowserContext> => {
+    const made = await browser.newContext({ viewport: { width, height: 800 }, javaScriptEnabled: javaScript, colorScheme });
+    contexts.push(made);
+    return made;
+  };
+
+  beforeAll(async () => {
+    site = path.join(await exportWithSite(...trees), 'site');
+    pages = ['c', 'b', 's'].flatMap((folder) => (fs.existsSync(path.join(site, folder)) ? fs.readdirSync(path.join(site, folder)).map((name) => path.join(site, folder, name)) : []));
+    firsts = pages.filter((file) => path.basename(path.dirname(file)) === 'c' && !/-\d+\.html$/.test(file));
+    browser = await launch();
+  }, 600_000);
+  afterAll(async () => {
+    for (const made of contexts) await made.close();
+    await browser?.close();
+  });
+
+  it('has a first page for every conversation of the manifest', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as unknown;
+    expect(manifest).toBeTruthy();
+    expect(firsts.length).toBeGreaterThan(0);
+  });
+
+  for (const width of WIDTHS) {
+    for (const javaScript of [true, false]) {
+      it(`shows the transcript first at ${width} px with JavaScript ${javaScript ? 'on' : 'off'}, with nothing but code scrolling sideways`, { timeout: 300_000 }, async () => {
+        const page = await (await context(width, javaScript)).newPage();
+        for (const file of firsts) {
+          await page.goto(pathToFileURL(file).href);
+          const seen = await page.evaluate(() => {
+            const prompt = document.querySelector('main .msg.human');
+            const box = prompt?.getBoundingClientRect();
+            return { top: box?.top, promptHeight: box?.height, scrollWidth: document.documentElement.scrollWidth, text: document.querySelector('main')!.innerText, title: document.title };
+          });
+          // The first prompt starts within the first screen (on a phone, within it too, once the header is read).
+          if (seen.top !== undefined) expect(seen.top, file).toBeLessThan(width === 1280 ? 800 - 60 : 800 - 40);
+          expect(seen.scrollWidth, file).toBeLessThanOrEqual(width);
+          expect(seen.text.match(INTERNAL)?.[0], file).toBeUndefined();
+          expect(seen.title, file).toMatch(/ · Sessionizer$/);
+          expect(seen.title, file).not.toMatch(UUID);
+        }
+      });
+    }
+  }
+
+  it('renders tools for what they are: a command, a diff, files and searches; a failed call open; folds showing their first line', { timeout: 300_000 }, async () => {
+    const page = await (await context(1280, false)).newPage();
+    const found = { shell: 0, edit: 0, read: 0, search: 0, agent: 0, errors: 0, errorsClosed: 0, thinking: 0, markdown: 0 };
+    const escaped: string[] = [];
+    for (const file of pages) {
+      await page.goto(pathToFileURL(file).href);
+      const seen = await page.evaluate(() => ({
+        shell: document.querySelectorAll('details.tool.t-shell .command pre').length,
+        edit: document.querySelectorAll('details.tool.t-edit .diff .d-add, details.tool.t-edit .diff .d-remove').length,
+        read: document.querySelectorAll('details.tool.t-file_read > summary .subject').length,
+        search: document.querySelectorAll('details.tool.t-search > summary .subject').length,
+        agent: document.querySelectorAll('details.tool.t-agent[open] .subagent-link a[href*="s/"]').length,
+        errors: document.querySelectorAll('details.tool.st-error').length,
+        errorsClosed: document.querySelectorAll('details.tool.st-error:not([open])').length,
+        thinking: [...document.querySelectorAll('details.thinking:not([open]) > summary .first-line')].filter((line: Shown) => line.innerText.length > 0).length,
+        markdown: document.querySelectorAll('.markdown :is(h1, h2, h3, li, strong, code, table)').length,
+        // A tool's input is never an escaped string: no `\n` inside a call's rendered input.
+        escaped: [...document.querySelectorAll('details.tool .tool-body > pre.code:not(.rest), details.tool .tool-body > .command pre')].filter((pre: Shown) => /"[^"\n]*\\n[^"\n]*\\n/.test(pre.innerText)).map((pre: Shown) => pre.innerText.slice(0, 200)),
+      }));
+      for (const key of Object.keys(found) as (keyof typeof found)[]) found[key] += seen[key];
+      escaped.push(...seen.escaped.map((text: string) => `${path.basename(file)}: ${text}`));
+    }
+    expect(found.shell).toBeGreaterThan(0);
+    expect(found.edit).toBeGreaterThan(0);
+    expect(found.read).toBeGreaterThan(0);
+    expect(found.search).toBeGreaterThan(0);
+    expect(found.agent).toBeGreaterThan(0);
+    expect(found.errorsClosed).toBe(0);
+    expect(found.thinking).toBeGreaterThan(0);
+    expect(found.markdown).toBeGreaterThan(0);
+    expect(escaped).toEqual([]);
+  });
+
+  it('has a dark palette of its own, and opens the fold around a linked step', { timeout: 120_000 }, async () => {
+    const file = pathToFileURL(firsts[0]!).href;
+    const background = async (scheme: 'light' | 'dark'): Promise<string> => {
+      const page = await (await context(1280, true, scheme)).newPage();
+      await page.goto(file);
+      return page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    };
+    expect(await background('light')).toBe('rgb(255, 255, 255)');
+    expect(await background('dark')).not.toBe('rgb(255, 255, 255)');
+    const page = await (await context(1280, true)).newPage();
+    await page.goto(file);
+    const folded = await page.evaluate(() => document.querySelector('details.tool:not([open]) .tool-body .ev')?.closest('details.tool')?.id);
+    expect(folded).toBeTruthy();
+    await page.goto(`${file}#${folded}`);
+    expect(await page.evaluate((id) => (document.getElementById(id) as { open: boolean }).open, folded!)).toBe(true);
+    expect(await page.locator(`#${folded} > summary`).isVisible()).toBe(true);
+  });
+
+  it('links every term of the evidence folds to its entry on the glossary page', { timeout: 120_000 }, async () => {
+    const glossary = fs.readFileSync(path.join(site, 'glossary.html'), 'utf8');
+    const anchors = new Set<string>();
+    for (const file of pages) for (const match of fs.readFileSync(file, 'utf8').matchAll(/glossary\.html#([^"]+)"/g)) anchors.add(match[1]!);
+    expect(anchors.size).toBeGreaterThan(3);
+    for (const anchor of anchors) expect(glossary, anchor).toContain(`id="${anchor}"`);
+  });
+});

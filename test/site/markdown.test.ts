@@ -1,0 +1,45 @@
+// Transcript text rendered as markdown: the structure a reader expects, and
+// nothing a transcript holds that could run, fetch or lead off to anything
+// but a web address.
+
+import { describe, expect, it } from 'vitest';
+import { markdownHtml } from '../../src/site/data/markdown.ts';
+import { HOSTILE_MARKUP } from '../../scripts/write-fixtures.ts';
+
+describe('markdown in a transcript', () => {
+  it('renders headings, lists, tables, emphasis and inline code', () => {
+    const html = markdownHtml('## Plan\n\n1. **read** the file\n2. _edit_ it\n\n- `npm test`\n\n| a | b |\n|---|---|\n| 1 | 2 |');
+    expect(html).toContain('<h2>Plan</h2>');
+    expect(html).toContain('<ol>\n<li><strong>read</strong> the file</li>');
+    expect(html).toContain('<em>edit</em>');
+    expect(html).toContain('<code>npm test</code>');
+    expect(html).toContain('<td>1</td>');
+  });
+
+  it('shows raw HTML as text', () => {
+    const html = markdownHtml('<script>window.x = 1</script> <img src=x onerror="y()"> <details open>');
+    expect(html).not.toMatch(/<(script|img|details)/);
+    expect(html).toContain('&lt;script&gt;window.x = 1&lt;/script&gt;');
+    expect(html).toContain('&lt;img src=x onerror=&quot;y()&quot;&gt;');
+  });
+
+  it('links only http(s) addresses, and shows the address', () => {
+    const html = markdownHtml('[docs](https://example.invalid/docs) [x](javascript:alert(1)) [y](JavaScript:alert(1)) [z](data:text/html,hi) [w](//host/x) [v](file:///etc/passwd) <https://example.invalid/auto>');
+    expect([...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1])).toEqual(['https://example.invalid/docs', 'https://example.invalid/auto']);
+    expect(html).toContain('<span class="address">(https://example.invalid/docs)</span>');
+    expect(html).toContain('[x](javascript:alert(1))');
+  });
+
+  it('never fetches an image: it is shown as its description and address', () => {
+    const html = markdownHtml('![a pixel](https://remote.invalid/p.png "t") ![local](/etc/x.png)');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('[image: a pixel] https://remote.invalid/p.png');
+  });
+
+  it('keeps the hostile fixture’s markdown inert', () => {
+    const html = markdownHtml(HOSTILE_MARKUP.markdown);
+    expect(html).not.toMatch(/<(script|img|details|svg)|href="(?!https:)/i);
+    expect(html).toContain('<h2>Findings</h2>');
+    expect(html).toContain('href="https://example.invalid/docs"');
+  });
+});

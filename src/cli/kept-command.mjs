@@ -119,7 +119,7 @@ function removeOlderBundles(current) {
   for (const { name } of others.slice(OTHERS_KEPT)) fs.rmSync(path.join(KEPT_COMMANDS, name), { recursive: true, force: true });
 }
 
-/** Whether process `pid` has ended; landing/process.ts says the same for the TypeScript, which this file runs before. */
+/** Whether process `pid` has ended; files/process.ts says the same for the TypeScript, which this file runs before. */
 function hasEnded(pid) {
   try {
     process.kill(pid, 0);

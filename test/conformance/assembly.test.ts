@@ -15,7 +15,8 @@ import { partitionStreams } from '../../src/assembly/streams.ts';
 import { joinTools } from '../../src/assembly/tools.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { stableUuid } from '../../scripts/claude-code-records.ts';
-import { collectOnce, foldedEntities, temporaryFolder } from '../helpers.ts';
+import { collectOnce, foldedEntities, landedOf, temporaryFolder } from '../helpers.ts';
+import { QUIET_TAIL_MS } from '../../src/collection/collector.ts';
 import { assemble } from '../../src/parse/structure.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
@@ -85,10 +86,10 @@ describeWhere(missing, 'every generation of Claude Code file on ../shared/corpus
     readonly INLINE_SIDECHAIN_MIXED?: number;
   }
   // Each transcript placed as the main file of a session of its own, landed once.
-  const placed = (): { data: string; sessions: Map<string, { path: string; features: Features }> } => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as (ManifestEntry & { features?: Features })[];
+  const placed = (options: { quietSince?: Date } = {}): { data: string; sessions: Map<string, { path: string; features: Features; lines: number; newline: boolean }> } => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as (ManifestEntry & { features?: Features; lines: number; trailing_newline?: boolean })[];
     const root = path.join(temporaryFolder(), 'projects');
-    const sessions = new Map<string, { path: string; features: Features }>();
+    const sessions = new Map<string, { path: string; features: Features; lines: number; newline: boolean }>();
     manifest
       .filter((entry) => entry.path.endsWith('.jsonl'))
       .forEach((entry, index) => {
@@ -96,13 +97,27 @@ describeWhere(missing, 'every generation of Claude Code file on ../shared/corpus
         const target = path.join(root, '-corpus', `${session}.jsonl`);
         fs.mkdirSync(path.dirname(target), { recursive: true });
         fs.copyFileSync(path.join(corpus, entry.corpus_dir, entry.path), target);
-        sessions.set(session, { path: entry.path, features: entry.features ?? {} });
+        if (options.quietSince) fs.utimesSync(target, options.quietSince, options.quietSince);
+        sessions.set(session, { path: entry.path, features: entry.features ?? {}, lines: entry.lines, newline: entry.trailing_newline !== false });
       });
     const data = temporaryFolder();
     collectOnce(root, data);
     for (const session of [...sessions.keys()]) if (!fs.existsSync(path.join(data, session))) sessions.delete(session);
     return { data, sessions };
   };
+
+  it('lands the last line of a file without a final newline once the file is quiet, and leaves it for the next pass while it is not', { timeout: 180_000 }, () => {
+    for (const quiet of [true, false]) {
+      const { data, sessions } = placed(quiet ? { quietSince: new Date(Date.now() - QUIET_TAIL_MS - 60_000) } : {});
+      let withoutNewline = 0;
+      for (const [session, entry] of sessions) {
+        const records = landedOf(data, session).reduce((sum, landed) => sum + landed.records.length, 0);
+        expect(records, `${entry.path}, quiet: ${quiet}`).toBe(entry.newline || quiet ? entry.lines : entry.lines - 1);
+        if (!entry.newline) withoutNewline++;
+      }
+      expect(withoutNewline).toBeGreaterThan(0);
+    }
+  });
 
   it('makes each assistant record without a provider message id a provider call of its own, and counts them', { timeout: 180_000 }, () => {
     const { data, sessions } = placed();

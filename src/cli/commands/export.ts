@@ -180,8 +180,6 @@ async function runExport(request: ExportRequest, waitingRenderer: WaitingRendere
   });
   const errors = report.sessions.flatMap(sessionErrors);
   for (const error of errors) io.error(`error: ${error}\n`);
-  // A last line without its newline is not in this export: say so, and why.
-  for (const session of report.sessions) for (const source of session.sources) if (source.inFlightBytes > 0) io.error(`note: ${session.session} ${source.source}: ${source.message}\n`);
   let rejected = errors.length > 0;
   const stored = storedSessions(data);
   const ofSource = sessionsOfSource(data, request.source.root);
@@ -212,6 +210,8 @@ async function runExport(request: ExportRequest, waitingRenderer: WaitingRendere
     rejected = true;
   }
   const exported = chosen.filter((session) => !leftOut.has(session));
+  // A last line without its newline is not in this export: said after every error, with why.
+  for (const session of report.sessions) for (const source of session.sources) if (source.inFlightBytes > 0) io.error(`note: ${session.session} ${source.source}: ${source.message}\n`);
   let redaction: RedactionPlan | undefined;
   let redacted: RedactionReport['totals'] | undefined;
   if (request.redaction) {

@@ -54,7 +54,7 @@ export interface IndexEntry {
   /** The project folder, on the first row of each landed file. */
   readonly project?: string;
   /**
-   * On a prompt a person typed (not a command): its first text, and the
+   * On a prompt a person typed (not a command): what they typed, and the
    * working directory it names. Kept on prompts alone, the few records a
    * conversation's title and project are read from.
    */
@@ -116,10 +116,8 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
 }
 
 function promptOf(row: SessionDataRow): Pick<IndexEntry, 'prompt' | 'cwd'> {
-  const flags = row.flags ?? [];
-  if (row.from !== 'person' || flags.includes('command') || flags.includes('interrupt')) return {};
-  const text = row.parts.find((part) => part.k === 'text');
-  return { prompt: text?.k === 'text' ? text.text.slice(0, PROMPT_KEPT) : undefined, cwd: row.cwd };
+  const typed = row.prompt !== undefined ? row.parts[row.prompt] : undefined;
+  return typed?.k === 'text' ? { prompt: typed.text.slice(0, PROMPT_KEPT), cwd: row.cwd } : {};
 }
 
 // How much of a prompt the index keeps, in the row's string units: bytes or

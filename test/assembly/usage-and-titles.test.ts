@@ -63,7 +63,7 @@ describe('titles', () => {
     expect(sessionAttrs(FIXTURE_SESSIONS.generatedTitle)).toMatchObject({ title: 'Speeding up the type check', title_source: 'ai-title' });
   });
 
-  it('falls back to the first prompt a person typed, past a command and injected context, on one line and shortened', () => {
+  it('falls back to the first prompt a person typed, past commands and the context the runtime added, on one line and shortened', () => {
     const attrs = sessionAttrs(FIXTURE_SESSIONS.commandFirst);
     const expected = `${Array.from(COMMAND_FIRST_PROMPT).slice(0, TITLE_CHARACTERS).join('').replace(/\s+/g, ' ').trim()}…`;
     expect(expected.startsWith('Fix the login bug: the session cookie expires too early.')).toBe(true);

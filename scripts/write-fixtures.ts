@@ -636,14 +636,17 @@ function generatedTitle(files: Files): void {
 }
 
 // No title records: the title is the first prompt a person typed. The
-// session opens with a slash command, written message first, and the prompt
-// the command expands to, which the harness injected.
+// session opens with a slash command, written message first, the prompt the
+// command expands to, which the harness injected, and a shell command the
+// person ran; the prompt itself comes after the file open in their editor.
 function commandFirst(files: Files): void {
   const t = new Transcript({ session: FIXTURE_SESSIONS.commandFirst, cwd: '/home/user/work/login' });
   t.prompt('<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>');
   t.meta('Please analyze this codebase and create a CLAUDE.md file.');
   t.call([textBlock('Wrote CLAUDE.md.')]);
-  t.prompt(COMMAND_FIRST_PROMPT);
+  t.prompt('<bash-input>git status</bash-input>');
+  t.prompt('<bash-stdout>nothing to commit, working tree clean</bash-stdout><bash-stderr></bash-stderr>');
+  t.prompt([textBlock('<ide_opened_file>The user opened the file /home/user/work/login/auth.ts in the IDE.</ide_opened_file>'), textBlock(COMMAND_FIRST_PROMPT)]);
   t.call([textBlock('The cookie lifetime is set in seconds, not minutes.')]);
   main(files, 'command-first', t);
 }

@@ -55,7 +55,7 @@ export interface IndexEntry {
   /** The project folder, on the first row of each landed file. */
   readonly project?: string;
   /**
-   * On a prompt a person typed (not a command): its first text, and the
+   * On a prompt a person typed (not a command): what they typed, and the
    * working directory it names. Kept on prompts alone, the few records a
    * conversation's title and project are read from.
    */
@@ -145,10 +145,8 @@ export function textDigest(value: string, asBytes: boolean): string {
   return crypto.createHash('sha256').update(value, asBytes ? 'latin1' : 'utf8').digest('hex').slice(0, 32);
 }
 function promptOf(row: SessionDataRow): Pick<IndexEntry, 'prompt' | 'cwd'> {
-  const flags = row.flags ?? [];
-  if (row.from !== 'person' || flags.includes('command') || flags.includes('interrupt')) return {};
-  const text = row.parts.find((part) => part.k === 'text');
-  return { prompt: text?.k === 'text' ? text.text.slice(0, PROMPT_KEPT) : undefined, cwd: row.cwd };
+  const typed = row.prompt !== undefined ? row.parts[row.prompt] : undefined;
+  return typed?.k === 'text' ? { prompt: typed.text.slice(0, PROMPT_KEPT), cwd: row.cwd } : {};
 }
 
 // How much of a prompt the index keeps, in the row's string units: bytes or

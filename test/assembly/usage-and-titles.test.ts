@@ -38,7 +38,7 @@ describe('usage as observed', () => {
     ]);
   });
 
-  it('says which output counts are final in conversation --json', () => {
+  it('says which output counts are final, and the title, project and models, in conversation --json and as text', () => {
     parseSession(data, FIXTURE_SESSIONS.unfinishedCall);
     const result = spawnSync(process.execPath, [launcher, 'conversation', FIXTURE_SESSIONS.unfinishedCall, '--data', data, '--json'], { encoding: 'utf8' });
     expect(result.status).toBe(0);
@@ -47,6 +47,8 @@ describe('usage as observed', () => {
     expect(folded.models).toEqual(['claude-opus-4-5', 'claude-sonnet-4-5']);
     expect(folded.project).toEqual({ folder: '-home-user-fixtures-unfinished-call', cwd: '/home/user/work/meter' });
     expect([folded.title, folded.title_source]).toEqual(['Count the lines of the parser.', 'first-prompt']);
+    const readable = spawnSync(process.execPath, [launcher, 'conversation', FIXTURE_SESSIONS.unfinishedCall, '--data', data], { encoding: 'utf8' });
+    expect(readable.stdout).toContain('\ntitle "Count the lines of the parser." (first-prompt)\nproject -home-user-fixtures-unfinished-call (/home/user/work/meter)\nmodels claude-opus-4-5, claude-sonnet-4-5\n');
   });
 });
 
@@ -63,7 +65,7 @@ describe('titles', () => {
     expect(sessionAttrs(FIXTURE_SESSIONS.generatedTitle)).toMatchObject({ title: 'Speeding up the type check', title_source: 'ai-title' });
   });
 
-  it('falls back to the first prompt a person typed, past a command and injected context, on one line and shortened', () => {
+  it('falls back to the first prompt a person typed, past commands and the context the runtime added, on one line and shortened', () => {
     const attrs = sessionAttrs(FIXTURE_SESSIONS.commandFirst);
     const expected = `${Array.from(COMMAND_FIRST_PROMPT).slice(0, TITLE_CHARACTERS).join('').replace(/\s+/g, ' ').trim()}…`;
     expect(expected.startsWith('Fix the login bug: the session cookie expires too early.')).toBe(true);

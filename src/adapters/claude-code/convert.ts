@@ -175,6 +175,7 @@ function transcriptRow(form: StringForm, row: number, value: Json): SessionDataR
   const trigger = triggerOf(value, attachment);
   const flags = flagsOf(type, value, message, attachment, toolObject, parts, trigger);
   const stop = message !== undefined ? text(message.stop_reason) : undefined;
+  const from = producerOf(type, flags, parts);
 
   return {
     row,
@@ -193,7 +194,8 @@ function transcriptRow(form: StringForm, row: number, value: Json): SessionDataR
     cwd: text(value.cwd),
     model: message !== undefined ? text(message.model) : undefined,
     stop,
-    from: producerOf(type, flags, parts),
+    from,
+    prompt: promptPart(from, flags, parts),
     flags,
     usage: message !== undefined ? usageOf(message.usage) : undefined,
     parts: parts.length > 0 ? parts : [dataPart(form, value)],
@@ -209,6 +211,18 @@ function titleOf(type: string, value: Json): Pick<SessionDataRow, 'label' | 'tit
   if (text(value.customTitle) !== undefined) return { label: text(value.customTitle), title: 'custom-title' };
   if (text(value.aiTitle) !== undefined) return { label: text(value.aiTitle), title: 'ai-title' };
   return {};
+}
+
+// Text the runtime puts into a person's message beside what they typed: the
+// file or lines open in their editor, hook output, reminders.
+const RUNTIME_CONTEXT = ['<ide_opened_file>', '<ide_selection>', '<system-reminder>', '<session-start-hook>', '<user-prompt-submit-hook>'];
+
+// Which part holds what a person typed, on a prompt that is not a command:
+// the first text part that is not context the runtime added.
+function promptPart(from: Producer, flags: RecordFlag[], parts: Part[]): number | undefined {
+  if (from !== 'person' || flags.includes('command') || flags.includes('interrupt')) return undefined;
+  const index = parts.findIndex((part) => part.k === 'text' && !RUNTIME_CONTEXT.some((marker) => part.text.startsWith(marker)));
+  return index >= 0 ? index : undefined;
 }
 
 // A hook's or a progress record's tool pointer is sometimes a real tool use id
@@ -459,8 +473,9 @@ function flagsOf(
     else if (trigger === undefined && typed) flags.add('apparent_input');
     const first = parts[0];
     if (first?.k === 'text' && first.text.startsWith('[Request interrupted by user')) flags.add('interrupt');
-    // A slash command is written with its name first or, in some versions, its message first.
-    if (first?.k === 'text' && (first.text.startsWith('<command-name>') || first.text.startsWith('<command-message>'))) flags.add('command');
+    // A slash command is written with its name first or, in some versions,
+    // its message first; a shell command the person ran as its input.
+    if (first?.k === 'text' && ['<command-name>', '<command-message>', '<bash-input>', '<bash-stdout>', '<bash-stderr>'].some((marker) => first.text.startsWith(marker))) flags.add('command');
     if (first?.k === 'text' && (first.text.startsWith('<local-command-stdout>') || first.text.startsWith('<local-command-stderr>'))) flags.add('command');
   }
   if (value.isMeta === true) {

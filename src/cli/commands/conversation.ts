@@ -33,6 +33,7 @@ function showConversation({ values, operands }: Given<typeof OPTIONS>, io: Io): 
   const head = folded.rounds.at(-1)!;
   const session = [...folded.nodes.values()].find((node) => node.kind === 'session');
   const counts = (session?.attrs?.counts ?? {}) as Record<string, number>;
+  const attrs = session?.attrs ?? {};
   if (values.json) {
     const strip = <T extends { t: string; tombstone?: true }>(frame: T) => {
       const { t: _t, tombstone: _tombstone, ...rest } = frame;
@@ -40,7 +41,6 @@ function showConversation({ values, operands }: Given<typeof OPTIONS>, io: Io): 
     };
     // What the conversation is called, where and with which models: the
     // session node's own attributes, lifted so a reader needs no node walk.
-    const attrs = session?.attrs ?? {};
     const names = Object.fromEntries((['title', 'title_source', 'project'] as const).flatMap((key) => (attrs[key] !== undefined ? [[key, attrs[key]]] : [])));
     io.out(
       `${JSON.stringify({
@@ -59,6 +59,10 @@ function showConversation({ values, operands }: Given<typeof OPTIONS>, io: Io): 
   }
   printTree(folded, terms, io);
   io.out(`\nround ${head.header.round} of ${folded.rounds.length}, through landed sequence ${head.header.through_seq}\n`);
+  const project = attrs.project as { folder: string; cwd?: string } | undefined;
+  if (attrs.title !== undefined) io.out(`title ${JSON.stringify(attrs.title)} (${String(attrs.title_source)})\n`);
+  if (project !== undefined) io.out(`project ${project.folder}${project.cwd !== undefined ? ` (${project.cwd})` : ''}\n`);
+  if (Array.isArray(attrs.models) && attrs.models.length > 0) io.out(`models ${attrs.models.join(', ')}\n`);
   io.out(`${counts.talks ?? 0} talks, ${counts.runs ?? 0} runs, ${counts.provider_calls ?? 0} provider calls, ${counts.tool_uses_joined ?? 0} of ${counts.tool_uses ?? 0} tool uses joined, ${counts.child_streams_started ?? 0} of ${counts.child_streams ?? 0} child streams started by a known call\n`);
   const open = [...folded.unresolved.values()].filter((entry) => entry.state !== 'resolved');
   for (const entry of open) io.out(`unresolved ${DEFAULT_ADAPTER.glossary.termFor(entry.kind, terms)} ${entry.ref} (${entry.state})\n`);

@@ -10,13 +10,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWhere, filesMissing, firstMissing, programMissing } from '../requirements.ts';
 import { CHROMIUM, exportWithSite, launch } from './browser.ts';
 
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 const corpus = path.resolve(repository, '..', 'shared', 'corpus');
 const trees = [path.join(corpus, 'claude-code-log', 'test', 'test_data', 'real_projects'), path.join(corpus, 'spotter', 'test', 'fixtures')];
-const present = trees.every((tree) => fs.existsSync(tree)) && fs.existsSync(CHROMIUM);
+const missing = firstMissing(filesMissing(...trees), programMissing(CHROMIUM));
 
 /** Words of the model that only the evidence folds, the audit and the glossary may show. */
 const INTERNAL = /\b(llm\.call|context\.injection|message\.external|message\.assistant|message\.synthetic|agent\.call|agent\.launch_ack|runtime\.notification|turn\.duration|epoch\.boundary|epoch\.summary|loop: unavailable|timing: unavailable)\b/;
@@ -29,7 +30,7 @@ type Shown = { innerText: string; classList: { contains(name: string): boolean }
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const WIDTHS = [1280, 390] as const;
 
-describe.skipIf(!present)('the conversation pages of ../shared/corpus, as a reader meets them', () => {
+describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader meets them', () => {
   let site: string;
   let browser: Browser;
   /** The first page of every conversation, and every other page of a conversation, branch or stream. */
@@ -66,11 +67,12 @@ describe.skipIf(!present)('the conversation pages of ../shared/corpus, as a read
         for (const file of firsts) {
           await page.goto(pathToFileURL(file).href);
           const seen = await page.evaluate(() => {
-            const prompt = document.querySelector('main .msg.human');
-            const box = prompt?.getBoundingClientRect();
+            // The transcript's first talk: a person's prompt, or the command or context a talk began with.
+            const first = document.querySelector('main section.talk');
+            const box = first?.getBoundingClientRect();
             return { top: box?.top, promptHeight: box?.height, scrollWidth: document.documentElement.scrollWidth, text: document.querySelector('main')!.innerText, title: document.title };
           });
-          // The first prompt starts within the first screen (on a phone, within it too, once the header is read).
+          // The transcript starts within the first screen (on a phone, within it too, once the header is read).
           if (seen.top !== undefined) expect(seen.top, file).toBeLessThan(width === 1280 ? 800 - 60 : 800 - 40);
           expect(seen.scrollWidth, file).toBeLessThanOrEqual(width);
           expect(seen.text.match(INTERNAL)?.[0], file).toBeUndefined();

@@ -28,8 +28,8 @@ describe('the facts of a conversation', () => {
     const facts = factsOf(FIXTURE_SESSIONS.indexFacts);
     expect(facts.firstPrompt).toBe(INDEX_FACTS.prompt);
     expect(facts.title).toBe(INDEX_FACTS.prompt);
-    expect(facts.titleSource).toBe('first prompt');
-    expect(facts.models).toEqual(INDEX_FACTS.models);
+    expect(facts.titleSource).toBe('first-prompt');
+    expect(facts.models).toEqual([...INDEX_FACTS.models].sort());
     expect(facts.project).toEqual({ folder: '-home-user-fixtures-index-facts', path: '/home/user/fixtures/index/facts' });
     expect(facts.tokens?.total).toBeGreaterThan(0);
     expect(facts.tokens?.lowerBound).toBe(false);

@@ -11,19 +11,20 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { conversationsOfBundle, loadConversation } from '../../src/site/data/bundle.ts';
 import { planConversation } from '../../src/site/data/plan.ts';
 import { partsOfStep } from '../../src/site/data/row-outline.ts';
 import type { SearchScriptData } from '../../src/site/data/search-text.ts';
 import { conversationStructure } from '../../src/site/data/streams.ts';
 import type { StepView } from '../../src/site/data/views.ts';
+import { describeWhere, filesMissing, firstMissing, programMissing } from '../requirements.ts';
 import { CHROMIUM, exportWithSite, launch, searchSettled, watchedPage, type Watched } from './browser.ts';
 
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 const corpus = path.resolve(repository, '..', 'shared', 'corpus');
 const trees = [path.join(corpus, 'claude-code-log', 'test', 'test_data', 'real_projects'), path.join(corpus, 'spotter', 'test', 'fixtures')];
-const present = trees.every((tree) => fs.existsSync(tree)) && fs.existsSync(CHROMIUM);
+const missing = firstMissing(filesMissing(...trees), programMissing(CHROMIUM));
 const ARTIFACTS = path.resolve('test', 'artifacts');
 const WIDTHS = [1280, 390] as const;
 
@@ -35,7 +36,7 @@ interface Sought {
   readonly target: string;
 }
 
-describe.skipIf(!present)('the index and search of ../shared/corpus', () => {
+describeWhere(missing, 'the index and search of ../shared/corpus', () => {
   let out: string;
   let base: string;
   let browser: Browser;

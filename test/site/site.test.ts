@@ -84,7 +84,7 @@ describeWhere(missing, 'the static site in Chromium', () => {
       expect(branch).toContain('does not roll back');
       // The history before the fork, folded above the branch's own talks.
       expect(await page.locator('details.shared-history:not([open])').textContent()).toContain('Write a haiku about rain.');
-      expect(await page.title()).toBe('Another path: “Make it sadder.” · Conversation 92aebe89 · Sessionizer');
+      expect(await page.title()).toBe('Another path: “Make it sadder.” · Write a haiku about rain. · Sessionizer');
       if (mode === 'file') await page.screenshot({ path: path.join(ARTIFACTS, 'site-branch.png'), fullPage: true });
       await page.goBack();
       expect(page.url()).toBe(`${base}/site/c/${FIXTURE_SESSIONS.rewind}.html`);

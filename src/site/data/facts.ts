@@ -78,7 +78,7 @@ export function conversationFacts(conversation: BundleConversation, structure: C
 function titleOf(attrs: Record<string, unknown>, conversation: BundleConversation, firstPrompt: string | undefined): { title: string; titleSource: string } {
   if (typeof attrs.title === 'string' && attrs.title.trim() !== '') return { title: attrs.title, titleSource: typeof attrs.title_source === 'string' ? attrs.title_source : 'runtime' };
   if (conversation.title !== undefined && conversation.title.trim() !== '') return { title: conversation.title, titleSource: 'runtime' };
-  if (firstPrompt !== undefined) return { title: cut(firstPrompt, TITLE), titleSource: 'first prompt' };
+  if (firstPrompt !== undefined) return { title: cut(firstPrompt, TITLE), titleSource: 'first-prompt' };
   return { title: `Conversation ${conversation.id}`, titleSource: 'id' };
 }
 

@@ -30,7 +30,8 @@ describe('the facts of a conversation', () => {
     expect(facts.title).toBe(INDEX_FACTS.prompt);
     expect(facts.titleSource).toBe('first-prompt');
     expect(facts.models).toEqual([...INDEX_FACTS.models].sort());
-    expect(facts.project).toEqual({ folder: '-home-user-fixtures-index-facts', path: '/home/user/fixtures/index/facts' });
+    // The working folder the records name, not the project folder's name read back as a path.
+    expect(facts.project).toEqual({ folder: '-home-user-fixtures-index-facts', path: '/home/user/project' });
     expect(facts.tokens?.total).toBeGreaterThan(0);
     expect(facts.tokens?.lowerBound).toBe(false);
     expect(facts.from! < facts.to!).toBe(true);

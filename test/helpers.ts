@@ -15,6 +15,9 @@ import { collectAll, type CollectAllReport } from '../src/collection/collect-all
 import { readLandedFile, type LandedHeader, type LandedRecord } from '../src/landing/landed-file.ts';
 import { landedFilesOfSession } from '../src/landing/session-state.ts';
 import { parseSession } from '../src/parse/parse.ts';
+import { assemble } from '../src/parse/structure.ts';
+import { loadSessionIndex } from '../src/index/session-index.ts';
+import type { FlowNode, Structure } from '../src/model/structure.ts';
 import { readSessionData, type SessionDataEntry } from '../src/session-data/derive.ts';
 import type { SessionDataRow } from '../src/session-data/format.ts';
 import { FIXTURE_ROOT } from '../scripts/write-fixtures.ts';
@@ -156,4 +159,16 @@ export async function exportInTwoRounds(fixtureFolder: string, session: string):
   const out = path.join(temporaryFolder(), 'export');
   await writeExport(data, out, [session], { site: false });
   return out;
+}
+
+/** A session's structure, assembled from its index as a parse does, with its nodes by kind and by id. */
+export interface AssembledStructure extends Structure {
+  kinds(kind: string): FlowNode[];
+  node(id: string): FlowNode | undefined;
+}
+
+export function assembledStructure(data: string, session: string): AssembledStructure {
+  const index = loadSessionIndex(data, session);
+  const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+  return { ...structure, kinds: (kind) => structure.nodes.filter((node) => node.kind === kind), node: (id) => structure.nodes.find((node) => node.id === id) };
 }

@@ -1,11 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assemble } from '../../src/parse/structure.ts';
-import { loadSessionIndex } from '../../src/index/session-index.ts';
-import type { FlowNode, Structure } from '../../src/model/structure.ts';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { assembledStructure, collectOnce, copyOfFixtures, temporaryFolder, type AssembledStructure } from '../helpers.ts';
 
 let data: string;
 beforeAll(() => {
@@ -13,11 +10,7 @@ beforeAll(() => {
   collectOnce(copyOfFixtures({ forFile: true }), data);
 });
 
-function structureOf(session: string): Structure & { kinds: (kind: string) => FlowNode[]; node: (id: string) => FlowNode | undefined } {
-  const index = loadSessionIndex(data, session);
-  const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
-  return { ...structure, kinds: (kind) => structure.nodes.filter((node) => node.kind === kind), node: (id) => structure.nodes.find((node) => node.id === id) };
-}
+const structureOf = (session: string): AssembledStructure => assembledStructure(data, session);
 
 describe('assembly of each hazard fixture', () => {
   it('duplicates: the re-written block adds no node, and its first copies are what the talks hold', () => {

@@ -12,11 +12,11 @@ import { QUIET_TAIL_MS } from '../../src/collection/collector.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { appendRound, readChain } from '../../src/session-flow/chain.ts';
-import type { FlowNode, Structure } from '../../src/model/structure.ts';
+import type { FlowNode } from '../../src/model/structure.ts';
 import { verifyChains } from '../../src/verify/chains.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { collectOnce, copyOfFixtures, foldedEntities, landedOf, temporaryFolder } from '../helpers.ts';
+import { assembledStructure, collectOnce, copyOfFixtures, foldedEntities, landedOf, temporaryFolder, type AssembledStructure } from '../helpers.ts';
 
 let data: string;
 beforeAll(() => {
@@ -24,11 +24,7 @@ beforeAll(() => {
   collectOnce(copyOfFixtures({ forFile: true }), data);
 });
 
-function structureOf(session: string): Structure & { kinds: (kind: string) => FlowNode[]; node: (id: string) => FlowNode | undefined } {
-  const index = loadSessionIndex(data, session);
-  const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
-  return { ...structure, kinds: (kind) => structure.nodes.filter((node) => node.kind === kind), node: (id) => structure.nodes.find((node) => node.id === id) };
-}
+const structureOf = (session: string): AssembledStructure => assembledStructure(data, session);
 
 function talkOf(structure: ReturnType<typeof structureOf>, id: string): FlowNode | undefined {
   for (let at = structure.node(id); at; at = at.parent !== undefined ? structure.node(at.parent) : undefined) if (at.kind === 'talk') return at;

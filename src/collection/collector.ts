@@ -25,7 +25,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { overwriteInPlace, PendingFile, READ_ONLY } from '../files/atomic-file.ts';
-import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor, type SnapshotCursor } from '../landing/cursor.ts';
+import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor } from '../landing/cursor.ts';
 import { isJsonText } from '../files/json-text.ts';
 import { encodingFor, headerLine, parsedPayloadOf, recordLine, type LandedHeader } from '../landing/landed-file.ts';
 import { digestOf } from '../files/digest.ts';
@@ -37,6 +37,7 @@ import { isLeftByEndedProcess, removeLeftTemporaries } from '../files/process.ts
 import { listSession, readSessionState, sessionStateIsSound, sessionStateText, type SessionListing } from '../landing/session-state.ts';
 import { deriveMissingSessionData, landedFilesWithoutSessionData, SessionDataWriter } from '../session-data/derive.ts';
 import { CommitBatch, CommitError } from './commit-batch.ts';
+import { finishedLine, holdsNewline, inFlightMessage, isQuiet, verdictOf } from './source-verdict.ts';
 import type { Adapter, CollectableSource, DiscoveredSession } from '../adapters/adapter.ts';
 
 // A landed file is closed and a new one started past this size, and a
@@ -55,15 +56,6 @@ export const LARGE_LINE_BYTES = 1 << 20;
 const PROBLEMS_LISTED = 20;
 
 const NEWLINE = Buffer.from('\n');
-
-// Bytes after the last newline are a line still being written, and are left
-// for the next pass, except in a file nobody writes any more: a finished
-// transcript another tool copied or cut without its final newline. Such a
-// last line lands once the file has not changed for this long and the bytes
-// are one whole JSON value, so a record is never lost for want of a newline
-// and a half-written one is never landed. A tail that is not whole JSON is
-// left out and said so in every pass's outcome.
-export const QUIET_TAIL_MS = 10 * 60 * 1000;
 
 export interface LandedFileSummary {
   readonly seq: number;
@@ -334,70 +326,42 @@ export function quietSession(session: DiscoveredSession, options: CollectOptions
 /**
  * A source's outcome when collecting it writes nothing: a cursor that says
  * all of it is landed, or that an earlier conflict stopped it, or no cursor
- * and nothing in it yet. Undefined when there is something to land or a
- * cursor to change. Throws what reading the source throws.
+ * and nothing in it yet, or only a line still being written past it.
+ * Undefined when there is something to land or a cursor to change. Throws
+ * what reading the source throws.
  */
 function quietOutcome(source: CollectableSource, cursorFile: string, cursor: Cursor | undefined, now: Date): SourceOutcome | undefined {
-  if (cursor?.state === 'conflict') return stoppedEarlier(source, cursorFile, cursor);
-  if (cursor && (cursor.state !== 'active' || cursor.type !== source.nature)) return undefined;
-  if (source.nature === 'append') {
-    const stat = fs.statSync(source.path, { bigint: true });
-    if (!cursor) return stat.size === 0n ? outcome(source, 'empty') : undefined;
-    const { device, inode, offset } = cursor as AppendCursor;
-    if (device !== String(stat.dev) || inode !== String(stat.ino)) return undefined;
-    const inFlight = Number(stat.size) - offset;
-    if (inFlight === 0) return outcome(source, 'unchanged');
-    // Bytes after the last landed line with no newline among them are a
-    // line still being written: nothing to land yet, as the pass under the
-    // lock would find after checking the landed prefix again.
-    if (inFlight < 0 || inFlight > BUFFER_BYTES || holdsNewline(source.path, offset, offset + inFlight)) return undefined;
-    const quiet = isQuiet(Number(stat.mtimeMs), now);
-    if (quiet && finishedLine(source.path, offset, Number(stat.size)) !== undefined) return undefined;
-    return { ...outcome(source, 'unchanged', inFlightMessage(inFlight, quiet)), inFlightBytes: inFlight };
+  const verdict = verdictOf(source, cursor);
+  switch (verdict.kind) {
+    case 'stopped':
+      return stoppedEarlier(source, cursorFile, verdict.cursor);
+    case 'empty':
+      return outcome(source, 'empty', verdict.message);
+    case 'unchanged':
+      // A cursor that is not active is made active again under the lock.
+      return verdict.cursor.state === 'active' ? outcome(source, 'unchanged') : undefined;
+    case 'grown': {
+      if (!verdict.cursor || verdict.cursor.state !== 'active') return undefined;
+      const { offset } = verdict.cursor;
+      const size = Number(verdict.stat.size);
+      const inFlight = size - offset;
+      // Bytes after the last landed line with no newline among them are a
+      // line still being written: nothing to land yet, as the pass under the
+      // lock would find after checking the landed prefix again.
+      if (inFlight > BUFFER_BYTES || holdsNewline(source.path, offset, size)) return undefined;
+      const quiet = isQuiet(Number(verdict.stat.mtimeMs), now);
+      if (quiet && finishedLine(source.path, offset, size) !== undefined) return undefined;
+      return { ...outcome(source, 'unchanged', inFlightMessage(inFlight, quiet)), inFlightBytes: inFlight };
+    }
+    case 'conflict':
+    case 'changed':
+      return undefined;
   }
-  const content = fs.readFileSync(source.path);
-  if (content.length === 0) return outcome(source, 'empty', EMPTY_DOCUMENT);
-  return cursor && (cursor as SnapshotCursor).contentSha256 === digestOf(content) ? outcome(source, 'unchanged') : undefined;
 }
-
-const EMPTY_DOCUMENT = 'the document is empty; nothing to land yet';
 
 /** A source an earlier conflict stopped: said again, and left alone until a person moves its cursor aside. */
 function stoppedEarlier(source: CollectableSource, cursorFile: string, cursor: Cursor): SourceOutcome {
   return outcome(source, 'conflict', `stopped by an earlier conflict: ${cursor.conflict ?? 'unknown'}. Its landed data is kept; move ${cursorFile} aside to land the source again from the start`);
-}
-
-/** Whether bytes [start, end) of `file` hold a newline. */
-function holdsNewline(file: string, start: number, end: number): boolean {
-  return withOpenFile(file, (descriptor) => {
-    // Each chunk is looked at before the next is read into the same buffer.
-    for (const chunk of readRange(descriptor, start, end, 'the source ended early')) if (chunk.includes(0x0a)) return true;
-    return false;
-  });
-}
-
-function inFlightMessage(bytes: number, quiet: boolean): string {
-  return quiet
-    ? `${bytes} bytes after the last newline are not a whole record, and the file has not changed for ${QUIET_TAIL_MS / 60000} minutes; they are left out until a newline ends them`
-    : `${bytes} bytes after the last newline are a write in progress; left for the next pass`;
-}
-
-/** Whether a file last changed at `mtimeMs` has been quiet long enough for its unfinished last line to land. */
-function isQuiet(mtimeMs: number, now: Date): boolean {
-  return now.getTime() - mtimeMs >= QUIET_TAIL_MS;
-}
-
-/** The bytes [start, end) of `file`, when they are one whole JSON value: a finished last line that lacks only its newline. */
-function finishedLine(file: string, start: number, end: number): Buffer | undefined {
-  const bytes = Buffer.alloc(end - start);
-  withOpenFile(file, (descriptor) => {
-    let at = 0;
-    for (const chunk of readRange(descriptor, start, end, 'the source ended early')) {
-      chunk.copy(bytes, at);
-      at += chunk.length;
-    }
-  });
-  return isJsonText(bytes) ? bytes : undefined;
 }
 
 function outcome(source: CollectableSource, status: SourceStatus, message?: string): SourceOutcome {
@@ -415,14 +379,23 @@ function collectSource(context: SessionContext, source: CollectableSource, curso
   } catch (error) {
     return outcome(source, 'failed', `${cursorFile}: ${(error as Error).message}`);
   }
-  if (cursor?.state === 'conflict') return stoppedEarlier(source, cursorFile, cursor);
-  if (cursor && cursor.type !== source.nature) {
-    return stop(context, source, cursorFile, cursor, `the cursor is for a ${cursor.type} source but this source is ${source.nature}`);
-  }
   try {
-    return source.nature === 'append'
-      ? collectAppend(context, source, cursorFile, cursor as AppendCursor | undefined)
-      : collectSnapshot(context, source, cursorFile, cursor as SnapshotCursor | undefined);
+    const verdict = verdictOf(source, cursor);
+    switch (verdict.kind) {
+      case 'stopped':
+        return stoppedEarlier(source, cursorFile, verdict.cursor);
+      case 'conflict':
+        return stop(context, source, cursorFile, verdict.cursor, verdict.why);
+      case 'empty':
+        return outcome(source, 'empty', verdict.message);
+      case 'unchanged':
+        if (verdict.cursor.state !== 'active') writeCursor(cursorFile, { ...verdict.cursor, state: 'active' }, context.now());
+        return outcome(source, 'unchanged');
+      case 'grown':
+        return collectAppend(context, source, cursorFile, verdict.cursor, verdict.stat);
+      case 'changed':
+        return collectSnapshot(context, source, cursorFile, verdict.content, verdict.digest);
+    }
   } catch (error) {
     if (error instanceof CommitError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync(source.path)) {
@@ -563,26 +536,11 @@ class Landing {
   }
 }
 
-function collectAppend(context: SessionContext, source: CollectableSource, cursorFile: string, cursor: AppendCursor | undefined): SourceOutcome {
-  const stat = fs.statSync(source.path, { bigint: true });
+/** Lands the complete lines past the cursor (the verdict was `grown`): `stat` is the size and identity it was decided on. */
+function collectAppend(context: SessionContext, source: CollectableSource, cursorFile: string, cursor: AppendCursor | undefined, stat: fs.BigIntStats): SourceOutcome {
   const device = String(stat.dev);
   const inode = String(stat.ino);
   const size = Number(stat.size);
-  if (cursor) {
-    if (cursor.device !== device || cursor.inode !== inode) {
-      return stop(context, source, cursorFile, cursor, `the file was replaced: device and inode were ${cursor.device}/${cursor.inode}, now ${device}/${inode}`);
-    }
-    if (size < cursor.offset) {
-      return stop(context, source, cursorFile, cursor, `the file was truncated: ${cursor.offset} bytes were landed, the file now has ${size}`);
-    }
-    if (size === cursor.offset) {
-      if (cursor.state !== 'active') writeCursor(cursorFile, { ...cursor, state: 'active' }, context.now());
-      return outcome(source, 'unchanged');
-    }
-  } else if (size === 0) {
-    return outcome(source, 'empty');
-  }
-
   return withOpenFile(source.path, (descriptor) => {
     const prefix = crypto.createHash('sha256');
     const start = cursor?.offset ?? 0;
@@ -650,14 +608,8 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
   });
 }
 
-function collectSnapshot(context: SessionContext, source: CollectableSource, cursorFile: string, cursor: SnapshotCursor | undefined): SourceOutcome {
-  const content = fs.readFileSync(source.path);
-  if (content.length === 0) return outcome(source, 'empty', EMPTY_DOCUMENT);
-  const digest = digestOf(content);
-  if (cursor && cursor.contentSha256 === digest) {
-    if (cursor.state !== 'active') writeCursor(cursorFile, { ...cursor, state: 'active' }, context.now());
-    return outcome(source, 'unchanged');
-  }
+/** Lands a snapshot source's new content (the verdict was `changed`) as one record. */
+function collectSnapshot(context: SessionContext, source: CollectableSource, cursorFile: string, content: Buffer, digest: string): SourceOutcome {
   const landing = new Landing(context, source);
   try {
     landing.add(0, 0, content);

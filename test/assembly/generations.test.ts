@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PARSER_VERSION, policyOf } from '../../src/assembly/assemble.ts';
 import { assemble } from '../../src/parse/structure.ts';
-import { QUIET_TAIL_MS } from '../../src/collection/collector.ts';
+import { QUIET_TAIL_MS } from '../../src/collection/source-verdict.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { appendRound, readChain } from '../../src/session-flow/chain.ts';

@@ -16,7 +16,7 @@ import { joinTools } from '../../src/assembly/tools.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
 import { stableUuid } from '../../scripts/claude-code-records.ts';
 import { collectOnce, foldedEntities, landedOf, temporaryFolder } from '../helpers.ts';
-import { QUIET_TAIL_MS } from '../../src/collection/collector.ts';
+import { QUIET_TAIL_MS } from '../../src/collection/source-verdict.ts';
 import { assemble } from '../../src/parse/structure.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { readChain } from '../../src/session-flow/chain.ts';

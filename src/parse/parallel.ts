@@ -1,7 +1,6 @@
 // Parse on every core (cores/work-on-cores.ts). A session is assembled as a
 // whole, and sessions share nothing: each thread assembles one at a time and
-// appends its round. Over the benchmark corpora the parse step of a first
-// export was a single thread's 4.0 s at 200 MB and 17.1 s at 1 GB.
+// appends its round.
 
 import { workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { ChainError } from '../session-flow/chain.ts';
@@ -9,10 +8,7 @@ import { assemblyDue, parseSession, type ParseResult } from './parse.ts';
 
 /**
  * Below this many bytes of landed files to assemble, workers do not pay for
- * their start. Measured through the command: the 20 MB corpus's sessions
- * (21.3 MB landed) parsed in 0.97-1.02 s on two threads against 0.97-1.05 s
- * on one, and the 200 MB corpus's (211 MB) in 3.68-4.48 s against
- * 4.25-5.29 s. Where between the two it starts to pay was not measured.
+ * their start (docs/performance.md gives the measurements it was set from).
  */
 export const PARALLEL_PARSE_FROM_BYTES = 32 << 20;
 

@@ -12,9 +12,8 @@
 //    renders the pages of later exports in children that start no Astro and
 //    build nothing (render.mjs), which is most of a small build's time. A
 //    site shared out with no renderer kept has one made first, by a build of
-//    no conversation, rather than a build in every child: on the 200 MB
-//    corpus the site step took 21.1-22.2 s so against 23.2-23.7 s, with a
-//    peak of 1.0 GB against 1.1-1.4 GB;
+//    no conversation, rather than a build in every child, which is both
+//    faster and lighter;
 // 2. write the search index from the plans the build saved, the highlight
 //    style sheet, and make every link relative, since Astro emits
 //    `/_astro/...` and file:// has no server root.
@@ -24,10 +23,9 @@
 // pages are kept in the cache under a key of the two, and a build renders
 // only the conversations whose key is new, linking the others' pages from
 // the cache; the index and the search index, which list every conversation,
-// are rendered each time from the plans saved beside the pages. Measured on
-// the 200 MB benchmark corpus, where the site is most of an export's time,
-// this is what lets a second export after one conversation changed cost a
-// small part of the first.
+// are rendered each time from the plans saved beside the pages. The site is
+// most of an export's time, so this is what lets a second export after one
+// conversation changed cost a small part of the first.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -322,10 +320,9 @@ function removeAbandonedRoots(roots: string): void {
  * export, after one conversation changed, writes only that conversation's
  * script, keeps the others with its pages (finishedPages), and its archive
  * compresses only that one again and copies the frames of the others
- * (bundle/archive-frames.ts). The 200 MB benchmark corpus's index was one
- * 12.5 MB file that every export wrote again (about 60 ms of a second
- * export's site step, in a profile) and compressed again (zstd -3 takes
- * 110 ms over those bytes). Only the conversations rendered are written.
+ * (bundle/archive-frames.ts). One index for the whole site would be written
+ * and compressed again by every export, whatever changed. Only the
+ * conversations rendered are written.
  */
 function writeSearchScripts(out: string, conversations: readonly SelectedConversation[]): void {
   fs.mkdirSync(path.join(out, SEARCH_SCRIPTS), { recursive: true });
@@ -359,8 +356,8 @@ function removeBuildLeftovers(out: string): void {
 // Finished pages: <cache>/pages/<key>/plan.json, files/<page>, and `complete`,
 // written last, so that an entry an interrupted build left is never used.
 // The pages in files/ and in the export are one file, hard links to each
-// other: copying them cost about as much as a second export's whole site step
-// on the 200 MB corpus once only one conversation changed. `complete` names
+// other: copying them would cost about as much as the rest of a second
+// export's site step once only one conversation changed. `complete` names
 // every file with its stamp (device, inode, size, modification time) and its
 // SHA-256: a page edited in an export edits the cache too, and a page
 // replaced in the cache is another inode, so either way the stamp no longer
@@ -507,9 +504,9 @@ function keepFinishedPages(cache: string, out: string, finished: readonly Finish
  * that run at once, the largest first to the build with the fewest bytes so
  * far; the first group is the lead's. Unless told otherwise, one build per
  * core, up to MOST_BUILDS, but no more than one per BYTES_PER_BUILD of
- * bundle to render: each build starts on its own (Astro's import and Vite's
- * build of the page code: a build of one small conversation took 4.1 s,
- * 5.7 s of CPU and 280 MB).
+ * bundle to render: each build pays its own start (Astro's import and
+ * Vite's build of the page code), seconds of CPU and hundreds of megabytes
+ * before it renders a page.
  */
 function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): Set<string>[] {
   const weighed = ids.map((id) => ({ id, bytes: bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)) }));
@@ -525,12 +522,9 @@ function shareOut(bundle: string, ids: readonly string[], builds: number | undef
 }
 
 /**
- * How much bundle a build must render to be worth its start. Measured on 2
- * cores, the site of the 20 MB benchmark corpus (42 MB of bundle) took
- * 9.2-9.5 s in two builds against 7.0-7.3 s in one, and that of the 200 MB
- * corpus (381 MB) 24.1-24.6 s against 26.2-31.0 s. Where between the two
- * sizes two builds start to pay off was not measured; this puts the second
- * build at 192 MB.
+ * How much bundle a build must render to be worth its start: a second build
+ * pays off for a site of hundreds of megabytes of bundle and not for one of
+ * tens (docs/performance.md); this puts the second build at 192 MB.
  */
 const BYTES_PER_BUILD = 96 * 1024 * 1024;
 /** Builds at once, at most: each holds its own Astro, Vite and the conversation it renders. */

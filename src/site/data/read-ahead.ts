@@ -1,42 +1,29 @@
 // What a waiting renderer child reads of a conversation before it is asked
 // to render it.
 //
-// After one line was added to the 200 MB benchmark corpus's biggest
-// conversation (30 MB), the renderer child that waits for the site step
-// (build/kept-renderer.ts) sat idle for 0.86 s while the export parsed, then
-// spent 0.76 s loading that conversation: its `.sd` rows (0.40 s) and its
-// round chain (0.15 s) above all. Those files are write-once in the storage
-// zone, and the bundle the child renders from holds copies of them. So the
-// export tells the waiting child, once it has collected, which sessions have
-// new evidence, and the child reads them from the storage zone while the
-// export parses.
+// A waiting renderer child (build/kept-renderer.ts) is idle while the
+// export parses, and then spends much of a small export's site step loading
+// the changed conversation: its `.sd` rows and its round chain. Those files
+// are write-once in the storage zone, and the bundle the child renders from
+// holds copies of them. So the export tells the waiting child, once it has
+// collected, which sessions have new evidence, and the child reads them from
+// the storage zone while the export parses.
 //
 // The site is a function of the bundle alone (DESIGN.md), and a bundle file
 // may differ from the storage file it was copied from (a redacted export
 // rewrites them). So what was read ahead is used only for a bundle file
-// whose SHA-256 is that of the bytes read: the check reads the file again,
-// which costs a fraction of parsing it (that conversation's 29.6 MB of `.sd`
-// took 0.40 s to parse; reading and SHA-256 run at about 1.2 GB/s here), and a
-// file that differs is read from the bundle as if nothing had been read
-// ahead.
+// whose SHA-256 is that of the bytes read: checking reads the file again,
+// which costs a fraction of parsing it, and a file that differs is read from
+// the bundle as if nothing had been read ahead.
 //
-// Measured on that change, three runs each: the site step took 1.57-1.60 s
-// against 2.35-2.50 s, the whole export 4.06 s against 4.58-4.61 s. The
-// parse step, sharing the two cores with the child reading, took 1.26-1.37 s
-// against 1.00-1.06 s. That share grows with the session, and on a larger
-// one it costs more than it saves: one line added to a 75 MB conversation
-// (of a 500 MB corpus), exports of 9.54-9.98 s against 9.65-11.43 s; to the
-// 151 MB one of the 1 GB corpus (150 MB of `.sd`), 20.15-22.95 s against
-// 17.87-18.96 s, its parse step 6.1-8.6 s against 3.7-4.1 s. So no more
-// than READ_AHEAD_MOST_BYTES of a session's `.sd` is read ahead, and its
-// rounds only with all of its `.sd`: with that, the 151 MB conversation's
-// export took 17.00-17.87 s (site step 9.4-9.8 s against 10.8-11.3 s; parse
-// 4.4-4.6 s), and with twice as much 17.12-17.53 s, the parse as much slower
-// as the site faster. (Reading the whole session ahead at the lowest
-// priority kept the parse step near its time and made that export
-// 16.2-16.9 s, but an unprivileged process cannot raise its priority again,
-// and the child would then render at the lowest priority too, starved on a
-// busy machine.)
+// Reading ahead shares the cores with the parse step, and that share grows
+// with the session: for a very large one it costs the parse more than it
+// saves the site. So no more than READ_AHEAD_MOST_BYTES of a session's `.sd`
+// is read ahead, and its rounds only with all of its `.sd`. A child reading
+// at the lowest priority would not slow the parse, but an unprivileged
+// process cannot raise its priority again, and it would then render starved
+// on a busy machine. The measurements behind the bound are in
+// docs/performance.md.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -1,9 +1,9 @@
 // Reuse of the previous export's files, so that a second export after one
 // conversation changed copies and hashes only what changed.
 //
-// Measured on the 200 MB benchmark corpus: its export folder holds 392 MB,
-// and copying it costs about as much as hashing it again for the manifest.
-// Almost all of it is write-once evidence (landed files, `.sd`, rounds,
+// An export folder holds about twice its sources, and copying it costs about
+// as much as hashing it again for the manifest. Almost all of it is
+// write-once evidence (landed files, `.sd`, rounds,
 // branch and label records) that an incremental export would copy and hash
 // unchanged, every time.
 //
@@ -79,7 +79,7 @@ export class ExportReuse {
   private readonly placed = new Map<string, { source: string; sourceStamp: string; target: string; placedStamp: string | undefined }>();
   private readonly known = new Map<string, string>();
   // Folders of the new export made so far: most files share a folder with
-  // the one before, and a second export of the 200 MB corpus places 1,146.
+  // the one before, and a second export places every file again.
   private readonly folders = new Set<string>();
   reused = 0;
   copied = 0;
@@ -138,11 +138,9 @@ export class ExportReuse {
     // A clone where the file system can make one: no bytes written and no
     // space taken until either side changes, and a change to the copy never
     // reaches the storage zone, as it would through a hard link. On Linux
-    // the copy clones by itself where it can: exported onto btrfs, the 200 MB
-    // corpus's bundle (375 MiB) shared every extent with the storage zone,
-    // with this flag and without it. The flag asks for a clone where the
-    // plain copy would not make one (macOS; not measured here). On ext4, as
-    // on the benchmark machine, it is a copy either way.
+    // the copy clones by itself where it can (btrfs, with this flag or
+    // without it); the flag asks for a clone where the plain copy would not
+    // make one (macOS). On ext4 it is a copy either way.
     fs.copyFileSync(source, target, fs.constants.COPYFILE_FICLONE);
     this.placed.set(relative, { source, sourceStamp, target, placedStamp: stampOf(target) });
     this.copied++;

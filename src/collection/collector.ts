@@ -42,8 +42,8 @@ import type { Adapter, CollectableSource, DiscoveredSession } from '../adapters/
 
 // A landed file is closed and a new one started past this size, and a
 // session's batch is committed once it holds two such files (see
-// commit-batch.ts). A 59 MB transcript then lands in two files rather than
-// one, a first backfill that is interrupted keeps what it committed, and the
+// commit-batch.ts). A transcript of tens of megabytes then lands in several
+// files rather than one, a first backfill that is interrupted keeps what it committed, and the
 // `.sd` of one landed file never has to hold more than this.
 export const LANDED_FILE_BYTES = 32 << 20;
 
@@ -238,10 +238,8 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
       // times change, which no reader needs (the counter is taken from the
       // landed files whatever the state says, and readSessionState takes a
       // damaged value for none): written over the file where it is, they
-      // cost no flush and no rename. Flushed with the batch, the 160
-      // sessions of the 200 MB benchmark corpus waited 93 ms of a pass that
-      // found nothing new; renamed into place unflushed, 23-97 ms of
-      // 0.23-0.3 s. Such a pass now writes nothing at all (quietSession).
+      // cost no flush and no rename. A pass that finds nothing new at all
+      // writes nothing (quietSession).
       if (context.nextSeq === state.nextSeq) overwriteInPlace(file, sessionStateText(next));
       else batch.replace(file, sessionStateText(next));
     }
@@ -285,10 +283,8 @@ interface SessionContext extends CollectOptions {
  * A pass that finds nothing new used to lock every session (a lock file
  * made and removed) and write its state over again with the pass's time,
  * which nothing reads. Each pass of a watching collector (every five
- * seconds by default) did so for every session of the history. On the 712
- * sessions of the 1 GB benchmark corpus, a pass that found nothing new took
- * 0.46-0.51 s so, and 0.27-0.29 s answered here, measured in turn in one
- * checkout. A pass (collect-all.ts) asks this of each session before it
+ * seconds by default) did so for every session of the history, and for a
+ * large history that was most of a pass that found nothing new. A pass (collect-all.ts) asks this of each session before it
  * lands any, and lands only those without an answer.
  *
  * Reading without the lock is safe because nothing here is acted on: a

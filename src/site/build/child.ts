@@ -82,14 +82,11 @@ export function startChild(script: string, args: readonly string[], cwd: string,
 
 /**
  * V8 lets the heap grow to several times what is alive before it collects,
- * and a child rendering pages makes a page's worth of garbage for each: the
- * pages of the 1 GB corpus's largest conversation (151 MB) took one child
- * from 430 MB alive after loading to 1.1 GB of heap before its first full
- * collection, 1.37 GB of memory at its peak. Growing the heap by half at
- * most, that child peaked at 0.97 GB in the same time (by a fifth, 0.79 GB
- * but 10-25% slower). Exporting the 200 MB corpus, the site's two children
- * peaked at 0.51-0.55 GB together rather than 0.76-0.78 GB, for a site step
- * of 13.7-14.2 s against 13.0-13.3 s.
+ * and a child rendering pages makes a page's worth of garbage for each, so
+ * a child rendering a very large conversation peaked at three times what
+ * it held. Growing the heap by half at most keeps that peak well down for a
+ * few percent of the site step; by a fifth it was lower still but markedly
+ * slower (docs/performance.md).
  */
 const CHILD_NODE_FLAGS = ['--heap-growing-percent=50'];
 

@@ -54,9 +54,9 @@ export async function keepRenderer(server: string, code: string, roots: string):
  * The server chunks bundled by esbuild with the packages they import (React,
  * Astro's runtime, shiki), in a folder beside them; undefined when that
  * fails. A renderer child loads one module and its chunks rather than about
- * 150 files resolved through node_modules: importing the renderer took
- * 221-249 ms so against 124-140 ms bundled, and a child that renders the
- * pages of one changed conversation spends most of its time loading.
+ * 150 files resolved through node_modules, which nearly halves its import,
+ * and a child that renders the pages of one changed conversation spends
+ * most of its time loading.
  * Shiki's languages stay chunks of their own, loaded as a page needs them.
  * The renderer always runs React's production build (child.ts), so the
  * bundle is made for it alone.
@@ -111,9 +111,9 @@ export function filesUnder(folder: string): string[] {
 /**
  * A renderer child started before the site step is due, that has loaded the
  * kept renderer and waits to be told what to render (render.mjs without an
- * output folder). Starting a child and loading the renderer took 0.31-0.35 s
- * here, most of the site step of an export after one conversation changed;
- * started as the export begins, that happens on the other core while the
+ * output folder). Starting a child and loading the renderer is most of the
+ * site step of an export after one conversation changed; started as the
+ * export begins, that happens on the other core while the
  * export collects and parses.
  */
 export interface WaitingRenderer {

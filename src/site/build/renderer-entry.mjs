@@ -18,8 +18,7 @@ const CONVERSATION_PAGE = /^[cbs]\//;
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
   // encoded once. Streamed, its chunks were encoded one by one and decoded
-  // again by response.text(): 1.3 s and 1.4 s of a child's 16 s over the
-  // 200 MB benchmark corpus's pages.
+  // again by response.text(), a tenth of a child's time.
   const app = new App(manifest, false);
   return {
     /**
@@ -38,10 +37,9 @@ export function createExports(manifest) {
      * Loads what the first page would, for a child that waits for its work
      * (render.mjs): the fetch classes, which Node loads on their first use,
      * and the highlight cache's indexes, of the cache in the environment.
-     * In a profile of a renderer's 0.4 s of work after one conversation of
-     * the 200 MB benchmark corpus changed, reading the indexes took 77 ms and
-     * loading modules on first use about 60 ms; done while waiting, the site
-     * step fell from 0.56-0.59 s to 0.32-0.37 s.
+     * After one conversation changed, reading the indexes and loading
+     * modules on their first use are a third of a renderer's work; done
+     * while it waits, they leave the site step.
      */
     prepare: async () => {
       void new Request('http://sessionizer.invalid/');
@@ -54,9 +52,8 @@ export function createExports(manifest) {
      * with its links made relative in its bytes (relative-links.ts). A page
      * of a conversation whose model did not change is the file its earlier
      * render wrote (earlier-pages.ts), linked rather than read and written
-     * again: after one line was added to the 1 GB
-     * benchmark corpus's biggest conversation, writing its 180 kept pages
-     * (about 160 MB) took 0.5 s of the renderer's time. The index and the
+     * again, which for a large conversation would be a good part of the
+     * renderer's time. The index and the
      * search page list every conversation and are always rendered.
      */
     render: async (file, output) => {

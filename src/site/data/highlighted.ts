@@ -7,10 +7,10 @@
 // <cache>/highlighted/<pid>-<random>.blocks, and after each block a line
 // `<key> <offset> <length>` to the .index beside them; a build reads every
 // index when it starts. A file per block, written under a temporary name and
-// renamed, cost 3 to 7.5 s of the 32 s first site build of the 200 MB
-// benchmark corpus (25,000 files: creating them, their folders, and the
-// exceptions of the reads that missed), and the file system's time for it
-// varied from run to run. A build that ends halfway leaves index lines only
+// renamed, made tens of thousands of files for a large site (creating them,
+// their folders, and the exceptions of the reads that missed), a tenth to a
+// quarter of a first build, and the file system's time for it varied from
+// run to run. A build that ends halfway leaves index lines only
 // for blocks whose bytes are all written, so what it wrote stays usable, and
 // two builds at once write to files of their own.
 

@@ -172,3 +172,12 @@ export function assembledStructure(data: string, session: string): AssembledStru
   const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
   return { ...structure, kinds: (kind) => structure.nodes.filter((node) => node.kind === kind), node: (id) => structure.nodes.find((node) => node.id === id) };
 }
+
+/** A copy of the fixtures collected into a data folder of its own, with `sessions` parsed. */
+export function parsedFixtures(sessions: readonly string[]): { root: string; data: string } {
+  const root = copyOfFixtures();
+  const data = temporaryFolder();
+  collectOnce(root, data);
+  for (const session of sessions) parseSession(data, session);
+  return { root, data };
+}

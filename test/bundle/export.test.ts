@@ -10,7 +10,7 @@ import { parseSession } from '../../src/parse/parse.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { generateCorpus } from '../../scripts/generate-corpus.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { collectOnce, completeLines, copyOfFixtures, exportInTwoRounds, temporaryFolder } from '../helpers.ts';
+import { collectOnce, completeLines, copyOfFixtures, exportInTwoRounds, parsedFixtures, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 
@@ -91,11 +91,8 @@ describe('the export folder', () => {
   });
 
   it('links what did not change from the previous export, copies what did, and never trusts a copy that was edited', async () => {
-    const root = copyOfFixtures();
-    const data = temporaryFolder();
-    collectOnce(root, data);
     const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult];
-    for (const session of sessions) parseSession(data, session);
+    const { root, data } = parsedFixtures(sessions);
     const out = path.join(temporaryFolder(), 'export');
     const first = await writeExport(data, out, sessions, { site: false });
     // Every file but the export's marker, which is written anew each time.

@@ -10,9 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { earlierExportsRemoved, writeExport } from '../../src/export/export-folder.ts';
 import { landedFilesOfSession } from '../../src/landing/session-state.ts';
-import { parseSession } from '../../src/parse/parse.ts';
 import { verifyExport } from '../../src/verify/export.ts';
-import { collectOnce, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { parsedFixtures, temporaryFolder } from '../helpers.ts';
 
 /** Changes one byte of `file` where it is, keeping its size, and puts its modification time back to the nanosecond. */
 function editInPlace(file: string): void {
@@ -32,11 +31,8 @@ function editInPlace(file: string): void {
 
 describe('an export after a file of the one before was edited in place', () => {
   it('copies or renders that file again, and the export and the next one verify', { timeout: 240_000 }, async () => {
-    const root = copyOfFixtures();
-    const data = temporaryFolder();
-    collectOnce(root, data);
     const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult];
-    for (const session of sessions) parseSession(data, session);
+    const { data } = parsedFixtures(sessions);
     const out = path.join(temporaryFolder(), 'export');
     const first = await writeExport(data, out, sessions);
     // A second export links the first one's files, as every later export does;

@@ -15,6 +15,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { WEB_ADDRESS } from '../data/markdown.ts';
 
 // A page is rewritten as the bytes Astro encoded, never decoded: several
 // times cheaper than reading each page as Latin-1 text, rewriting it with a
@@ -31,8 +32,6 @@ const SLASH = 0x2f;
 const LINK_ATTRIBUTES = ['href', 'src'];
 // What makes a link leave the site: a scheme other than data:, or `//host`.
 const REMOTE = /^(?!data:)(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
-// An address a reader may follow, never fetched by the page itself.
-const WEB_ADDRESS = /^https?:\/\/[^/]/i;
 // The most of a link's value REMOTE needs to see.
 const SCHEME_BYTES = 64;
 

@@ -8,7 +8,8 @@
 
 import MarkdownIt from 'markdown-it';
 
-const WEB_ADDRESS = /^https?:\/\//i;
+/** A link may leave the site only for an http(s) host; relative-links.ts lets exactly these through. */
+export const WEB_ADDRESS = /^https?:\/\/[^/]/i;
 
 function markdownRenderer(): InstanceType<typeof MarkdownIt> {
   const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });

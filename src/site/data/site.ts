@@ -389,21 +389,27 @@ function outlineOf(file: string, bundle: string): PageModel {
   const forksAtStart: LinkView[] = [];
   const talkHolding = (key: string | undefined): TalkView | undefined => (key === undefined ? undefined : stream.talks.find((talk) => talk.keys.includes(key)));
   const linkTo = (name: string, text: string): LinkView => ({ label: text, href: plan.pageOfBranch.get(name) });
-  // A path is told by the prompt it starts with: that of the talk its first record is in.
+  // A path is told by the prompt it starts with: that of the talk its first record is in, read once per path.
+  const prompts = new Map<string, string | undefined>();
   const firstPromptOf = (first: { seq: number; row: number }): string | undefined => {
-    const talk = talkHolding(`${first.seq}:${first.row}`);
-    const prompt = talk ? promptOfTalk(talk, conversation, PROMPT_LABEL) : undefined;
-    return prompt ? `“${prompt}”` : undefined;
+    const key = `${first.seq}:${first.row}`;
+    if (!prompts.has(key)) {
+      const talk = talkHolding(key);
+      const prompt = talk ? promptOfTalk(talk, conversation, PROMPT_LABEL) : undefined;
+      prompts.set(key, prompt ? `“${prompt}”` : undefined);
+    }
+    return prompts.get(key);
   };
   const activeName = conversation.branches.branches.find((branch) => branch.active)?.name;
   if (!stream.child) {
+    const here = (path: { active: boolean; name: string }): boolean => (page.kind === 'conversation' ? path.active : path.name === page.subject);
     for (const branch of conversation.branches.branches) {
+      // Only the path this page shows gets a switcher: the others' prompts are not read for it.
+      if (!here(branch)) continue;
       const siblings = conversation.branches.branches.filter((other) => other.forkPoint === branch.forkPoint && other !== branch);
       if (siblings.length === 0) continue;
-      const here = (path: typeof branch): boolean => (page.kind === 'conversation' ? path.active : path.name === page.subject);
       const links = [branch, ...siblings].map((path) => ({ ...linkTo(path.name, `${firstPromptOf(path.first) ?? (path.active ? 'the active path' : path.name)} · ${path.turns} ${path.turns === 1 ? 'prompt' : 'prompts'}${path.active ? ', the latest path' : ''}`), ...(here(path) ? { current: true } : {}) }));
       const holder = talkHolding(branch.forkPoint ? `${branch.forkPoint.seq}:${branch.forkPoint.row}` : undefined);
-      if (!(page.kind === 'conversation' ? branch.active : branch.name === page.subject)) continue;
       if (holder && wanted.has(holder.id)) forksAfter.set(holder.id, [...(forksAfter.get(holder.id) ?? []), ...links]);
       else forksAtStart.push(...links);
     }

@@ -498,12 +498,11 @@ function sharedHistory(talks: readonly TalkView[], holder: TalkView, plan: Conve
 
 function overviewOf(plan: ConversationPlan, structure: ConversationStructure, conversation: BundleConversation, activeName: string | undefined): PageOverview {
   const session = [...structure.nodes.values()].find((node) => node.kind === 'session');
-  const project = session?.attrs?.project as { folder?: unknown; cwd?: unknown } | undefined;
-  const where = typeof project?.cwd === 'string' ? project.cwd : typeof project?.folder === 'string' ? project.folder : undefined;
-  const models = Array.isArray(session?.attrs?.models) ? (session.attrs.models as unknown[]).filter((model): model is string => typeof model === 'string') : [];
+  // The project and models the index shows for this conversation (facts.ts), so the two never disagree.
+  const { project, models } = plan.summary.facts;
   return {
     summary: plan.summary,
-    ...(where !== undefined ? { project: where } : {}),
+    ...(project ? { project: project.path } : {}),
     models,
     branches: [...plan.pageOfBranch.entries()].map(([name, href]) => ({ label: name === activeName ? `${name} (active)` : name, href })),
     streams: structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${candidate.talks.length} talks)`, href: plan.pageOfStream.get(candidate.id) })),

@@ -179,12 +179,31 @@ export interface LandedDigest {
  */
 export function checkInputDigests(rounds: readonly RoundHead[], landedOf: (session: string) => readonly LandedDigest[]): string[] {
   const problems: string[] = [];
+  // Each session's landed files in sequence order, once: a round's range is then a slice, not a scan of them all.
+  const bySession = new Map<string, readonly LandedDigest[]>();
+  const sortedOf = (session: string): readonly LandedDigest[] => {
+    let sorted = bySession.get(session);
+    if (!sorted) bySession.set(session, (sorted = [...landedOf(session)].sort((a, b) => a.seq - b.seq)));
+    return sorted;
+  };
+  const firstAtOrAfter = (sorted: readonly LandedDigest[], seq: number): number => {
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (sorted[middle]!.seq < seq) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
   rounds.forEach((round, index) => {
     const { header } = round;
     const previous = rounds[index - 1];
     // After a broken link (checkLinks names it) the digest to chain to is unknown.
     if (header.previous !== (previous?.commit.digest ?? null)) return;
-    const expected = inputDigest(previous?.header.input_digest, landedOf(header.session), header.from_seq, header.through_seq);
+    const sorted = sortedOf(header.session);
+    const covered = sorted.slice(firstAtOrAfter(sorted, header.from_seq), firstAtOrAfter(sorted, header.through_seq + 1));
+    const expected = digestOfInputs(previous?.header.input_digest, covered);
     if (header.input_digest !== expected) {
       problems.push(`${round.file}: its input digest is ${header.input_digest}, but the landed files it covers (sequences ${header.from_seq} to ${header.through_seq} of session ${header.session}) give ${expected}`);
     }
@@ -254,7 +273,12 @@ export interface AppendInput {
  * files it holds.
  */
 export function inputDigest(previous: string | undefined, landed: readonly LandedDigest[], fromSeq: number, throughSeq: number): string {
-  const read = landed.filter((file) => file.seq >= fromSeq && file.seq <= throughSeq).map((file) => file.digest);
+  return digestOfInputs(previous, landed.filter((file) => file.seq >= fromSeq && file.seq <= throughSeq));
+}
+
+/** The input digest over `covered`, the landed files of one round's range. */
+function digestOfInputs(previous: string | undefined, covered: readonly LandedDigest[]): string {
+  const read = covered.map((file) => file.digest);
   return crypto
     .createHash('sha256')
     .update([previous ?? '', ...read.sort()].join('\n'))

@@ -102,7 +102,12 @@ describeWhere(missing, 'every generation of Claude Code file on ../shared/corpus
       });
     const data = temporaryFolder();
     collectOnce(root, data);
-    for (const session of [...sessions.keys()]) if (!fs.existsSync(path.join(data, session))) sessions.delete(session);
+    // Every file with a line lands; only an empty one leaves nothing to look at.
+    for (const [session, placedFile] of [...sessions]) {
+      const landed = fs.existsSync(path.join(data, session));
+      if ((placedFile.lines ?? 0) > 0) expect(landed, placedFile.path).toBe(true);
+      if (!landed) sessions.delete(session);
+    }
     return { data, sessions };
   };
 
@@ -169,7 +174,6 @@ describeWhere(missing, 'every generation of Claude Code file on ../shared/corpus
       const mainSteps = structure.nodes.filter((node) => node.stream === 'main' && node.kind !== 'branch' && (node.refs ?? (node.ref ? [node.ref] : [])).some((ref) => childRows.has(`${ref.seq}:${ref.row}`)));
       expect(mainSteps.map((node) => node.id), entry.path).toEqual([]);
     }
-    expect(inlineFiles).toBe([...sessions.values()].filter((entry) => entry.features.INLINE_SIDECHAIN_MIXED).length);
     expect(inlineFiles).toBeGreaterThan(0);
   });
 

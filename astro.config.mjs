@@ -1,4 +1,4 @@
-// The static site's build settings. The export stage (src/site/build/site.ts)
+// The static site's build settings. The export stage (src/site/generator/site.ts)
 // runs the build programmatically with a throwaway root and its own output
 // folder, so paths here are absolute: nothing Astro writes lands in the
 // repository or in the export beyond the pages.
@@ -31,9 +31,9 @@ function reactOnTheServer() {
 /**
  * Keeps what renders the pages, for the next export: the build bundles the
  * pages' code with an on-demand route (pages/render) into a server entry
- * point, which build/render.mjs uses to render the pages of a few changed
+ * point, which generator/render.mjs uses to render the pages of a few changed
  * conversations without another build. Astro's import and Vite's build are
- * most of a small build's time (see build/site.ts).
+ * most of a small build's time (see generator/site.ts).
  */
 function keptRenderer() {
   return {
@@ -42,7 +42,7 @@ function keptRenderer() {
       'astro:config:done': ({ setAdapter }) =>
         setAdapter({
           name: 'sessionizer-kept-renderer',
-          serverEntrypoint: fileURLToPath(new URL('./src/site/build/renderer-entry.mjs', import.meta.url)),
+          serverEntrypoint: fileURLToPath(new URL('./src/site/generator/renderer-entry.mjs', import.meta.url)),
           exports: ['pages', 'render', 'prepare', 'readAhead'],
           supportedAstroFeatures: { staticOutput: 'stable', hybridOutput: 'stable', serverOutput: 'stable' },
         }),

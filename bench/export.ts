@@ -8,7 +8,7 @@
 //   prepare    `npm ci`'s prepare script (scripts/prepare.ts) with nothing
 //              kept before it: the command's bundle and the site's renderer,
 //              made once for the code (src/cli/kept-command.mjs,
-//              src/site/build/site.ts), as a fresh clone has them after `npm ci`
+//              src/site/generator/site.ts), as a fresh clone has them after `npm ci`
 //   first      `sessionizer export --archive --json` on a fresh data folder
 //              right after that, as a person runs it; its --json report
 //              times every step (collect,
@@ -42,7 +42,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseSize } from '../scripts/generate-corpus.ts';
 import { filesUnder } from '../scripts/files-under.ts';
-import { forgetKeptRenderers } from '../src/site/build/kept-renderer.ts';
+import { forgetKeptRenderers } from '../src/site/generator/kept-renderer.ts';
 import { bench, corpusFor, log, mainTranscripts, measuredTree, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
 import { median } from './median.ts';
 import { folderBytes, timed as timedIn, type Timed } from './timed.ts';

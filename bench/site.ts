@@ -10,7 +10,7 @@
 //   baseline   `cp -r` of the bundle: what any step that reads the bundle and
 //              writes a folder of its size pays
 //   cold       the site stage with an empty highlight cache and no renderer
-//              kept (as on a fresh clone: src/site/build/site.ts)
+//              kept (as on a fresh clone: src/site/generator/site.ts)
 //   warm       the site stage again with the cache the cold build filled,
 //              and the renderer it kept, as a second export of the same
 //              conversations runs it
@@ -24,7 +24,7 @@ import { writeExport } from '../src/export/export-folder.ts';
 import { collectAll, storedSessions } from '../src/collection/collect-all.ts';
 import { parseSession } from '../src/parse/parse.ts';
 import { PAGE_BUDGET } from '../src/site/data/plan.ts';
-import { forgetKeptRenderers } from '../src/site/build/kept-renderer.ts';
+import { forgetKeptRenderers } from '../src/site/generator/kept-renderer.ts';
 import { generateCorpus, parseSize } from '../scripts/generate-corpus.ts';
 import { median } from './median.ts';
 import { folderBytes, timed, type Timed } from './timed.ts';

@@ -1,6 +1,6 @@
 // What `npm ci` prepares, as package.json's `prepare` script: the command's
 // bundle (src/cli/kept-command.mjs) and the site's renderer
-// (src/site/build/site.ts), each made for the exact source and kept under
+// (src/site/generator/site.ts), each made for the exact source and kept under
 // node_modules/.cache. Without them, the first command builds the bundle and
 // the first export makes the renderer with an Astro build, which on a small
 // history is most of the first export's time.
@@ -20,7 +20,7 @@ try {
   said.push(`not the command bundle: ${(error as Error).message}`);
 }
 try {
-  const { prepareRenderer } = await import('../src/site/build/site.ts');
+  const { prepareRenderer } = await import('../src/site/generator/site.ts');
   const renderer = await prepareRenderer();
   said.push(renderer === 'failed' ? 'not the site renderer (the first export builds its site with Astro)' : `the site renderer${renderer === 'kept' ? ', kept already' : ''}`);
 } catch (error) {

@@ -5,7 +5,7 @@
 // module of plain JavaScript.
 //
 // The bundle is made by esbuild from src/cli/main.ts the first time the
-// source is seen, like the site's kept renderer (site/build/site.ts): its
+// source is seen, like the site's kept renderer (site/generator/site.ts): its
 // folder is named by a digest of every file under src/, so an edit is a new
 // bundle and a bundle never drifts from the source. Packages stay outside it
 // and load as they always do. Each module's `import.meta.url` is the URL of its

@@ -27,8 +27,8 @@ import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataBeside } from '../landing/layout.ts';
 import { listFolder } from '../files/folders.ts';
 import { hasEnded } from '../files/process.ts';
-import type { SiteResult } from '../site/build/site.ts';
-import type { WaitingRenderer } from '../site/build/kept-renderer.ts';
+import type { SiteResult } from '../site/generator/site.ts';
+import type { WaitingRenderer } from '../site/generator/kept-renderer.ts';
 import { BUNDLE, compareBytes, conversationOwning, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
 import { ExportReuse } from '../bundle/reuse.ts';
 import { UNOBSERVED, type StepObserver } from '../bundle/steps.ts';
@@ -200,7 +200,7 @@ async function completeExport(
   if (options.site !== false) {
     observer.step('site');
     // Loaded here, not at the top: Astro and shiki would otherwise load with every command.
-    const { buildSite } = await import('../site/build/site.ts');
+    const { buildSite } = await import('../site/generator/site.ts');
     site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer, waitingRenderer: options.waitingRenderer });
   }
   observer.step('manifest');

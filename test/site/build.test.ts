@@ -1,4 +1,4 @@
-// The site's Astro build runs in a child process (src/site/build/astro-build.mjs):
+// The site's Astro build runs in a child process (src/site/generator/astro-build.mjs):
 // its failure must reach the export as an error that says what went wrong,
 // and its memory must count in the step timings.
 
@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILD_ROOTS } from '../../src/site/build/kept-renderer.ts';
-import { buildSite } from '../../src/site/build/site.ts';
+import { BUILD_ROOTS } from '../../src/site/generator/kept-renderer.ts';
+import { buildSite } from '../../src/site/generator/site.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 describe('the site build in its own process', () => {

@@ -9,7 +9,7 @@ import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/claude-code-records.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
-import { prepareRenderer } from '../../src/site/build/site.ts';
+import { prepareRenderer } from '../../src/site/generator/site.ts';
 import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
 describe('an incremental site', () => {

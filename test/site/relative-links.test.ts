@@ -3,7 +3,7 @@
 // is refused.
 
 import { describe, expect, it } from 'vitest';
-import { relativeLinksOf } from '../../src/site/build/relative-links.ts';
+import { relativeLinksOf } from '../../src/site/generator/relative-links.ts';
 
 /** relativeLinksOf on the UTF-8 of `html`, read back as text. */
 function relative(html: string, file: string, where?: string): string {

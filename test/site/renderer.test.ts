@@ -10,8 +10,8 @@ import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { BUILD_ROOTS, filesUnder, startWaitingRenderer } from '../../src/site/build/kept-renderer.ts';
-import { buildSite, prepareRenderer } from '../../src/site/build/site.ts';
+import { BUILD_ROOTS, filesUnder, startWaitingRenderer } from '../../src/site/generator/kept-renderer.ts';
+import { buildSite, prepareRenderer } from '../../src/site/generator/site.ts';
 import { hasEnded } from '../../src/files/process.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 

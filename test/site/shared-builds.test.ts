@@ -1,5 +1,5 @@
 // The site's rendering is shared out between children that run at once,
-// Astro builds or the kept renderer (build/site.ts): the lead renders the
+// Astro builds or the kept renderer (generator/site.ts): the lead renders the
 // index and search pages from the plans the others save. Whatever the
 // sharing, the site is the same bytes; and a build that fails stops the
 // others, with its own error.
@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { BUILD_ROOTS } from '../../src/site/build/kept-renderer.ts';
-import { buildSite } from '../../src/site/build/site.ts';
+import { BUILD_ROOTS } from '../../src/site/generator/kept-renderer.ts';
+import { buildSite } from '../../src/site/generator/site.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 describe('builds that share the rendering', () => {

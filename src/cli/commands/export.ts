@@ -25,7 +25,7 @@ import { parseSessionsOnCores } from '../../parse/parallel.ts';
 import { redactionReport, reportText, type RedactionReport } from '../../redaction/report.ts';
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../../redaction/scan.ts';
-import { startWaitingRenderer, type WaitingRenderer } from '../../site/build/kept-renderer.ts';
+import { startWaitingRenderer, type WaitingRenderer } from '../../site/generator/kept-renderer.ts';
 import { verifyExport } from '../../verify/export.ts';
 import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { refusalOf, type ExportPlaces } from '../../export/destination.ts';

@@ -15,7 +15,7 @@
 // the rows its steps cite. So each page the kept renderer renders has the
 // digest of the three recorded beside its conversation's plan, and a page whose
 // digest is the one its conversation's earlier render recorded is the file
-// of that render, linked from the cache of finished pages (build/site.ts
+// of that render, linked from the cache of finished pages (generator/site.ts
 // offers the earlier entry only when its files are still those it kept)
 // rather than rendered and highlighted again. One line added to the 200 MB
 // benchmark corpus's biggest conversation (30 MB, 45 pages): 4 pages built
@@ -31,7 +31,7 @@ import { ValueDigest, type LeaveOut } from './value-digest.ts';
 
 /** What is recorded of a conversation's pages beside its plan: each page's digest, and whether it was kept from the earlier render. */
 export interface PageDigests {
-  /** The site's code the pages were rendered with (build/kept-renderer.ts, siteCode). */
+  /** The site's code the pages were rendered with (generator/kept-renderer.ts, siteCode). */
   readonly code: string;
   readonly pages: Record<string, { readonly digest: string; readonly kept: boolean }>;
 }
@@ -134,7 +134,7 @@ function earlierFolder(earlier: EarlierPages, file: string, digest: string): str
 // Each page's line is written as the page is done rather than all at the
 // end: a page of the conversation may be the last this process renders. A
 // render that stops half way leaves a record of the pages it did, which is
-// never read, as its entry is never made complete (build/site.ts).
+// never read, as its entry is never made complete (generator/site.ts).
 function record(file: string, code: string, page: string, digest: string, kept: boolean): void {
   const line = `${JSON.stringify({ page, digest, kept })}\n`;
   if (started.has(file)) {

@@ -1,7 +1,7 @@
 // What a waiting renderer child reads of a conversation before it is asked
 // to render it.
 //
-// A waiting renderer child (build/kept-renderer.ts) is idle while the
+// A waiting renderer child (generator/kept-renderer.ts) is idle while the
 // export parses, and then spends much of a small export's site step loading
 // the changed conversation: its `.sd` rows and its round chain. Those files
 // are write-once in the storage zone, and the bundle the child renders from

@@ -43,7 +43,7 @@ const PROMPT_LABEL = 80;
 
 /**
  * Which conversations a build renders, named by the export stage in the
- * environment (build/site.ts): the others' pages come from the cache of
+ * environment (generator/site.ts): the others' pages come from the cache of
  * finished pages, and only their summary and search entries are read here, from
  * the plan this module saved when it last rendered them. Without it, every
  * conversation is rendered.
@@ -52,7 +52,7 @@ export const SELECTION_VARIABLE = 'SESSIONIZER_SITE_SELECTION';
 
 export interface SiteSelection {
   readonly conversations: readonly SelectedConversation[];
-  /** The site's code (build/kept-renderer.ts, siteCode), which every page's digest takes in (earlier-pages.ts). */
+  /** The site's code (generator/kept-renderer.ts, siteCode), which every page's digest takes in (earlier-pages.ts). */
   readonly code?: string;
 }
 
@@ -63,7 +63,7 @@ export interface SelectedConversation {
   readonly plan: string;
   /**
    * The process id of the other build that renders this conversation, when
-   * one does (build/site.ts shares the rendering out between builds): its
+   * one does (generator/site.ts shares the rendering out between builds): its
    * plan is waited for rather than read at once.
    */
   readonly renderedBy?: number;
@@ -100,7 +100,7 @@ export function searchScriptBeside(plan: string): string {
 /**
  * The search script of a conversation, from the site root: one classic
  * script per conversation (search-text.ts), which search.html loads as a
- * query needs it (build/site.ts copies them into the site).
+ * query needs it (generator/site.ts copies them into the site).
  */
 export function searchScriptOf(id: string): string {
   return `${SEARCH_SCRIPTS}/${slug(id)}.js`;
@@ -177,7 +177,7 @@ function planNext(planning: Planning): ConversationPlan | undefined {
     }
     // The conversation's search script is written beside its plan, as the
     // conversation is planned, and copied into the site once the build is
-    // done (build/site.ts): no build holds more than one step's text of it.
+    // done (generator/site.ts): no build holds more than one step's text of it.
     if (saved) {
       const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
       fs.mkdirSync(path.dirname(saved), { recursive: true });

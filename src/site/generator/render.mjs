@@ -1,6 +1,6 @@
 // Renders the pages of a site selection with the kept renderer: the server
 // entry point an earlier Astro build of the same code left (astro.config.mjs,
-// build/site.ts), in a process of its own like a build (astro-build.mjs), and
+// generator/site.ts), in a process of its own like a build (astro-build.mjs), and
 // with no build: no Astro import and no Vite build of the page code. The
 // fixtures' 33 pages took 4.4-4.6 s in a build and 1.2 s rendered so.
 //

@@ -1,4 +1,4 @@
-// Astro's build of the site, in a process of its own (build/site.ts starts it).
+// Astro's build of the site, in a process of its own (generator/site.ts starts it).
 //
 // Plain JavaScript run by plain `node`: under the tsx loader every module
 // Astro, Vite and Rollup load passes through tsx's hooks, which on the 20 MB

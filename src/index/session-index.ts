@@ -21,9 +21,10 @@ import { readLines, withOpenFile } from '../files/line-reader.ts';
 import type { ContentState, PartKind, Producer, RecordFlag, TitleSource, Trigger } from '../model/vocabulary.ts';
 import { textOf } from '../files/json-text.ts';
 import { readSessionData } from '../session-data/derive.ts';
+import { describeToolUse } from '../adapters/built-in.ts';
 import type { SessionDataRow, Usage } from '../session-data/format.ts';
 
-export const INDEX_SCHEMA = 'index/3';
+export const INDEX_SCHEMA = 'index/4';
 export const INDEX_NAME = 'session.index';
 
 /** One `.sd` row's identifiers. */
@@ -68,8 +69,9 @@ export interface IndexEntry {
   /** The kind of each part, in order. */
   readonly parts: PartKind[];
   /**
-   * Ids of the calls this record makes, with their names, and the digest
-   * (textDigest) of each text the call hands over as one of its arguments.
+   * Ids of the calls this record makes, with their names, and, for a call
+   * that starts a child agent, the digest (textDigest) of the prompt it
+   * hands over.
    */
   readonly calls: { readonly id: string; readonly name: string; readonly handed?: string[] }[];
   /**
@@ -125,19 +127,18 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
     flags,
     usage: row.usage,
     parts: row.parts.map((part) => part.k),
-    calls: row.parts.flatMap((part) => (part.k === 'call' ? [{ id: part.id, name: part.name, ...handedOf(part.input, asBytes) }] : [])),
+    calls: row.parts.flatMap((part) => (part.k === 'call' ? [{ id: part.id, name: part.name, ...handedOf(part.name, part.input, asBytes) }] : [])),
     opening: opening.length > 0 ? textDigest(opening.join('\n'), asBytes) : undefined,
     results: row.parts.flatMap((part) => (part.k === 'result' ? [{ of: part.of, failed: part.failed, state: part.state }] : [])),
   };
 }
 
-// The texts a call hands over are the string values of its arguments. Which
-// argument is a child's prompt is the runtime's business; the join needs only
-// that one of them is the child's first text.
-function handedOf(input: unknown, asBytes: boolean): { handed?: string[] } {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return {};
-  const handed = Object.values(input).flatMap((value) => (typeof value === 'string' && value !== '' ? [textDigest(value, asBytes)] : []));
-  return handed.length > 0 ? { handed } : {};
+// A call that starts a child agent hands over the prompt its adapter names;
+// an inline child's first text is that prompt, which is how the two are
+// joined. No other call's arguments are a child's opening, so none is hashed.
+function handedOf(name: string, input: unknown, asBytes: boolean): { handed?: string[] } {
+  const tool = describeToolUse(name, input);
+  return tool.kind === 'agent' && tool.prompt ? { handed: [textDigest(tool.prompt, asBytes)] } : {};
 }
 
 /** A short SHA-256 of a text's UTF-8 bytes: equal texts, equal digests, whichever form the string is in. */

@@ -151,8 +151,10 @@ function promptOf(row: SessionDataRow): Pick<IndexEntry, 'prompt' | 'cwd'> {
 }
 
 // How much of a prompt the index keeps, in the row's string units: bytes or
-// UTF-16 code units. Either way at least the 1,024 characters a title could
-// need, so that a title is the same whichever form the rows were read in.
+// UTF-16 code units. A character takes at most four of either, so this keeps
+// at least 1,024 characters, more than the TITLE_CHARACTERS of a title and
+// the one beyond them that says it was cut: a title is the same whichever
+// form the rows were read in.
 const PROMPT_KEPT = 4096;
 
 export function indexPath(data: string, session: string): string {

@@ -9,9 +9,16 @@ import type { Span } from './rules.ts';
 
 export const SECRET_FIELD_RULE = 'secret-field';
 
-// A name ending in a word that says the value is a secret: password, api_key,
-// client_secret, clientSecret, authToken, aws_secret_access_key …
-const SECRET_NAME = /(?:password|passwd|passphrase|secret|token|apikey|accesskey|privatekey)$/i;
+// The words a name ends in when it says its value is a secret: password,
+// api_key, client_secret, clientSecret, authToken, aws_secret_access_key …
+// Each word is its parts, which a name may join with `_`, `.` or `-`.
+const SECRET_WORDS: readonly (readonly string[])[] = [['password'], ['passwd'], ['passphrase'], ['secret'], ['token'], ['api', 'key'], ['access', 'key'], ['private', 'key']];
+
+// The words with their parts joined: a name with its separators taken out ends in one.
+const SECRET_NAME = new RegExp(`(?:${SECRET_WORDS.map((parts) => parts.join('')).join('|')})$`, 'i');
+
+// The words as text spells them, a separator or none between their parts.
+const SPELLED = SECRET_WORDS.map((parts) => parts.join('[_.-]?')).join('|');
 
 /** Whether a field's name says its value is a secret. Separators do not count: `api_key`, `api-key` and `apiKey` are one name. */
 export function isSecretField(name: string): boolean {
@@ -23,9 +30,9 @@ export function isSecretField(name: string): boolean {
 // a value cut short with an ellipsis, as documentation shows one.
 const NOT_A_VALUE = /^(?:string|number|boolean|bytes|object|null|undefined|none|nil|true|false|required|optional|secret|password|token|\*+|x+|\.+|-+)$|\.\.\.|…/i;
 
-// A name, in any of its spellings, that ends in one of SECRET_NAME's words;
+// A name, in any of its spellings, that ends in one of SECRET_WORDS;
 // isSecretField has the last word on it.
-const NAME = String.raw`[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key)`;
+const NAME = String.raw`[A-Za-z0-9_.-]*?(?:${SPELLED})`;
 
 // `"name": "value"` in JSON text, at any depth of nesting, and the
 // `'name': 'value'` of a Python dictionary printed: each quote of a string
@@ -60,7 +67,7 @@ export function isSecretValue(value: string): boolean {
 }
 
 // A word a secret-named field's name ends in, as a line holding one is found fast.
-const KEYWORD = /pass(?:word|wd|phrase)|secret|token|(?:api|access|private)[_.-]?key/gi;
+const KEYWORD = new RegExp(SPELLED, 'gi');
 
 const FORMS = [
   [JSON_FIELD, 3, 5],

@@ -16,6 +16,7 @@
 // a known position and kept bytes, and becomes a row with one `unknown` part.
 
 import { textOf, type ParsedJson } from '../../files/json-text.ts';
+import { isObject, text, type JsonObject as Json } from './json-fields.ts';
 import type { LandedHeader, LandedRecord } from '../../landing/landed-file.ts';
 import type { Producer, RecordFlag, Trigger } from '../../model/vocabulary.ts';
 import type { Converter } from '../../session-data/derive.ts';
@@ -23,8 +24,6 @@ import type { Dropped, MediaPart, Part, ResultPart, SessionDataRow, Usage } from
 import { isAgentId } from './identifiers.ts';
 
 export const DIALECT = 'claude-code/1';
-
-type Json = Record<string, unknown>;
 
 export const claudeCodeConverter: Converter = { dialect: DIALECT, convert };
 
@@ -544,14 +543,6 @@ function dataPart(form: StringForm, data: unknown, bytes?: number): Part {
 function unknownPart(form: StringForm, value: unknown, why: string): Part {
   const raw = JSON.stringify(value) ?? 'undefined';
   return { k: 'unknown', state: 'available', bytes: byteLength(form, raw), why, raw };
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function whole(value: unknown): number | undefined {

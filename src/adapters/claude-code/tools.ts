@@ -4,10 +4,7 @@
 // `mcp__server__tool` form) and keeps its whole input.
 
 import type { TodoState, ToolDescription } from '../../model/tools.ts';
-
-type Input = Record<string, unknown>;
-
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+import { isObject, text, type JsonObject as Input } from './json-fields.ts';
 
 /** The input without the fields a description names. */
 function without(input: Input, ...names: string[]): Input | undefined {
@@ -56,9 +53,8 @@ DESCRIBE.Agent = DESCRIBE.Task!;
 
 /** A Claude Code tool use, by its tool's name and its input, in the model's words. */
 export function describeClaudeCodeTool(name: string, input: unknown): ToolDescription {
-  const fields: Input = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Input) : {};
   const known = Object.hasOwn(DESCRIBE, name) ? DESCRIBE[name] : undefined;
-  if (known && fields === input) return known(fields);
+  if (known && isObject(input)) return known(input);
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
   if (mcp) return defined({ kind: 'mcp', subject: `${mcp[1]} · ${mcp[2]}`, server: mcp[1], tool: mcp[2], rest: input });
   return defined({ kind: 'other', rest: input });

@@ -36,4 +36,12 @@ describe("Claude Code's tools, described", () => {
     expect(describeToolUse('ExitPlanMode', { plan: '## Plan\n1. a' })).toEqual({ kind: 'other', subject: 'a plan to approve', prompt: '## Plan\n1. a' });
     expect(describeToolUse('Bash', 'not an object')).toEqual({ kind: 'other', rest: 'not an object' });
   });
+
+  it('reads an empty text as absent, except the new text of an edit that deletes', () => {
+    expect(describeToolUse('Write', { file_path: '', content: '' })).toEqual({ kind: 'file_write' });
+    expect(describeToolUse('Task', { description: 'Find it', prompt: '' })).toEqual({ kind: 'agent', subject: 'Find it', description: 'Find it' });
+    // An empty question is no question, as a missing one is: the input is shown as it was given.
+    expect(describeToolUse('AskUserQuestion', { question: '' })).toEqual({ kind: 'other', rest: { question: '' } });
+    expect(describeToolUse('Edit', { file_path: '/a', old_string: 'x', new_string: '' }).edits).toEqual([{ before: 'x', after: '' }]);
+  });
 });

@@ -3,7 +3,7 @@
 // No single field spans the ways a child starts, so each is read where it
 // lives (seed design-notes/02 §1.5), most work first:
 //   journal      a workflow run's journal names each child it started; the run
-//                is the one the launching call's result names (about 96%)
+//                is the one the launching call's result names (most runs)
 //   result       the parent's result of an agent call names the child
 //   sidecar      a direct child's sidecar names the call; a nested child's
 //                names only the agent that started it

@@ -4,7 +4,7 @@
 // history just before it resets context, each record exactly twice, and the
 // later copy is the worse one: its cycle id is rewritten onto the cycle active
 // at the reset, its tool output is often blanked, and sometimes its parent
-// differs (seed design-notes/02 §1.1: 1,533 pairs measured). Nothing tells a
+// differs (seed design-notes/02 §1.1). Nothing tells a
 // copy from an original but line order, so "first" means first in landed
 // order. The key is (stream, record id); a record with no id is always its
 // own record, never one colliding key. A removed copy is kept out of every

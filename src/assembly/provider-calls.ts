@@ -4,15 +4,15 @@
 // so: the denominators count the calls that had no provider id.
 //
 // Never by walking parents forward: a call's fragments are interleaved with
-// their own tool results (24.0% of multi-fragment calls have foreign records
-// inside their span), so only a full scan keyed by call id finds them all
+// their own tool results (other records often sit inside a call's span), so
+// only a full scan keyed by call id finds them all
 // (seed design-notes/02 §1.3). Never by request id: a client-made record can
 // reuse a real call's request id. Client-made (synthetic) records are kept
 // apart, so they are never counted as agent output.
 //
 // Usage is the LAST fragment's in line order that carries one, never a sum: a
 // main transcript repeats the final usage on every fragment (summing
-// multiplies it by the fragment count, 2.18x pooled) and a child stream writes
+// multiplies it by the fragment count) and a child stream writes
 // climbing partials. Field by field it means different things: input and
 // cache tokens are known when the call starts, so every fragment carries their
 // final value; output tokens are final only once the provider said why it

@@ -1,9 +1,9 @@
 // Stage 8: propose segments on idle gaps, then gate them.
 //
 // A quiet period makes a close CANDIDATE, not a commit: a long gap often
-// falls inside a Talk (at a 10-minute gap, 38.74% of candidates split one; at
-// 20 minutes, 21.52%: seed design-notes/02 §1.8). The gap is a policy setting,
-// recorded in every round's header. A candidate is gated:
+// falls inside a Talk, at a gap of ten minutes as of twenty (seed
+// design-notes/02 §1.8). The gap is a policy setting, recorded in every
+// round's header. A candidate is gated:
 //   no_crossing_open_operation  no tool use before the gap has its result after it
 //   activity_boundary           the gap is real: measured on records in landed order,
 //                               with a backwards time step clamped, never read as a gap

@@ -1,7 +1,7 @@
 // Stage 2: partition streams.
 //
 // Membership comes from the file a record landed in, never from a field: the
-// runtime's sidechain marker is absent on 28.7% of main records (seed
+// runtime's sidechain marker is absent on many main records (seed
 // design-notes/02 §1.2). The landing layout already put each stream in its own
 // folder, so this mostly groups what is there, in landed order.
 //

@@ -68,7 +68,7 @@ export function buildTalks(stream: string, records: readonly IndexEntry[], epoch
 
   // The loop a record belongs to: its own, or the nearest ancestor's. An
   // assistant record carries none and reaches one through its parents; the
-  // walk is not capped (140 of 44,973 records needed more than 7 hops).
+  // walk is not capped, as some records are many hops from the nearest loop.
   const loopMemo = new Map<string, string | undefined>();
   const loopOf = (record: IndexEntry): string | undefined => {
     const path: string[] = [];

@@ -40,8 +40,8 @@ export type Trigger = (typeof TRIGGERS)[number];
 
 /**
  * Who produced a record. The runtime's record type is not an answer: most
- * records in the user role are tool output, and only about 7% were typed by
- * a person (seed CLAUDE.md).
+ * records in the user role are tool output, and few were typed by a person
+ * (seed CLAUDE.md).
  *   agent    the model, through a provider call
  *   person   input from outside the agent, as the record states it
  *   tool     the output of a call

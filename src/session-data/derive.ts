@@ -115,12 +115,9 @@ export class SessionDataDerivation {
       }
     }
     for (const drop of converted.dropped ?? []) this.droppedBytes += drop.bytes;
-    // Rows were once written by copying their large pieces from the record's
-    // source bytes, found by walking those bytes beside the parsed value, to
-    // save stringifying and encoding them again. With strings of bytes,
-    // JSON.stringify and a Latin-1 write are cheaper than the walk: over the
-    // 200 MB benchmark corpus, land + .sd took 3.22-3.27 s against
-    // 3.53-3.57 s (no fsync, three runs each).
+    // With strings of bytes, JSON.stringify and a Latin-1 write are cheaper
+    // than copying a row's large pieces from the record's source bytes, found
+    // by walking those bytes beside the parsed value.
     return { row: converted, line: `${JSON.stringify(converted)}\n`, encoding };
   }
 }

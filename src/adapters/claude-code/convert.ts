@@ -4,7 +4,7 @@
 // Record level:
 //   uuid → id             parentUuid → parent       message.id → call (never requestId:
 //   promptId → run        timestamp → ts             a client-made record can reuse a real one)
-//   origin.kind, else attachment.origin.kind → trigger (reading only the first loses 27.6%)
+//   origin.kind, else attachment.origin.kind → trigger (many records state only the second)
 //   logicalParentUuid → continues                    toolUseResult.agentId, a journal's
 //   toolUseResult.toolUseId, a notification's         agentId, a notification's task id → child
 //     <tool-use-id>, a hook's or progress's tool → tool
@@ -101,8 +101,8 @@ function sidecarRow(form: StringForm, row: number, value: Json, header: LandedHe
 }
 
 // A run journal announces each child it starts, often before the child's
-// transcript exists, and records what each child returned. Measured in the
-// seed's corpus, 2,353 of 2,436 of those results appear nowhere else.
+// transcript exists, and records what each child returned: most of those
+// results appear nowhere else.
 function journalRow(form: StringForm, row: number, value: Json, header: LandedHeader, record: LandedRecord): SessionDataRow {
   const flags: RecordFlag[] = ['structural'];
   if (value.result !== undefined) flags.push('child_result');
@@ -233,9 +233,9 @@ function toolPointer(value: unknown): string | undefined {
 }
 
 function contentParts(form: StringForm, content: unknown, dropped: Dropped[]): Part[] {
-  // Content is sometimes a bare string (4,429 records in the seed's corpus)
-  // and otherwise a list of blocks, of which every one counts: reading only
-  // the first renders an image as the prompt and loses tool calls.
+  // Content is sometimes a bare string and otherwise a list of blocks, of
+  // which every one counts: reading only the first renders an image as the
+  // prompt and loses tool calls.
   if (typeof content === 'string') return [textPart(form, content)];
   if (!Array.isArray(content)) return [unknownPart(form, content, 'the content is neither text nor a list of blocks')];
   const parts: Part[] = [];
@@ -250,13 +250,12 @@ function blockParts(form: StringForm, block: unknown, dropped: Dropped[]): Part[
       return typeof block.text === 'string' ? [textPart(form, block.text)] : [unknownPart(form, block, 'a text block without text')];
     case 'thinking': {
       // Claude Code asks the provider not to return reasoning text, so the
-      // block arrives with a signature and an empty string (2,603 of 2,604
-      // files in the seed's corpus). Calling that available would claim
-      // something we do not have.
+      // block arrives with a signature and an empty string. Calling that
+      // available would claim something we do not have.
       const reasoning = typeof block.thinking === 'string' ? block.thinking : '';
       if (typeof block.signature === 'string' && block.signature.length > 0) {
-        // A provider verifies the signature; no reader can read it. It is 13.3%
-        // of the seed's corpus, so it is left out, and said so.
+        // A provider verifies the signature; no reader can read it. It is a
+        // large share of a transcript's bytes, so it is left out, and said so.
         dropped.push({ what: 'reasoning signature', bytes: byteLength(form, block.signature), why: 'a provider verifies it; a reader cannot read it' });
       }
       return [{ k: 'reasoning', state: reasoning === '' ? 'unavailable' : 'available', bytes: byteLength(form, reasoning), text: reasoning }];
@@ -319,7 +318,7 @@ function resultParts(form: StringForm, block: Json): Part[] {
 // The runtime's own structured form of a tool's result (stdout and stderr
 // apart, a patch, a child's status) is a different view of the same output,
 // so it travels beside the text rather than replacing it. It is an object most
-// of the time and a bare string the rest (7.2% in the seed's corpus).
+// of the time and a bare string the rest.
 function attachToolUseResult(form: StringForm, parts: Part[], toolUseResult: unknown): void {
   const index = parts.findIndex((part) => part.k === 'result');
   if (index < 0) {
@@ -363,8 +362,8 @@ function mediaPart(form: StringForm, block: Json): MediaPart {
 // A completion notification is text the runtime writes into the parent's
 // transcript. Its <tool-use-id> names the call it completes and is the
 // primary key. Its <task-id> is an agent id only sometimes, so it is taken
-// only when it has an agent id's shape. <status> is not read: 1,183
-// notifications in the seed's corpus have none.
+// only when it has an agent id's shape. <status> is not read: many
+// notifications have none.
 function notificationOf(parts: Part[]): { tool?: string; child?: string } {
   for (const part of parts) {
     if (part.k !== 'text' || !part.text.includes('<task-notification>')) continue;
@@ -452,11 +451,10 @@ function flagsOf(
   if (type === 'queue-operation') flags.add('queued');
 
   if (type === 'attachment') {
-    // A queued command the person typed exists only as an attachment (614
-    // human turns in the seed's corpus). Its command mode separates it from a
-    // queued completion notice; everything else attached is injected context,
-    // by default rather than by a list, because a list has to be right about
-    // types that do not exist yet.
+    // A queued command the person typed exists only as an attachment. Its
+    // command mode separates it from a queued completion notice; everything
+    // else attached is injected context, by default rather than by a list,
+    // because a list has to be right about types that do not exist yet.
     if (attachment?.type === 'queued_command' && attachment.commandMode === 'prompt') {
       // Typed while the agent worked: steering inside the running Talk, never a Talk start.
       flags.add('queued');

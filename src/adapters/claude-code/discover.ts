@@ -5,8 +5,7 @@
 // session id ACROSS project folders. A session's files scatter: Claude Code
 // files a workflow script, and sometimes a child stream, under whatever working
 // directory the agent had at the time, so a walk of one project folder misses
-// part of 11% of sessions (7 of 61 in the seed's corpus, one across six
-// folders).
+// part of some sessions, one of them spread across six folders.
 //
 // The files of one session (seed design-notes/01 §1.1 and §2.8):
 //
@@ -21,8 +20,8 @@
 //                                                                  its session named only inside its records
 //
 // A session whose main transcript was pruned while its children survive is
-// normal (12 of 41 session folders in the seed's corpus), and so is a
-// non-session folder beside the sessions: `memory/` is not a session.
+// normal, and so is a non-session folder beside the sessions: `memory/` is
+// not a session.
 
 import fs from 'node:fs';
 import path from 'node:path';

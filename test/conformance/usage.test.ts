@@ -2,9 +2,11 @@
 // ccusage, a tool people already trust, run offline on the same files laid
 // out as a Claude Code projects folder.
 //
-// Per session (its main transcript and every agent file of it), our input,
-// cache-read and cache-write totals must be ccusage's, and our output at least
-// ccusage's. The two read the same records in two ways, and every difference
+// Per session (its main transcript and every agent file of it), every
+// provider call the files hold is one of ours (a record the client wrote, of
+// model <synthetic>, is none), and our input, cache-read, cache-write and
+// output totals must be ccusage's but for what the causes below explain. The
+// two read the same records in two ways, and every difference, call by call,
 // must come from one of these causes, each counted from the files themselves
 // and checked against what ccusage reports:
 //
@@ -83,6 +85,8 @@ function ccusageReadsTimestamp(value: unknown): boolean {
 interface Fragment {
   readonly usage: Totals;
   readonly readable: boolean;
+  /** Written by the client, not by a provider: no call of ours, though ccusage reads it. */
+  readonly synthetic: boolean;
   /** What ccusage de-duplicates by: the message id, with the request id when there is one. */
   readonly key?: string;
 }
@@ -99,20 +103,20 @@ function fragmentsOf(files: readonly string[]): Map<string, Fragment[]> {
       } catch {
         continue;
       }
-      const message = record?.message as { id?: unknown; usage?: Record<string, unknown> } | undefined;
+      const message = record?.message as { id?: unknown; model?: unknown; usage?: Record<string, unknown> } | undefined;
       if (record?.type !== 'assistant' || typeof message?.usage !== 'object' || message.usage === null) continue;
       const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
       const usage = { input: count(message.usage.input_tokens), cache_read: count(message.usage.cache_read_input_tokens), cache_write: count(message.usage.cache_creation_input_tokens), output: count(message.usage.output_tokens) };
       const id = typeof message.id === 'string' && message.id !== '' ? message.id : `record ${++anonymous}`;
       const key = typeof message.id === 'string' ? `${message.id}:${typeof record.requestId === 'string' ? record.requestId : ''}` : undefined;
-      calls.set(id, [...(calls.get(id) ?? []), { usage, readable: ccusageReadsTimestamp(record.timestamp), ...(key !== undefined ? { key } : {}) }]);
+      calls.set(id, [...(calls.get(id) ?? []), { usage, readable: ccusageReadsTimestamp(record.timestamp), synthetic: message.model === '<synthetic>', ...(key !== undefined ? { key } : {}) }]);
     }
   }
   return calls;
 }
 
 describeWhere(missing, 'usage on ../shared/corpus against ccusage', () => {
-  it('has per session the input and cache totals ccusage has and at least its output, every difference explained by a named cause', { timeout: 300_000 }, () => {
+  it('has per session every call of the files and the totals ccusage has, every difference owned by a named cause', { timeout: 300_000 }, () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as ManifestEntry[];
     const config = temporaryFolder();
     const root = path.join(config, 'projects');
@@ -140,16 +144,24 @@ describeWhere(missing, 'usage on ../shared/corpus against ccusage', () => {
     }
 
     const causes = { most_tokens: 0, timestamp: 0, request_ids: 0 };
+    // The tokens by which ours and ccusage's totals differ, by the causes that explain them.
+    const differences: Record<string, Totals> = {};
+    const owning = { most_tokens: 0, timestamp: 0, request_ids: 0 };
     const seenKeys = new Map<string, string>();
-    const all = { ours: zero(), ccusage: zero(), calls: 0, unavailable: 0, lower_bound: 0 };
+    const all = { ours: zero(), ccusage: zero(), calls: 0, calls_in_files: 0, unavailable: 0, lower_bound: 0 };
     for (const session of discovery.sessions) {
+      // Every provider call the files hold, the client's own records left out: counted for every session, landed or not.
+      const fileCalls = fragmentsOf(session.sources.map((source) => source.path));
+      const providerCalls = [...fileCalls.values()].filter((fragments) => !fragments.every((fragment) => fragment.synthetic)).length;
+      all.calls_in_files += providerCalls;
       if (!fs.existsSync(path.join(data, session.id))) continue; // an empty file lands nothing
       const index = loadSessionIndex(data, session.id);
       const structure = assemble(index, { conversation: session.id, throughSeq: index.throughSeq });
       const ours = zero();
+      let calls = 0;
       for (const node of structure.nodes) {
         if (node.kind !== 'llm.call') continue;
-        all.calls++;
+        calls++;
         const usage = node.attrs!.usage as (Partial<Totals> & { output_final?: boolean }) | 'unavailable';
         if (usage === 'unavailable') {
           all.unavailable++;
@@ -163,7 +175,11 @@ describeWhere(missing, 'usage on ../shared/corpus against ccusage', () => {
       // that the causes say we do not count.
       const counts = zero();
       const explained = zero();
-      for (const [call, fragments] of fragmentsOf(session.sources.map((source) => source.path))) {
+      expect(calls, `${session.id}: provider calls`).toBe(providerCalls);
+      all.calls += calls;
+      // Our output beyond what ccusage keeps of the first fragment it counts: each call's last fragment's against it.
+      let outputDifference = 0;
+      for (const [call, fragments] of fileCalls) {
         for (const fragment of fragments) {
           for (const field of ['input', 'cache_read', 'cache_write'] as const) expect(fragment.usage[field], `${session.id} call ${call}: ${field} on every fragment`).toBe(fragments[0]!.usage[field]);
           if (fragment.key === undefined) continue;
@@ -179,9 +195,29 @@ describeWhere(missing, 'usage on ../shared/corpus against ccusage', () => {
           if (before === undefined || total(fragment) > total(before)) kept.set(key, fragment);
         });
         const counted = [...kept.values()];
-        if (counted.length < new Set(fragments.map((fragment, position) => fragment.key ?? `record ${position}`)).size) causes.timestamp++;
-        if (counted.length > 1) causes.request_ids++;
-        if (counted.length === 1 && counted[0]!.usage.output !== fragments.at(-1)!.usage.output) causes.most_tokens++;
+        const named = {
+          timestamp: counted.length < new Set(fragments.map((fragment, position) => fragment.key ?? `record ${position}`)).size,
+          request_ids: counted.length > 1,
+          most_tokens: counted.length === 1 && counted[0]!.usage.output !== fragments.at(-1)!.usage.output,
+        };
+        for (const cause of Object.keys(named) as (keyof typeof named)[]) if (named[cause]) causes[cause]++;
+        // Where ccusage's reading of a call differs from ours, a named cause
+        // says why, and owns the difference, so that the causes' differences
+        // add up to the whole difference between the totals.
+        const synthetic = fragments.every((fragment) => fragment.synthetic);
+        const difference = zero();
+        for (const field of ['input', 'cache_read', 'cache_write'] as const) difference[field] = (synthetic ? 0 : fragments[0]!.usage[field]) - counted.reduce((sum, fragment) => sum + fragment.usage[field], 0);
+        difference.output = (synthetic ? 0 : fragments.at(-1)!.usage.output) - counted.reduce((sum, fragment) => sum + fragment.usage.output, 0);
+        const owners = (Object.keys(named) as (keyof typeof named)[]).filter((cause) => named[cause]).join(' and ');
+        if (FIELDS.some((field) => difference[field] !== 0)) {
+          expect(owners, `${session.id} call ${call}: a difference without a named cause`).not.toBe('');
+          for (const cause of Object.keys(named) as (keyof typeof named)[]) if (named[cause]) owning[cause]++;
+        }
+        if (owners !== '') {
+          const owned = (differences[owners] ??= zero());
+          for (const field of FIELDS) owned[field] += difference[field];
+        }
+        outputDifference += difference.output + counted.slice(1).reduce((sum, fragment) => sum + fragment.usage.output, 0);
         for (const fragment of counted) for (const field of FIELDS) counts[field] += fragment.usage[field];
         // We count the call once: its input and cache tokens, which ccusage
         // counts once per fragment it keeps, and its output from its last
@@ -194,16 +230,21 @@ describeWhere(missing, 'usage on ../shared/corpus against ccusage', () => {
       expect(ccusageTotals, `${session.id}: ccusage's totals are what the named causes give`).toEqual(counts);
       // …and ours differ from its totals by exactly what those causes explain.
       for (const field of ['input', 'cache_read', 'cache_write'] as const) expect(ours[field], `${session.id} ${field}`).toBe(ccusageTotals[field] - explained[field]);
-      expect(ours.output, `${session.id} output`).toBeGreaterThanOrEqual(ccusageTotals.output - explained.output);
+      expect(ours.output, `${session.id} output`).toBe(ccusageTotals.output - explained.output + outputDifference);
       for (const field of FIELDS) {
         all.ours[field] += ours[field];
         all.ccusage[field] += ccusageTotals[field];
       }
     }
     fs.mkdirSync(path.join(repository, 'test', 'artifacts'), { recursive: true });
-    fs.writeFileSync(path.join(repository, 'test', 'artifacts', 'conformance-usage.json'), `${JSON.stringify({ ...all, causes }, null, 2)}\n`);
-    expect(all.calls).toBeGreaterThan(1000);
+    fs.writeFileSync(path.join(repository, 'test', 'artifacts', 'conformance-usage.json'), `${JSON.stringify({ ...all, causes, differences }, null, 2)}\n`);
+    // Every call of every file was looked at, none in a file that landed nothing.
+    expect(all.calls).toBe(all.calls_in_files);
     // A number observed is a number reported.
     expect(all.unavailable).toBe(0);
+    // Every token by which the totals differ is owned by a named cause.
+    for (const field of FIELDS) expect(Object.values(differences).reduce((sum, owned) => sum + owned[field], 0), `the ${field} the causes explain`).toBe(all.ours[field] - all.ccusage[field]);
+    // A cause is counted on exactly the calls whose difference it owns.
+    expect(causes).toEqual(owning);
   });
 });

@@ -9,23 +9,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/bundle/manifest.ts';
-import { copyOfFixtures, endedPid, temporaryFolder } from '../helpers.ts';
+import { copyOfFixtures, endedPid, filesOf, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 
 function sessionizer(args: string[], cwd?: string) {
   const result = spawnSync(process.execPath, [launcher, ...args], { cwd, encoding: 'utf8' });
   return { code: result.status, out: result.stdout, error: result.stderr };
-}
-
-/** Every file under `folder` with its bytes, to show that nothing in it changed. */
-function contentOf(folder: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const name of fs.readdirSync(folder, { recursive: true }).map(String).sort()) {
-    const file = path.join(folder, name);
-    if (fs.lstatSync(file).isFile()) files[name] = fs.readFileSync(file, 'latin1');
-  }
-  return files;
 }
 
 /** A source folder holding only the named project folders of the fixtures. */
@@ -41,8 +31,8 @@ describe('export --out, --archive and --data never delete or replace what the to
     const source = sourceWith(['-home-user-fixtures-rewind']);
     const data = path.join(work, 'data');
     expect(sessionizer(['collect', '--once', '--source', source, '--data', data]).code).toBe(0);
-    const sourceBefore = contentOf(source);
-    const dataBefore = contentOf(data);
+    const sourceBefore = filesOf(source);
+    const dataBefore = filesOf(data);
     fs.symlinkSync(data, path.join(work, 'link-to-data'));
     const cases: [string, RegExp][] = [
       [source, /it is the source/],
@@ -60,8 +50,8 @@ describe('export --out, --archive and --data never delete or replace what the to
     // Relative, from inside the source.
     const relative = sessionizer(['export', '--source', '.', '--data', data, '--out', '.'], source);
     expect([relative.code, relative.error]).toEqual([2, `sessionizer export: --out ${source}: it is the source (${source}); an export replaces its folder whole, so it goes in a folder of its own\n`]);
-    expect(contentOf(source)).toEqual(sourceBefore);
-    expect(contentOf(data)).toEqual(dataBefore);
+    expect(filesOf(source)).toEqual(sourceBefore);
+    expect(filesOf(data)).toEqual(dataBefore);
   });
 
   it('refuses an --out folder with files of anyone else, and replaces an earlier export, one from before the marker too', { timeout: 180_000 }, () => {
@@ -74,7 +64,7 @@ describe('export --out, --archive and --data never delete or replace what the to
     // `.` in a folder with other files.
     const here = sessionizer(['export', '--source', source, '--data', data, '--out', '.'], mine);
     expect([here.code, here.error]).toEqual([2, `sessionizer export: --out ${mine}: it is not empty and not an export of this tool (no .sessionizer-export); an export replaces its folder whole; give a new folder, or move these files away\n`]);
-    expect(contentOf(mine)).toEqual({ 'notes.txt': 'my notes\n' });
+    expect(filesOf(mine)).toEqual(new Map([['notes.txt', Buffer.from('my notes\n')]]));
 
     const out = path.join(work, 'export');
     expect(sessionizer(['export', '--source', source, '--data', data, '--out', out]).code).toBe(0);
@@ -138,7 +128,7 @@ describe('export --out, --archive and --data never delete or replace what the to
       expect(refused.code).toBe(2);
       expect(refused.error).toMatch(new RegExp(`^sessionizer ${command[0]}: --data ${home}: it is not empty and not a Sessionizer storage zone \\((\\.bashrc|Documents) is nothing the storage layout holds\\)`));
     }
-    expect(contentOf(home)).toEqual({ '.bashrc': 'alias ll="ls -l"\n' });
+    expect(filesOf(home)).toEqual(new Map([['.bashrc', Buffer.from('alias ll="ls -l"\n')]]));
     expect(fs.readdirSync(home).sort()).toEqual(['.bashrc', 'Documents']);
   });
 });

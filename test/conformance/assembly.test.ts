@@ -13,7 +13,7 @@ import { removeDuplicates } from '../../src/assembly/duplicates.ts';
 import { groupProviderCalls } from '../../src/assembly/provider-calls.ts';
 import { partitionStreams } from '../../src/assembly/streams.ts';
 import { joinTools } from '../../src/assembly/tools.ts';
-import { loadSessionIndex } from '../../src/index/session-index.ts';
+import { loadSessionIndex, type SessionIndex } from '../../src/index/session-index.ts';
 import { stableUuid } from '../../scripts/claude-code-records.ts';
 import { collectOnce, foldedEntities, landedOf, temporaryFolder } from '../helpers.ts';
 import { QUIET_TAIL_MS } from '../../src/collection/source-verdict.ts';
@@ -27,37 +27,80 @@ import { verifyStorage } from '../../src/verify/storage.ts';
 const corpus = path.resolve(fileURLToPath(new URL('../..', import.meta.url)), '..', 'shared', 'corpus');
 const missing = filesMissing(path.join(corpus, 'MANIFEST.json'));
 
+interface Features {
+  readonly tool_use_ids?: number;
+  readonly tool_results_matched?: number;
+  readonly assistant_missing_message_id?: number;
+  readonly sidechain_records?: number;
+  readonly isSidechain_true?: number;
+  readonly task_tool_use?: number;
+  readonly INLINE_SIDECHAIN_MIXED?: number;
+}
+
 interface ManifestEntry {
   readonly corpus_dir: string;
   readonly path: string;
   readonly lines: number;
-  readonly features?: { tool_use_ids?: number; tool_results_matched?: number };
+  readonly trailing_newline?: boolean;
+  readonly features?: Features;
+}
+
+interface PlacedFile {
+  readonly path: string;
+  readonly features: Features;
+  readonly lines: number;
+  readonly newline: boolean;
+}
+
+/**
+ * Each transcript of the manifest placed as the main file of a session of its
+ * own and landed once. Every file with a line lands, and only an empty one is
+ * left out, so the sessions are every transcript with a line.
+ */
+function placed(options: { quietSince?: Date } = {}): { data: string; sessions: Map<string, PlacedFile> } {
+  const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as ManifestEntry[];
+  const root = path.join(temporaryFolder(), 'projects');
+  const sessions = new Map<string, PlacedFile>();
+  manifest
+    .filter((entry) => entry.path.endsWith('.jsonl'))
+    .forEach((entry, index) => {
+      const session = stableUuid('generations-conformance', index);
+      const target = path.join(root, '-corpus', `${session}.jsonl`);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.copyFileSync(path.join(corpus, entry.corpus_dir, entry.path), target);
+      if (options.quietSince) fs.utimesSync(target, options.quietSince, options.quietSince);
+      sessions.set(session, { path: entry.path, features: entry.features ?? {}, lines: entry.lines, newline: entry.trailing_newline !== false });
+    });
+  const data = temporaryFolder();
+  collectOnce(root, data);
+  for (const [session, placedFile] of [...sessions]) {
+    const landed = fs.existsSync(path.join(data, session));
+    expect(landed, placedFile.path).toBe(placedFile.lines > 0);
+    if (!landed) sessions.delete(session);
+  }
+  return { data, sessions };
+}
+
+/** Each placed transcript assembled whole, with its manifest entry and index. */
+function assembled(): { entry: PlacedFile; index: SessionIndex; structure: ReturnType<typeof assemble> }[] {
+  const { data, sessions } = placed();
+  return [...sessions].map(([session, entry]) => {
+    const index = loadSessionIndex(data, session);
+    return { entry, index, structure: assemble(index, { conversation: session, throughSeq: index.throughSeq }) };
+  });
+}
+
+/** The talk a node is inside, walking up its parents; undefined when it is in none. */
+function talkOf(nodes: ReadonlyMap<string, { readonly id: string; readonly kind: string; readonly parent?: string }>, id: string): string | undefined {
+  for (let at = nodes.get(id); at; at = at.parent !== undefined ? nodes.get(at.parent) : undefined) if (at.kind === 'talk') return at.id;
+  return undefined;
 }
 
 describeWhere(missing, 'assembly stages on ../shared/corpus', () => {
   it('joins every tool use to its result, and names exactly the ones whose result is not in the file', { timeout: 120_000 }, () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as ManifestEntry[];
-    const root = path.join(temporaryFolder(), 'projects');
-    const placed = new Map<string, ManifestEntry>();
-    manifest
-      .filter((entry) => entry.path.endsWith('.jsonl'))
-      .forEach((entry, index) => {
-        const session = stableUuid('assembly-conformance', index);
-        const target = path.join(root, '-corpus', `${session}.jsonl`);
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        fs.copyFileSync(path.join(corpus, entry.corpus_dir, entry.path), target);
-        placed.set(session, entry);
-      });
-    const data = temporaryFolder();
-    collectOnce(root, data);
-    let lookedAt = 0;
-    for (const [session, entry] of placed) {
-      // Only a file without a line lands nothing, and then it has no tool use to join.
-      if (!fs.existsSync(path.join(data, session))) {
-        expect([entry.lines, entry.features?.tool_use_ids ?? 0], `${entry.path} landed nothing`).toEqual([0, 0]);
-        continue;
-      }
-      lookedAt++;
+    // Every transcript with a line (placed), each one checked.
+    const { data, sessions } = placed();
+    for (const [session, entry] of sessions) {
       const removal = removeDuplicates(loadSessionIndex(data, session).entries);
       // One file can hold several streams: its own and its children's, written into it.
       let fileSteps = 0;
@@ -71,47 +114,12 @@ describeWhere(missing, 'assembly stages on ../shared/corpus', () => {
         const ids = new Set(stream.records.map((record) => record.id));
         expect(join.orphanResults.filter((orphan) => orphan.record.parent === undefined || ids.has(orphan.record.parent)).map((orphan) => orphan.of), entry.path).toEqual([]);
       }
-      expect([fileSteps, fileMissing], entry.path).toEqual([entry.features?.tool_use_ids ?? 0, (entry.features?.tool_use_ids ?? 0) - (entry.features?.tool_results_matched ?? 0)]);
+      expect([fileSteps, fileMissing], entry.path).toEqual([entry.features.tool_use_ids ?? 0, (entry.features.tool_use_ids ?? 0) - (entry.features.tool_results_matched ?? 0)]);
     }
-    // Every transcript of the manifest with a line was placed, landed and checked above.
-    expect(lookedAt).toBe(manifest.filter((entry) => entry.path.endsWith('.jsonl') && entry.lines > 0).length);
   });
 });
 
 describeWhere(missing, 'every generation of Claude Code file on ../shared/corpus', () => {
-  interface Features {
-    readonly assistant_missing_message_id?: number;
-    readonly sidechain_records?: number;
-    readonly isSidechain_true?: number;
-    readonly task_tool_use?: number;
-    readonly INLINE_SIDECHAIN_MIXED?: number;
-  }
-  // Each transcript placed as the main file of a session of its own, landed once.
-  const placed = (options: { quietSince?: Date } = {}): { data: string; sessions: Map<string, { path: string; features: Features; lines: number; newline: boolean }> } => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as (ManifestEntry & { features?: Features; trailing_newline?: boolean })[];
-    const root = path.join(temporaryFolder(), 'projects');
-    const sessions = new Map<string, { path: string; features: Features; lines: number; newline: boolean }>();
-    manifest
-      .filter((entry) => entry.path.endsWith('.jsonl'))
-      .forEach((entry, index) => {
-        const session = stableUuid('generations-conformance', index);
-        const target = path.join(root, '-corpus', `${session}.jsonl`);
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        fs.copyFileSync(path.join(corpus, entry.corpus_dir, entry.path), target);
-        if (options.quietSince) fs.utimesSync(target, options.quietSince, options.quietSince);
-        sessions.set(session, { path: entry.path, features: entry.features ?? {}, lines: entry.lines, newline: entry.trailing_newline !== false });
-      });
-    const data = temporaryFolder();
-    collectOnce(root, data);
-    // Every file with a line lands; only an empty one leaves nothing to look at.
-    for (const [session, placedFile] of [...sessions]) {
-      const landed = fs.existsSync(path.join(data, session));
-      if ((placedFile.lines ?? 0) > 0) expect(landed, placedFile.path).toBe(true);
-      if (!landed) sessions.delete(session);
-    }
-    return { data, sessions };
-  };
-
   it('lands the last line of a file without a final newline once the file is quiet, and leaves it for the next pass while it is not', { timeout: 180_000 }, () => {
     for (const quiet of [true, false]) {
       const { data, sessions } = placed(quiet ? { quietSince: new Date(Date.now() - QUIET_TAIL_MS - 60_000) } : {});
@@ -126,11 +134,8 @@ describeWhere(missing, 'every generation of Claude Code file on ../shared/corpus
   });
 
   it('makes each assistant record without a provider message id a provider call of its own, and counts them', { timeout: 180_000 }, () => {
-    const { data, sessions } = placed();
     let without = 0;
-    for (const [session, entry] of sessions) {
-      const index = loadSessionIndex(data, session);
-      const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+    for (const { entry, structure } of assembled()) {
       const expected = entry.features.assistant_missing_message_id ?? 0;
       expect(structure.counts.provider_calls_without_id, entry.path).toBe(expected);
       const calls = structure.nodes.filter((node) => node.kind === 'llm.call' && node.attrs?.provider_id === 'unavailable');
@@ -141,11 +146,8 @@ describeWhere(missing, 'every generation of Claude Code file on ../shared/corpus
   });
 
   it('makes each child agent written into its parent file a child stream, started by the call that handed it its prompt', { timeout: 180_000 }, () => {
-    const { data, sessions } = placed();
     let inlineFiles = 0;
-    for (const [session, entry] of sessions) {
-      const index = loadSessionIndex(data, session);
-      const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+    for (const { entry, index, structure } of assembled()) {
       const nodes = new Map(structure.nodes.map((node) => [node.id, node]));
       // Every record the file marks as a child's is in a child stream, and none is left in main.
       const marked = entry.features.sidechain_records ?? entry.features.isSidechain_true ?? 0;
@@ -179,17 +181,10 @@ describeWhere(missing, 'every generation of Claude Code file on ../shared/corpus
   });
 
   it('reads every step of the agent and its tools inside a talk, also where the evidence begins in the middle of one', { timeout: 180_000 }, () => {
-    const { data, sessions } = placed();
     let notInEvidence = 0;
-    for (const [session, entry] of sessions) {
-      const index = loadSessionIndex(data, session);
-      const structure = assemble(index, { conversation: session, throughSeq: index.throughSeq });
+    for (const { entry, structure } of assembled()) {
       const nodes = new Map(structure.nodes.map((node) => [node.id, node]));
-      const inTalk = (id: string): boolean => {
-        for (let at = nodes.get(id); at; at = at.parent !== undefined ? nodes.get(at.parent) : undefined) if (at.kind === 'talk') return true;
-        return false;
-      };
-      const outside = structure.nodes.filter((node) => ['llm.call', 'tool', 'agent.call'].includes(node.kind) && !inTalk(node.id)).map((node) => node.id);
+      const outside = structure.nodes.filter((node) => ['llm.call', 'tool', 'agent.call'].includes(node.kind) && talkOf(nodes, node.id) === undefined).map((node) => node.id);
       expect(outside, entry.path).toEqual([]);
       notInEvidence += structure.nodes.filter((node) => node.kind === 'talk' && node.attrs?.started_by === 'start_not_in_evidence').length;
     }
@@ -219,14 +214,10 @@ describeWhere(missing, 'conversation structure on the real projects trees', () =
         children += childStreams.length;
         started += new Set(starts.map((relation) => relation.to)).size;
         // Walk each step node up to its talk: a record belongs to one talk only.
-        const talkOf = (id: string): string | undefined => {
-          for (let at = nodes.get(id); at; at = at.parent !== undefined ? nodes.get(at.parent) : undefined) if (at.kind === 'talk') return at.id;
-          return undefined;
-        };
         const seen = new Map<string, string>();
         for (const node of structure.nodes) {
           if (!node.ref || ['talk', 'epoch', 'segment', 'session', 'stream', 'run'].includes(node.kind)) continue;
-          const talk = talkOf(node.id);
+          const talk = talkOf(nodes, node.id);
           if (talk === undefined) continue;
           for (const ref of node.refs ?? [node.ref]) {
             const key = `${ref.seq}:${ref.row}`;

@@ -40,7 +40,7 @@ import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
 import { listFolder } from '../../files/folders.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
-import { sameUnlessChangeTime, stampOf } from '../../bundle/reuse.ts';
+import { compareStamps, stampFromText, stampOf, stampText, type FileStamp } from '../../bundle/reuse.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder, relativeLinks } from './relative-links.ts';
@@ -372,7 +372,7 @@ function pagesFolder(cache: string): string {
 
 interface KeptFile {
   readonly file: string;
-  readonly stamp: string;
+  readonly stamp: FileStamp | undefined;
   readonly sha256: string;
 }
 
@@ -400,7 +400,7 @@ function entryOf(folder: string): Entry {
   }
   const kept = text.split('\n').filter((line) => line !== '').map((line): KeptFile => {
     const [stamp, sha256, ...file] = line.split(' ');
-    return { stamp: stamp!, sha256: sha256!, file: file.join(' ') };
+    return { stamp: stampFromText(stamp!), sha256: sha256!, file: file.join(' ') };
   });
   if (kept.every(({ file, stamp, sha256 }) => keptAsItWas(path.join(folder, FILES, file), stamp, sha256))) return { folder, render: false, kept };
   fs.rmSync(folder, { recursive: true, force: true });
@@ -413,9 +413,9 @@ function entryOf(folder: string): Entry {
  * earlier export's link, and an edit whose modification time was set back
  * looks the same) with its bytes still of its digest.
  */
-function keptAsItWas(file: string, stamp: string, sha256: string): boolean {
-  const now = stampOf(file);
-  return now === stamp || (now !== undefined && sameUnlessChangeTime(now, stamp) && digestOfFile(file) === sha256);
+function keptAsItWas(file: string, stamp: FileStamp | undefined, sha256: string): boolean {
+  const compared = compareStamps(stampOf(file), stamp);
+  return compared === 'same' || (compared === 'change time only' && digestOfFile(file) === sha256);
 }
 
 function finishedPages(cache: string, inputs: ReadonlyMap<string, string>, code: string): Finished[] {
@@ -472,7 +472,8 @@ function keepEntry(out: string, folder: string, files: readonly string[], digest
     linkOrCopy(out, path.join(folder, FILES), file);
     const sha256 = digestOfFile(path.join(out, file));
     digests.set(file, sha256);
-    lines.push(`${stampOf(path.join(folder, FILES, file))} ${sha256} ${file}\n`);
+    const stamp = stampOf(path.join(folder, FILES, file));
+    lines.push(`${stamp !== undefined ? stampText(stamp) : 'none'} ${sha256} ${file}\n`);
   }
   fs.writeFileSync(path.join(folder, COMPLETE), lines.join(''));
 }

@@ -163,7 +163,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
           if (child.kind === 'run') runs.push({ id: child.id, anchor: anchorOf(child.id), qualities: stringAttrs(child), steps: (children.get(child.id) ?? []).map(step) });
           else loose.push(step(child));
         }
-        const all = [...loose, ...runs.flatMap((run) => run.steps)].flatMap(flatten);
+        const all = stepsOfTalk({ loose, runs }).flatMap(flatten);
         const times = all.flatMap((item) => (item.time !== undefined ? [item.time] : [])).sort();
         talks.push({
           id: talkNode.id,
@@ -193,6 +193,11 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     });
   }
   return { streams, talkOf, nodes };
+}
+
+/** A talk's steps, without their children: those outside any run, then each run's. */
+export function stepsOfTalk(talk: Pick<TalkView, 'loose' | 'runs'>): StepView[] {
+  return [...talk.loose, ...talk.runs.flatMap((run) => run.steps)];
 }
 
 /**

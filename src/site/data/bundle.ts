@@ -106,8 +106,8 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
   const summaries = new Map([...labels].flatMap(([name, label]) => (label.summary !== undefined ? [[name, label.summary] as const] : [])));
   const { records } = mainStreamOfEntries(entries);
   const branches = analyseBranches(records, summaries);
-  // Made only for a conversation with explicit branches: the tree of the
-  // 1 GB benchmark corpus's biggest conversation takes 0.2 s.
+  // Made only for a conversation with explicit branches: the tree of a
+  // large conversation takes time (docs/performance.md).
   let tree: Tree | undefined;
   const explicit: ExplicitBranchView[] = [];
   for (const entry of explicitBranches(bundle, id)) {

@@ -25,8 +25,8 @@ export type Resolve = (nodeId: string, talk: string | undefined) => string | und
 /**
  * A stable HTML id for a node: its ids hold slashes and colons, which anchors
  * would have to escape. Hashed in one call rather than through a Hash object
- * made for each: 115,000 ids took 38-52 ms against 109-369 ms, and a
- * conversation has one for every node.
+ * made for each, which is markedly slower, and a conversation has one for
+ * every node (docs/performance.md).
  */
 export function anchorOf(id: string): string {
   return `n${crypto.hash('sha256', id, 'hex').slice(0, 12)}`;
@@ -44,8 +44,8 @@ const TALK_COST = 1200;
  * A conversation's streams, talks and steps, without the steps' parts: what
  * the plan is made from and what every page of it takes its talks from.
  * A step's parts are read from its rows when a page shows it (withParts):
- * held here, the 151 MB conversation of the 1 GB benchmark corpus kept
- * 306 MB of their texts for as long as its pages rendered.
+ * held here, a large conversation kept all of their texts for as long as
+ * its pages rendered (docs/performance.md).
  */
 export interface ConversationStructure {
   readonly streams: StreamView[];

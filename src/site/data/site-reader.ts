@@ -18,6 +18,7 @@ import type { ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
 import { writeSearchScript } from './search-text.ts';
 import { linkedStructure, pageModel, pageOutline, type CodeHighlighter, type PageModel } from './site.ts';
+import type { ReadAhead } from './read-ahead.ts';
 import { searchScriptBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
 
@@ -35,6 +36,8 @@ export class SiteReader {
   private readonly selection: SiteSelection;
   /** Made the first time a page has code to highlight. */
   private readonly startHighlighter: () => Promise<CodeHighlighter>;
+  /** What the process read of the storage zone before its input came, taken by the loads it serves (read-ahead.ts). */
+  private readonly readAhead: ReadAhead | undefined;
   private highlighter: Promise<CodeHighlighter> | undefined;
   /** The next of the selection's conversations to plan. */
   private next = 0;
@@ -52,10 +55,15 @@ export class SiteReader {
    */
   private loaded: { id: string; conversation: BundleConversation; structure: ConversationStructure } | undefined;
 
-  /** A reader of the site `input` names; `highlighter` starts the highlighter of its cache, when a page first needs it. */
-  constructor(input: SiteInput, highlighter: () => Promise<CodeHighlighter>) {
+  /**
+   * A reader of the site `input` names; `highlighter` starts the highlighter
+   * of its cache, when a page first needs it, and its loads take what
+   * `readAhead` read of the same files.
+   */
+  constructor(input: SiteInput, highlighter: () => Promise<CodeHighlighter>, readAhead?: ReadAhead) {
     this.input = input;
     this.startHighlighter = highlighter;
+    this.readAhead = readAhead;
     this.selection = input.selection ?? { conversations: conversationsOfBundle(input.bundle).map((id) => ({ id, render: true, plan: '' })) };
   }
 
@@ -91,7 +99,7 @@ export class SiteReader {
     const plan = this.plans.get(page.conversation)!;
     if (this.loaded?.id !== page.conversation) {
       this.load(undefined);
-      const conversation = loadConversation(this.input.bundle, page.conversation);
+      const conversation = this.loadConversation(page.conversation);
       this.load({ id: page.conversation, conversation, structure: linkedStructure(conversation, () => plan) });
     }
     const { conversation, structure } = this.loaded!;
@@ -102,6 +110,10 @@ export class SiteReader {
   async page(file: string): Promise<PageModel> {
     const { model, rows } = this.outline(file);
     return pageModel(model, rows, await (this.highlighter ??= this.startHighlighter()));
+  }
+
+  private loadConversation(id: string): BundleConversation {
+    return loadConversation(this.input.bundle, id, this.readAhead !== undefined ? { readAhead: this.readAhead } : {});
   }
 
   /** Closes what the conversation loaded last holds open. */
@@ -126,11 +138,10 @@ export class SiteReader {
 
   /** Plans the next conversation this process renders and keeps it loaded for its pages; undefined once every one is planned. */
   private planNext(): ConversationPlan | undefined {
-    const { bundle } = this.input;
     while (this.next < this.selection.conversations.length) {
       const { id, render, plan: saved } = this.selection.conversations[this.next++]!;
       if (!render) continue;
-      const conversation = loadConversation(bundle, id);
+      const conversation = this.loadConversation(id);
       let planned: ConversationPlan | undefined;
       const structure = linkedStructure(conversation, () => planned);
       const plan = planConversation(conversation, structure);

@@ -9,7 +9,7 @@ import { createHighlighter } from './highlight.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { relativeLinksOf } from './relative-links.ts';
 import { EarlierPageRecords } from './page-store.ts';
-import { readAhead } from '../data/read-ahead.ts';
+import { ReadAhead } from '../data/read-ahead.ts';
 
 /** The pages of a conversation, a branch or a child stream (data/plan.ts). */
 const CONVERSATION_PAGE = /^[cbs]\//;
@@ -20,6 +20,8 @@ export function createExports(manifest) {
   // again by response.text(), a good part of a child's time
   // (docs/performance.md).
   const app = new App(manifest, false);
+  // What this process reads ahead while it waits, for the site it opens.
+  const readAhead = new ReadAhead();
   return {
     /**
      * Loads what the first page would, for a child that waits for its work
@@ -36,7 +38,7 @@ export function createExports(manifest) {
       return highlighter;
     },
     /** Reads sessions with new evidence from the storage zone while the export parses them (data/read-ahead.ts). */
-    readAhead,
+    readAhead: (data, sessions) => readAhead.read(data, sessions),
     /**
      * The rendering of the site `input` names (data/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`
@@ -44,7 +46,7 @@ export function createExports(manifest) {
      * the input's cache.
      */
     open: (input, highlighter) => {
-      const site = new SiteReader(input, () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(input.cache)));
+      const site = new SiteReader(input, () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(input.cache)), readAhead);
       const earlier = new EarlierPageRecords(site);
       return {
         /**

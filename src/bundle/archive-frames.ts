@@ -40,7 +40,7 @@ import { landedNameOf, parseLandedName } from '../landing/layout.ts';
 import { BUNDLE, conversationOwning } from './manifest.ts';
 
 const PAGE_FOLDERS = ['site/c/', 'site/b/', 'site/s/'];
-// A conversation's search script: search/<id>.js (site/data/site.ts, searchScriptOf).
+// A conversation's search script: search/<id>.js (site/data/site-input.ts, searchScriptOf).
 const SEARCH_FOLDER = 'site/search/';
 
 /** The conversations an export holds, known from its file names alone: every bundle/<id>/ and bundle/_conversations/<id>/. */

@@ -37,35 +37,62 @@ const REUSE_SCHEMA = 'export-reuse/1';
 interface ReuseEntry {
   /** The storage-zone file the export's copy came from. */
   readonly source: string;
+  /** The stamps of the source and of the export's copy, as text (stampText). */
   readonly sourceStamp: string;
   readonly exportedStamp: string;
   readonly sha256: string;
 }
 
 /**
- * Device, inode, size, modification time and change time: what changes when
- * a file is replaced or written. The change time is there because the
- * modification time can be set back by anyone who can write the file, and the
- * change time cannot: it moves with every write, and with every change of the
- * file's metadata, its count of hard links included. So a stamp is taken once
- * the links to the file are as they stay.
+ * What changes when a file is replaced or written: its device, inode, size
+ * and modification time, which together name the file's bytes as they were
+ * stamped, and its change time. The change time is there because the
+ * modification time can be set back by anyone who can write the file, and
+ * the change time cannot: it moves with every write, and with every change
+ * of the file's metadata, its count of hard links included. So a stamp is
+ * taken once the links to the file are as they stay. Times are in
+ * nanoseconds, as decimal text.
  */
-export function stampOf(file: string): string | undefined {
+export interface FileStamp {
+  readonly device: string;
+  readonly inode: string;
+  readonly size: string;
+  readonly modified: string;
+  readonly changed: string;
+}
+
+export function stampOf(file: string): FileStamp | undefined {
   try {
     const stat = fs.statSync(file, { bigint: true });
-    return stat.isFile() ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : undefined;
+    return stat.isFile() ? { device: `${stat.dev}`, inode: `${stat.ino}`, size: `${stat.size}`, modified: `${stat.mtimeNs}`, changed: `${stat.ctimeNs}` } : undefined;
   } catch {
     return undefined;
   }
 }
 
 /**
- * Whether two stamps are of one file with the same size and modification
- * time, whatever its change time: a hard link made or removed since, or a
- * write whose modification time was set back, which only the bytes can tell apart.
+ * How a file's stamp now compares with one taken before: the same; the same
+ * but for the change time, which a hard link made or removed since gives,
+ * and so does a write whose modification time was set back, which only the
+ * bytes can tell apart; or another file, or other bytes.
  */
-export function sameUnlessChangeTime(stamp: string, other: string): boolean {
-  return stamp.slice(0, stamp.lastIndexOf(':')) === other.slice(0, other.lastIndexOf(':'));
+export function compareStamps(now: FileStamp | undefined, before: FileStamp | undefined): 'same' | 'change time only' | 'different' {
+  if (now === undefined || before === undefined) return 'different';
+  if (now.device !== before.device || now.inode !== before.inode || now.size !== before.size || now.modified !== before.modified) return 'different';
+  return now.changed === before.changed ? 'same' : 'change time only';
+}
+
+/** A stamp as the records on disk hold it: `device:inode:size:modified:changed`. */
+export function stampText(stamp: FileStamp): string {
+  return `${stamp.device}:${stamp.inode}:${stamp.size}:${stamp.modified}:${stamp.changed}`;
+}
+
+/** The stamp a record holds as text (stampText); undefined for text that is none. */
+export function stampFromText(text: string): FileStamp | undefined {
+  const parts = text.split(':');
+  if (parts.length !== 5 || parts.some((part) => !/^\d+$/.test(part))) return undefined;
+  const [device, inode, size, modified, changed] = parts as [string, string, string, string, string];
+  return { device, inode, size, modified, changed };
 }
 
 export class ExportReuse {
@@ -76,7 +103,7 @@ export class ExportReuse {
    * placed file (a redaction does): its stamp then differs, and neither its
    * digest nor its reuse record is taken from here any more.
    */
-  private readonly placed = new Map<string, { source: string; sourceStamp: string; target: string; placedStamp: string | undefined }>();
+  private readonly placed = new Map<string, { source: string; sourceStamp: FileStamp; target: string; placedStamp: FileStamp | undefined }>();
   private readonly known = new Map<string, string>();
   // Folders of the new export made so far: most files share a folder with
   // the one before, and a second export places every file again.
@@ -123,7 +150,7 @@ export class ExportReuse {
     const sourceStamp = stampOf(source);
     if (sourceStamp === undefined) throw new Error(`${source}: not a readable regular file`);
     const before = this.previous.get(relative);
-    if (before && before.source === source && before.sourceStamp === sourceStamp && stampOf(path.join(this.out, relative)) === before.exportedStamp) {
+    if (before && before.source === source && compareStamps(sourceStamp, stampFromText(before.sourceStamp)) === 'same' && compareStamps(stampOf(path.join(this.out, relative)), stampFromText(before.exportedStamp)) === 'same') {
       try {
         fs.linkSync(path.join(this.out, relative), target);
         this.known.set(relative, before.sha256);
@@ -154,7 +181,7 @@ export class ExportReuse {
 
   private unchangedSincePlaced(relative: string, where: string | undefined): boolean {
     const placed = this.placed.get(relative);
-    return placed !== undefined && where !== undefined && placed.placedStamp !== undefined && stampOf(where) === placed.placedStamp;
+    return placed !== undefined && where !== undefined && compareStamps(stampOf(where), placed.placedStamp) === 'same';
   }
 
   /**
@@ -170,8 +197,8 @@ export class ExportReuse {
       // Only a copy still byte for byte its storage file can stand in for it
       // next time: the same inode, size and modification time as placed (a
       // later step, a redaction, replaces a file with a new one).
-      if (!placed?.placedStamp || now === undefined || !sameUnlessChangeTime(now, placed.placedStamp)) continue;
-      files[entry.path] = { source: placed.source, sourceStamp: placed.sourceStamp, exportedStamp: now, sha256: entry.sha256 };
+      if (placed === undefined || now === undefined || compareStamps(now, placed.placedStamp) === 'different') continue;
+      files[entry.path] = { source: placed.source, sourceStamp: stampText(placed.sourceStamp), exportedStamp: stampText(now), sha256: entry.sha256 };
     }
     fs.mkdirSync(path.dirname(this.record), { recursive: true });
     replaceFile(this.record, `${JSON.stringify({ schema: REUSE_SCHEMA, out: this.out, files })}\n`);

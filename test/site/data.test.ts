@@ -10,18 +10,23 @@ import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
 import { planConversation, slug, splitByWeight } from '../../src/site/data/plan.ts';
 import { writeSearchScript } from '../../src/site/data/search-text.ts';
-import { pageModel, sitePlan } from '../../src/site/data/site.ts';
+import { SiteReader } from '../../src/site/data/site-reader.ts';
+import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { conversationStructure, withParts, type ConversationStructure } from '../../src/site/data/streams.ts';
 import type { StepView, TalkView } from '../../src/site/data/views.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
 let bundle: string;
+/** The site of the bundle, every conversation rendered, as a renderer reads it. */
+let site: SiteReader;
 beforeAll(async () => {
+  const cache = temporaryFolder();
   bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt], { site: false }), 'bundle');
+  site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
 });
 
 describe('page models from a bundle', () => {
-  it('gives a rewind’s other path a branch page, and keeps it off the conversation page', () => {
+  it('gives a rewind’s other path a branch page, and keeps it off the conversation page', async () => {
     const plan = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.rewind));
     expect(plan.pages.map((page) => page.kind)).toEqual(['conversation', 'branch']);
     const [conversation, branch] = plan.pages;
@@ -29,29 +34,29 @@ describe('page models from a bundle', () => {
     expect(branch!.talks).toHaveLength(1);
     expect(plan.pageOfBranch.get('active')).toBe(`c/${FIXTURE_SESSIONS.rewind}.html`);
     expect(branch!.file).toMatch(new RegExp(`^b/${FIXTURE_SESSIONS.rewind}--from-[0-9a-f]{8}-[0-9a-f]{8}\\.html$`));
-    const model = pageModel(branch!.file, bundle);
+    const model = await site.page(branch!.file);
     expect(model.branch).toMatchObject({ origin: 'natural', boundaryKind: 'a person’s prompt after a rewind or an edit' });
     expect(model.branch!.forkPoint.href).toMatch(new RegExp(`^c/${FIXTURE_SESSIONS.rewind}\\.html#n[0-9a-f]{12}$`));
-    const active = pageModel(conversation!.file, bundle);
+    const active = await site.page(conversation!.file);
     expect([...active.forksAfter.values()].flat().map((link) => link.href)).toEqual([conversation!.file, branch!.file]);
   });
 
-  it('puts a rewind to the first prompt at the top of the page, not after a talk', () => {
+  it('puts a rewind to the first prompt at the top of the page, not after a talk', async () => {
     const plan = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.rewindAtFirstPrompt));
-    const model = pageModel(plan.pages[0]!.file, bundle);
+    const model = await site.page(plan.pages[0]!.file);
     expect(model.forksAtStart.map((link) => link.href)).toEqual([plan.pages[0]!.file, plan.pages[1]!.file]);
     expect(model.forksAfter.size).toBe(0);
   });
 
-  it('links a child stream to the call that started it, both ways', () => {
-    sitePlan(bundle);
+  it('links a child stream to the call that started it, both ways', async () => {
+    site.plan();
     const plan = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.nestedAgents));
     const outer = `s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedOuter}.html`;
     expect(plan.pages.map((page) => page.file)).toEqual([`c/${FIXTURE_SESSIONS.nestedAgents}.html`, outer, `s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedInner}.html`]);
-    const main = pageModel(`c/${FIXTURE_SESSIONS.nestedAgents}.html`, bundle);
+    const main = await site.page(`c/${FIXTURE_SESSIONS.nestedAgents}.html`);
     const call = main.talks[0]!.runs[0]!.steps.flatMap((step) => step.children).find((step) => step.kind === 'agent.call')!;
     expect(call.links).toEqual([{ label: `starts → stream ${FIXTURE_AGENTS.nestedOuter}`, href: outer, quality: 'exact_unique', via: 'result' }]);
-    const child = pageModel(outer, bundle);
+    const child = await site.page(outer);
     expect(child.streamLinks).toEqual([{ label: 'started by ← agent.call Agent', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' }]);
   });
 

@@ -4,9 +4,11 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { pageModel, pagesAsPlanned, sitePlan, type PageModel } from '../../src/site/data/site.ts';
+import type { PageModel } from '../../src/site/data/site.ts';
+import { SiteReader } from '../../src/site/data/site-reader.ts';
+import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import type { LinkView, StepView } from '../../src/site/data/views.ts';
-import { exportedSessions } from '../helpers.ts';
+import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
 const loads = vi.hoisted(() => [] as string[]);
 vi.mock('../../src/site/data/bundle.ts', async (original) => {
@@ -33,13 +35,15 @@ beforeAll(async () => {
 });
 
 describe('pages as planned', () => {
-  it('reads each conversation once for its plan and its pages, in the order of the whole plan', () => {
+  it('reads each conversation once for its plan and its pages, in the order of the whole plan', async () => {
+    const cache = temporaryFolder();
+    const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
     const files: string[] = [];
     const seen: string[] = [];
     let linksChecked = 0;
-    for (const file of pagesAsPlanned(bundle)) {
+    for (const file of site.pagesAsPlanned()) {
       files.push(file);
-      const model = pageModel(file, bundle);
+      const model = await site.page(file);
       seen.push(model.plan.conversation);
       // A page's links are resolved though its structure was made before its plan.
       for (const link of linksOf(model)) {
@@ -51,7 +55,7 @@ describe('pages as planned', () => {
     expect(linksChecked).toBeGreaterThan(0);
     expect(new Set(seen)).toEqual(new Set(sessions));
     expect([...loads].sort()).toEqual([...sessions].sort());
-    expect(sitePlan(bundle).pages.map((page) => page.file)).toEqual(files);
+    expect(site.plan().pages.map((page) => page.file)).toEqual(files);
     expect(loads).toHaveLength(sessions.length);
   });
 });

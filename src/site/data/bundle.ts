@@ -16,9 +16,9 @@ import { readLandedFile } from '../../landing/landed-file.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { listFolder } from '../../files/folders.ts';
-import type { Folded } from '../../session-flow/chain.ts';
+import { foldRounds, roundFiles, type Folded } from '../../session-flow/chain.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
-import { foldOf, readAheadOf, rowsOfSessionData } from './read-ahead.ts';
+import { rowsOfSessionData, type ReadAhead } from './read-ahead.ts';
 import { ConversationRows, HELD_MOST_BYTES } from './rows.ts';
 
 export interface ExplicitBranchView {
@@ -60,10 +60,11 @@ export function conversationsOfBundle(bundle: string): string[] {
  * One conversation of the bundle. Every row is outlined as it is read; the
  * views of its parts are held too when its `.sd` files come to
  * `heldMostBytes` or less, or were read ahead, and read again from the
- * bundle for a page when they are not (rows.ts).
+ * bundle for a page when they are not (rows.ts). With `readAhead`, what
+ * it read of the same files is taken where the bundle's bytes are the same.
  */
-export function loadConversation(bundle: string, id: string, options: { heldMostBytes?: number } = {}): BundleConversation {
-  const folded = foldOf(bundle, id);
+export function loadConversation(bundle: string, id: string, options: { heldMostBytes?: number; readAhead?: ReadAhead } = {}): BundleConversation {
+  const folded = options.readAhead?.foldOf(bundle, id) ?? foldRounds(roundFiles(bundle, id));
   const head = folded.rounds.at(-1);
   if (!head) throw new Error(`${path.join(bundle, '_conversations', id)}: the conversation has no rounds`);
   const session = head.header.session;
@@ -91,7 +92,7 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     // The branch analysis needs the index of these rows; it is built from
     // them here rather than by reading every `.sd` a second time. Rows read
     // ahead are parsed already, and held whatever the conversation's size.
-    const ahead = readAheadOf(session, file);
+    const ahead = options.readAhead?.rowsOf(session, file);
     const hash = ahead === undefined ? crypto.createHash('sha256') : undefined;
     for (const read of ahead?.read ?? rowsOfSessionData(file, hash)) {
       rows.add(file.seq, sessionData, read, held || ahead !== undefined);
@@ -106,8 +107,8 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
   const summaries = new Map([...labels].flatMap(([name, label]) => (label.summary !== undefined ? [[name, label.summary] as const] : [])));
   const { records } = mainStreamOfEntries(entries);
   const branches = analyseBranches(records, summaries);
-  // Made only for a conversation with explicit branches: the tree of the
-  // 1 GB benchmark corpus's biggest conversation takes 0.2 s.
+  // Made only for a conversation with explicit branches: the tree of a
+  // large conversation takes time (docs/performance.md).
   let tree: Tree | undefined;
   const explicit: ExplicitBranchView[] = [];
   for (const entry of explicitBranches(bundle, id)) {

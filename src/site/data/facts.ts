@@ -5,8 +5,8 @@
 
 import type { Usage } from '../../session-data/format.ts';
 import type { BundleConversation } from './bundle.ts';
-import { partsOfStep } from './row-outline.ts';
-import type { ConversationStructure } from './streams.ts';
+import { stepText } from './search-text.ts';
+import { stepsOfTalk, type ConversationStructure } from './streams.ts';
 import type { StepView, TalkView } from './views.ts';
 
 /** How much of the first prompt the preview keeps: two lines of a row, with room to spare. */
@@ -55,10 +55,10 @@ export interface ConversationFacts {
 export function conversationFacts(conversation: BundleConversation, structure: ConversationStructure): ConversationFacts {
   const attrs = [...structure.nodes.values()].find((node) => node.kind === 'session')?.attrs ?? {};
   const main = structure.streams.find((stream) => !stream.child);
-  const firstPrompt = main ? firstPromptOf(main.talks.flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)]), conversation) : undefined;
+  const firstPrompt = main ? firstPromptOf(main.talks.flatMap(stepsOfTalk), conversation) : undefined;
   const project = projectOf(attrs.project, conversation.source);
   const models = Array.isArray(attrs.models) && attrs.models.every((model) => typeof model === 'string') ? (attrs.models as string[]) : modelsOfCalls(structure) ?? conversation.models;
-  const times = structure.streams.flatMap((stream) => stream.talks.flatMap((talk) => [talk.from, talk.to])).filter((time): time is string => time !== undefined).sort();
+  const span = spanOf(structure);
   const { title, titleSource } = titleOf(attrs, conversation, firstPrompt);
   const tokens = tokensOf(structure);
   return {
@@ -68,7 +68,7 @@ export function conversationFacts(conversation: BundleConversation, structure: C
     models,
     ...(firstPrompt !== undefined ? { firstPrompt } : {}),
     ...(tokens ? { tokens } : {}),
-    ...(times.length > 0 ? { from: times[0]!, to: times.at(-1)! } : {}),
+    ...span,
     turns: main?.talks.length ?? 0,
     branches: conversation.branches.branches.filter((branch) => !branch.active).length + conversation.explicit.length,
     subagents: structure.streams.filter((stream) => stream.child).length,
@@ -111,19 +111,31 @@ function modelsOfCalls(structure: ConversationStructure): string[] | undefined {
 }
 
 function tokensOf(structure: ConversationStructure): TokenFacts | undefined {
-  const sums = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+  const { usage: sums, calls, told } = usageOfCalls(structure);
+  if (told === 0) return undefined;
+  return { ...sums, total: sums.input + sums.output + sums.cache_read + sums.cache_write, lowerBound: told < calls };
+}
+
+/** What the provider calls used, summed; how many calls there are, and how many said what they used. */
+export function usageOfCalls(structure: ConversationStructure): { usage: Required<Usage>; calls: number; told: number } {
+  const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
   let told = 0;
   let calls = 0;
   for (const node of structure.nodes.values()) {
     if (node.kind !== 'llm.call') continue;
     calls++;
-    const usage = node.attrs?.usage;
-    if (typeof usage !== 'object' || usage === null) continue;
+    const used = node.attrs?.usage;
+    if (typeof used !== 'object' || used === null) continue;
     told++;
-    for (const key of Object.keys(sums) as (keyof typeof sums)[]) sums[key] += (usage as Usage)[key] ?? 0;
+    for (const key of Object.keys(usage) as (keyof typeof usage)[]) usage[key] += (used as Usage)[key] ?? 0;
   }
-  if (told === 0) return undefined;
-  return { ...sums, total: sums.input + sums.output + sums.cache_read + sums.cache_write, lowerBound: told < calls };
+  return { usage, calls, told };
+}
+
+/** The first and last time any talk of the conversation records; none when no talk records one. */
+export function spanOf(structure: ConversationStructure): { from: string; to: string } | undefined {
+  const times = structure.streams.flatMap((stream) => stream.talks.flatMap((talk) => [talk.from, talk.to])).filter((time): time is string => time !== undefined).sort();
+  return times.length > 0 ? { from: times[0]!, to: times.at(-1)! } : undefined;
 }
 
 /**
@@ -137,18 +149,13 @@ function firstPromptOf(steps: readonly StepView[], conversation: BundleConversat
 
 /** The start of the prompt a talk opens with, at most `most` characters, white space made single spaces: what tells one path from another at a fork. */
 export function promptOfTalk(talk: TalkView, conversation: BundleConversation, most: number): string | undefined {
-  return promptAmong([...talk.loose, ...talk.runs.flatMap((run) => run.steps)], conversation, most);
+  return promptAmong(stepsOfTalk(talk), conversation, most);
 }
 
 function promptAmong(steps: readonly StepView[], conversation: BundleConversation, most: number): string | undefined {
   for (const step of steps) {
     if (step.kind !== 'message.external') continue;
-    const text = partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))
-      .filter((part) => part.k === 'text')
-      .flatMap((part) => part.view.segments.map((segment) => segment.text))
-      .join(' ')
-      .replace(/\s+/g, ' ')
-      .trim();
+    const text = stepText(step, conversation, { textOnly: true });
     if (text !== '') return cut(text, most);
   }
   return undefined;

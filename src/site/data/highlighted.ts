@@ -8,9 +8,9 @@
 // `<key> <offset> <length>` to the .index beside them; a build reads every
 // index when it starts. A file per block, written under a temporary name and
 // renamed, made tens of thousands of files for a large site (creating them,
-// their folders, and the exceptions of the reads that missed), a tenth to a
-// quarter of a first build, and the file system's time for it varied from
-// run to run. A build that ends halfway leaves index lines only
+// their folders, and the exceptions of the reads that missed), a good part
+// of a first build (docs/performance.md), and the file system's time for it
+// varied from run to run. A build that ends halfway leaves index lines only
 // for blocks whose bytes are all written, so what it wrote stays usable, and
 // two builds at once write to files of their own.
 
@@ -18,8 +18,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { listFolder } from '../../files/folders.ts';
-
-export const CACHE_VARIABLE = 'SESSIONIZER_SITE_CACHE';
 
 /** Above this, code is shown as plain escaped text: highlighting time and HTML grow with it. */
 export const HIGHLIGHT_LIMIT = 24 * 1024;
@@ -143,10 +141,10 @@ export function removeEarlierBlocks(cache: string): void {
  * How many blocks have been highlighted into the cache, whole: the complete
  * lines of its indexes (a block two builds highlighted at once counts twice,
  * as the work it was). Only the indexes are read: the cache folder also
- * holds the site's finished pages, and a walk through them took 2.1 s of a
- * second export of the 1 GB benchmark corpus. The lines are counted, not
- * parsed into places as readIndexes does (0.13 s of a second export of the
- * 200 MB one): one process appends to a pack, so its offsets only grow, and
+ * holds the site's finished pages, and a walk through them is slow for a
+ * large site. The lines are counted, not parsed into places as readIndexes
+ * does (docs/performance.md): one process appends to a pack, so its
+ * offsets only grow, and
  * only the last lines can name bytes an interrupted build never wrote.
  */
 export function cachedBlocks(cache: string): number {

@@ -14,7 +14,7 @@
 import crypto from 'node:crypto';
 import type { Usage } from '../../session-data/format.ts';
 import { refKey, type BundleConversation } from './bundle.ts';
-import { conversationFacts, type ConversationFacts } from './facts.ts';
+import { conversationFacts, spanOf, usageOfCalls, type ConversationFacts } from './facts.ts';
 import { conversationStructure, type ConversationStructure } from './streams.ts';
 import type { TalkView } from './views.ts';
 
@@ -131,21 +131,13 @@ export function planConversation(conversation: BundleConversation, structure: Co
   for (const [name, talks] of byBranch) pageOfBranch.set(name, add('branch', name, main?.id ?? '', talks));
   for (const stream of structure.streams) if (stream.child) pageOfStream.set(stream.id, add('stream', stream.name, stream.id, stream.talks));
 
-  const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-  let calls = 0;
-  for (const node of structure.nodes.values()) {
-    if (node.kind !== 'llm.call') continue;
-    calls++;
-    const used = (node.attrs?.usage ?? {}) as Usage;
-    for (const key of Object.keys(usage) as (keyof Usage)[]) usage[key] += used[key] ?? 0;
-  }
-  const times = structure.streams.flatMap((stream) => stream.talks.flatMap((talk) => [talk.from, talk.to])).filter((time): time is string => time !== undefined).sort();
+  const { usage, calls } = usageOfCalls(structure);
   const { title } = conversation;
   return {
     summary: {
       id,
       ...(title !== undefined ? { title } : {}),
-      ...(times.length > 0 ? { from: times[0]!, to: times.at(-1)! } : {}),
+      ...spanOf(structure),
       talks: structure.streams.reduce((sum, stream) => sum + stream.talks.length, 0),
       streams: structure.streams.length,
       branches: conversation.branches.branches.length + conversation.explicit.length,

@@ -53,98 +53,103 @@ export function* rowsOfSessionData(file: LandedFileEntry, hash?: crypto.Hash): G
   }
 }
 
-/** Files whose reading ahead a load used, and files it read again because the bundle's bytes differ: for tests and profiles. */
-export const readAheadUse = { taken: 0, refused: 0 };
-
-/**
- * What was read ahead and not yet taken: `.sd` reads by their landed file's
- * path inside the storage layout, with the SHA-256 of the bytes read, and
- * folds by conversation, with the SHA-256 of each round folded.
- */
-const sessionData = new Map<string, { sha256: string; read: RowRead[] }>();
-const folds = new Map<string, { rounds: { name: string; sha256: string }[]; folded: Folded }>();
-
-const keyOf = (session: string, file: LandedFileEntry): string => `${session}/${file.relative}`;
-
 /** The most bytes of a session's `.sd` read ahead; see above. */
 export const READ_AHEAD_MOST_BYTES = 64 << 20;
 
-/**
- * Reads the `.sd` files and the round chain of each of `sessions` (a session
- * is its own conversation) from the storage zone `data`, to be taken by the
- * load of the same files from a bundle: of a session with more than
- * `mostBytes` of `.sd`, the files that fit in that many bytes and not its
- * rounds. Anything that cannot be read is skipped: the load reads it then.
- */
-export function readAhead(data: string, sessions: readonly string[], mostBytes = READ_AHEAD_MOST_BYTES): void {
-  for (const session of sessions) {
-    let sized: { file: LandedFileEntry; size: number }[];
-    try {
-      sized = landedFilesOfSession(data, session).map((file) => ({ file, size: sizeOrNothing(sessionDataBeside(file.path)) }));
-    } catch {
-      continue;
-    }
-    if (sized.reduce((bytes, { size }) => bytes + size, 0) <= mostBytes) {
-      try {
-        const rounds: { name: string; sha256: string }[] = [];
-        const folded = foldRounds(roundFiles(data, session), undefined, (file, bytes) => rounds.push({ name: path.basename(file), sha256: digestOf(bytes) }));
-        folds.set(session, { rounds, folded });
-      } catch {
-        // A chain being written or broken: the load reads it, and reports what is wrong.
-      }
-    }
-    let budget = mostBytes;
-    for (const { file, size } of sized) {
-      if (size > budget) continue;
-      budget -= size;
-      try {
-        // The digest of the very bytes parsed, so that a file replaced meanwhile is never taken for them.
-        const hash = crypto.createHash('sha256');
-        const read = [...rowsOfSessionData(file, hash)];
-        sessionData.set(keyOf(session, file), { sha256: hash.digest('hex'), read });
-      } catch {
-        // No `.sd` yet, or one being derived: the load reads it.
-      }
-    }
-  }
-}
-
-/** The rows of the `.sd` beside `file` of `session` in a bundle as they were read ahead, with the SHA-256 of its bytes, when they were and its bytes are those read. */
-export function readAheadOf(session: string, file: LandedFileEntry): { sha256: string; read: RowRead[] } | undefined {
-  const key = keyOf(session, file);
-  const ahead = sessionData.get(key);
-  sessionData.delete(key);
-  if (ahead === undefined) return undefined;
-  if (digestOfFile(sessionDataBeside(file.path)) === ahead.sha256) {
-    readAheadUse.taken++;
-    return ahead;
-  }
-  readAheadUse.refused++;
-  return undefined;
-}
+const keyOf = (session: string, file: LandedFileEntry): string => `${session}/${file.relative}`;
 
 /**
- * The fold of a conversation's rounds in the bundle, checked link by link
- * as session-flow/chain.ts's readChain checks them: the fold read ahead is
- * taken when the bundle's chain begins with the same files, byte for byte,
- * and the rounds after them are read now.
+ * What one rendering process read ahead and has not yet taken: `.sd` reads
+ * by their landed file's path inside the storage layout, with the SHA-256
+ * of the bytes read, and folds by conversation, with the SHA-256 of each
+ * round folded. The kept renderer makes one (generator/renderer-entry.mjs)
+ * and hands it to its site reader, whose loads take from it
+ * (bundle.ts, loadConversation).
  */
-export function foldOf(bundle: string, conversation: string): Folded {
-  const ahead = folds.get(conversation);
-  folds.delete(conversation);
-  const files = roundFiles(bundle, conversation);
-  let folded: Folded | undefined;
-  let from = 0;
-  if (ahead !== undefined) {
-    if (ahead.rounds.length <= files.length && ahead.rounds.every((round, index) => path.basename(files[index]!) === round.name && digestOfFile(files[index]!) === round.sha256)) {
-      folded = ahead.folded;
-      from = ahead.rounds.length;
-      // Each round's head names the file it was read from: the bundle's, as if read there.
-      folded.rounds.forEach((round, index) => (folded!.rounds[index] = { ...round, file: files[index]! }));
-      readAheadUse.taken += from;
-    } else readAheadUse.refused++;
+export class ReadAhead {
+  /** Files whose reading ahead a load used, and files it read again because the bundle's bytes differ: for tests and profiles. */
+  readonly use = { taken: 0, refused: 0 };
+  private readonly sessionData = new Map<string, { sha256: string; read: RowRead[] }>();
+  private readonly folds = new Map<string, { rounds: { name: string; sha256: string }[]; folded: Folded }>();
+
+  /**
+   * Reads the `.sd` files and the round chain of each of `sessions` (a
+   * session is its own conversation) from the storage zone `data`, to be
+   * taken by the load of the same files from a bundle: of a session with
+   * more than `mostBytes` of `.sd`, the files that fit in that many bytes
+   * and not its rounds. Anything that cannot be read is skipped: the load
+   * reads it then.
+   */
+  read(data: string, sessions: readonly string[], mostBytes = READ_AHEAD_MOST_BYTES): void {
+    for (const session of sessions) {
+      let sized: { file: LandedFileEntry; size: number }[];
+      try {
+        sized = landedFilesOfSession(data, session).map((file) => ({ file, size: sizeOrNothing(sessionDataBeside(file.path)) }));
+      } catch {
+        continue;
+      }
+      if (sized.reduce((bytes, { size }) => bytes + size, 0) <= mostBytes) {
+        try {
+          const rounds: { name: string; sha256: string }[] = [];
+          const folded = foldRounds(roundFiles(data, session), undefined, (file, bytes) => rounds.push({ name: path.basename(file), sha256: digestOf(bytes) }));
+          this.folds.set(session, { rounds, folded });
+        } catch {
+          // A chain being written or broken: the load reads it, and reports what is wrong.
+        }
+      }
+      let budget = mostBytes;
+      for (const { file, size } of sized) {
+        if (size > budget) continue;
+        budget -= size;
+        try {
+          // The digest of the very bytes parsed, so that a file replaced meanwhile is never taken for them.
+          const hash = crypto.createHash('sha256');
+          const read = [...rowsOfSessionData(file, hash)];
+          this.sessionData.set(keyOf(session, file), { sha256: hash.digest('hex'), read });
+        } catch {
+          // No `.sd` yet, or one being derived: the load reads it.
+        }
+      }
+    }
   }
-  return foldRounds(files.slice(from), folded);
+
+  /** The rows of the `.sd` beside `file` of `session` in a bundle as they were read ahead, with the SHA-256 of its bytes, when they were and its bytes are those read. */
+  rowsOf(session: string, file: LandedFileEntry): { sha256: string; read: RowRead[] } | undefined {
+    const key = keyOf(session, file);
+    const ahead = this.sessionData.get(key);
+    this.sessionData.delete(key);
+    if (ahead === undefined) return undefined;
+    if (digestOfFile(sessionDataBeside(file.path)) === ahead.sha256) {
+      this.use.taken++;
+      return ahead;
+    }
+    this.use.refused++;
+    return undefined;
+  }
+
+  /**
+   * The fold of a conversation's rounds in the bundle, checked link by link
+   * as session-flow/chain.ts's readChain checks them: the fold read ahead is
+   * taken when the bundle's chain begins with the same files, byte for byte,
+   * and the rounds after them are read now.
+   */
+  foldOf(bundle: string, conversation: string): Folded {
+    const ahead = this.folds.get(conversation);
+    this.folds.delete(conversation);
+    const files = roundFiles(bundle, conversation);
+    let folded: Folded | undefined;
+    let from = 0;
+    if (ahead !== undefined) {
+      if (ahead.rounds.length <= files.length && ahead.rounds.every((round, index) => path.basename(files[index]!) === round.name && digestOfFile(files[index]!) === round.sha256)) {
+        folded = ahead.folded;
+        from = ahead.rounds.length;
+        // Each round's head names the file it was read from: the bundle's, as if read there.
+        folded.rounds.forEach((round, index) => (folded!.rounds[index] = { ...round, file: files[index]! }));
+        this.use.taken += from;
+      } else this.use.refused++;
+    }
+    return foldRounds(files.slice(from), folded);
+  }
 }
 
 function sizeOrNothing(file: string): number {

@@ -39,9 +39,8 @@ export interface RowOutline {
 
 /**
  * How much larger text grows once escaped or highlighted. Checked against
- * the pages written: on the shared corpus the largest page came to 896 KB
- * from an estimate within 60 % of the 1 MiB budget
- * (bench/results/site-2026-12-02.md), hence that margin in plan.ts.
+ * the pages written, which come out larger than estimated, hence the
+ * margin under the budget in plan.ts (docs/performance.md).
  */
 const CODE_FACTOR = 3;
 const TEXT_FACTOR = 1.2;
@@ -60,8 +59,7 @@ export function shownPartsOf(row: SessionDataRow): ShownPart[] {
  * The outline of a row; with `keepViews`, each part's view too, so that a
  * page shows the part without the row being read again. Each part's fields
  * are all present, some undefined, so that every outline has one shape:
- * with fields only where they had a value, the 1 GB benchmark corpus's
- * 151 MB conversation took 193 MB of heap once loaded, against 174 MB.
+ * outlines of many shapes take more heap (docs/performance.md).
  */
 export function outlineOfRow(row: SessionDataRow, keepViews: boolean): RowOutline {
   return {

@@ -5,9 +5,8 @@
 // The site needs a row's content twice: once to plan (a talk's weight, its
 // search text) and once to render the page that shows it. Holding every row
 // of a conversation in between made the renderer's memory grow with the
-// conversation's bytes: the 151 MB conversation of the 1 GB benchmark
-// corpus held 500 MB of heap with its rows, and 306 MB once the structure
-// kept only the parts' views. So each row is outlined as it is loaded
+// conversation's bytes, even once the structure kept only the parts' views
+// (docs/performance.md). So each row is outlined as it is loaded
 // (row-outline.ts), and the plan is made from the outlines. A conversation
 // whose `.sd` is larger than HELD_MOST_BYTES keeps nothing more: a page's
 // rows are read and parsed again when it is modelled, and its pages are
@@ -15,8 +14,7 @@
 // smaller conversation keeps its parts' views in the outlines, as parsing
 // each row again costs time that a small conversation need not spend.
 // Either way, what is held grows with a conversation's rows, not with its
-// texts: that conversation's heap once its structure is made is 301 MB
-// after a collection, against 493 MB when its parts' views were kept.
+// texts.
 
 import fs from 'node:fs';
 import type { SessionDataRow } from '../../session-data/format.ts';
@@ -57,9 +55,8 @@ export class ConversationRows {
   private open: { readonly file: string; readonly descriptor: number } | undefined;
 
   // The rows of a page are mostly next to each other in their file, so they
-  // are read a window at a time rather than one by one: every step of the
-  // 1 GB benchmark corpus's 151 MB conversation given its parts took
-  // 1.45-1.68 s so, against 1.64-1.98 s with a read for each row.
+  // are read a window at a time rather than one by one, which is faster
+  // than a read for each row (docs/performance.md).
   private window: { readonly file: string; readonly start: number; readonly bytes: Buffer } | undefined;
 
   /**

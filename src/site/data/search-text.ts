@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import type { BundleConversation } from './bundle.ts';
 import type { ConversationFacts } from './facts.ts';
 import { partsOfStep } from './row-outline.ts';
-import type { ConversationStructure } from './streams.ts';
+import { stepsOfTalk, type ConversationStructure } from './streams.ts';
 import type { StepView } from './views.ts';
 
 /** A text this short is written again rather than looked up: its digest would weigh as much. */
@@ -71,8 +71,9 @@ export function stepLabel(step: Pick<StepView, 'kind' | 'toolName'>): string {
 }
 
 /** The text a step shows, all of it, white space made single spaces. */
-export function stepText(step: StepView, conversation: BundleConversation): string {
+export function stepText(step: StepView, conversation: BundleConversation, options: { textOnly?: boolean } = {}): string {
   return partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))
+    .filter((part) => !options.textOnly || part.k === 'text')
     .flatMap((part) => part.view.segments.map((segment) => segment.text))
     .join(' ')
     .replace(/\s+/g, ' ')
@@ -118,7 +119,7 @@ export function writeSearchScript(file: string, conversation: BundleConversation
       for (const talk of stream.talks) {
         const page = pageOfTalk.get(talk.id);
         if (page === undefined) continue;
-        for (const step of [...talk.loose, ...talk.runs.flatMap((run) => run.steps)]) add(step, numberOf(page), `${where}turn ${talk.number} · `);
+        for (const step of stepsOfTalk(talk)) add(step, numberOf(page), `${where}turn ${talk.number} · `);
       }
     }
     pending += `],"u":${scriptJson(pages)}});\n`;

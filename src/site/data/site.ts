@@ -1,194 +1,33 @@
-// The whole site's plan, and one page's model, for the Astro pages.
+// A page's model, made by plain functions of its conversation and its plan:
+// what the page shows and nothing else. The site reader (site-reader.ts)
+// loads each conversation and plans it once per process, and hands these
+// functions what a page needs; the views only render the model they are
+// given.
 //
-// The bundle and the highlight cache are named by the export stage in the
-// environment (build.ts): Astro bundles the pages into chunks of their own,
-// so a module-level setting made before the build would not be the one the
-// pages see. `getStaticPaths` gets file names only, and each page loads its
-// conversation lazily: whole conversations in props doubled peak memory
-// (research §4.2). Pages are rendered in plan order, so the last
-// conversation loaded is kept for the next page, and the kept renderer plans
-// each conversation only as its pages come up (pagesAsPlanned).
+//   pageOutline: the page's talks, links, header and audit, its steps
+//     without their parts (what a page's digest is made from,
+//     earlier-pages.ts);
+//   pageModel: the outline with each step's parts read from the
+//     conversation's rows and its code highlighted.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import type { BundleConversation } from './bundle.ts';
-import { conversationsOfBundle, loadConversation } from './bundle.ts';
-import { planConversation, slug, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
-import { anchorOf, conversationStructure, withParts, type ConversationStructure } from './streams.ts';
+import type { ConversationPlan, ConversationSummary, PagePlan } from './plan.ts';
+import { anchorOf, conversationStructure, stepsOfTalk, withParts, type ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
-import { writeSearchScript } from './search-text.ts';
-import { duration, promptOfTalk } from './facts.ts';
+import { duration, projectGroups, promptOfTalk, type ProjectGroup } from './facts.ts';
+import { searchScriptOf } from './site-input.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
-import { hasEnded } from '../../files/process.ts';
-
-export const BUNDLE_VARIABLE = 'SESSIONIZER_SITE_BUNDLE';
-
-export function bundleOfBuild(): string {
-  const bundle = process.env[BUNDLE_VARIABLE];
-  if (!bundle) throw new Error(`the site is built from a bundle: set ${BUNDLE_VARIABLE} to its folder (the export stage does)`);
-  return bundle;
-}
-
-export interface SitePlan {
-  readonly conversations: ConversationSummary[];
-  readonly plans: Map<string, ConversationPlan>;
-  readonly pages: PagePlan[];
-}
-
 
 /** The most of a prompt that labels the path it starts at a fork. */
 const PROMPT_LABEL = 80;
 
-/**
- * Which conversations a build renders, named by the export stage in the
- * environment (generator/site.ts): the others' pages come from the cache of
- * finished pages, and only their summary and search entries are read here, from
- * the plan this module saved when it last rendered them. Without it, every
- * conversation is rendered.
- */
-export const SELECTION_VARIABLE = 'SESSIONIZER_SITE_SELECTION';
-
-export interface SiteSelection {
-  readonly conversations: readonly SelectedConversation[];
-  /** The site's code (generator/kept-renderer.ts, siteCode), which every page's digest takes in (earlier-pages.ts). */
-  readonly code?: string;
-}
-
-export interface SelectedConversation {
-  readonly id: string;
-  readonly render: boolean;
-  /** Where the plan of this conversation is saved or read. */
-  readonly plan: string;
-  /**
-   * The process id of the other build that renders this conversation, when
-   * one does (generator/site.ts shares the rendering out between builds): its
-   * plan is waited for rather than read at once.
-   */
-  readonly renderedBy?: number;
-  /** The pages of this conversation's earlier render, to keep those that did not change (earlier-pages.ts). */
-  readonly earlier?: EarlierPages;
-}
-
-/** A conversation's pages as an earlier render wrote them: the folder of its page files, and its page digests (earlier-pages.ts). */
-export interface EarlierPages {
-  readonly files: string;
-  readonly digests: string;
-}
-
-/** What is kept of a rendered conversation for builds that do not render it again. */
-export interface SavedPlan {
-  readonly summary: ConversationSummary;
-  /** Every page file of the conversation, from the site root. */
-  readonly pages: string[];
-}
-
-/**
- * Where the search script of the conversation whose plan is saved at `plan`
- * is kept, beside it, as the site has it (searchScriptOf).
- * Apart from the plan, because the build reads every plan that it does not
- * render and the export then copies every conversation's script: inside the
- * plans, on the 1 GB benchmark corpus, the two parsed 60 MB of entries as
- * JSON, and writing the index took 2.4 s of a second export that rendered
- * one conversation.
- */
-export function searchScriptBeside(plan: string): string {
-  return plan.replace(/\.json$/, '.search.js');
-}
-
-/**
- * The search script of a conversation, from the site root: one classic
- * script per conversation (search-text.ts), which search.html loads as a
- * query needs it (generator/site.ts copies them into the site).
- */
-export function searchScriptOf(id: string): string {
-  return `${SEARCH_SCRIPTS}/${slug(id)}.js`;
-}
-
-/** The folder of the search scripts, from the site root. */
-export const SEARCH_SCRIPTS = 'search';
-
-/**
- * The site's plan as it is made. The conversations this build renders are
- * planned one at a time, in the selection's order, when a page of theirs is
- * first asked for, and the conversation loaded to plan is kept for its
- * pages: the kept renderer asks for each conversation's pages as soon as it
- * is planned (pagesAsPlanned), so that every conversation is read once.
- * Planning them all first read each twice, which on the 200 MB corpus was
- * 2.4 s of loading and 1.0 s of structure in the 18.8 s that rendering its
- * 473 pages took in one process.
- */
-interface Planning {
-  readonly bundle: string;
-  readonly selection: SiteSelection;
-  /** The next of the selection's conversations to plan. */
-  next: number;
-  readonly plans: Map<string, ConversationPlan>;
-  readonly pages: PagePlan[];
-  readonly pageByFile: Map<string, PagePlan>;
-  /** The selection's entries by conversation, once a page has asked for one (pageSelection). */
-  selectedById?: Map<string, SelectedConversation>;
-  complete?: SitePlan;
-}
-
-const plannings = new Map<string, Planning>();
-
-/**
- * The conversation whose pages are being rendered, with its structure. The
- * structure holds no step's parts: each page reads those of its own steps
- * from the conversation's rows (streams.ts, withParts), which are held only
- * for a small conversation (rows.ts).
- */
-let loaded: { bundle: string; id: string; conversation: BundleConversation; structure: ConversationStructure } | undefined;
-
-/** Makes `next` the conversation loaded, closing what the one before it had open. */
-function load(next: typeof loaded): void {
-  loaded?.conversation.rows.close();
-  loaded = next;
-}
-
-function planningOf(bundle: string): Planning {
-  const known = plannings.get(bundle);
-  if (known) return known;
-  const selectionFile = process.env[SELECTION_VARIABLE];
-  const selection: SiteSelection = selectionFile ? (JSON.parse(fs.readFileSync(selectionFile, 'utf8')) as SiteSelection) : { conversations: conversationsOfBundle(bundle).map((id) => ({ id, render: true, plan: '' })) };
-  const planning: Planning = { bundle, selection, next: 0, plans: new Map(), pages: [], pageByFile: new Map() };
-  plannings.set(bundle, planning);
-  return planning;
-}
-
-/** Plans the next conversation this build renders and keeps it loaded for its pages; undefined once every one is planned. */
-function planNext(planning: Planning): ConversationPlan | undefined {
-  const { bundle, selection } = planning;
-  while (planning.next < selection.conversations.length) {
-    const { id, render, plan: saved } = selection.conversations[planning.next++]!;
-    if (!render) continue;
-    const conversation = loadConversation(bundle, id);
-    let planned: ConversationPlan | undefined;
-    const structure = linkedStructure(conversation, () => planned);
-    const plan = planConversation(conversation, structure);
-    planned = plan;
-    load({ bundle, id, conversation, structure });
-    planning.plans.set(id, plan);
-    for (const page of plan.pages) {
-      planning.pages.push(page);
-      planning.pageByFile.set(page.file, page);
-    }
-    // The conversation's search script is written beside its plan, as the
-    // conversation is planned, and copied into the site once the build is
-    // done (generator/site.ts): no build holds more than one step's text of it.
-    if (saved) {
-      const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
-      fs.mkdirSync(path.dirname(saved), { recursive: true });
-      writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts);
-      // Under a temporary name first: another build may be waiting for it.
-      fs.writeFileSync(`${saved}.${process.pid}.tmp`, `${JSON.stringify(kept)}\n`);
-      fs.renameSync(`${saved}.${process.pid}.tmp`, saved);
-    }
-    return plan;
-  }
-  return undefined;
+/** A conversation as a page is modelled from: its bundle files, its structure and its plan. */
+export interface PlannedConversation {
+  readonly conversation: BundleConversation;
+  readonly structure: ConversationStructure;
+  readonly plan: ConversationPlan;
 }
 
 /**
@@ -196,7 +35,7 @@ function planNext(planning: Planning): ConversationPlan | undefined {
  * once there is one: the plan is made from the structure, so a link asked
  * for before it is on no page.
  */
-function linkedStructure(conversation: BundleConversation, plan: () => ConversationPlan | undefined): ConversationStructure {
+export function linkedStructure(conversation: BundleConversation, plan: () => ConversationPlan | undefined): ConversationStructure {
   return conversationStructure(conversation, (nodeId, talk) => {
     const known = plan();
     if (known === undefined) return undefined;
@@ -206,69 +45,10 @@ function linkedStructure(conversation: BundleConversation, plan: () => Conversat
   });
 }
 
-/** A conversation already planned, loaded again for its pages. */
-function loadForPages(bundle: string, id: string, plan: ConversationPlan): { conversation: BundleConversation; structure: ConversationStructure } {
-  const conversation = loadConversation(bundle, id);
-  return { conversation, structure: linkedStructure(conversation, () => plan) };
-}
-
-/** The whole plan: every conversation this build renders planned, and the summary of every other one read from its saved plan. */
-export function sitePlan(bundle = bundleOfBuild()): SitePlan {
-  const planning = planningOf(bundle);
-  if (planning.complete) return planning.complete;
-  while (planNext(planning) !== undefined);
-  // Those another build renders are waited for only now, after this build's
-  // own: that build saves each plan as it plans it.
-  const conversations = planning.selection.conversations.map((selected) => planning.plans.get(selected.id)?.summary ?? savedPlan(selected).summary);
-  planning.complete = { conversations, plans: planning.plans, pages: planning.pages };
-  return planning.complete;
-}
-
-/** The files of the pages this build renders, one conversation after another, each planned only when its first page is due. */
-export function* pagesAsPlanned(bundle = bundleOfBuild()): Generator<string> {
-  const planning = planningOf(bundle);
-  let given = 0;
-  do {
-    while (given < planning.pages.length) yield planning.pages[given++]!.file;
-  } while (planNext(planning) !== undefined);
-}
-
-/** The plan of the page `file`, planning conversations until it comes up. */
-function plannedPage(planning: Planning, file: string): PagePlan {
-  for (;;) {
-    const page = planning.pageByFile.get(file);
-    if (page) return page;
-    if (planNext(planning) === undefined) throw new Error(`the site has no page ${file}`);
-  }
-}
-
-/** The selection's entry of the conversation the page `file` belongs to, and the site's code, when the selection names it. */
-export function pageSelection(file: string, bundle = bundleOfBuild()): { selected: SelectedConversation; code: string | undefined } {
-  const planning = planningOf(bundle);
-  const { conversation } = plannedPage(planning, file);
-  planning.selectedById ??= new Map(planning.selection.conversations.map((selected) => [selected.id, selected]));
-  return { selected: planning.selectedById.get(conversation)!, code: planning.selection.code };
-}
-
-/** How often a build looks for a plan that another build is still making. */
-const PLAN_POLL_MS = 20;
-
-/**
- * The saved plan of a conversation this build does not render: kept from an
- * earlier build, or saved by the build that renders it now, which is waited
- * for as long as it runs.
- */
-function savedPlan({ id, plan, renderedBy }: SelectedConversation): SavedPlan {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (;;) {
-    try {
-      return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
-    } catch (error) {
-      if (renderedBy === undefined || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      if (hasEnded(renderedBy)) throw new Error(`${plan}: the build that renders conversation ${id} (process ${renderedBy}) ended without saving its plan`);
-      Atomics.wait(pause, 0, 0, PLAN_POLL_MS);
-    }
-  }
+/** What highlights a page's code: generator/highlight.ts, on the highlight cache. */
+export interface CodeHighlighter {
+  /** The highlighted HTML of a piece of code; undefined when it stays plain. */
+  ensure(language: string, code: string): Promise<string | undefined>;
 }
 
 export interface BranchHeader {
@@ -334,43 +114,69 @@ export interface PageOverview {
   readonly unresolved: UnresolvedView[];
 }
 
-/** The steps a page shows under its epochs and talks, each with its children: those of the epochs it opens, then its talks'. */
-export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks' | 'sharedBefore'>): StepView[] {
-  return [...[...model.epochBefore.values()].flatMap((epoch) => epoch.steps), ...[...(model.sharedBefore ?? []), ...model.talks].flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)])];
+/** What the index page shows: every conversation, grouped by project. */
+export interface IndexModel {
+  /** How many conversations there are. */
+  readonly conversations: number;
+  readonly groups: ProjectGroup[];
 }
 
-/** The model of the page `file`: its outline, with its steps' parts read from their rows. */
-export function pageModel(file: string, bundle = bundleOfBuild()): PageModel {
-  const { model, rows } = pageOutline(file, bundle);
-  const steps = (list: readonly StepView[]): StepView[] => list.map((step) => withParts(step, rows));
-  const withTheirParts = (talk: TalkView): TalkView => ({ ...talk, loose: steps(talk.loose), runs: talk.runs.map((run) => ({ ...run, steps: steps(run.steps) })) });
-  return {
-    ...model,
-    talks: model.talks.map(withTheirParts),
-    ...(model.sharedBefore ? { sharedBefore: model.sharedBefore.map(withTheirParts) } : {}),
-    epochBefore: new Map([...model.epochBefore].map(([talk, epoch]) => [talk, { ...epoch, steps: steps(epoch.steps) }])),
-  };
+export function indexModel(conversations: readonly ConversationSummary[]): IndexModel {
+  return { conversations: conversations.length, groups: projectGroups(conversations) };
+}
+
+/** What the search page holds: the search script of every conversation, which it loads as a query needs them. */
+export interface SearchModel {
+  readonly scripts: string[];
+}
+
+export function searchModel(conversations: readonly ConversationSummary[]): SearchModel {
+  return { scripts: conversations.map(({ id }) => searchScriptOf(id)) };
+}
+
+/** The steps a page shows under its epochs and talks, each with its children: those of the epochs it opens, then its talks'. */
+export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks' | 'sharedBefore'>): StepView[] {
+  return [...[...model.epochBefore.values()].flatMap((epoch) => epoch.steps), ...[...(model.sharedBefore ?? []), ...model.talks].flatMap(stepsOfTalk)];
 }
 
 /**
- * The model of the page `file` without its steps' parts, and the rows they
- * are read from: what the page's digest is made from (earlier-pages.ts), so
- * that a page kept from an earlier render parses none of its rows.
+ * The whole model of a page: its outline with its steps' parts read from
+ * the conversation's rows, and every code segment highlighted.
  */
-export function pageOutline(file: string, bundle = bundleOfBuild()): { model: PageModel; rows: ConversationRows } {
-  const model = outlineOf(file, bundle);
-  return { model, rows: loaded!.conversation.rows };
+export async function pageModel(outline: PageModel, rows: ConversationRows, highlighter: CodeHighlighter): Promise<PageModel> {
+  const steps = (list: readonly StepView[]): StepView[] => list.map((step) => withParts(step, rows));
+  const withTheirParts = (talk: TalkView): TalkView => ({ ...talk, loose: steps(talk.loose), runs: talk.runs.map((run) => ({ ...run, steps: steps(run.steps) })) });
+  const model: PageModel = {
+    ...outline,
+    talks: outline.talks.map(withTheirParts),
+    ...(outline.sharedBefore ? { sharedBefore: outline.sharedBefore.map(withTheirParts) } : {}),
+    epochBefore: new Map([...outline.epochBefore].map(([talk, epoch]) => [talk, { ...epoch, steps: steps(epoch.steps) }])),
+  };
+  await highlightSteps(stepsOfPage(model), highlighter);
+  return model;
 }
 
-function outlineOf(file: string, bundle: string): PageModel {
-  const planning = planningOf(bundle);
-  const page = plannedPage(planning, file);
-  const plan = planning.plans.get(page.conversation)!;
-  if (loaded?.bundle !== bundle || loaded.id !== page.conversation) {
-    load(undefined);
-    load({ bundle, id: page.conversation, ...loadForPages(bundle, page.conversation, plan) });
-  }
-  const { conversation, structure } = loaded!;
+/**
+ * Fills in the highlighted HTML of every code segment of these steps and
+ * their children. The parts were just read for this model (withParts), so
+ * no other model shares the segments.
+ */
+async function highlightSteps(steps: readonly StepView[], highlighter: CodeHighlighter): Promise<void> {
+  const visit = async (step: StepView): Promise<void> => {
+    for (const part of step.parts) {
+      for (const segment of part.segments) if (segment.language !== undefined && segment.html === undefined) segment.html = await highlighter.ensure(segment.language, segment.text);
+    }
+    for (const child of step.children) await visit(child);
+  };
+  for (const step of steps) await visit(step);
+}
+
+/**
+ * The model of the page `page` of a planned conversation without its steps'
+ * parts: what the page's digest is made from (earlier-pages.ts), so that a
+ * page kept from an earlier render parses none of its rows.
+ */
+export function pageOutline({ conversation, structure, plan }: PlannedConversation, page: PagePlan): PageModel {
   const stream = structure.streams.find((candidate) => candidate.id === page.stream) ?? { id: '', name: 'main', child: false, epochs: [], talks: [], links: [] };
   const wanted = new Set(page.talks);
   const talks = stream.talks.filter((talk) => wanted.has(talk.id));

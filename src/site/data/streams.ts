@@ -25,8 +25,8 @@ export type Resolve = (nodeId: string, talk: string | undefined) => string | und
 /**
  * A stable HTML id for a node: its ids hold slashes and colons, which anchors
  * would have to escape. Hashed in one call rather than through a Hash object
- * made for each: 115,000 ids took 38-52 ms against 109-369 ms, and a
- * conversation has one for every node.
+ * made for each, which is markedly slower, and a conversation has one for
+ * every node (docs/performance.md).
  */
 export function anchorOf(id: string): string {
   return `n${crypto.hash('sha256', id, 'hex').slice(0, 12)}`;
@@ -44,8 +44,8 @@ const TALK_COST = 1200;
  * A conversation's streams, talks and steps, without the steps' parts: what
  * the plan is made from and what every page of it takes its talks from.
  * A step's parts are read from its rows when a page shows it (withParts):
- * held here, the 151 MB conversation of the 1 GB benchmark corpus kept
- * 306 MB of their texts for as long as its pages rendered.
+ * held here, a large conversation kept all of their texts for as long as
+ * its pages rendered (docs/performance.md).
  */
 export interface ConversationStructure {
   readonly streams: StreamView[];
@@ -163,7 +163,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
           if (child.kind === 'run') runs.push({ id: child.id, anchor: anchorOf(child.id), qualities: stringAttrs(child), steps: (children.get(child.id) ?? []).map(step) });
           else loose.push(step(child));
         }
-        const all = [...loose, ...runs.flatMap((run) => run.steps)].flatMap(flatten);
+        const all = stepsOfTalk({ loose, runs }).flatMap(flatten);
         const times = all.flatMap((item) => (item.time !== undefined ? [item.time] : [])).sort();
         talks.push({
           id: talkNode.id,
@@ -193,6 +193,11 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     });
   }
   return { streams, talkOf, nodes };
+}
+
+/** A talk's steps, without their children: those outside any run, then each run's. */
+export function stepsOfTalk(talk: Pick<TalkView, 'loose' | 'runs'>): StepView[] {
+  return [...talk.loose, ...talk.runs.flatMap((run) => run.steps)];
 }
 
 /**

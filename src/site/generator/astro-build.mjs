@@ -1,24 +1,44 @@
 // Astro's build of the site, in a process of its own (generator/site.ts starts it).
 //
 // Plain JavaScript run by plain `node`: under the tsx loader every module
-// Astro, Vite and Rollup load passes through tsx's hooks, which on the 20 MB
-// benchmark corpus cost 4 to 5 s more CPU and a peak of 790 MB instead of
-// 360 MB for the same build. The pages' TypeScript is compiled by Vite
-// either way.
+// Astro, Vite and Rollup load passes through tsx's hooks, which cost the
+// build much CPU and memory (docs/performance.md). The pages' TypeScript is
+// compiled by Vite either way.
 //
-//   node astro-build.mjs <root> <config file, relative to root> <output folder>
+//   node astro-build.mjs <root> <config file, relative to root> <site input.json> <output folder>
 //
-// The bundle, the highlight cache and the selection of conversations come in
-// the environment (data/site.ts, data/highlighted.ts). When the build is done,
-// the process's peak memory goes back over the IPC channel, so that the
-// export's step timings count this process too.
+// The site input (data/site-input.ts) names the bundle, the highlight cache
+// and the selection of conversations. A prerendered page has no way to be
+// handed it: Astro gives each page empty locals, and loads the pages from
+// the chunks Vite bundled, whose modules are not the ones this process
+// could set anything in. So the pages are given the input file's name in a
+// virtual module (SITE_INPUT), and the build's site reader is opened on it
+// once (views/site-of.ts). When the build is done, the process's peak
+// memory goes back over the IPC channel, so that the export's step timings
+// count this process too.
 import { build } from 'astro';
 import path from 'node:path';
 
-const [root, configFile, outDir] = process.argv.slice(2);
-if (!root || !configFile || !outDir) throw new Error('usage: node astro-build.mjs <root> <config file> <output folder>');
+const [root, configFile, input, outDir] = process.argv.slice(2);
+if (!root || !configFile || !input || !outDir) throw new Error('usage: node astro-build.mjs <root> <config file> <site input.json> <output folder>');
+
+/** The virtual module that names this build's site input file; views/site-of.ts imports it, and site-input-module.d.ts types it. */
+const SITE_INPUT = 'virtual:sessionizer-site-input';
+
+/**
+ * Vite's plugin of the virtual module. It names the file rather than holding
+ * its content: the module is bundled into the server chunks, which the
+ * renderer kept from this build loads in every later child, and there the
+ * input comes with each render instead (renderer-entry.mjs).
+ */
+const siteInputModule = {
+  name: 'sessionizer-site-input',
+  resolveId: (id) => (id === SITE_INPUT ? `\0${SITE_INPUT}` : undefined),
+  load: (id) => (id === `\0${SITE_INPUT}` ? `export default ${JSON.stringify(path.resolve(input))};` : undefined),
+};
+
 // The pages go to the output; the server chunks, with which the pages are
 // rendered and which the kept renderer is (astro.config.mjs), stay in the
 // root, where they import react and astro from the project.
-await build({ root, configFile, outDir, build: { client: outDir, server: path.join(root, 'server') }, cacheDir: path.join(root, 'cache'), logLevel: 'error', mode: 'production' });
+await build({ root, configFile, outDir, build: { client: outDir, server: path.join(root, 'server') }, cacheDir: path.join(root, 'cache'), logLevel: 'error', mode: 'production', vite: { plugins: [siteInputModule] } });
 process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });

@@ -17,12 +17,13 @@ export interface Child {
  * off (it would make a network request; a build makes none) and React's
  * production build, whatever the caller's NODE_ENV (vitest sets test): the
  * page code is compiled for the production build and the renderer must run
- * that same build, or it finds no jsxDEV. The renderer ran React's
- * development build before. NODE_ENV is read as React is imported, so it is
- * set when the child starts, not later.
+ * that same build, or it finds no jsxDEV. NODE_ENV is read as React is
+ * imported, so it is set when the child starts, not later. What the child
+ * renders is no part of its environment: it comes as a SiteInput
+ * (data/site-input.ts), in its arguments or its first message.
  */
-export function siteChildEnvironment(variables: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { ...process.env, ...variables, ASTRO_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
+export function siteChildEnvironment(): NodeJS.ProcessEnv {
+  return { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
 }
 
 /**

@@ -1,23 +1,25 @@
 // Highlighting for the pages, while Astro renders them, kept in a cache on
-// disk (data/highlighted.ts) that later builds reuse. One shiki highlighter per process (core with the
-// JavaScript regex engine: about 20 % faster than Oniguruma here and no wasm,
-// research §5), languages loaded the first time a block asks for them.
+// disk (data/highlighted.ts) that later builds reuse. One shiki highlighter
+// per rendering process, made by whoever opens its site reader
+// (data/site-reader.ts): core with the JavaScript regex engine, faster than
+// Oniguruma here and no wasm (research §5), languages loaded the first time
+// a block asks for them.
 //
 // Output is class-based: a token's colour becomes `h-<rgb>`, and the style
-// sheet is made from the theme's own colours (highlight-style.ts), since inline styles made pages
-// about nine times the size of their code (research §5).
+// sheet is made from the theme's own colours (highlight-style.ts), since
+// inline styles made pages many times the size of their code (research §5).
 
 import { createHighlighterCore, type HighlighterCore } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { bundledLanguages, bundledLanguagesAlias } from 'shiki/langs';
-import type { StepView } from '../data/views.ts';
-import { CACHE_VARIABLE, HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from '../data/highlighted.ts';
+import { HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from '../data/highlighted.ts';
+import type { CodeHighlighter } from '../data/site.ts';
 import { colourClass, loadTheme, THEME } from './highlight-style.ts';
 
-export interface Highlighter {
+export interface Highlighter extends CodeHighlighter {
   /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
   ensure(language: string, code: string): Promise<string | undefined>;
-  /** Does now what the first page would: reads the cache's indexes (77 ms of a renderer's 0.4 s of work, in a profile, after one conversation of the 200 MB benchmark corpus changed). */
+  /** Does now what the first page would: reads the cache's indexes. */
   warm(): void;
   dispose(): void;
 }
@@ -65,27 +67,6 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
       core?.dispose();
     },
   };
-}
-
-/** Fills in the highlighted HTML of every code segment a page shows. */
-export async function highlightSteps(steps: readonly StepView[]): Promise<void> {
-  const highlighter = await pageHighlighter();
-  const visit = async (step: StepView): Promise<void> => {
-    for (const part of step.parts) {
-      for (const segment of part.segments) if (segment.language !== undefined && segment.html === undefined) segment.html = await highlighter.ensure(segment.language, segment.text);
-    }
-    for (const child of step.children) await visit(child);
-  };
-  for (const step of steps) await visit(step);
-}
-
-let shared: Promise<Highlighter> | undefined;
-
-/** The highlighter of this build, on the cache the export stage names in the environment. */
-export function pageHighlighter(): Promise<Highlighter> {
-  const cache = process.env[CACHE_VARIABLE];
-  if (cache === undefined) throw new Error(`the site's pages are highlighted into a cache: set ${CACHE_VARIABLE} (the export stage does)`);
-  return (shared ??= createHighlighter(cache));
 }
 
 function escapeHtml(text: string): string {

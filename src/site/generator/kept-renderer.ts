@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listFolder } from '../../files/folders.ts';
-import { CACHE_VARIABLE } from '../data/highlighted.ts';
+import type { SiteInput } from '../data/site-input.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 
 /** Where the site's builds run and the renderer is kept, unless a caller names another folder (SiteOptions.buildRoots). */
@@ -53,10 +53,10 @@ export async function keepRenderer(server: string, code: string, roots: string):
 /**
  * The server chunks bundled by esbuild with the packages they import (React,
  * Astro's runtime, shiki), in a folder beside them; undefined when that
- * fails. A renderer child loads one module and its chunks rather than about
- * 150 files resolved through node_modules, which nearly halves its import,
- * and a child that renders the pages of one changed conversation spends
- * most of its time loading.
+ * fails. A renderer child loads one module and its chunks rather than many
+ * files resolved through node_modules, which makes its import much shorter
+ * (docs/performance.md), and a child that renders the pages of one changed
+ * conversation spends most of its time loading.
  * Shiki's languages stay chunks of their own, loaded as a page needs them.
  * The renderer always runs React's production build (child.ts), so the
  * bundle is made for it alone.
@@ -124,8 +124,8 @@ export interface WaitingRenderer {
   readonly cache: string | undefined;
   /** The child's process id. */
   readonly pid: number;
-  /** Tells the child to render into `output`, with the site's variables (data/site.ts, data/highlighted.ts) added to its environment. Once only. */
-  begin(output: string, variables: NodeJS.ProcessEnv): Child;
+  /** Tells the child to render the site `input` names into `output`. Once only. */
+  begin(output: string, input: SiteInput): Child;
   /**
    * Tells the child to read these sessions from the storage zone `data` as
    * it waits (data/read-ahead.ts): those with new evidence, whose pages it is
@@ -149,7 +149,7 @@ export function startWaitingRenderer(options: { roots?: string; cache?: string }
   const entry = keptRenderer(code, roots);
   if (entry === undefined) return undefined;
   const cache = options.cache !== undefined ? path.resolve(options.cache) : undefined;
-  const child = startChild(RENDER, [entry], roots, siteChildEnvironment(cache !== undefined ? { [CACHE_VARIABLE]: cache } : {}));
+  const child = startChild(RENDER, [entry, ...(cache !== undefined ? [cache] : [])], roots, siteChildEnvironment());
   // A child dismissed unused ends stopped, which is no failure; the end of
   // one given work is awaited by whoever gave it.
   child.done.catch(() => {});
@@ -166,11 +166,11 @@ export function startWaitingRenderer(options: { roots?: string; cache?: string }
     readAhead(data, sessions) {
       if (!settled && sessions.length > 0) child.send({ readAhead: { data: path.resolve(data), sessions } });
     },
-    begin(output, variables) {
+    begin(output, input) {
       if (settled) throw new Error('the waiting renderer was already given its work, or dismissed');
       settled = true;
       used = true;
-      child.send({ output, variables });
+      child.send({ output, input });
       return child;
     },
     dismiss() {

@@ -1,39 +1,43 @@
-// Renders the pages of a site selection with the kept renderer: the server
-// entry point an earlier Astro build of the same code left (astro.config.mjs,
-// generator/site.ts), in a process of its own like a build (astro-build.mjs), and
-// with no build: no Astro import and no Vite build of the page code. The
-// fixtures' 33 pages took 4.4-4.6 s in a build and 1.2 s rendered so.
+// Renders the pages of a site with the kept renderer: the server entry point
+// an earlier Astro build of the same code left (astro.config.mjs,
+// generator/site.ts), in a process of its own like a build (astro-build.mjs),
+// and with no build: no Astro import and no Vite build of the page code
+// (docs/performance.md).
 //
-//   node render.mjs <renderer entry.mjs> <output folder>
-//   node render.mjs <renderer entry.mjs>
+//   node render.mjs <renderer entry.mjs> <site input.json> <output folder>
+//   node render.mjs <renderer entry.mjs> [<highlight cache>]
 //
-// The bundle, the highlight cache and the selection come in the environment,
-// as for a build; the pages are those the selection renders, then the index
-// and the search page. When done, the peak memory goes back over IPC.
+// The site input (data/site-input.ts) names the bundle, the highlight cache
+// and the selection; the pages are those the selection renders, then the
+// index and the search page. When done, the peak memory goes back over IPC.
 //
-// Without an output folder, the renderer is loaded and the child waits for
-// one message, `{output, variables}`: the folder, and the site's variables to
-// add to the environment (kept-renderer.ts starts a child so before the site
-// step is due). Before it, `{readAhead: {data, sessions}}` may come: sessions
-// with new evidence, to read from the storage zone while the export parses
-// (data/read-ahead.ts). Should the channel close first, the export ended
-// without needing it, and so does this process.
+// Without an input, the renderer is loaded and the child waits for one
+// message, `{input, output}`: the site input and the folder to render into
+// (kept-renderer.ts starts a child so before the site step is due), reading
+// the indexes of the highlight cache it was given meanwhile. Before it,
+// `{readAhead: {data, sessions}}` may come: sessions with new evidence, to
+// read from the storage zone while the export parses (data/read-ahead.ts).
+// Should the channel close first, the export ended without needing it, and
+// so does this process.
+import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-const [entry, outDir] = process.argv.slice(2);
-if (!entry) throw new Error('usage: node render.mjs <renderer entry.mjs> [<output folder>]');
-const { pages, render, prepare, readAhead } = await import(pathToFileURL(entry).href);
-const output = outDir ?? (await work());
-for (const file of pages()) await render(file, output);
+const [entry, ...rest] = process.argv.slice(2);
+if (!entry || rest.length > 2) throw new Error('usage: node render.mjs <renderer entry.mjs> (<site input.json> <output folder> | [<highlight cache>])');
+const { open, prepare, readAhead } = await import(pathToFileURL(entry).href);
+const work = rest.length === 2 ? { input: JSON.parse(fs.readFileSync(rest[0], 'utf8')), output: rest[1] } : await workToCome(rest[0]);
+const rendering = open(work.input, work.highlighter);
+for (const file of rendering.pages()) await rendering.render(file, work.output);
+rendering.close();
 process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });
 
 /**
- * The output folder, once the message with the work comes; the site's
- * variables are in the environment then. Meanwhile the renderer loads what
- * the first page needs.
+ * The work, once the message with it comes. Meanwhile the renderer loads
+ * what the first page needs, and the highlighter of `cache`, which the
+ * work takes when its site highlights into that cache.
  */
-async function work() {
-  if (!process.send) throw new Error('render.mjs: without an output folder, the work comes over an IPC channel, and there is none');
+async function workToCome(cache) {
+  if (!process.send) throw new Error('render.mjs: without a site input, the work comes over an IPC channel, and there is none');
   const message = new Promise((resolve) => {
     const ended = () => process.exit(0);
     process.once('disconnect', ended);
@@ -46,12 +50,12 @@ async function work() {
       // alive once the pages are written, as when it is started with them.
       process.removeListener('message', listen);
       process.removeListener('disconnect', ended);
-      Object.assign(process.env, message.variables);
-      resolve(message.output);
+      resolve(message);
     };
     process.on('message', listen);
   });
   // A warm-up that fails costs nothing but its time: the pages say what is wrong, if anything is.
-  await prepare?.().catch(() => {});
-  return message;
+  const highlighter = await prepare(cache).catch(() => undefined);
+  const { input, output } = await message;
+  return { input, output, highlighter: cache !== undefined && input.cache === cache ? highlighter : undefined };
 }

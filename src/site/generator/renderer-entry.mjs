@@ -4,13 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { App } from 'astro/app';
-import { pagesAsPlanned } from '../data/site.ts';
-import { CACHE_VARIABLE } from '../data/highlighted.ts';
-import { pageHighlighter } from './highlight.ts';
+import { SiteReader } from '../data/site-reader.ts';
+import { createHighlighter } from './highlight.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { relativeLinksOf } from './relative-links.ts';
-import { keptPage } from '../data/earlier-pages.ts';
-import { readAhead } from '../data/read-ahead.ts';
+import { EarlierPageRecords } from './page-store.ts';
+import { ReadAhead } from '../data/read-ahead.ts';
 
 /** The pages of a conversation, a branch or a child stream (data/plan.ts). */
 const CONVERSATION_PAGE = /^[cbs]\//;
@@ -18,52 +17,70 @@ const CONVERSATION_PAGE = /^[cbs]\//;
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
   // encoded once. Streamed, its chunks were encoded one by one and decoded
-  // again by response.text(), a tenth of a child's time.
+  // again by response.text(), a good part of a child's time
+  // (docs/performance.md).
   const app = new App(manifest, false);
+  // What this process reads ahead while it waits, for the site it opens.
+  const readAhead = new ReadAhead();
   return {
-    /**
-     * The pages of the conversations this selection renders, then the index
-     * and search pages, which list every conversation, and the glossary: given as they are
-     * planned, so that each conversation is read once for its plan and its
-     * pages together.
-     */
-    pages: function* () {
-      yield* pagesAsPlanned();
-      yield 'index.html';
-      yield 'search.html';
-      yield 'glossary.html';
-    },
     /**
      * Loads what the first page would, for a child that waits for its work
      * (render.mjs): the fetch classes, which Node loads on their first use,
-     * and the highlight cache's indexes, of the cache in the environment.
-     * After one conversation changed, reading the indexes and loading
-     * modules on their first use are a third of a renderer's work; done
-     * while it waits, they leave the site step.
+     * and the highlighter of `cache`, with the cache's indexes read; it is
+     * what `open` takes. Done while the child waits, these leave the site
+     * step (docs/performance.md).
      */
-    prepare: async () => {
+    prepare: async (cache) => {
       void new Request('http://sessionizer.invalid/');
-      if (process.env[CACHE_VARIABLE] !== undefined) (await pageHighlighter()).warm();
+      if (cache === undefined) return undefined;
+      const highlighter = await createHighlighter(cache);
+      highlighter.warm();
+      return highlighter;
     },
     /** Reads sessions with new evidence from the storage zone while the export parses them (data/read-ahead.ts). */
-    readAhead,
+    readAhead: (data, sessions) => readAhead.read(data, sessions),
     /**
-     * Writes the page `file` under `output` as the build would write it,
-     * with its links made relative in its bytes (relative-links.ts). A page
-     * of a conversation whose model did not change is the file its earlier
-     * render wrote (earlier-pages.ts), linked rather than read and written
-     * again, which for a large conversation would be a good part of the
-     * renderer's time. The index and the
-     * search page list every conversation and are always rendered.
+     * The rendering of the site `input` names (data/site-input.ts), by one
+     * site reader, which every page reaches in its `Astro.locals`
+     * (views/site-of.ts); with the highlighter `prepare` made, when it is of
+     * the input's cache.
      */
-    render: async (file, output) => {
-      const kept = CONVERSATION_PAGE.test(file) ? keptPage(file) : undefined;
-      if (kept !== undefined) return linkOrCopy(kept, output, file);
-      const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`));
-      if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
-      const target = path.join(output, file);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file));
+    open: (input, highlighter) => {
+      const site = new SiteReader(input, () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(input.cache)), readAhead);
+      const earlier = new EarlierPageRecords(site);
+      return {
+        /**
+         * The pages of the conversations this selection renders, then the index
+         * and search pages, which list every conversation, and the glossary: given as they are
+         * planned, so that each conversation is read once for its plan and its
+         * pages together.
+         */
+        pages: function* () {
+          yield* site.pagesAsPlanned();
+          yield 'index.html';
+          yield 'search.html';
+          yield 'glossary.html';
+        },
+        /**
+         * Writes the page `file` under `output` as the build would write it,
+         * with its links made relative in its bytes (relative-links.ts). A page
+         * of a conversation whose model did not change is the file its earlier
+         * render wrote (page-store.ts), linked rather than read and written
+         * again, which for a large conversation would be a good part of the
+         * renderer's time. The index and the
+         * search page list every conversation and are always rendered.
+         */
+        render: async (file, output) => {
+          const kept = CONVERSATION_PAGE.test(file) ? earlier.keptPage(file) : undefined;
+          if (kept !== undefined) return linkOrCopy(kept, output, file);
+          const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
+          if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
+          const target = path.join(output, file);
+          fs.mkdirSync(path.dirname(target), { recursive: true });
+          fs.writeFileSync(target, relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file));
+        },
+        close: () => site.close(),
+      };
     },
   };
 }

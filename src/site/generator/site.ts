@@ -1,51 +1,48 @@
 // The site stage of an export: from `<export>/bundle` only, into `<export>/site`.
+// buildSite reads as the sequence of the step:
 //
-// 1. run Astro's build in child processes (astro-build.mjs, plain node rather
-//    than the tsx loader) with a throwaway root under node_modules, so its
-//    `.astro` folder and vite cache never land in the repository or the export;
-//    with enough to render, one build per core shares the conversations out
-//    (shareOut), since one Astro build renders on one thread;
-//    Pages highlight their code as they render, through a cache on disk
-//    (a second export of the same conversations highlights nothing);
-//    Each build also leaves a renderer: the pages' code bundled with an
-//    on-demand route (astro.config.mjs). Kept for the code that made it, it
-//    renders the pages of later exports in children that start no Astro and
-//    build nothing (render.mjs), which is most of a small build's time. A
-//    site shared out with no renderer kept has one made first, by a build of
-//    no conversation, rather than a build in every child, which is both
-//    faster and lighter;
-// 2. write the search index from the plans the build saved, the highlight
-//    style sheet, and make every link relative, since Astro emits
-//    `/_astro/...` and file:// has no server root.
+// 1. find each conversation's finished pages in the store (page-store.ts),
+//    under a key of its bundle files and of this code; when every
+//    conversation's entry and the site's own are finished, place them and
+//    start nothing;
+// 2. otherwise render (render): in child processes, each with a SiteInput
+//    (data/site-input.ts) naming the bundle, the highlight cache and the
+//    conversations it renders. A child renders with the renderer an earlier
+//    build kept (kept-renderer.ts, render.mjs), which starts no Astro and
+//    builds nothing, else it is an Astro build (astro-build.mjs, plain node
+//    rather than the tsx loader) in a throwaway root under node_modules, so
+//    its `.astro` folder and vite cache never land in the repository or the
+//    export; that build's renderer is kept for the next time. With enough
+//    to render, one child per core shares the conversations out (shareOut),
+//    since one renders on one thread; a site shared out with no renderer
+//    kept has one made first, by a build of no conversation. Pages
+//    highlight their code as they render, through a cache on disk, so a
+//    second export of the same conversations highlights nothing;
+// 3. write the search scripts from what the children saved beside their
+//    plans, the highlight style sheet, and make every link relative, since
+//    Astro emits `/_astro/...` and file:// has no server root;
+// 4. keep what was rendered in the store, and place every other
+//    conversation's pages from it.
 //
-// A conversation's pages are a function of its bundle files and of this
-// code, and of nothing else: no page names another conversation. So finished
-// pages are kept in the cache under a key of the two, and a build renders
-// only the conversations whose key is new, linking the others' pages from
-// the cache; the index and the search index, which list every conversation,
-// are rendered each time from the plans saved beside the pages. The site is
-// most of an export's time, so this is what lets a second export after one
-// conversation changed cost a small part of the first.
+// The site is most of an export's time, so rendering only what changed is
+// what lets a second export after one conversation changed cost a small
+// part of the first.
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cachedBlocks, CACHE_VARIABLE, removeEarlierBlocks } from '../data/highlighted.ts';
+import { cachedBlocks, removeEarlierBlocks } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
-import { BUNDLE_VARIABLE, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, SELECTION_VARIABLE, type EarlierPages, type SavedPlan, type SelectedConversation, type SiteSelection } from '../data/site.ts';
-import { pageDigestsBeside, readPageDigests } from '../data/earlier-pages.ts';
+import { SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
-import { listFolder } from '../../files/folders.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
-import { sameUnlessChangeTime, stampOf } from '../../bundle/reuse.ts';
-import { digestOfFile } from '../../files/digest.ts';
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder, relativeLinks } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
+import { PageStore, type Finished } from './page-store.ts';
 import { BUILD_ROOTS, filesUnder, keepRenderer, keptRenderer, RENDER, siteCode, type WaitingRenderer } from './kept-renderer.ts';
 
 export interface SiteResult {
@@ -110,7 +107,8 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     const observer = options.observer ?? UNOBSERVED;
     // The waiting renderer's child was started for the code it read.
     const code = options.waitingRenderer?.code ?? siteCode();
-    const finished = options.inputs ? finishedPages(cache, options.inputs, code) : undefined;
+    const store = new PageStore(cache, code);
+    const finished = options.inputs ? store.find(options.inputs) : undefined;
     let pages: { file: string; bytes: number }[];
     let built = 0;
     let keptFromEarlier = 0;
@@ -118,22 +116,20 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let rendererFailure: string | undefined;
     const digests = new Map<string, string>();
     if (finished) {
-      // The files that are no conversation's own (the index, search, scripts and
-      // style sheets) depend on every conversation, so they are kept under one
-      // key over all of them; when that entry and every conversation's are
-      // finished, Astro is not started at all.
-      const whole = entryOf(path.join(pagesFolder(cache), `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
-      if (whole.render || finished.some(({ render }) => render)) {
-        const rendering = await render(bundle, out, cache, code, finished, observer, options);
-        keptFromEarlier = finished.reduce((sum, { render, folder }) => sum + (render ? keptPagesOf(folder) : 0), 0);
+      // When the site's own entry and every conversation's are finished,
+      // Astro is not started at all.
+      const site = store.siteEntry(finished);
+      if (site.render || finished.some(({ render }) => render)) {
+        const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished) }, observer, options);
+        keptFromEarlier = store.keptFromEarlier(finished);
         built = rendering.pages.length - keptFromEarlier;
         ({ byKeptRenderer, rendererFailure } = rendering);
         const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
-        keepEntry(out, whole.folder, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
+        store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
       } else {
-        placeEntry(whole.folder, whole.kept!, out, digests);
+        store.place(site, out, digests);
       }
-      keepFinishedPages(cache, out, finished, whole.folder, digests);
+      store.keepAndPlace(out, finished, site, digests);
       pages = exportFiles(out).files.filter((file) => file.endsWith('.html')).map((file) => ({ file, bytes: fs.statSync(path.join(out, file)).size }));
     } else {
       const rendering = await render(bundle, out, cache, code, undefined, observer, options);
@@ -152,24 +148,24 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
 }
 
 /**
- * Renders the site, every conversation or those `finished` says to render;
+ * Renders the site, every conversation or those `store.finished` says to
+ * render, with the pages of their earlier renders (`store.earlier`);
  * returns the pages written. With the renderer an earlier build of this
  * `code` kept, each child renders its pages with it and Astro is not started
  * (render.mjs); otherwise the children are Astro builds, and the lead's
  * renderer is kept for the next time.
  */
-async function render(bundle: string, out: string, cache: string, code: string, finished: readonly Finished[] | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string }> {
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string }> {
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(roots, { recursive: true });
   removeAbandonedRoots(roots);
   const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
-  const variables = siteVariables(bundle, cache);
+  const input = { bundle: path.resolve(bundle), cache: path.resolve(cache) };
   // Every conversation's plan is saved, in the cache or in the throwaway
   // root: the search index is written from them after the build.
-  const earlier = finished ? earlierPagesOf(cache, finished, code) : new Map<string, EarlierPages>();
-  const conversations: SelectedConversation[] = finished
-    ? finished.map(({ id, render, folder }) => ({ id, render, plan: path.join(folder, PLAN), ...(render && earlier.has(id) ? { earlier: earlier.get(id)! } : {}) }))
+  const conversations: SelectedConversation[] = store
+    ? store.finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && store.earlier.has(id) ? { earlier: store.earlier.get(id)! } : {}) }))
     : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
   const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
   let renderer = keptRenderer(code, roots);
@@ -192,7 +188,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     // One attempt: each child renders with the kept renderer when there is
     // one, else builds with Astro.
     const attempt = async (renderer: string | undefined, name: string): Promise<void> => {
-      const start = (child: string, selection: SiteSelection, output: string, waiting?: WaitingRenderer): Child => startSiteChild(path.join(root, `${name}-${child}`), selection, output, variables, renderer, waiting);
+      const start = (child: string, selection: SiteSelection, output: string, waiting?: WaitingRenderer): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, selection }, output, renderer, waiting);
       const helperBuilds = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };
@@ -230,24 +226,17 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   return { pages: await finishPages(out, renderer !== undefined), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}) };
 }
 
-/** What a site child renders from, and where it highlights into. */
-function siteVariables(bundle: string, cache: string): NodeJS.ProcessEnv {
-  return { [BUNDLE_VARIABLE]: path.resolve(bundle), [CACHE_VARIABLE]: path.resolve(cache) };
-}
-
 /**
- * Starts one child of the site in `folder` (made here, with the selection
- * it renders): with the kept renderer when there is one, and in the child
- * waiting with it when that was given; else an Astro build.
+ * Starts one child of the site in `folder` (made here, with the site input
+ * it renders, as `input.json`): with the kept renderer when there is one,
+ * and in the child waiting with it when that was given; else an Astro build.
  */
-function startSiteChild(folder: string, selection: SiteSelection, output: string, variables: NodeJS.ProcessEnv, renderer: string | undefined, waiting?: WaitingRenderer): Child {
+function startSiteChild(folder: string, input: SiteInput, output: string, renderer: string | undefined, waiting?: WaitingRenderer): Child {
   fs.mkdirSync(folder);
-  const file = path.join(folder, 'selection.json');
-  fs.writeFileSync(file, JSON.stringify(selection));
-  const ofChild: NodeJS.ProcessEnv = { ...variables, [SELECTION_VARIABLE]: file };
-  if (renderer !== undefined && waiting?.entry === renderer && (waiting.cache === undefined || waiting.cache === ofChild[CACHE_VARIABLE])) return waiting.begin(output, ofChild);
-  const environment = siteChildEnvironment(ofChild);
-  return renderer !== undefined ? startChild(RENDER, [renderer, output], folder, environment) : startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), output], folder, environment);
+  if (renderer !== undefined && waiting?.entry === renderer && (waiting.cache === undefined || waiting.cache === input.cache)) return waiting.begin(output, input);
+  const file = path.join(folder, 'input.json');
+  fs.writeFileSync(file, JSON.stringify(input));
+  return renderer !== undefined ? startChild(RENDER, [renderer, file, output], folder, siteChildEnvironment()) : startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), file, output], folder, siteChildEnvironment());
 }
 
 /**
@@ -258,7 +247,7 @@ function startSiteChild(folder: string, selection: SiteSelection, output: string
 async function buildRenderer(folder: string, code: string, observer: StepObserver, roots: string): Promise<void> {
   try {
     // The selection names no conversation, so the bundle is never read.
-    const child = startSiteChild(folder, { conversations: [] }, path.join(folder, 'site'), siteVariables(path.join(folder, 'no-bundle'), path.join(folder, 'cache')), undefined);
+    const child = startSiteChild(folder, { bundle: path.join(folder, 'no-bundle'), cache: path.join(folder, 'cache'), selection: { conversations: [] } }, path.join(folder, 'site'), undefined);
     await allSucceed([child], observer);
     await keepRenderer(path.join(folder, 'server'), code, roots);
   } catch {
@@ -312,13 +301,13 @@ function removeAbandonedRoots(roots: string): void {
  * search/<conversation>.js, that adds its entries to
  * window.SESSIONIZER_SEARCH (fetch and module scripts fail from file://);
  * search.html loads them one at a time as a query needs them. Copied from the script each conversation's
- * build saved beside its plan (data/site.ts): as one array built in the
+ * build saved beside its plan (data/site-reader.ts): as one array built in the
  * Astro build, every conversation's entries and their JSON were in memory
  * at once.
  *
  * A script per conversation rather than one index, so that the next
  * export, after one conversation changed, writes only that conversation's
- * script, keeps the others with its pages (finishedPages), and its archive
+ * script, keeps the others with its pages (page-store.ts), and its archive
  * compresses only that one again and copies the frames of the others
  * (bundle/archive-frames.ts). One index for the whole site would be written
  * and compressed again by every export, whatever changed. Only the
@@ -351,152 +340,6 @@ function removeBuildLeftovers(out: string): void {
   visit(out);
   for (const name of fs.readdirSync(assets)) if (!used.has(name)) fs.rmSync(path.join(assets, name));
   if (fs.readdirSync(assets).length === 0) fs.rmdirSync(assets);
-}
-
-// Finished pages: <cache>/pages/<key>/plan.json, files/<page>, and `complete`,
-// written last, so that an entry an interrupted build left is never used.
-// The pages in files/ and in the export are one file, hard links to each
-// other: copying them would cost about as much as the rest of a second
-// export's site step once only one conversation changed. `complete` names
-// every file with its stamp (device, inode, size, modification time) and its
-// SHA-256: a page edited in an export edits the cache too, and a page
-// replaced in the cache is another inode, so either way the stamp no longer
-// matches and the entry is rendered again rather than trusted.
-const PLAN = 'plan.json';
-const COMPLETE = 'complete';
-const FILES = 'files';
-
-function pagesFolder(cache: string): string {
-  return path.join(cache, 'pages');
-}
-
-interface KeptFile {
-  readonly file: string;
-  readonly stamp: string;
-  readonly sha256: string;
-}
-
-interface Entry {
-  readonly folder: string;
-  /** True when the cache has no finished entry for this key, or one whose files changed: it is rendered. */
-  readonly render: boolean;
-  /** The files of a finished entry. */
-  readonly kept?: readonly KeptFile[];
-}
-
-interface Finished extends Entry {
-  readonly id: string;
-  /** The conversation's page files and its search script, from the site root, once its plan is saved. */
-  readonly pages: () => string[];
-}
-
-/** An entry of the cache of finished pages, and whether it can be used as it is. */
-function entryOf(folder: string): Entry {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(folder, COMPLETE), 'utf8');
-  } catch {
-    return { folder, render: true };
-  }
-  const kept = text.split('\n').filter((line) => line !== '').map((line): KeptFile => {
-    const [stamp, sha256, ...file] = line.split(' ');
-    return { stamp: stamp!, sha256: sha256!, file: file.join(' ') };
-  });
-  if (kept.every(({ file, stamp, sha256 }) => keptAsItWas(path.join(folder, FILES, file), stamp, sha256))) return { folder, render: false, kept };
-  fs.rmSync(folder, { recursive: true, force: true });
-  return { folder, render: true };
-}
-
-/**
- * Whether a kept file is as it was kept: its stamp unchanged, or changed in
- * its change time alone (every export links the file and removes the
- * earlier export's link, and an edit whose modification time was set back
- * looks the same) with its bytes still of its digest.
- */
-function keptAsItWas(file: string, stamp: string, sha256: string): boolean {
-  const now = stampOf(file);
-  return now === stamp || (now !== undefined && sameUnlessChangeTime(now, stamp) && digestOfFile(file) === sha256);
-}
-
-function finishedPages(cache: string, inputs: ReadonlyMap<string, string>, code: string): Finished[] {
-  return [...inputs].map(([id, input]) => {
-    const key = crypto.createHash('sha256').update(`${code}\n${id}\n${input}`).digest('hex');
-    const entry = entryOf(path.join(pagesFolder(cache), key));
-    let pages: string[] | undefined;
-    return { id, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...(JSON.parse(fs.readFileSync(path.join(entry.folder, PLAN), 'utf8')) as SavedPlan).pages, searchScriptOf(id)]) };
-  });
-}
-
-/**
- * For each conversation to render, the entry its earlier render left in the
- * cache, when that render recorded its page digests for this code and the
- * entry's files are still those it kept (entryOf): the pages whose models
- * did not change are taken from it (data/earlier-pages.ts). An entry no
- * current key names is one that a conversation had before it changed, or
- * before the code did; they are few, as each build removes the entries it
- * does not use.
- */
-function earlierPagesOf(cache: string, finished: readonly Finished[], code: string): Map<string, EarlierPages> {
-  const rendering = new Set(finished.filter(({ render }) => render).map(({ id }) => id));
-  const current = new Set(finished.map(({ folder }) => path.basename(folder)));
-  const found = new Map<string, EarlierPages>();
-  if (rendering.size === 0) return found;
-  for (const name of listFolder(pagesFolder(cache))) {
-    if (current.has(name)) continue;
-    const folder = path.join(pagesFolder(cache), name);
-    const digests = pageDigestsBeside(path.join(folder, PLAN));
-    if (readPageDigests(digests)?.code !== code) continue;
-    let id: string;
-    try {
-      id = (JSON.parse(fs.readFileSync(path.join(folder, PLAN), 'utf8')) as SavedPlan).summary.id;
-    } catch {
-      continue;
-    }
-    if (!rendering.has(id) || found.has(id) || entryOf(folder).render) continue;
-    found.set(id, { files: path.join(folder, FILES), digests });
-  }
-  return found;
-}
-
-/** How many pages of the entry just rendered in `folder` were kept from the conversation's earlier render. */
-function keptPagesOf(folder: string): number {
-  return Object.values(readPageDigests(pageDigestsBeside(path.join(folder, PLAN)))?.pages ?? {}).filter(({ kept }) => kept).length;
-}
-
-/** Keeps the files named, just written under `out`, as the finished entry `folder`; their digests go into `digests`. */
-function keepEntry(out: string, folder: string, files: readonly string[], digests: Map<string, string>): void {
-  // What an interrupted build left of the entry goes first: a link cannot replace a file.
-  fs.rmSync(path.join(folder, FILES), { recursive: true, force: true });
-  const lines: string[] = [];
-  for (const file of files) {
-    linkOrCopy(out, path.join(folder, FILES), file);
-    const sha256 = digestOfFile(path.join(out, file));
-    digests.set(file, sha256);
-    lines.push(`${stampOf(path.join(folder, FILES, file))} ${sha256} ${file}\n`);
-  }
-  fs.writeFileSync(path.join(folder, COMPLETE), lines.join(''));
-}
-
-/** Puts the files of the finished entry `folder` into `out`, with their digests into `digests`. */
-function placeEntry(folder: string, kept: readonly KeptFile[], out: string, digests: Map<string, string>): void {
-  for (const { file, sha256 } of kept) {
-    linkOrCopy(path.join(folder, FILES), out, file);
-    digests.set(file, sha256);
-  }
-}
-
-/**
- * Keeps the pages just rendered for the next build, and places the pages of
- * every conversation that was not rendered. Entries no conversation of this
- * build uses are removed, so the cache holds about one site.
- */
-function keepFinishedPages(cache: string, out: string, finished: readonly Finished[], whole: string, digests: Map<string, string>): void {
-  for (const { folder, render, pages, kept } of finished) {
-    if (render) keepEntry(out, folder, pages(), digests);
-    else placeEntry(folder, kept!, out, digests);
-  }
-  const used = new Set([...finished.map(({ folder }) => path.basename(folder)), path.basename(whole)]);
-  for (const name of listFolder(pagesFolder(cache))) if (!used.has(name)) fs.rmSync(path.join(pagesFolder(cache), name), { recursive: true, force: true });
 }
 
 /**

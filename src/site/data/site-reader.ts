@@ -1,0 +1,188 @@
+// The site as one rendering process reads it: one SiteReader per Astro build
+// or kept renderer, opened on the SiteInput the site step hands it
+// (site-input.ts), holding what that process has read so far. A page is
+// reached through it: the page's plan, then its model (site.ts).
+//
+// `getStaticPaths` gets file names only, and each page loads its
+// conversation lazily: whole conversations in props doubled peak memory
+// (research §4.2). Pages are rendered in plan order, so the last
+// conversation loaded is kept for the next page, and the kept renderer plans
+// each conversation only as its pages come up (pagesAsPlanned), so that each
+// conversation is read once, for its plan and its pages together.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { conversationsOfBundle, loadConversation, type BundleConversation } from './bundle.ts';
+import { planConversation, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
+import type { ConversationStructure } from './streams.ts';
+import type { ConversationRows } from './rows.ts';
+import { writeSearchScript } from './search-text.ts';
+import { linkedStructure, pageModel, pageOutline, type CodeHighlighter, type PageModel } from './site.ts';
+import type { ReadAhead } from './read-ahead.ts';
+import { searchScriptBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
+import { hasEnded } from '../../files/process.ts';
+
+export interface SitePlan {
+  readonly conversations: ConversationSummary[];
+  readonly plans: Map<string, ConversationPlan>;
+  readonly pages: PagePlan[];
+}
+
+/** How often a build looks for a plan that another build is still making. */
+const PLAN_POLL_MS = 20;
+
+export class SiteReader {
+  readonly input: SiteInput;
+  private readonly selection: SiteSelection;
+  /** Made the first time a page has code to highlight. */
+  private readonly startHighlighter: () => Promise<CodeHighlighter>;
+  /** What the process read of the storage zone before its input came, taken by the loads it serves (read-ahead.ts). */
+  private readonly readAhead: ReadAhead | undefined;
+  private highlighter: Promise<CodeHighlighter> | undefined;
+  /** The next of the selection's conversations to plan. */
+  private next = 0;
+  private readonly plans = new Map<string, ConversationPlan>();
+  private readonly pages: PagePlan[] = [];
+  private readonly pageByFile = new Map<string, PagePlan>();
+  /** The selection's entries by conversation, once a page has asked for one (selectionOf). */
+  private selectedById: Map<string, SelectedConversation> | undefined;
+  private complete: SitePlan | undefined;
+  /**
+   * The conversation whose pages are being rendered, with its structure. The
+   * structure holds no step's parts: each page reads those of its own steps
+   * from the conversation's rows (streams.ts, withParts), which are held only
+   * for a small conversation (rows.ts).
+   */
+  private loaded: { id: string; conversation: BundleConversation; structure: ConversationStructure } | undefined;
+
+  /**
+   * A reader of the site `input` names; `highlighter` starts the highlighter
+   * of its cache, when a page first needs it, and its loads take what
+   * `readAhead` read of the same files.
+   */
+  constructor(input: SiteInput, highlighter: () => Promise<CodeHighlighter>, readAhead?: ReadAhead) {
+    this.input = input;
+    this.startHighlighter = highlighter;
+    this.readAhead = readAhead;
+    this.selection = input.selection ?? { conversations: conversationsOfBundle(input.bundle).map((id) => ({ id, render: true, plan: '' })) };
+  }
+
+  /** The whole plan: every conversation this process renders planned, and the summary of every other one read from its saved plan. */
+  plan(): SitePlan {
+    if (this.complete) return this.complete;
+    while (this.planNext() !== undefined);
+    // Those another build renders are waited for only now, after this build's
+    // own: that build saves each plan as it plans it.
+    const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected).summary);
+    this.complete = { conversations, plans: this.plans, pages: this.pages };
+    return this.complete;
+  }
+
+  /** The files of the pages this process renders, one conversation after another, each planned only when its first page is due. */
+  *pagesAsPlanned(): Generator<string> {
+    let given = 0;
+    do {
+      while (given < this.pages.length) yield this.pages[given++]!.file;
+    } while (this.planNext() !== undefined);
+  }
+
+  /** The selection's entry of the conversation the page `file` belongs to, and the site's code, when the selection names it. */
+  selectionOf(file: string): { selected: SelectedConversation; code: string | undefined } {
+    const { conversation } = this.plannedPage(file);
+    this.selectedById ??= new Map(this.selection.conversations.map((selected) => [selected.id, selected]));
+    return { selected: this.selectedById.get(conversation)!, code: this.selection.code };
+  }
+
+  /** The outline of the page `file` (site.ts, pageOutline), and the rows its steps' parts are read from. */
+  outline(file: string): { model: PageModel; rows: ConversationRows } {
+    const page = this.plannedPage(file);
+    const plan = this.plans.get(page.conversation)!;
+    if (this.loaded?.id !== page.conversation) {
+      this.load(undefined);
+      const conversation = this.loadConversation(page.conversation);
+      this.load({ id: page.conversation, conversation, structure: linkedStructure(conversation, () => plan) });
+    }
+    const { conversation, structure } = this.loaded!;
+    return { model: pageOutline({ conversation, structure, plan }, page), rows: conversation.rows };
+  }
+
+  /** The whole model of the page `file`, highlighted (site.ts, pageModel). */
+  async page(file: string): Promise<PageModel> {
+    const { model, rows } = this.outline(file);
+    return pageModel(model, rows, await (this.highlighter ??= this.startHighlighter()));
+  }
+
+  private loadConversation(id: string): BundleConversation {
+    return loadConversation(this.input.bundle, id, this.readAhead !== undefined ? { readAhead: this.readAhead } : {});
+  }
+
+  /** Closes what the conversation loaded last holds open. */
+  close(): void {
+    this.load(undefined);
+  }
+
+  /** Makes `next` the conversation loaded, closing what the one before it had open. */
+  private load(next: typeof this.loaded): void {
+    this.loaded?.conversation.rows.close();
+    this.loaded = next;
+  }
+
+  /** The plan of the page `file`, planning conversations until it comes up. */
+  private plannedPage(file: string): PagePlan {
+    for (;;) {
+      const page = this.pageByFile.get(file);
+      if (page) return page;
+      if (this.planNext() === undefined) throw new Error(`the site has no page ${file}`);
+    }
+  }
+
+  /** Plans the next conversation this process renders and keeps it loaded for its pages; undefined once every one is planned. */
+  private planNext(): ConversationPlan | undefined {
+    while (this.next < this.selection.conversations.length) {
+      const { id, render, plan: saved } = this.selection.conversations[this.next++]!;
+      if (!render) continue;
+      const conversation = this.loadConversation(id);
+      let planned: ConversationPlan | undefined;
+      const structure = linkedStructure(conversation, () => planned);
+      const plan = planConversation(conversation, structure);
+      planned = plan;
+      this.load({ id, conversation, structure });
+      this.plans.set(id, plan);
+      for (const page of plan.pages) {
+        this.pages.push(page);
+        this.pageByFile.set(page.file, page);
+      }
+      // The conversation's search script is written beside its plan, as the
+      // conversation is planned, and copied into the site once the build is
+      // done (generator/site.ts): no build holds more than one step's text of it.
+      if (saved) {
+        const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
+        fs.mkdirSync(path.dirname(saved), { recursive: true });
+        writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts);
+        // Under a temporary name first: another build may be waiting for it.
+        fs.writeFileSync(`${saved}.${process.pid}.tmp`, `${JSON.stringify(kept)}\n`);
+        fs.renameSync(`${saved}.${process.pid}.tmp`, saved);
+      }
+      return plan;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * The saved plan of a conversation this build does not render: kept from an
+ * earlier build, or saved by the build that renders it now, which is waited
+ * for as long as it runs.
+ */
+function savedPlan({ id, plan, renderedBy }: SelectedConversation): SavedPlan {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
+    } catch (error) {
+      if (renderedBy === undefined || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (hasEnded(renderedBy)) throw new Error(`${plan}: the build that renders conversation ${id} (process ${renderedBy}) ended without saving its plan`);
+      Atomics.wait(pause, 0, 0, PLAN_POLL_MS);
+    }
+  }
+}

@@ -1,0 +1,281 @@
+// The store of finished pages, in the site cache: what lets an export render
+// only what changed since the last one.
+//
+// A conversation's pages are a function of its bundle files and of the
+// site's code, and of nothing else: no page names another conversation. So
+// its finished pages are kept under a key of the two, and a build renders
+// only the conversations whose key is new, placing the others' pages from
+// the store. The files that are no conversation's own (the index, search,
+// scripts and style sheets) depend on every conversation, so they are kept
+// under one key over all of them (siteEntry). And a conversation rendered
+// again keeps each page whose model did not change from its earlier render
+// (EarlierPageRecords, data/earlier-pages.ts).
+//
+// An entry is <cache>/pages/<key>/plan.json, files/<page>, and `complete`,
+// written last, so that an entry an interrupted build left is never used.
+// The pages in files/ and in the export are one file, hard links to each
+// other: copying them would cost about as much as the rest of a second
+// export's site step once only one conversation changed. `complete` names
+// every file with its stamp (bundle/reuse.ts) and its SHA-256: a page edited
+// in an export edits the cache too, and a page replaced in the cache is
+// another inode, so either way the stamp no longer matches and the entry is
+// rendered again rather than trusted.
+//
+// Beside an entry's plan, `plan.pages.jsonl` records the digest of each page
+// as it was rendered or kept: a line naming the code, then a line for each
+// page, appended, so that recording a conversation's pages one by one writes
+// each page's line once.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { compareStamps, stampFromText, stampOf, stampText, type FileStamp } from '../../bundle/reuse.ts';
+import { digestOfFile } from '../../files/digest.ts';
+import { listFolder } from '../../files/folders.ts';
+import { pageDigest } from '../data/earlier-pages.ts';
+import type { SiteReader } from '../data/site-reader.ts';
+import { searchScriptOf, type EarlierPages, type SavedPlan } from '../data/site-input.ts';
+import { linkOrCopy } from './link-or-copy.ts';
+
+const PLAN = 'plan.json';
+const COMPLETE = 'complete';
+const FILES = 'files';
+
+interface KeptFile {
+  readonly file: string;
+  readonly stamp: FileStamp | undefined;
+  readonly sha256: string;
+}
+
+/** An entry of the store, and whether it can be used as it is. */
+export interface Entry {
+  readonly folder: string;
+  /** True when the store has no finished entry for this key, or one whose files changed: it is rendered. */
+  readonly render: boolean;
+  /** The files of a finished entry. */
+  readonly kept?: readonly KeptFile[];
+}
+
+/** A conversation's entry. */
+export interface Finished extends Entry {
+  readonly id: string;
+  /** Where the build saves the conversation's plan, or an earlier one saved it. */
+  readonly plan: string;
+  /** The conversation's page files and its search script, from the site root, once its plan is saved. */
+  readonly pages: () => string[];
+}
+
+export class PageStore {
+  private readonly folder: string;
+
+  /** The store in the site cache `cache`, for pages rendered by the site's `code` (kept-renderer.ts, siteCode). */
+  constructor(
+    cache: string,
+    private readonly code: string,
+  ) {
+    this.folder = path.join(cache, 'pages');
+  }
+
+  /** The entry of each conversation, under the key of its code and its bundle files' digest (`inputs`, by conversation). */
+  find(inputs: ReadonlyMap<string, string>): Finished[] {
+    return [...inputs].map(([id, input]) => {
+      const key = crypto.createHash('sha256').update(`${this.code}\n${id}\n${input}`).digest('hex');
+      const entry = entryOf(path.join(this.folder, key));
+      const plan = path.join(entry.folder, PLAN);
+      let pages: string[] | undefined;
+      return { id, plan, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...(JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan).pages, searchScriptOf(id)]) };
+    });
+  }
+
+  /** The entry of the files that are no conversation's own, under a key over every conversation's. */
+  siteEntry(finished: readonly Finished[]): Entry {
+    return entryOf(path.join(this.folder, `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
+  }
+
+  /**
+   * For each conversation to render, the entry its earlier render left, when
+   * that render recorded its page digests for this code and the entry's
+   * files are still those it kept: the pages whose models did not change are
+   * taken from it (EarlierPageRecords). An entry no current key names is one
+   * that a conversation had before it changed, or before the code did; they
+   * are few, as each build removes the entries it does not use.
+   */
+  earlierPages(finished: readonly Finished[]): Map<string, EarlierPages> {
+    const rendering = new Set(finished.filter(({ render }) => render).map(({ id }) => id));
+    const current = new Set(finished.map(({ folder }) => path.basename(folder)));
+    const found = new Map<string, EarlierPages>();
+    if (rendering.size === 0) return found;
+    for (const name of listFolder(this.folder)) {
+      if (current.has(name)) continue;
+      const folder = path.join(this.folder, name);
+      const digests = pageDigestsBeside(path.join(folder, PLAN));
+      if (readPageDigests(digests)?.code !== this.code) continue;
+      let id: string;
+      try {
+        id = (JSON.parse(fs.readFileSync(path.join(folder, PLAN), 'utf8')) as SavedPlan).summary.id;
+      } catch {
+        continue;
+      }
+      if (!rendering.has(id) || found.has(id) || entryOf(folder).render) continue;
+      found.set(id, { files: path.join(folder, FILES), digests });
+    }
+    return found;
+  }
+
+  /** How many pages of the conversations just rendered were kept from their earlier render. */
+  keptFromEarlier(finished: readonly Finished[]): number {
+    return finished.reduce((sum, { render, plan }) => sum + (render ? Object.values(readPageDigests(pageDigestsBeside(plan))?.pages ?? {}).filter(({ kept }) => kept).length : 0), 0);
+  }
+
+  /** Keeps the files named, just written under `out`, as the finished entry `entry`; their digests go into `digests`. */
+  keep(out: string, entry: Entry, files: readonly string[], digests: Map<string, string>): void {
+    const { folder } = entry;
+    // What an interrupted build left of the entry goes first: a link cannot replace a file.
+    fs.rmSync(path.join(folder, FILES), { recursive: true, force: true });
+    const lines: string[] = [];
+    for (const file of files) {
+      linkOrCopy(out, path.join(folder, FILES), file);
+      const sha256 = digestOfFile(path.join(out, file));
+      digests.set(file, sha256);
+      const stamp = stampOf(path.join(folder, FILES, file));
+      lines.push(`${stamp !== undefined ? stampText(stamp) : 'none'} ${sha256} ${file}\n`);
+    }
+    fs.writeFileSync(path.join(folder, COMPLETE), lines.join(''));
+  }
+
+  /** Puts the files of the finished entry `entry` into `out`, with their digests into `digests`. */
+  place(entry: Entry, out: string, digests: Map<string, string>): void {
+    for (const { file, sha256 } of entry.kept!) {
+      linkOrCopy(path.join(entry.folder, FILES), out, file);
+      digests.set(file, sha256);
+    }
+  }
+
+  /**
+   * Keeps the pages of every conversation just rendered for the next build,
+   * and places the pages of every other one. Entries neither these nor
+   * `site` are removed, so the store holds about one site.
+   */
+  keepAndPlace(out: string, finished: readonly Finished[], site: Entry, digests: Map<string, string>): void {
+    for (const entry of finished) {
+      if (entry.render) this.keep(out, entry, entry.pages(), digests);
+      else this.place(entry, out, digests);
+    }
+    const used = new Set([...finished.map(({ folder }) => path.basename(folder)), path.basename(site.folder)]);
+    for (const name of listFolder(this.folder)) if (!used.has(name)) fs.rmSync(path.join(this.folder, name), { recursive: true, force: true });
+  }
+}
+
+/** An entry of the store, and whether it can be used as it is. */
+function entryOf(folder: string): Entry {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(folder, COMPLETE), 'utf8');
+  } catch {
+    return { folder, render: true };
+  }
+  const kept = text.split('\n').filter((line) => line !== '').map((line): KeptFile => {
+    const [stamp, sha256, ...file] = line.split(' ');
+    return { stamp: stampFromText(stamp!), sha256: sha256!, file: file.join(' ') };
+  });
+  if (kept.every(({ file, stamp, sha256 }) => keptAsItWas(path.join(folder, FILES, file), stamp, sha256))) return { folder, render: false, kept };
+  fs.rmSync(folder, { recursive: true, force: true });
+  return { folder, render: true };
+}
+
+/**
+ * Whether a kept file is as it was kept: its stamp unchanged, or changed in
+ * its change time alone (every export links the file and removes the
+ * earlier export's link, and an edit whose modification time was set back
+ * looks the same) with its bytes still of its digest.
+ */
+function keptAsItWas(file: string, stamp: FileStamp | undefined, sha256: string): boolean {
+  const compared = compareStamps(stampOf(file), stamp);
+  return compared === 'same' || (compared === 'change time only' && digestOfFile(file) === sha256);
+}
+
+/** What is recorded of a conversation's pages beside its plan: each page's digest, and whether it was kept from the earlier render. */
+export interface PageDigests {
+  /** The site's code the pages were rendered with (kept-renderer.ts, siteCode). */
+  readonly code: string;
+  readonly pages: Record<string, { readonly digest: string; readonly kept: boolean }>;
+}
+
+/** Where the page digests of the conversation whose plan is saved at `plan` are recorded, beside it. */
+export function pageDigestsBeside(plan: string): string {
+  return plan.replace(/\.json$/, '.pages.jsonl');
+}
+
+/** The page digests recorded beside a plan; none when there are none or they cannot be read. */
+export function readPageDigests(file: string): PageDigests | undefined {
+  try {
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    // The last piece is what follows the last newline: nothing, or a line cut short.
+    const [head, ...pages] = lines.slice(0, -1).map((line) => JSON.parse(line) as Record<string, unknown>);
+    if (typeof head?.code !== 'string') return undefined;
+    const digests: PageDigests = { code: head.code, pages: {} };
+    for (const { page, digest, kept } of pages) {
+      if (typeof page === 'string' && typeof digest === 'string') (digests.pages as Record<string, { digest: string; kept: boolean }>)[page] = { digest, kept: kept === true };
+    }
+    return digests;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The page side of the store, in the process that renders pages (the kept
+ * renderer, renderer-entry.mjs): which pages are kept from their
+ * conversation's earlier render, and the record of every page's digest for
+ * the next render. One per rendering process, on its site.
+ */
+export class EarlierPageRecords {
+  /** The records started by this process, and the earlier ones read, by their files. */
+  private readonly started = new Set<string>();
+  private readonly earlierRead = new Map<string, PageDigests | undefined>();
+
+  constructor(private readonly site: SiteReader) {}
+
+  /**
+   * The folder holding the page `file` as its conversation's earlier render
+   * wrote it, when its digest is the one that render recorded; undefined
+   * when it must be rendered. Either way its digest is recorded for the next
+   * render. A site with no selection (every conversation rendered, nothing
+   * kept) records nothing and keeps nothing.
+   */
+  keptPage(file: string): string | undefined {
+    const { selected, code } = this.site.selectionOf(file);
+    if (code === undefined || selected.plan === '') return undefined;
+    const { model, rows } = this.site.outline(file);
+    const digest = pageDigest(model, file, code, rows);
+    const earlier = selected.earlier !== undefined ? this.earlierFolder(selected.earlier, file, digest) : undefined;
+    this.record(pageDigestsBeside(selected.plan), code, file, digest, earlier !== undefined);
+    return earlier;
+  }
+
+  private earlierFolder(earlier: EarlierPages, file: string, digest: string): string | undefined {
+    if (!this.earlierRead.has(earlier.digests)) this.earlierRead.set(earlier.digests, readPageDigests(earlier.digests));
+    if (this.earlierRead.get(earlier.digests)?.pages[file]?.digest !== digest) return undefined;
+    try {
+      return fs.statSync(path.join(earlier.files, file)).isFile() ? earlier.files : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // Each page's line is written as the page is done rather than all at the
+  // end: a page of the conversation may be the last this process renders. A
+  // render that stops half way leaves a record of the pages it did, which is
+  // never read, as its entry is never made complete.
+  private record(file: string, code: string, page: string, digest: string, kept: boolean): void {
+    const line = `${JSON.stringify({ page, digest, kept })}\n`;
+    if (this.started.has(file)) {
+      fs.appendFileSync(file, line);
+      return;
+    }
+    // Started afresh: what an interrupted render left there is not this one's.
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${JSON.stringify({ code })}\n${line}`);
+    this.started.add(file);
+  }
+}

@@ -1,0 +1,100 @@
+// A page's model comes from plain functions of its conversation and its plan
+// (data/site.ts), with no Astro: the outline, then its steps' parts and their
+// code highlighted. The site reader (data/site-reader.ts) only loads and
+// plans what those functions are given, once per process.
+
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { loadConversation } from '../../src/site/data/bundle.ts';
+import { planConversation, type ConversationPlan } from '../../src/site/data/plan.ts';
+import { indexModel, linkedStructure, pageModel, pageOutline, searchModel, stepsOfPage, type CodeHighlighter, type PageModel, type PlannedConversation } from '../../src/site/data/site.ts';
+import { SiteReader } from '../../src/site/data/site-reader.ts';
+import type { StepView } from '../../src/site/data/views.ts';
+import { createHighlighter } from '../../src/site/generator/highlight.ts';
+import { exportedSessions, temporaryFolder } from '../helpers.ts';
+
+const sessions = [FIXTURE_SESSIONS.hostileMarkup, FIXTURE_SESSIONS.rewind];
+let bundle: string;
+beforeAll(async () => {
+  bundle = path.join(await exportedSessions(sessions, { site: false }), 'bundle');
+});
+
+/** A conversation loaded and planned as the site reader plans it. */
+function planned(id: string): PlannedConversation {
+  const conversation = loadConversation(bundle, id);
+  let plan: ConversationPlan | undefined;
+  const structure = linkedStructure(conversation, () => plan);
+  plan = planConversation(conversation, structure);
+  return { conversation, structure, plan };
+}
+
+/** Every step of a page, however deep. */
+function everyStep(model: PageModel): StepView[] {
+  const flatten = (step: StepView): StepView[] => [step, ...step.children.flatMap(flatten)];
+  return stepsOfPage(model).flatMap(flatten);
+}
+
+/** A highlighter that marks the code it is given, and counts it. */
+function markingHighlighter(): CodeHighlighter & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    ensure: async (language, code) => {
+      asked.push(language);
+      return `<mark>${code.length}</mark>`;
+    },
+  };
+}
+
+describe('a page model made by plain functions', () => {
+  it('outlines a page without its steps’ parts, the same every time', () => {
+    const conversation = planned(FIXTURE_SESSIONS.hostileMarkup);
+    const page = conversation.plan.pages[0]!;
+    const outline = pageOutline(conversation, page);
+    expect(outline.plan).toBe(page);
+    expect(outline.overview?.summary.id).toBe(FIXTURE_SESSIONS.hostileMarkup);
+    expect(everyStep(outline).length).toBeGreaterThan(0);
+    expect(everyStep(outline).flatMap((step) => step.parts)).toEqual([]);
+    expect(pageOutline(planned(FIXTURE_SESSIONS.hostileMarkup), page)).toEqual(outline);
+    conversation.conversation.rows.close();
+  });
+
+  it('reads the parts of every step and highlights every code segment', async () => {
+    const conversation = planned(FIXTURE_SESSIONS.hostileMarkup);
+    const outline = pageOutline(conversation, conversation.plan.pages[0]!);
+    const highlighter = markingHighlighter();
+    const model = await pageModel(outline, conversation.conversation.rows, highlighter);
+    const segments = everyStep(model).flatMap((step) => step.parts).flatMap((part) => part.segments);
+    const code = segments.filter((segment) => segment.language !== undefined);
+    expect(code.map((segment) => segment.language)).toContain('html');
+    expect(code.map((segment) => segment.html)).toEqual(code.map((segment) => `<mark>${segment.text.length}</mark>`));
+    expect(highlighter.asked).toHaveLength(code.length);
+    expect(segments.filter((segment) => segment.language === undefined).every((segment) => segment.html === undefined)).toBe(true);
+    // The outline it was made from is left as it was.
+    expect(everyStep(outline).flatMap((step) => step.parts)).toEqual([]);
+    conversation.conversation.rows.close();
+  });
+
+  it('is the model the site reader gives a page', async () => {
+    const cache = temporaryFolder();
+    const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
+    const [first] = site.plan().pages;
+    const conversation = planned(first!.conversation);
+    const plain = await pageModel(pageOutline(conversation, conversation.plan.pages.find((page) => page.file === first!.file)!), conversation.conversation.rows, await createHighlighter(cache));
+    expect(await site.page(first!.file)).toEqual(plain);
+    site.close();
+    conversation.conversation.rows.close();
+  });
+
+  it('models the index and search pages from the conversations’ summaries', () => {
+    const cache = temporaryFolder();
+    const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
+    const { conversations } = site.plan();
+    const index = indexModel(conversations);
+    expect(index.conversations).toBe(sessions.length);
+    expect(index.groups.flatMap((group) => group.rows)).toHaveLength(sessions.length);
+    expect(searchModel(conversations).scripts.sort()).toEqual(conversations.map(({ id }) => `search/${id}.js`).sort());
+    site.close();
+  });
+});

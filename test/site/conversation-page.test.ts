@@ -3,8 +3,9 @@
 // JavaScript on and off: the first prompt in view without scrolling, no
 // sideways scrolling on a phone but inside code, none of the model's
 // internal words on show until a fold is opened, tools rendered for what
-// they are, a meaningful title, a dark palette of its own, and the fold
-// around a linked step opened.
+// they are, a meaningful title on every page, a header that says where and
+// when, a dark palette of its own with highlighted code in a dark theme,
+// every fold open in print, and the fold around a linked step opened.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,7 +25,7 @@ const INTERNAL = /\b(llm\.call|context\.injection|message\.external|message\.ass
 // The page's globals, inside page.evaluate: the project compiles without the DOM's types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const document: any;
-declare function getComputedStyle(element: unknown): { backgroundColor: string };
+declare function getComputedStyle(element: unknown): { backgroundColor: string; color: string; filter: string };
 type Shown = { innerText: string; classList: { contains(name: string): boolean } };
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
@@ -133,6 +134,42 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     await page.goto(`${file}#${folded}`);
     expect(await page.evaluate((id) => (document.getElementById(id) as { open: boolean }).open, folded!)).toBe(true);
     expect(await page.locator(`#${folded} > summary`).isVisible()).toBe(true);
+  });
+
+  /** The first page whose HTML holds every one of `marks`. */
+  const pageHolding = (...marks: string[]): string => {
+    const found = pages.find((file) => {
+      const text = fs.readFileSync(file, 'utf8');
+      return marks.every((mark) => text.includes(mark));
+    });
+    expect(found, marks.join(', ')).toBeDefined();
+    return found!;
+  };
+
+  it('colours highlighted code with a dark theme of its own under a dark colour scheme, and diffs and terminal output for the dark too', { timeout: 120_000 }, async () => {
+    const rgb = (hex: string): string => `rgb(${[0, 2, 4].map((at) => parseInt(hex.slice(at, at + 2), 16)).join(', ')})`;
+    const seen = async (scheme: 'light' | 'dark') => {
+      const page = await (await context(1280, false, scheme)).newPage();
+      await page.goto(pathToFileURL(pageHolding('class="h-', 'class="d-add"')).href);
+      const code = await page.evaluate(() => {
+        const tokens = [...document.querySelectorAll('pre.code[data-language] span[class^="h-"]')].slice(0, 200);
+        return { filters: [...document.querySelectorAll('pre.code')].map((pre) => getComputedStyle(pre).filter), tokens: tokens.map((token: { className: string }) => ({ classes: token.className, colour: getComputedStyle(token).color })), added: getComputedStyle(document.querySelector('.diff .d-add')).backgroundColor };
+      });
+      await page.goto(pathToFileURL(pageHolding('ansi-green-fg')).href);
+      const terminal = await page.evaluate(() => getComputedStyle(document.querySelector('.ansi-green-fg')).color);
+      return { ...code, terminal };
+    };
+    const light = await seen('light');
+    const dark = await seen('dark');
+    expect(light.tokens.length).toBeGreaterThan(10);
+    for (const [scheme, prefix] of [[light, 'h'], [dark, 'd']] as const) {
+      // No filter turns the light theme dark: every token has the colour its theme gives it.
+      expect(new Set(scheme.filters)).toEqual(new Set(['none']));
+      for (const token of scheme.tokens) expect(token.colour, token.classes).toBe(rgb(new RegExp(`\\b${prefix}-([0-9a-f]{6})\\b`).exec(token.classes)![1]!));
+    }
+    expect(dark.tokens.map((token) => token.colour)).not.toEqual(light.tokens.map((token) => token.colour));
+    expect(dark.added).not.toBe(light.added);
+    expect(dark.terminal).not.toBe(light.terminal);
   });
 
   it('links every term of the evidence folds to its entry on the glossary page', { timeout: 120_000 }, async () => {

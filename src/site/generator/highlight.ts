@@ -3,16 +3,17 @@
 // JavaScript regex engine: about 20 % faster than Oniguruma here and no wasm,
 // research §5), languages loaded the first time a block asks for them.
 //
-// Output is class-based: a token's colour becomes `h-<rgb>`, and the style
-// sheet is made from the theme's own colours (highlight-style.ts), since inline styles made pages
-// about nine times the size of their code (research §5).
+// Output is class-based: a token's colour in the light theme becomes
+// `h-<rgb>` and in the dark one `d-<rgb>`, and the style sheet is made from
+// the themes' own colours (highlight-style.ts), since inline styles made
+// pages about nine times the size of their code (research §5).
 
 import { createHighlighterCore, type HighlighterCore } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { bundledLanguages, bundledLanguagesAlias } from 'shiki/langs';
 import type { StepView } from '../data/views.ts';
 import { CACHE_VARIABLE, HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from '../data/highlighted.ts';
-import { colourClass, loadTheme, THEME } from './highlight-style.ts';
+import { colourClass, loadThemes, THEME_PAIR, THEMES } from './highlight-style.ts';
 
 export interface Highlighter {
   /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
@@ -26,8 +27,8 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
   let core: HighlighterCore | undefined;
   const failed = new Set<string>();
   const store = openHighlightStore(cache);
-  const theme = await loadTheme();
-  const start = async (): Promise<HighlighterCore> => (core ??= await createHighlighterCore({ themes: [theme], langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) }));
+  const themes = await loadThemes();
+  const start = async (): Promise<HighlighterCore> => (core ??= await createHighlighterCore({ themes, langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) }));
   const languageOf = async (language: string): Promise<string | undefined> => {
     const name = language.toLowerCase();
     const known = name in bundledLanguages ? name : (bundledLanguagesAlias as Record<string, unknown>)[name] !== undefined ? name : undefined;
@@ -47,13 +48,13 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
   return {
     async ensure(language, code) {
       if (code.length > HIGHLIGHT_LIMIT) return undefined;
-      const key = highlightKey(language, code);
+      const key = highlightKey(THEME_PAIR, language, code);
       const cached = store.read(key);
       if (cached !== undefined) return cached;
       const loaded = await languageOf(language);
       if (loaded === undefined) return undefined;
-      const { tokens } = (await start()).codeToTokens(code, { lang: loaded, theme: THEME });
-      const html = tokens.map((line) => line.map((token) => `<span class="h-${colourClass(token.color)}${token.fontStyle && token.fontStyle & 1 ? ' hi' : ''}${token.fontStyle && token.fontStyle & 2 ? ' hb' : ''}">${escapeHtml(token.content)}</span>`).join('')).join('\n');
+      const lines = (await start()).codeToTokensWithThemes(code, { lang: loaded, themes: THEMES });
+      const html = lines.map((line) => line.map(({ content, variants }) => `<span class="h-${colourClass(variants.light?.color)} d-${colourClass(variants.dark?.color)}${fontClasses(variants.light?.fontStyle)}">${escapeHtml(content)}</span>`).join('')).join('\n');
       store.add(key, html);
       return html;
     },
@@ -86,6 +87,11 @@ export function pageHighlighter(): Promise<Highlighter> {
   const cache = process.env[CACHE_VARIABLE];
   if (cache === undefined) throw new Error(`the site's pages are highlighted into a cache: set ${CACHE_VARIABLE} (the export stage does)`);
   return (shared ??= createHighlighter(cache));
+}
+
+/** The classes of a token's font style: the paired themes style a token alike, so the light one's is taken. */
+function fontClasses(fontStyle: number | undefined): string {
+  return `${fontStyle && fontStyle & 1 ? ' hi' : ''}${fontStyle && fontStyle & 2 ? ' hb' : ''}`;
 }
 
 function escapeHtml(text: string): string {

@@ -172,6 +172,37 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect(dark.terminal).not.toBe(light.terminal);
   });
 
+  for (const javaScript of [true, false]) {
+    it(`prints every fold open with JavaScript ${javaScript ? 'on' : 'off'}: thinking, long output, tools, evidence and the audit`, { timeout: 120_000 }, async () => {
+      const page = await (await context(1280, javaScript)).newPage();
+      const kinds = { thinking: 'details.thinking', long: 'details.long', tool: 'details.tool', evidence: 'details.ev', audit: '.audit > details' };
+      const hidden: string[] = [];
+      const found = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, 0])) as Record<keyof typeof kinds, number>;
+      for (const file of [pageHolding('class="step thinking"', 'class="result long'), pageHolding('class="step tool t-edit')]) {
+        await page.goto(pathToFileURL(file).href);
+        await page.emulateMedia({ media: 'print' });
+        const seen = await page.evaluate((selectors: Record<string, string>) => {
+          const counts: Record<string, { closed: number; hidden: number }> = {};
+          for (const [kind, selector] of Object.entries(selectors)) {
+            const closed = [...document.querySelectorAll(selector)].filter((fold: { open: boolean }) => !fold.open);
+            // What a closed fold holds past its summary, as the printed page lays it out.
+            const held = closed.map((fold: { querySelector(selector: string): { checkVisibility(): boolean; getBoundingClientRect(): { height: number } } | null }) => fold.querySelector(':scope > :not(summary)'));
+            counts[kind] = { closed: closed.length, hidden: held.filter((body) => body !== null && (!body.checkVisibility() || body.getBoundingClientRect().height === 0)).length };
+          }
+          return counts;
+        }, kinds);
+        for (const [kind, count] of Object.entries(seen)) {
+          found[kind as keyof typeof kinds] += count.closed;
+          if (count.hidden > 0) hidden.push(`${path.basename(file)}: ${count.hidden} of ${count.closed} ${kind} folds`);
+        }
+        await page.emulateMedia({ media: 'screen' });
+      }
+      // Every kind of fold was there, closed, to be printed open.
+      for (const [kind, count] of Object.entries(found)) expect(count, kind).toBeGreaterThan(0);
+      expect(hidden).toEqual([]);
+    });
+  }
+
   it('links every term of the evidence folds to its entry on the glossary page', { timeout: 120_000 }, async () => {
     const glossary = fs.readFileSync(path.join(site, 'glossary.html'), 'utf8');
     const anchors = new Set<string>();

@@ -203,6 +203,36 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     });
   }
 
+  it('heads a conversation with its title, project, git branch, start and duration, models and tokens, and a branch page with the path it shows', { timeout: 300_000 }, async () => {
+    const page = await (await context(390, false)).newPage();
+    const shown = { project: 0, gitBranch: 0, models: 0 };
+    for (const file of firsts) {
+      await page.goto(pathToFileURL(file).href);
+      const head = await page.evaluate(() => {
+        const facts = document.querySelector('header.page-head .facts');
+        return { title: document.querySelector('header.page-head h1')?.innerText ?? '', messages: document.querySelectorAll('main .msg, main .turn').length, time: facts?.querySelector('time')?.innerText, tokens: facts?.querySelector('.tokens')?.innerText, project: facts?.querySelector('.project')?.innerText, gitBranch: facts?.querySelector('.git-branch')?.innerText, models: facts?.querySelector('.models')?.innerText };
+      });
+      expect(head.title, file).not.toBe('');
+      if (head.messages > 0) {
+        expect(head.time, file).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+        expect(head.tokens, file).toMatch(/tokens/);
+      }
+      if (head.project) shown.project++;
+      if (head.models) shown.models++;
+      if (head.gitBranch) {
+        shown.gitBranch++;
+        expect(head.gitBranch, file).toMatch(/^git (branch \S+( \(after \d+ others\))?|branches \S+(, \S+){1,2})$/);
+      }
+    }
+    for (const [fact, count] of Object.entries(shown)) expect(count, fact).toBeGreaterThan(0);
+    const branchPages = pages.filter((file) => path.basename(path.dirname(file)) === 'b' && !/-\d+\.html$/.test(file));
+    expect(branchPages.length).toBeGreaterThan(0);
+    for (const file of branchPages) {
+      await page.goto(pathToFileURL(file).href);
+      expect(await page.evaluate(() => document.querySelector('header.page-head .branch-line')?.innerText ?? ''), file).toMatch(/^(Another path of the conversation|Branch \S+)/);
+    }
+  });
+
   it('links every term of the evidence folds to its entry on the glossary page', { timeout: 120_000 }, async () => {
     const glossary = fs.readFileSync(path.join(site, 'glossary.html'), 'utf8');
     const anchors = new Set<string>();

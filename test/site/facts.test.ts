@@ -50,6 +50,11 @@ describe('the facts of a conversation', () => {
     expect(facts.title).toBe(`Conversation ${FIXTURE_SESSIONS.empty}`);
   });
 
+  it('names the git branches the session worked on', () => {
+    expect(factsOf(FIXTURE_SESSIONS.indexFacts).gitBranches).toEqual(['main']);
+    expect(factsOf(FIXTURE_SESSIONS.empty).gitBranches).toEqual([]);
+  });
+
   it('prefers the project and working folder the session states', () => {
     expect(projectOf({ folder: '-home-ada-my-vault', cwd: '/home/ada/my-vault' }, '-home-ada-my-vault/x.jsonl')).toEqual({ folder: '-home-ada-my-vault', path: '/home/ada/my-vault' });
     expect(projectOf(undefined, '-home-ada-work/x.jsonl')).toEqual({ folder: '-home-ada-work', path: '/home/ada/work' });
@@ -70,6 +75,7 @@ describe('the index', () => {
     title,
     titleSource: 'runtime',
     ...(project ? { project: { folder: project, path: project } } : {}),
+    gitBranches: [],
     models: [],
     ...(from ? { from, to: from } : {}),
     turns: 1,

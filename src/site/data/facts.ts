@@ -36,6 +36,8 @@ export interface ConversationFacts {
   /** Where the title comes from: the runtime's own title, the first prompt, or the conversation's id when there is neither. */
   readonly titleSource: string;
   readonly project?: ProjectFacts;
+  /** The git branches the session worked on, in the order its prompts first named them; empty when none is recorded. */
+  readonly gitBranches: string[];
   readonly models: string[];
   /** The start of the first prompt a person typed, white space made single spaces. */
   readonly firstPrompt?: string;
@@ -57,7 +59,7 @@ export function conversationFacts(conversation: BundleConversation, structure: C
   const main = structure.streams.find((stream) => !stream.child);
   const firstPrompt = main ? firstPromptOf(main.talks.flatMap((talk) => [...talk.loose, ...talk.runs.flatMap((run) => run.steps)]), conversation) : undefined;
   const project = projectOf(attrs.project, conversation.source);
-  const models = Array.isArray(attrs.models) && attrs.models.every((model) => typeof model === 'string') ? (attrs.models as string[]) : modelsOfCalls(structure) ?? conversation.models;
+  const models = stringsOf(attrs.models) ?? modelsOfCalls(structure) ?? conversation.models;
   const times = structure.streams.flatMap((stream) => stream.talks.flatMap((talk) => [talk.from, talk.to])).filter((time): time is string => time !== undefined).sort();
   const { title, titleSource } = titleOf(attrs, conversation, firstPrompt);
   const tokens = tokensOf(structure);
@@ -65,6 +67,7 @@ export function conversationFacts(conversation: BundleConversation, structure: C
     title,
     titleSource,
     ...(project ? { project } : {}),
+    gitBranches: stringsOf(attrs.git_branches) ?? [],
     models,
     ...(firstPrompt !== undefined ? { firstPrompt } : {}),
     ...(tokens ? { tokens } : {}),
@@ -73,6 +76,11 @@ export function conversationFacts(conversation: BundleConversation, structure: C
     branches: conversation.branches.branches.filter((branch) => !branch.active).length + conversation.explicit.length,
     subagents: structure.streams.filter((stream) => stream.child).length,
   };
+}
+
+/** A session attribute that is a list of strings, or undefined. */
+function stringsOf(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
 }
 
 function titleOf(attrs: Record<string, unknown>, conversation: BundleConversation, firstPrompt: string | undefined): { title: string; titleSource: string } {

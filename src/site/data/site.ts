@@ -328,6 +328,8 @@ export interface PageOverview {
   readonly project?: string;
   /** The models that answered, when the session records them. */
   readonly models: string[];
+  /** The git branches the session worked on, in the order first named (facts.ts). */
+  readonly gitBranches: string[];
   readonly branches: LinkView[];
   readonly streams: LinkView[];
   readonly counts: { readonly name: string; readonly value: string }[];
@@ -499,11 +501,12 @@ function sharedHistory(talks: readonly TalkView[], holder: TalkView, plan: Conve
 function overviewOf(plan: ConversationPlan, structure: ConversationStructure, conversation: BundleConversation, activeName: string | undefined): PageOverview {
   const session = [...structure.nodes.values()].find((node) => node.kind === 'session');
   // The project and models the index shows for this conversation (facts.ts), so the two never disagree.
-  const { project, models } = plan.summary.facts;
+  const { project, models, gitBranches } = plan.summary.facts;
   return {
     summary: plan.summary,
     ...(project ? { project: project.path } : {}),
     models,
+    gitBranches,
     branches: [...plan.pageOfBranch.entries()].map(([name, href]) => ({ label: name === activeName ? `${name} (active)` : name, href })),
     streams: structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${candidate.talks.length} talks)`, href: plan.pageOfStream.get(candidate.id) })),
     counts: countsOf((session?.attrs?.counts ?? {}) as Record<string, number>),

@@ -233,6 +233,38 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     }
   });
 
+  it('titles a subagent’s page by its task, under crumbs that name its conversation as that conversation’s page does', { timeout: 300_000 }, async () => {
+    const page = await (await context(1280, false)).newPage();
+    const streamPages = pages.filter((file) => path.basename(path.dirname(file)) === 's' && !/-\d+\.html$/.test(file));
+    expect(streamPages.length).toBeGreaterThan(0);
+    let titledByTask = 0;
+    for (const file of streamPages) {
+      await page.goto(pathToFileURL(file).href);
+      const seen = await page.evaluate(() => {
+        const crumb = document.querySelector('header.page-head .crumbs a');
+        return { heading: document.querySelector('header.page-head h1')?.innerText ?? '', crumb: crumb ? { text: crumb.innerText as string, href: crumb.href as string } : null };
+      });
+      expect(seen.heading, file).not.toMatch(/^Child stream|^$/);
+      expect(seen.heading, file).not.toMatch(UUID);
+      if (!/^Subagent /.test(seen.heading)) titledByTask++;
+      expect(seen.crumb, file).not.toBeNull();
+      const crumb = seen.crumb!.text;
+      await page.goto(seen.crumb!.href);
+      expect(crumb, file).toBe(await page.evaluate(() => document.querySelector('header.page-head h1')?.innerText ?? ''));
+    }
+    // Most subagents were started by a call that says what they were for.
+    expect(titledByTask).toBeGreaterThan(streamPages.length / 2);
+  });
+
+  it('gives every page a title that means something: no UUID, no bare stream name', () => {
+    for (const file of pages) {
+      const title = /<title>([^<]*)<\/title>/.exec(fs.readFileSync(file, 'utf8'))?.[1] ?? '';
+      expect(title, file).toMatch(/\S · Sessionizer$/);
+      expect(title, file).not.toMatch(UUID);
+      expect(title, file).not.toMatch(/^Child stream /);
+    }
+  });
+
   it('links every term of the evidence folds to its entry on the glossary page', { timeout: 120_000 }, async () => {
     const glossary = fs.readFileSync(path.join(site, 'glossary.html'), 'utf8');
     const anchors = new Set<string>();

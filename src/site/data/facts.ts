@@ -6,8 +6,8 @@
 import type { Usage } from '../../session-data/format.ts';
 import type { BundleConversation } from './bundle.ts';
 import { partsOfStep } from './row-outline.ts';
-import type { ConversationStructure } from './streams.ts';
-import type { StepView, TalkView } from './views.ts';
+import { refsOf, type ConversationStructure } from './streams.ts';
+import type { StepView, StreamView, TalkView } from './views.ts';
 
 /** How much of the first prompt the preview keeps: two lines of a row, with room to spare. */
 const PREVIEW = 280;
@@ -91,6 +91,37 @@ function titleOf(attrs: Record<string, unknown>, conversation: BundleConversatio
 }
 
 /**
+ * What a child stream is about, as a title: the description of the call that
+ * started it (a subagent's task), else the first line of that call's prompt,
+ * else the first prompt of the stream itself; undefined when none of these
+ * has text. A stream's own label, where the runtime gives one, comes first.
+ */
+export function streamTitle(stream: StreamView, structure: ConversationStructure, conversation: BundleConversation): string | undefined {
+  if (stream.label !== undefined && stream.label.trim() !== '') return cut(oneLine(stream.label), TITLE);
+  const call = stream.startedBy === undefined ? undefined : structure.nodes.get(stream.startedBy);
+  if (call !== undefined) {
+    for (const part of partsOfStep(call.kind, call.id, refsOf(call), (ref) => conversation.rows.partsOf(ref))) {
+      if (part.k !== 'call') continue;
+      const { description, prompt } = part.view.tool ?? {};
+      const told = [description, prompt?.split('\n').find((line) => line.trim() !== '')].find((text) => text !== undefined && text.trim() !== '');
+      if (told !== undefined) return cut(oneLine(told), TITLE);
+    }
+  }
+  for (const talk of stream.talks) {
+    const prompt = promptAmong([...talk.loose, ...talk.runs.flatMap((run) => run.steps)], conversation, TITLE, (text) => !WRAPPED.test(text));
+    if (prompt !== undefined) return prompt;
+  }
+  return undefined;
+}
+
+/** Text that opens with a tag, as context a runtime wraps and adds to a prompt does: it says nothing of the task. */
+const WRAPPED = /^\s*<[a-z][a-z0-9_-]*>/i;
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
  * The project as the session node states it (`{ folder, cwd? }`), or from
  * the landed file's place under its source root, whose first folder is the
  * project's: its name is the working folder with every `/` made `-`, read
@@ -148,12 +179,13 @@ export function promptOfTalk(talk: TalkView, conversation: BundleConversation, m
   return promptAmong([...talk.loose, ...talk.runs.flatMap((run) => run.steps)], conversation, most);
 }
 
-function promptAmong(steps: readonly StepView[], conversation: BundleConversation, most: number): string | undefined {
+function promptAmong(steps: readonly StepView[], conversation: BundleConversation, most: number, taken: (text: string) => boolean = () => true): string | undefined {
   for (const step of steps) {
     if (step.kind !== 'message.external') continue;
     const text = partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))
       .filter((part) => part.k === 'text')
-      .flatMap((part) => part.view.segments.map((segment) => segment.text))
+      .map((part) => part.view.segments.map((segment) => segment.text).join(' '))
+      .filter(taken)
       .join(' ')
       .replace(/\s+/g, ' ')
       .trim();

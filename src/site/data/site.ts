@@ -17,7 +17,7 @@ import { planConversation, slug, type ConversationPlan, type ConversationSummary
 import { anchorOf, conversationStructure, withParts, type ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
 import { writeSearchScript } from './search-text.ts';
-import { duration, promptOfTalk } from './facts.ts';
+import { duration, promptOfTalk, streamTitle } from './facts.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
@@ -456,8 +456,9 @@ function outlineOf(file: string, bundle: string): PageModel {
 
   const naturalFirst = page.kind === 'branch' ? conversation.branches.branches.find((candidate) => candidate.name === page.subject)?.first : undefined;
   const branchPrompt = naturalFirst ? firstPromptOf(naturalFirst) : undefined;
-  const heading = page.kind === 'conversation' ? (plan.summary.title ?? `Conversation ${page.conversation}`) : page.kind === 'branch' ? (branchPrompt ? `Another path: ${branchPrompt}` : `Branch ${page.subject}`) : `Child stream ${page.subject}${stream.label ? `: ${stream.label}` : ''}`;
-  const { id, title, first } = plan.summary;
+  const title = conversationTitle(plan.summary);
+  const heading = page.kind === 'conversation' ? (title ?? `Conversation ${page.conversation.slice(0, 8)}`) : page.kind === 'branch' ? (branchPrompt ? `Another path: ${branchPrompt}` : `Branch ${page.subject}`) : (streamTitle(stream, structure, conversation) ?? `Subagent ${shortIds(page.subject)}`);
+  const { id, first } = plan.summary;
   return {
     plan: page,
     conversation: { id, ...(title !== undefined ? { title } : {}), first },
@@ -472,6 +473,16 @@ function outlineOf(file: string, bundle: string): PageModel {
     ...(page.file === plan.summary.first ? { overview: overviewOf(plan, structure, conversation, activeName) } : {}),
     timeline: page.number === 1 ? timeline(stream.talks, plan) : [],
   };
+}
+
+/** The conversation's title as the index shows it (facts.ts), unless that is only its id. */
+function conversationTitle(summary: ConversationSummary): string | undefined {
+  return summary.facts.titleSource === 'id' ? summary.title : summary.facts.title;
+}
+
+/** A name with every UUID in it cut to its first eight digits, as a reader tells them apart. */
+function shortIds(name: string): string {
+  return name.replace(/\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '$1');
 }
 
 /**

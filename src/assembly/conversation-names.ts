@@ -11,7 +11,7 @@ export interface ConversationNames {
   readonly title?: string;
   readonly title_source?: TitleSource;
   readonly project?: { readonly folder: string; readonly cwd?: string };
-  /** The git branches the main stream's typed prompts name (else any stream's), each once, in the order they were first named. */
+  /** The git branches the main stream's typed prompts and landed files name (else any stream's), each once, in the order they were first named. */
   readonly git_branches?: string[];
   readonly models?: string[];
 }

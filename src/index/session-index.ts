@@ -58,7 +58,7 @@ export interface IndexEntry {
    * On a prompt a person typed (not a command): what they typed, and the
    * working directory and git branch it names. Kept on prompts alone, the
    * few records a conversation's title, project and git branches are read
-   * from.
+   * from; the git branch on the first row of each landed file as well.
    */
   readonly prompt?: string;
   readonly cwd?: string;
@@ -121,6 +121,8 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
     ...(row.title !== undefined ? { label: row.label, title: row.title } : {}),
     model: row.model,
     project: row.project,
+    // The first row of a landed file names its git branch too: a child's file may hold no typed prompt.
+    ...(row.project !== undefined && row.git_branch !== undefined ? { gitBranch: row.git_branch } : {}),
     ...promptOf(row),
     stop: row.stop,
     from: row.from,

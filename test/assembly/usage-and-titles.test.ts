@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_FIRST_PROMPT, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { nameConversation, TITLE_CHARACTERS } from '../../src/assembly/conversation-names.ts';
-import type { IndexEntry } from '../../src/index/session-index.ts';
+import { indexEntryOf, type IndexEntry } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
 import type { FlowNode } from '../../src/model/structure.ts';
@@ -55,11 +55,16 @@ describe('usage as observed', () => {
 });
 
 describe('git branches', () => {
-  it('names every git branch the main stream’s typed prompts name, else any stream’s, once each, in the order first named', () => {
+  it('names every git branch the main stream’s typed prompts and files name, else any stream’s, once each, in the order first named', () => {
     const prompt = (row: number, gitBranch: string | undefined): IndexEntry => ({ seq: 1, row, place: 'main', kind: 'transcript', from: 'person', flags: [], parts: ['text'], calls: [], results: [], prompt: `prompt ${row}`, ...(gitBranch !== undefined ? { gitBranch } : {}) });
     const main = [prompt(1, 'main'), prompt(2, undefined), prompt(3, 'feature/login'), prompt(4, 'main'), prompt(5, 'HEAD')];
     expect(nameConversation(main, main, [prompt(9, 'elsewhere')], []).git_branches).toEqual(['main', 'feature/login', 'HEAD']);
     expect(nameConversation([prompt(1, undefined)], [], [prompt(9, 'elsewhere')], []).git_branches).toEqual(['elsewhere']);
+    // A landed file's first row names its branch too, typed prompt or not.
+    const first = indexEntryOf(1, 'main', 'transcript', { row: 1, from: 'agent', project: '-home-user-app', git_branch: 'warm-up', parts: [] });
+    expect(first.gitBranch).toBe('warm-up');
+    expect(indexEntryOf(1, 'main', 'transcript', { row: 2, from: 'agent', git_branch: 'warm-up', parts: [] }).gitBranch).toBeUndefined();
+    expect(nameConversation([], [], [first], []).git_branches).toEqual(['warm-up']);
     expect(nameConversation([prompt(1, undefined)], [], [], []).git_branches).toBeUndefined();
   });
 });

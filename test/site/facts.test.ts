@@ -7,7 +7,7 @@ import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
-import { compact, conversationFacts, cut, duration, projectGroups, projectOf, streamTitle, type ConversationFacts } from '../../src/site/data/facts.ts';
+import { compact, conversationFacts, cut, duration, gitBranchesShown, projectGroups, projectOf, streamTitle, type ConversationFacts } from '../../src/site/data/facts.ts';
 import { planConversation } from '../../src/site/data/plan.ts';
 import { writeSearchScript, type SearchScriptData } from '../../src/site/data/search-text.ts';
 import { anchorOf, conversationStructure } from '../../src/site/data/streams.ts';
@@ -53,6 +53,7 @@ describe('the facts of a conversation', () => {
   it('names the git branches the session worked on', () => {
     expect(factsOf(FIXTURE_SESSIONS.indexFacts).gitBranches).toEqual(['main']);
     expect(factsOf(FIXTURE_SESSIONS.empty).gitBranches).toEqual([]);
+    expect([gitBranchesShown(['main']), gitBranchesShown(['main', 'fix/login']), gitBranchesShown(['a', 'b', 'c', 'd'])]).toEqual(['git branch main', 'git branches main, fix/login', 'git branch d (after 3 others)']);
   });
 
   it('titles a child stream by the task that started it, else by its first prompt', () => {

@@ -288,6 +288,13 @@ export function compact(count: number): string {
   return `${(count / 1_000_000).toFixed(count < 10_000_000 ? 1 : 0)}M`;
 }
 
+/** Git branches as a header shows them: up to three by name, and past three the last one and how many came before it. */
+export function gitBranchesShown(names: readonly string[]): string {
+  if (names.length === 1) return `git branch ${names[0]}`;
+  if (names.length <= 3) return `git branches ${names.join(', ')}`;
+  return `git branch ${names.at(-1)} (after ${names.length - 1} others)`;
+}
+
 /** How long something lasted, in words: under a minute, minutes, hours and minutes, or days and hours. */
 export function duration(ms: number): string {
   const minutes = Math.round(ms / 60000);

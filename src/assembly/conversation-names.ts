@@ -1,5 +1,6 @@
 // What a conversation is called and where it happened, from its records:
-// the title, the project and the models its provider calls used. Every value
+// the title, the project, the git branches its prompts were typed on and
+// the models its provider calls used. Every value
 // is one the records state; none is made up when they state nothing.
 
 import type { IndexEntry } from '../index/session-index.ts';
@@ -10,6 +11,8 @@ export interface ConversationNames {
   readonly title?: string;
   readonly title_source?: TitleSource;
   readonly project?: { readonly folder: string; readonly cwd?: string };
+  /** The git branches the main stream's typed prompts and landed files name (else any stream's), each once, in the order they were first named. */
+  readonly git_branches?: string[];
   readonly models?: string[];
 }
 
@@ -25,9 +28,13 @@ export function nameConversation(main: readonly IndexEntry[], activePath: readon
   const folder = main.find((record) => record.project !== undefined)?.project ?? others.find((record) => record.project !== undefined)?.project;
   const cwd = main.find((record) => record.cwd !== undefined)?.cwd ?? others.find((record) => record.cwd !== undefined)?.cwd;
   const models = [...new Set(calls.flatMap((call) => (call.synthetic || call.model === undefined ? [] : [call.model])))].sort();
+  const branchesOf = (records: readonly IndexEntry[]): string[] => [...new Set(records.flatMap((record) => (record.gitBranch !== undefined ? [record.gitBranch] : [])))];
+  const named = branchesOf(main);
+  const branches = named.length > 0 ? named : branchesOf(others);
   return {
     ...(title ?? {}),
     ...(folder !== undefined ? { project: { folder, ...(cwd !== undefined ? { cwd } : {}) } } : {}),
+    ...(branches.length > 0 ? { git_branches: branches } : {}),
     ...(models.length > 0 ? { models } : {}),
   };
 }

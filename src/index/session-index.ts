@@ -57,11 +57,13 @@ export interface IndexEntry {
   readonly project?: string;
   /**
    * On a prompt a person typed (not a command): what they typed, and the
-   * working directory it names. Kept on prompts alone, the few records a
-   * conversation's title and project are read from.
+   * working directory and git branch it names. Kept on prompts alone, the
+   * few records a conversation's title, project and git branches are read
+   * from; the git branch on the first row of each landed file as well.
    */
   readonly prompt?: string;
   readonly cwd?: string;
+  readonly gitBranch?: string;
   readonly stop?: string;
   readonly from: Producer;
   readonly flags: RecordFlag[];
@@ -121,6 +123,8 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
     ...(row.title !== undefined ? { label: row.label, title: row.title } : {}),
     model: row.model,
     project: row.project,
+    // The first row of a landed file names its git branch too: a child's file may hold no typed prompt.
+    ...(row.project !== undefined && row.git_branch !== undefined ? { gitBranch: row.git_branch } : {}),
     ...promptOf(row),
     stop: row.stop,
     from: row.from,
@@ -145,9 +149,9 @@ function handedOf(name: string, input: unknown, asBytes: boolean): { handed?: st
 export function textDigest(value: string, asBytes: boolean): string {
   return crypto.createHash('sha256').update(value, asBytes ? 'latin1' : 'utf8').digest('hex').slice(0, 32);
 }
-function promptOf(row: SessionDataRow): Pick<IndexEntry, 'prompt' | 'cwd'> {
+function promptOf(row: SessionDataRow): Pick<IndexEntry, 'prompt' | 'cwd' | 'gitBranch'> {
   const typed = row.prompt !== undefined ? row.parts[row.prompt] : undefined;
-  return typed?.k === 'text' ? { prompt: typed.text.slice(0, PROMPT_KEPT), cwd: row.cwd } : {};
+  return typed?.k === 'text' ? { prompt: typed.text.slice(0, PROMPT_KEPT), cwd: row.cwd, gitBranch: row.git_branch } : {};
 }
 
 // How much of a prompt the index keeps, in the row's string units: bytes or

@@ -142,6 +142,8 @@ export interface SessionDataRow {
   readonly title?: Exclude<TitleSource, 'first-prompt'>;
   /** The working directory the record names. */
   readonly cwd?: string;
+  /** The git branch checked out in the working directory, as the record names it. */
+  readonly git_branch?: string;
   /** On a prompt a person typed (not a command): the part that holds what they typed. */
   readonly prompt?: number;
   /** The project folder the landed file was found in, on the first row of each landed file. */

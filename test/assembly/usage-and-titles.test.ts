@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_FIRST_PROMPT, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { TITLE_CHARACTERS } from '../../src/assembly/conversation-names.ts';
+import { nameConversation, TITLE_CHARACTERS } from '../../src/assembly/conversation-names.ts';
+import { indexEntryOf, type IndexEntry } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
 import type { FlowNode } from '../../src/model/structure.ts';
@@ -42,13 +43,29 @@ describe('usage as observed', () => {
     parseSession(data, FIXTURE_SESSIONS.unfinishedCall);
     const result = spawnSync(process.execPath, [launcher, 'conversation', FIXTURE_SESSIONS.unfinishedCall, '--data', data, '--json'], { encoding: 'utf8' });
     expect(result.status).toBe(0);
-    const folded = JSON.parse(result.stdout) as { models: string[]; project: unknown; title: string; title_source: string; nodes: { kind: string; attrs?: { usage?: { output_final?: boolean } } }[] };
+    const folded = JSON.parse(result.stdout) as { models: string[]; project: unknown; git_branches: string[]; title: string; title_source: string; nodes: { kind: string; attrs?: { usage?: { output_final?: boolean } } }[] };
     expect(folded.nodes.filter((node) => node.kind === 'llm.call').map((node) => node.attrs?.usage?.output_final)).toEqual([true, false]);
     expect(folded.models).toEqual(['claude-opus-4-5', 'claude-sonnet-4-5']);
     expect(folded.project).toEqual({ folder: '-home-user-fixtures-unfinished-call', cwd: '/home/user/work/meter' });
     expect([folded.title, folded.title_source]).toEqual(['Count the lines of the parser.', 'first-prompt']);
+    expect(folded.git_branches).toEqual(['main']);
     const readable = spawnSync(process.execPath, [launcher, 'conversation', FIXTURE_SESSIONS.unfinishedCall, '--data', data], { encoding: 'utf8' });
-    expect(readable.stdout).toContain('\ntitle "Count the lines of the parser." (first-prompt)\nproject -home-user-fixtures-unfinished-call (/home/user/work/meter)\nmodels claude-opus-4-5, claude-sonnet-4-5\n');
+    expect(readable.stdout).toContain('\ntitle "Count the lines of the parser." (first-prompt)\nproject -home-user-fixtures-unfinished-call (/home/user/work/meter)\ngit branch main\nmodels claude-opus-4-5, claude-sonnet-4-5\n');
+  });
+});
+
+describe('git branches', () => {
+  it('names every git branch the main stream’s typed prompts and files name, else any stream’s, once each, in the order first named', () => {
+    const prompt = (row: number, gitBranch: string | undefined): IndexEntry => ({ seq: 1, row, place: 'main', kind: 'transcript', from: 'person', flags: [], parts: ['text'], calls: [], results: [], prompt: `prompt ${row}`, ...(gitBranch !== undefined ? { gitBranch } : {}) });
+    const main = [prompt(1, 'main'), prompt(2, undefined), prompt(3, 'feature/login'), prompt(4, 'main'), prompt(5, 'HEAD')];
+    expect(nameConversation(main, main, [prompt(9, 'elsewhere')], []).git_branches).toEqual(['main', 'feature/login', 'HEAD']);
+    expect(nameConversation([prompt(1, undefined)], [], [prompt(9, 'elsewhere')], []).git_branches).toEqual(['elsewhere']);
+    // A landed file's first row names its branch too, typed prompt or not.
+    const first = indexEntryOf(1, 'main', 'transcript', { row: 1, from: 'agent', project: '-home-user-app', git_branch: 'warm-up', parts: [] });
+    expect(first.gitBranch).toBe('warm-up');
+    expect(indexEntryOf(1, 'main', 'transcript', { row: 2, from: 'agent', git_branch: 'warm-up', parts: [] }).gitBranch).toBeUndefined();
+    expect(nameConversation([], [], [first], []).git_branches).toEqual(['warm-up']);
+    expect(nameConversation([prompt(1, undefined)], [], [], []).git_branches).toBeUndefined();
   });
 });
 

@@ -161,7 +161,7 @@ describe('parse, conversation and glossary', () => {
     const json = sessionizer(['conversation', FIXTURE_SESSIONS.nestedAgents, '--data', data, '--json']);
     expect(json.code).toBe(0);
     const folded = JSON.parse(json.out) as { conversation: string; head: { round: number }; rounds: number; nodes: Record<string, unknown>[]; relations: unknown[]; unresolved: unknown[]; counts: Record<string, number> };
-    expect(Object.keys(folded)).toEqual(['conversation', 'title', 'title_source', 'project', 'models', 'head', 'rounds', 'nodes', 'relations', 'unresolved', 'counts']);
+    expect(Object.keys(folded)).toEqual(['conversation', 'title', 'title_source', 'project', 'git_branches', 'models', 'head', 'rounds', 'nodes', 'relations', 'unresolved', 'counts']);
     expect(Object.keys(folded.nodes[0]!).sort()).toEqual(['attrs', 'id', 'kind', 'parent', 'ref', 'refs', 'revision', 'stream'].filter((key) => key in folded.nodes[0]!).sort());
     expect(folded.counts).toMatchObject({ talks: 3, tool_uses: 2, tool_uses_joined: 2 });
     const tree = sessionizer(['conversation', FIXTURE_SESSIONS.nestedAgents, '--data', data, '--terms', 'both']);

@@ -3,8 +3,9 @@
 // JavaScript on and off: the first prompt in view without scrolling, no
 // sideways scrolling on a phone but inside code, none of the model's
 // internal words on show until a fold is opened, tools rendered for what
-// they are, a meaningful title, a dark palette of its own, and the fold
-// around a linked step opened.
+// they are, a meaningful title on every page, a header that says where and
+// when, a dark palette of its own with highlighted code in a dark theme,
+// every fold open in print, and the fold around a linked step opened.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,7 +25,7 @@ const INTERNAL = /\b(llm\.call|context\.injection|message\.external|message\.ass
 // The page's globals, inside page.evaluate: the project compiles without the DOM's types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const document: any;
-declare function getComputedStyle(element: unknown): { backgroundColor: string };
+declare function getComputedStyle(element: unknown): { backgroundColor: string; color: string; filter: string };
 type Shown = { innerText: string; classList: { contains(name: string): boolean } };
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
@@ -133,6 +134,135 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     await page.goto(`${file}#${folded}`);
     expect(await page.evaluate((id) => (document.getElementById(id) as { open: boolean }).open, folded!)).toBe(true);
     expect(await page.locator(`#${folded} > summary`).isVisible()).toBe(true);
+  });
+
+  /** The first page whose HTML holds every one of `marks`. */
+  const pageHolding = (...marks: string[]): string => {
+    const found = pages.find((file) => {
+      const text = fs.readFileSync(file, 'utf8');
+      return marks.every((mark) => text.includes(mark));
+    });
+    expect(found, marks.join(', ')).toBeDefined();
+    return found!;
+  };
+
+  it('colours highlighted code with a dark theme of its own under a dark colour scheme, and diffs and terminal output for the dark too', { timeout: 120_000 }, async () => {
+    const rgb = (hex: string): string => `rgb(${[0, 2, 4].map((at) => parseInt(hex.slice(at, at + 2), 16)).join(', ')})`;
+    const seen = async (scheme: 'light' | 'dark') => {
+      const page = await (await context(1280, false, scheme)).newPage();
+      await page.goto(pathToFileURL(pageHolding('class="h-', 'class="d-add"')).href);
+      const code = await page.evaluate(() => {
+        const tokens = [...document.querySelectorAll('pre.code[data-language] span[class^="h-"]')].slice(0, 200);
+        return { filters: [...document.querySelectorAll('pre.code')].map((pre) => getComputedStyle(pre).filter), tokens: tokens.map((token: { className: string }) => ({ classes: token.className, colour: getComputedStyle(token).color })), added: getComputedStyle(document.querySelector('.diff .d-add')).backgroundColor };
+      });
+      await page.goto(pathToFileURL(pageHolding('ansi-green-fg')).href);
+      const terminal = await page.evaluate(() => getComputedStyle(document.querySelector('.ansi-green-fg')).color);
+      return { ...code, terminal };
+    };
+    const light = await seen('light');
+    const dark = await seen('dark');
+    expect(light.tokens.length).toBeGreaterThan(10);
+    for (const [scheme, prefix] of [[light, 'h'], [dark, 'd']] as const) {
+      // No filter turns the light theme dark: every token has the colour its theme gives it.
+      expect(new Set(scheme.filters)).toEqual(new Set(['none']));
+      for (const token of scheme.tokens) expect(token.colour, token.classes).toBe(rgb(new RegExp(`\\b${prefix}-([0-9a-f]{6})\\b`).exec(token.classes)![1]!));
+    }
+    expect(dark.tokens.map((token) => token.colour)).not.toEqual(light.tokens.map((token) => token.colour));
+    expect(dark.added).not.toBe(light.added);
+    expect(dark.terminal).not.toBe(light.terminal);
+  });
+
+  for (const javaScript of [true, false]) {
+    it(`prints every fold open with JavaScript ${javaScript ? 'on' : 'off'}: thinking, long output, tools, evidence and the audit`, { timeout: 120_000 }, async () => {
+      const page = await (await context(1280, javaScript)).newPage();
+      const kinds = { thinking: 'details.thinking', long: 'details.long', tool: 'details.tool', evidence: 'details.ev', audit: '.audit > details' };
+      const hidden: string[] = [];
+      const found = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, 0])) as Record<keyof typeof kinds, number>;
+      for (const file of [pageHolding('class="step thinking"', 'class="result long'), pageHolding('class="step tool t-edit')]) {
+        await page.goto(pathToFileURL(file).href);
+        await page.emulateMedia({ media: 'print' });
+        const seen = await page.evaluate((selectors: Record<string, string>) => {
+          const counts: Record<string, { closed: number; hidden: number }> = {};
+          for (const [kind, selector] of Object.entries(selectors)) {
+            const closed = [...document.querySelectorAll(selector)].filter((fold: { open: boolean }) => !fold.open);
+            // What a closed fold holds past its summary, as the printed page lays it out.
+            const held = closed.map((fold: { querySelector(selector: string): { checkVisibility(): boolean; getBoundingClientRect(): { height: number } } | null }) => fold.querySelector(':scope > :not(summary)'));
+            counts[kind] = { closed: closed.length, hidden: held.filter((body) => body !== null && (!body.checkVisibility() || body.getBoundingClientRect().height === 0)).length };
+          }
+          return counts;
+        }, kinds);
+        for (const [kind, count] of Object.entries(seen)) {
+          found[kind as keyof typeof kinds] += count.closed;
+          if (count.hidden > 0) hidden.push(`${path.basename(file)}: ${count.hidden} of ${count.closed} ${kind} folds`);
+        }
+        await page.emulateMedia({ media: 'screen' });
+      }
+      // Every kind of fold was there, closed, to be printed open.
+      for (const [kind, count] of Object.entries(found)) expect(count, kind).toBeGreaterThan(0);
+      expect(hidden).toEqual([]);
+    });
+  }
+
+  it('heads a conversation with its title, project, git branch, start and duration, models and tokens, and a branch page with the path it shows', { timeout: 300_000 }, async () => {
+    const page = await (await context(390, false)).newPage();
+    const shown = { project: 0, gitBranch: 0, models: 0 };
+    for (const file of firsts) {
+      await page.goto(pathToFileURL(file).href);
+      const head = await page.evaluate(() => {
+        const facts = document.querySelector('header.page-head .facts');
+        return { title: document.querySelector('header.page-head h1')?.innerText ?? '', messages: document.querySelectorAll('main .msg, main .turn').length, time: facts?.querySelector('time')?.innerText, tokens: facts?.querySelector('.tokens')?.innerText, project: facts?.querySelector('.project')?.innerText, gitBranch: facts?.querySelector('.git-branch')?.innerText, models: facts?.querySelector('.models')?.innerText };
+      });
+      expect(head.title, file).not.toBe('');
+      if (head.messages > 0) {
+        expect(head.time, file).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+        expect(head.tokens, file).toMatch(/tokens/);
+      }
+      if (head.project) shown.project++;
+      if (head.models) shown.models++;
+      if (head.gitBranch) {
+        shown.gitBranch++;
+        expect(head.gitBranch, file).toMatch(/^git (branch \S+( \(after \d+ others\))?|branches \S+(, \S+){1,2})$/);
+      }
+    }
+    for (const [fact, count] of Object.entries(shown)) expect(count, fact).toBeGreaterThan(0);
+    const branchPages = pages.filter((file) => path.basename(path.dirname(file)) === 'b' && !/-\d+\.html$/.test(file));
+    expect(branchPages.length).toBeGreaterThan(0);
+    for (const file of branchPages) {
+      await page.goto(pathToFileURL(file).href);
+      expect(await page.evaluate(() => document.querySelector('header.page-head .branch-line')?.innerText ?? ''), file).toMatch(/^(Another path of the conversation|Branch \S+)/);
+    }
+  });
+
+  it('titles a subagent’s page by its task, under crumbs that name its conversation as that conversation’s page does', { timeout: 300_000 }, async () => {
+    const page = await (await context(1280, false)).newPage();
+    const streamPages = pages.filter((file) => path.basename(path.dirname(file)) === 's' && !/-\d+\.html$/.test(file));
+    expect(streamPages.length).toBeGreaterThan(0);
+    let titledByTask = 0;
+    for (const file of streamPages) {
+      await page.goto(pathToFileURL(file).href);
+      const seen = await page.evaluate(() => {
+        const crumb = document.querySelector('header.page-head .crumbs a');
+        return { heading: document.querySelector('header.page-head h1')?.innerText ?? '', crumb: crumb ? { text: crumb.innerText as string, href: crumb.href as string } : null };
+      });
+      expect(seen.heading, file).not.toMatch(/^Child stream|^$/);
+      expect(seen.heading, file).not.toMatch(UUID);
+      if (!/^Subagent /.test(seen.heading)) titledByTask++;
+      expect(seen.crumb, file).not.toBeNull();
+      const crumb = seen.crumb!.text;
+      await page.goto(seen.crumb!.href);
+      expect(crumb, file).toBe(await page.evaluate(() => document.querySelector('header.page-head h1')?.innerText ?? ''));
+    }
+    // Most subagents were started by a call that says what they were for.
+    expect(titledByTask).toBeGreaterThan(streamPages.length / 2);
+  });
+
+  it('gives every page a title that means something: no UUID, no bare stream name', () => {
+    for (const file of pages) {
+      const title = /<title>([^<]*)<\/title>/.exec(fs.readFileSync(file, 'utf8'))?.[1] ?? '';
+      expect(title, file).toMatch(/\S · Sessionizer$/);
+      expect(title, file).not.toMatch(UUID);
+      expect(title, file).not.toMatch(/^Child stream /);
+    }
   });
 
   it('links every term of the evidence folds to its entry on the glossary page', { timeout: 120_000 }, async () => {

@@ -7,7 +7,7 @@ import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
-import { compact, conversationFacts, cut, duration, projectGroups, projectOf, type ConversationFacts } from '../../src/site/data/facts.ts';
+import { compact, conversationFacts, cut, duration, gitBranchesShown, projectGroups, projectOf, streamTitle, type ConversationFacts } from '../../src/site/data/facts.ts';
 import { planConversation } from '../../src/site/data/plan.ts';
 import { writeSearchScript, type SearchScriptData } from '../../src/site/data/search-text.ts';
 import { anchorOf, conversationStructure } from '../../src/site/data/streams.ts';
@@ -50,6 +50,21 @@ describe('the facts of a conversation', () => {
     expect(facts.title).toBe(`Conversation ${FIXTURE_SESSIONS.empty}`);
   });
 
+  it('names the git branches the session worked on', () => {
+    expect(factsOf(FIXTURE_SESSIONS.indexFacts).gitBranches).toEqual(['main']);
+    expect(factsOf(FIXTURE_SESSIONS.empty).gitBranches).toEqual([]);
+    expect([gitBranchesShown(['main']), gitBranchesShown(['main', 'fix/login']), gitBranchesShown(['a', 'b', 'c', 'd'])]).toEqual(['git branch main', 'git branches main, fix/login', 'git branch d (after 3 others)']);
+  });
+
+  it('titles a child stream by the task that started it, else by its first prompt', () => {
+    const conversation = loadConversation(bundle, FIXTURE_SESSIONS.nestedAgents);
+    const structure = conversationStructure(conversation, () => undefined);
+    const titleOf = (name: string): string | undefined => streamTitle(structure.streams.find((stream) => stream.name === name)!, structure, conversation);
+    // Started by an Agent call with a description; the grandchild by a Skill call that has none.
+    expect(titleOf(FIXTURE_AGENTS.nestedOuter)).toBe('Survey packages');
+    expect(titleOf(FIXTURE_AGENTS.nestedInner)).toBe('Summarise each package in one line.');
+  });
+
   it('prefers the project and working folder the session states', () => {
     expect(projectOf({ folder: '-home-ada-my-vault', cwd: '/home/ada/my-vault' }, '-home-ada-my-vault/x.jsonl')).toEqual({ folder: '-home-ada-my-vault', path: '/home/ada/my-vault' });
     expect(projectOf(undefined, '-home-ada-work/x.jsonl')).toEqual({ folder: '-home-ada-work', path: '/home/ada/work' });
@@ -70,6 +85,7 @@ describe('the index', () => {
     title,
     titleSource: 'runtime',
     ...(project ? { project: { folder: project, path: project } } : {}),
+    gitBranches: [],
     models: [],
     ...(from ? { from, to: from } : {}),
     turns: 1,

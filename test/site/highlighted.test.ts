@@ -5,19 +5,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cachedBlocks, highlightKey, openHighlightStore, removeEarlierBlocks } from '../../src/site/data/highlighted.ts';
+import { createHighlighter } from '../../src/site/generator/highlight.ts';
+import { highlightStyleSheet, THEME_PAIR } from '../../src/site/generator/highlight-style.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 describe('the highlight cache', () => {
   it('gives back what any build kept, in this build and the next', () => {
     const cache = temporaryFolder();
     const first = openHighlightStore(cache);
-    const key = highlightKey('ts', 'const a = 1;');
+    const key = highlightKey('light/dark', 'ts', 'const a = 1;');
     expect(first.read(key)).toBeUndefined();
     first.add(key, '<span class="h-d73a49">const</span> a = 1; é');
     expect(first.read(key)).toBe('<span class="h-d73a49">const</span> a = 1; é');
     // Another build at the same time writes files of its own.
     const second = openHighlightStore(cache);
-    const other = highlightKey('py', 'x = 1');
+    const other = highlightKey('light/dark', 'py', 'x = 1');
     second.add(other, 'x = 1');
     first.close();
     second.close();
@@ -31,8 +33,8 @@ describe('the highlight cache', () => {
   it('leaves out a block whose index line or bytes a build that ended halfway did not finish', () => {
     const cache = temporaryFolder();
     const store = openHighlightStore(cache);
-    const whole = highlightKey('ts', 'whole');
-    const cut = highlightKey('ts', 'cut');
+    const whole = highlightKey('light/dark', 'ts', 'whole');
+    const cut = highlightKey('light/dark', 'ts', 'cut');
     store.add(whole, 'whole block');
     store.add(cut, 'a block whose bytes are cut');
     store.close();
@@ -40,9 +42,9 @@ describe('the highlight cache', () => {
     const blocks = fs.readdirSync(folder).find((name) => name.endsWith('.blocks'))!;
     fs.truncateSync(path.join(folder, blocks), 'whole block'.length + 5);
     // And an index line with no newline yet.
-    fs.appendFileSync(path.join(folder, blocks.replace('.blocks', '.index')), `${highlightKey('ts', 'half')} 0 5`);
+    fs.appendFileSync(path.join(folder, blocks.replace('.blocks', '.index')), `${highlightKey('light/dark', 'ts', 'half')} 0 5`);
     const next = openHighlightStore(cache);
-    expect([next.read(whole), next.read(cut), next.read(highlightKey('ts', 'half'))]).toEqual(['whole block', undefined, undefined]);
+    expect([next.read(whole), next.read(cut), next.read(highlightKey('light/dark', 'ts', 'half'))]).toEqual(['whole block', undefined, undefined]);
     next.close();
     expect(cachedBlocks(cache)).toBe(1);
   });
@@ -53,5 +55,31 @@ describe('the highlight cache', () => {
     fs.writeFileSync(path.join(cache, 'ab', `${'ab'.repeat(32)}.html`), 'old');
     removeEarlierBlocks(cache);
     expect(fs.readdirSync(cache).sort()).toEqual(['highlighted', 'pages']);
+  });
+});
+
+describe('the highlighted code’s themes', () => {
+  it('keys a block by the themes it was highlighted with, so a change of theme highlights it again', () => {
+    expect(highlightKey(THEME_PAIR, 'ts', 'const a = 1;')).not.toBe(highlightKey('github-light', 'ts', 'const a = 1;'));
+  });
+
+  it('colours a token with the light theme, and with the dark one under a dark colour scheme on a screen', async () => {
+    const sheet = await highlightStyleSheet();
+    const dark = sheet.indexOf('@media screen and (prefers-color-scheme: dark) {');
+    expect(sheet.indexOf('.h-24292e{color:#24292e}')).toBeGreaterThanOrEqual(0);
+    expect(sheet.indexOf('.h-24292e{color:#24292e}')).toBeLessThan(dark);
+    expect(sheet.indexOf('.d-e1e4e8{color:#e1e4e8}')).toBeGreaterThan(dark);
+    expect(sheet).not.toContain('filter');
+  });
+
+  it('gives every token a class of each theme', async () => {
+    const cache = temporaryFolder();
+    const highlighter = await createHighlighter(cache);
+    const html = (await highlighter.ensure('ts', 'const a: number = 1; // one'))!;
+    highlighter.dispose();
+    const spans = [...html.matchAll(/<span class="([^"]*)">/g)].map((match) => match[1]!);
+    expect(spans.length).toBeGreaterThan(3);
+    for (const classes of spans) expect(classes).toMatch(/^h-[0-9a-f]{6} d-[0-9a-f]{6}( hi)?( hb)?$/);
+    expect(html).toContain('<span class="h-d73a49 d-f97583">const</span>');
   });
 });

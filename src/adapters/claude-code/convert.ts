@@ -191,6 +191,7 @@ function transcriptRow(form: StringForm, row: number, value: Json): SessionDataR
     leaf: text(value.leafUuid),
     ...titleOf(type, value),
     cwd: text(value.cwd),
+    git_branch: text(value.gitBranch),
     model: message !== undefined ? text(message.model) : undefined,
     stop,
     from,

@@ -77,6 +77,7 @@ export const GLOSSARY: Record<string, GlossaryEntry> = {
   label: AT('aiTitle, customTitle, summary, description, workflowName', 'title and summary records, sidecars, manifests'),
   'role:title': AT('type "summary", "custom-title", "ai-title"', 'the record types that title a conversation'),
   cwd: AT('cwd', 'every conversational record'),
+  git_branch: AT('gitBranch', 'every conversational record; "HEAD" when detached'),
   'role:prompt': AT('message.content, past <ide_opened_file>, <ide_selection> and hook text', 'user records a person typed'),
   project: AT('projects/<folder>/', 'the folder a transcript is found in, on the first row of each landed file'),
   model: AT('message.model', 'assistant records'),

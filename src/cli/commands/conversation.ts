@@ -41,7 +41,7 @@ function showConversation({ values, operands }: Given<typeof OPTIONS>, io: Io): 
     };
     // What the conversation is called, where and with which models: the
     // session node's own attributes, lifted so a reader needs no node walk.
-    const names = Object.fromEntries((['title', 'title_source', 'project'] as const).flatMap((key) => (attrs[key] !== undefined ? [[key, attrs[key]]] : [])));
+    const names = Object.fromEntries((['title', 'title_source', 'project', 'git_branches'] as const).flatMap((key) => (attrs[key] !== undefined ? [[key, attrs[key]]] : [])));
     io.out(
       `${JSON.stringify({
         conversation: id,
@@ -62,6 +62,7 @@ function showConversation({ values, operands }: Given<typeof OPTIONS>, io: Io): 
   const project = attrs.project as { folder: string; cwd?: string } | undefined;
   if (attrs.title !== undefined) io.out(`title ${JSON.stringify(attrs.title)} (${String(attrs.title_source)})\n`);
   if (project !== undefined) io.out(`project ${project.folder}${project.cwd !== undefined ? ` (${project.cwd})` : ''}\n`);
+  if (Array.isArray(attrs.git_branches) && attrs.git_branches.length > 0) io.out(`git ${attrs.git_branches.length === 1 ? 'branch' : 'branches'} ${attrs.git_branches.join(', ')}\n`);
   if (Array.isArray(attrs.models) && attrs.models.length > 0) io.out(`models ${attrs.models.join(', ')}\n`);
   io.out(`${counts.talks ?? 0} talks, ${counts.runs ?? 0} runs, ${counts.provider_calls ?? 0} provider calls, ${counts.tool_uses_joined ?? 0} of ${counts.tool_uses ?? 0} tool uses joined, ${counts.child_streams_started ?? 0} of ${counts.child_streams ?? 0} child streams started by a known call\n`);
   const open = [...folded.unresolved.values()].filter((entry) => entry.state !== 'resolved');

@@ -5,9 +5,10 @@
 
 import type { Usage } from '../../session-data/format.ts';
 import type { BundleConversation } from './bundle.ts';
+import { partsOfStep } from './row-outline.ts';
 import { stepText } from './search-text.ts';
-import { stepsOfTalk, type ConversationStructure } from './streams.ts';
-import type { StepView, TalkView } from './views.ts';
+import { refsOf, stepsOfTalk, type ConversationStructure } from './streams.ts';
+import type { StepView, StreamView, TalkView } from './views.ts';
 
 /** How much of the first prompt the preview keeps: two lines of a row, with room to spare. */
 const PREVIEW = 280;
@@ -36,6 +37,8 @@ export interface ConversationFacts {
   /** Where the title comes from: the runtime's own title, the first prompt, or the conversation's id when there is neither. */
   readonly titleSource: string;
   readonly project?: ProjectFacts;
+  /** The git branches the session worked on, in the order its prompts first named them; empty when none is recorded. */
+  readonly gitBranches: string[];
   readonly models: string[];
   /** The start of the first prompt a person typed, white space made single spaces. */
   readonly firstPrompt?: string;
@@ -57,7 +60,7 @@ export function conversationFacts(conversation: BundleConversation, structure: C
   const main = structure.streams.find((stream) => !stream.child);
   const firstPrompt = main ? firstPromptOf(main.talks.flatMap(stepsOfTalk), conversation) : undefined;
   const project = projectOf(attrs.project, conversation.source);
-  const models = Array.isArray(attrs.models) && attrs.models.every((model) => typeof model === 'string') ? (attrs.models as string[]) : modelsOfCalls(structure) ?? conversation.models;
+  const models = stringsOf(attrs.models) ?? modelsOfCalls(structure) ?? conversation.models;
   const span = spanOf(structure);
   const { title, titleSource } = titleOf(attrs, conversation, firstPrompt);
   const tokens = tokensOf(structure);
@@ -65,6 +68,7 @@ export function conversationFacts(conversation: BundleConversation, structure: C
     title,
     titleSource,
     ...(project ? { project } : {}),
+    gitBranches: stringsOf(attrs.git_branches) ?? [],
     models,
     ...(firstPrompt !== undefined ? { firstPrompt } : {}),
     ...(tokens ? { tokens } : {}),
@@ -75,11 +79,47 @@ export function conversationFacts(conversation: BundleConversation, structure: C
   };
 }
 
+/** A session attribute that is a list of strings, or undefined. */
+function stringsOf(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
+}
+
 function titleOf(attrs: Record<string, unknown>, conversation: BundleConversation, firstPrompt: string | undefined): { title: string; titleSource: string } {
   if (typeof attrs.title === 'string' && attrs.title.trim() !== '') return { title: attrs.title, titleSource: typeof attrs.title_source === 'string' ? attrs.title_source : 'runtime' };
   if (conversation.title !== undefined && conversation.title.trim() !== '') return { title: conversation.title, titleSource: 'runtime' };
   if (firstPrompt !== undefined) return { title: cut(firstPrompt, TITLE), titleSource: 'first-prompt' };
   return { title: `Conversation ${conversation.id}`, titleSource: 'id' };
+}
+
+/**
+ * What a child stream is about, as a title: the description of the call that
+ * started it (a subagent's task), else the first line of that call's prompt,
+ * else the first prompt of the stream itself; undefined when none of these
+ * has text. A stream's own label, where the runtime gives one, comes first.
+ */
+export function streamTitle(stream: StreamView, structure: ConversationStructure, conversation: BundleConversation): string | undefined {
+  if (stream.label !== undefined && stream.label.trim() !== '') return cut(oneLine(stream.label), TITLE);
+  const call = stream.startedBy === undefined ? undefined : structure.nodes.get(stream.startedBy);
+  if (call !== undefined) {
+    for (const part of partsOfStep(call.kind, call.id, refsOf(call), (ref) => conversation.rows.partsOf(ref))) {
+      if (part.k !== 'call') continue;
+      const { description, prompt } = part.view.tool ?? {};
+      const told = [description, prompt?.split('\n').find((line) => line.trim() !== '')].find((text) => text !== undefined && text.trim() !== '');
+      if (told !== undefined) return cut(oneLine(told), TITLE);
+    }
+  }
+  for (const talk of stream.talks) {
+    const prompt = promptAmong(stepsOfTalk(talk), conversation, TITLE, (text) => !WRAPPED.test(text));
+    if (prompt !== undefined) return prompt;
+  }
+  return undefined;
+}
+
+/** Text that opens with a tag, as context a runtime wraps and adds to a prompt does: it says nothing of the task. */
+const WRAPPED = /^\s*<[a-z][a-z0-9_-]*>/i;
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /**
@@ -152,10 +192,10 @@ export function promptOfTalk(talk: TalkView, conversation: BundleConversation, m
   return promptAmong(stepsOfTalk(talk), conversation, most);
 }
 
-function promptAmong(steps: readonly StepView[], conversation: BundleConversation, most: number): string | undefined {
+function promptAmong(steps: readonly StepView[], conversation: BundleConversation, most: number, taken: (text: string) => boolean = () => true): string | undefined {
   for (const step of steps) {
     if (step.kind !== 'message.external') continue;
-    const text = stepText(step, conversation, { textOnly: true });
+    const text = stepText(step, conversation, { textOnly: true, taken });
     if (text !== '') return cut(text, most);
   }
   return undefined;
@@ -253,6 +293,13 @@ export function compact(count: number): string {
   if (count < 1000) return String(count);
   if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
   return `${(count / 1_000_000).toFixed(count < 10_000_000 ? 1 : 0)}M`;
+}
+
+/** Git branches as a header shows them: up to three by name, and past three the last one and how many came before it. */
+export function gitBranchesShown(names: readonly string[]): string {
+  if (names.length === 1) return `git branch ${names[0]}`;
+  if (names.length <= 3) return `git branches ${names.join(', ')}`;
+  return `git branch ${names.at(-1)} (after ${names.length - 1} others)`;
 }
 
 /** How long something lasted, in words: under a minute, minutes, hours and minutes, or days and hours. */

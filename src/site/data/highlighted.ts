@@ -1,7 +1,7 @@
 // The highlight cache: shiki's output for one piece of code, on disk, found
-// by the SHA-256 of its language and text, so that branch pages that repeat a
-// block, and a second export of the same conversations, highlight nothing
-// again. It lives outside the export: it is not evidence.
+// by the SHA-256 of the themes it was highlighted with, its language and its
+// text, so that branch pages that repeat a block, and a second export of the
+// same conversations, highlight nothing again. It lives outside the export: it is not evidence.
 //
 // Each build process appends the blocks it highlights to files of its own,
 // <cache>/highlighted/<pid>-<random>.blocks, and after each block a line
@@ -22,8 +22,9 @@ import { listFolder } from '../../files/folders.ts';
 /** Above this, code is shown as plain escaped text: highlighting time and HTML grow with it. */
 export const HIGHLIGHT_LIMIT = 24 * 1024;
 
-export function highlightKey(language: string, code: string): string {
-  return crypto.createHash('sha256').update(language).update('\0').update(code).digest('hex');
+/** The key of a block: `themes` names the themes its colours are from, so that a block made with others is highlighted again. */
+export function highlightKey(themes: string, language: string, code: string): string {
+  return crypto.createHash('sha256').update(themes).update('\0').update(language).update('\0').update(code).digest('hex');
 }
 
 const FOLDER = 'highlighted';

@@ -70,11 +70,12 @@ export function stepLabel(step: Pick<StepView, 'kind' | 'toolName'>): string {
   }
 }
 
-/** The text a step shows, all of it, white space made single spaces. */
-export function stepText(step: StepView, conversation: BundleConversation, options: { textOnly?: boolean } = {}): string {
+/** The text a step shows, all of it, white space made single spaces; with `textOnly`, its text parts only, and with `taken`, only the parts whose text it takes. */
+export function stepText(step: StepView, conversation: BundleConversation, options: { textOnly?: boolean; taken?: (text: string) => boolean } = {}): string {
   return partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))
     .filter((part) => !options.textOnly || part.k === 'text')
-    .flatMap((part) => part.view.segments.map((segment) => segment.text))
+    .map((part) => part.view.segments.map((segment) => segment.text).join(' '))
+    .filter((text) => options.taken?.(text) ?? true)
     .join(' ')
     .replace(/\s+/g, ' ')
     .trim();

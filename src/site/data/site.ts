@@ -14,7 +14,7 @@ import type { BundleConversation } from './bundle.ts';
 import type { ConversationPlan, ConversationSummary, PagePlan } from './plan.ts';
 import { anchorOf, conversationStructure, stepsOfTalk, withParts, type ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
-import { duration, projectGroups, promptOfTalk, type ProjectGroup } from './facts.ts';
+import { duration, projectGroups, promptOfTalk, streamTitle, type ProjectGroup } from './facts.ts';
 import { searchScriptOf } from './site-input.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
@@ -108,6 +108,8 @@ export interface PageOverview {
   readonly project?: string;
   /** The models that answered, when the session records them. */
   readonly models: string[];
+  /** The git branches the session worked on, in the order first named (facts.ts). */
+  readonly gitBranches: string[];
   readonly branches: LinkView[];
   readonly streams: LinkView[];
   readonly counts: { readonly name: string; readonly value: string }[];
@@ -260,8 +262,9 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
 
   const naturalFirst = page.kind === 'branch' ? conversation.branches.branches.find((candidate) => candidate.name === page.subject)?.first : undefined;
   const branchPrompt = naturalFirst ? firstPromptOf(naturalFirst) : undefined;
-  const heading = page.kind === 'conversation' ? (plan.summary.title ?? `Conversation ${page.conversation}`) : page.kind === 'branch' ? (branchPrompt ? `Another path: ${branchPrompt}` : `Branch ${page.subject}`) : `Child stream ${page.subject}${stream.label ? `: ${stream.label}` : ''}`;
-  const { id, title, first } = plan.summary;
+  const title = conversationTitle(plan.summary);
+  const heading = page.kind === 'conversation' ? (title ?? `Conversation ${page.conversation.slice(0, 8)}`) : page.kind === 'branch' ? (branchPrompt ? `Another path: ${branchPrompt}` : `Branch ${page.subject}`) : (streamTitle(stream, structure, conversation) ?? `Subagent ${shortIds(page.subject)}`);
+  const { id, first } = plan.summary;
   return {
     plan: page,
     conversation: { id, ...(title !== undefined ? { title } : {}), first },
@@ -276,6 +279,16 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
     ...(page.file === plan.summary.first ? { overview: overviewOf(plan, structure, conversation, activeName) } : {}),
     timeline: page.number === 1 ? timeline(stream.talks, plan) : [],
   };
+}
+
+/** The conversation's title as the index shows it (facts.ts), unless that is only its id. */
+function conversationTitle(summary: ConversationSummary): string | undefined {
+  return summary.facts.titleSource === 'id' ? summary.title : summary.facts.title;
+}
+
+/** A name with every UUID in it cut to its first eight digits, as a reader tells them apart. */
+function shortIds(name: string): string {
+  return name.replace(/\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '$1');
 }
 
 /**
@@ -305,11 +318,12 @@ function sharedHistory(talks: readonly TalkView[], holder: TalkView, plan: Conve
 function overviewOf(plan: ConversationPlan, structure: ConversationStructure, conversation: BundleConversation, activeName: string | undefined): PageOverview {
   const session = [...structure.nodes.values()].find((node) => node.kind === 'session');
   // The project and models the index shows for this conversation (facts.ts), so the two never disagree.
-  const { project, models } = plan.summary.facts;
+  const { project, models, gitBranches } = plan.summary.facts;
   return {
     summary: plan.summary,
     ...(project ? { project: project.path } : {}),
     models,
+    gitBranches,
     branches: [...plan.pageOfBranch.entries()].map(([name, href]) => ({ label: name === activeName ? `${name} (active)` : name, href })),
     streams: structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${candidate.talks.length} talks)`, href: plan.pageOfStream.get(candidate.id) })),
     counts: countsOf((session?.attrs?.counts ?? {}) as Record<string, number>),

@@ -182,11 +182,13 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       }
     }
     const label = (streamNode.attrs?.label ?? streamNode.attrs?.description) as string | undefined;
+    const starter = (incoming.get(streamNode.id) ?? []).find((relation) => relation.t === 'relation' && relation.type === 'starts');
     streams.push({
       id: streamNode.id,
       name: streamNode.id.slice('stream/'.length),
       child: streamNode.attrs?.child === true,
       ...(typeof label === 'string' ? { label } : {}),
+      ...(starter?.t === 'relation' ? { startedBy: starter.from } : {}),
       epochs,
       talks,
       links: linksOf(streamNode.id),
@@ -238,7 +240,7 @@ function stringAttrs(node: Node): { name: string; value: string }[] {
   return Object.entries(node.attrs ?? {}).flatMap(([name, value]) => (typeof value === 'string' ? [{ name, value }] : []));
 }
 
-function refsOf(node: Node): EvidenceRef[] {
+export function refsOf(node: Node): EvidenceRef[] {
   return node.refs ?? (node.ref ? [node.ref] : []);
 }
 

@@ -119,6 +119,8 @@ export interface StreamView {
   readonly name: string;
   readonly child: boolean;
   readonly label?: string;
+  /** The call that started a child stream, when a `starts` relation names one. */
+  readonly startedBy?: string;
   readonly epochs: EpochView[];
   readonly talks: TalkView[];
   readonly links: LinkView[];

@@ -1,29 +1,45 @@
-// The theme of the highlighted code and the style sheet made from its own
-// colours: a token's colour is the class `h-<rgb>` (highlight.ts). Apart from
-// the highlighter so that the export process, which writes the style sheet
-// and renders no page, does not load shiki's highlighter, its regular
-// expression engine and its language registry: loading the site stage took
-// 215-227 ms with them and takes 98-134 ms without (six runs each).
+// The themes of the highlighted code and the style sheet made from their own
+// colours: shiki's paired light and dark themes, a token's light colour the
+// class `h-<rgb>` and its dark colour the class `d-<rgb>` (highlight.ts).
+// Classes, not shiki's inline styles: the pages' content security policy
+// allows style sheets of the site's own only. Apart from the highlighter so
+// that the export process, which writes the style sheet and renders no page,
+// does not load shiki's highlighter, its regular expression engine and its
+// language registry: loading the site stage took 215-227 ms with them and
+// takes 98-134 ms without (six runs each).
 
 import type { ThemeRegistrationResolved } from 'shiki/core';
 import { bundledThemes } from 'shiki/themes';
 
-export const THEME = 'github-light';
+export const THEMES = { light: 'github-light', dark: 'github-dark' } as const;
 
-export async function loadTheme(): Promise<ThemeRegistrationResolved> {
-  return (await bundledThemes[THEME]()).default as unknown as ThemeRegistrationResolved;
+/** The pair of themes in a few characters, which the highlight cache keys its blocks by: a block highlighted with other themes is not reused. */
+export const THEME_PAIR = `${THEMES.light}/${THEMES.dark}`;
+
+export async function loadThemes(): Promise<ThemeRegistrationResolved[]> {
+  return Promise.all([THEMES.light, THEMES.dark].map(async (name) => (await bundledThemes[name]()).default as unknown as ThemeRegistrationResolved));
 }
 
-/** A class for every colour of the theme, and the two font styles. */
+/**
+ * A class for every colour of each theme, and the two font styles. The dark
+ * theme's rules come after the light one's, under the dark colour scheme on
+ * a screen (a printed page stays light), so that they win.
+ */
 export async function highlightStyleSheet(): Promise<string> {
-  const theme = await loadTheme();
+  const [light, dark] = await loadThemes();
+  const rules = (theme: ThemeRegistrationResolved, prefix: string): string[] => [...coloursOf(theme)].sort().map((value) => `.${prefix}-${colourClass(value)}{color:${value}}`);
+  return `${rules(light!, 'h').join('\n')}\n@media screen and (prefers-color-scheme: dark) {\n${rules(dark!, 'd').join('\n')}\n}\n.hi{font-style:italic}\n.hb{font-weight:bold}\n`;
+}
+
+function coloursOf(theme: ThemeRegistrationResolved): Set<string> {
   const colours = new Set<string>();
   const add = (value: unknown): void => {
     if (typeof value === 'string' && /^#[0-9a-fA-F]{3,8}$/.test(value)) colours.add(value);
   };
   add(theme.fg);
+  add(theme.colors?.['editor.foreground']);
   for (const setting of theme.settings ?? theme.tokenColors ?? []) add(setting.settings?.foreground);
-  return `${[...colours].sort().map((value) => `.h-${colourClass(value)}{color:${value}}`).join('\n')}\n.hi{font-style:italic}\n.hb{font-weight:bold}\n`;
+  return colours;
 }
 
 /** The class part of a colour: `#24292E` is `24292e`. */

@@ -5,16 +5,17 @@
 // Oniguruma here and no wasm (research §5), languages loaded the first time
 // a block asks for them.
 //
-// Output is class-based: a token's colour becomes `h-<rgb>`, and the style
-// sheet is made from the theme's own colours (highlight-style.ts), since
-// inline styles made pages many times the size of their code (research §5).
+// Output is class-based: a token's colour in the light theme becomes
+// `h-<rgb>` and in the dark one `d-<rgb>`, and the style sheet is made from
+// the themes' own colours (highlight-style.ts), since inline styles made
+// pages many times the size of their code (research §5).
 
 import { createHighlighterCore, type HighlighterCore } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { bundledLanguages, bundledLanguagesAlias } from 'shiki/langs';
 import { HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from '../data/highlighted.ts';
 import type { CodeHighlighter } from '../data/site.ts';
-import { colourClass, loadTheme, THEME } from './highlight-style.ts';
+import { colourClass, loadThemes, THEME_PAIR, THEMES } from './highlight-style.ts';
 
 export interface Highlighter extends CodeHighlighter {
   /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
@@ -28,8 +29,8 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
   let core: HighlighterCore | undefined;
   const failed = new Set<string>();
   const store = openHighlightStore(cache);
-  const theme = await loadTheme();
-  const start = async (): Promise<HighlighterCore> => (core ??= await createHighlighterCore({ themes: [theme], langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) }));
+  const themes = await loadThemes();
+  const start = async (): Promise<HighlighterCore> => (core ??= await createHighlighterCore({ themes, langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) }));
   const languageOf = async (language: string): Promise<string | undefined> => {
     const name = language.toLowerCase();
     const known = name in bundledLanguages ? name : (bundledLanguagesAlias as Record<string, unknown>)[name] !== undefined ? name : undefined;
@@ -49,13 +50,17 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
   return {
     async ensure(language, code) {
       if (code.length > HIGHLIGHT_LIMIT) return undefined;
-      const key = highlightKey(language, code);
+      const key = highlightKey(THEME_PAIR, language, code);
       const cached = store.read(key);
       if (cached !== undefined) return cached;
       const loaded = await languageOf(language);
       if (loaded === undefined) return undefined;
-      const { tokens } = (await start()).codeToTokens(code, { lang: loaded, theme: THEME });
-      const html = tokens.map((line) => line.map((token) => `<span class="h-${colourClass(token.color)}${token.fontStyle && token.fontStyle & 1 ? ' hi' : ''}${token.fontStyle && token.fontStyle & 2 ? ' hb' : ''}">${escapeHtml(token.content)}</span>`).join('')).join('\n');
+      // No time limit per line: shiki's default stops a line after half a
+      // second of wall-clock time, so the same code on a busy machine would
+      // highlight differently, and an export's bytes would depend on load.
+      // HIGHLIGHT_LIMIT bounds the work instead.
+      const lines = (await start()).codeToTokensWithThemes(code, { lang: loaded, themes: THEMES, tokenizeTimeLimit: 0 });
+      const html = lines.map((line) => line.map(({ content, variants }) => `<span class="h-${colourClass(variants.light?.color)} d-${colourClass(variants.dark?.color)}${fontClasses(variants.light?.fontStyle)}">${escapeHtml(content)}</span>`).join('')).join('\n');
       store.add(key, html);
       return html;
     },
@@ -67,6 +72,11 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
       core?.dispose();
     },
   };
+}
+
+/** The classes of a token's font style: the paired themes style a token alike, so the light one's is taken. */
+function fontClasses(fontStyle: number | undefined): string {
+  return `${fontStyle && fontStyle & 1 ? ' hi' : ''}${fontStyle && fontStyle & 2 ? ' hb' : ''}`;
 }
 
 function escapeHtml(text: string): string {

@@ -5,7 +5,7 @@ import { CONTENT_STATES, PART_KINDS, PRODUCERS, RECORD_FLAGS, TRIGGERS } from '.
 
 // Every name the model can emit, in `.sd` and in `.sf`. Record-level role
 // names that collide with another name are listed as role:<name>.
-const RECORD_ROLES = ['id', 'parent', 'role:call', 'role:run', 'ts', 'trigger', 'continues', 'role:tool', 'child', 'batch', 'started_by', 'leaf', 'label', 'role:title', 'cwd', 'role:prompt', 'project', 'model', 'stop', 'from', 'usage'];
+const RECORD_ROLES = ['id', 'parent', 'role:call', 'role:run', 'ts', 'trigger', 'continues', 'role:tool', 'child', 'batch', 'started_by', 'leaf', 'label', 'role:title', 'cwd', 'git_branch', 'role:prompt', 'project', 'model', 'stop', 'from', 'usage'];
 
 describe('the Claude Code glossary', () => {
   it('has an entry for every name the model can emit, each saying where to find it', () => {

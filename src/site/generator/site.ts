@@ -47,6 +47,7 @@ import { pagesUnder, relativeLinks } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { BUILD_ROOTS, filesUnder, keepRenderer, keptRenderer, RENDER, siteCode, type WaitingRenderer } from './kept-renderer.ts';
+import { evidenceFilesBeside, keptEvidenceBeside, writeEvidence } from './evidence-pages.ts';
 
 export interface SiteResult {
   readonly pages: number;
@@ -224,6 +225,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       await attempt(undefined, 'build');
     }
     writeSearchScripts(out, conversations.filter(({ render }) => render));
+    writeEvidence(bundle, out, conversations.filter(({ render }) => render), code);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -423,7 +425,7 @@ function finishedPages(cache: string, inputs: ReadonlyMap<string, string>, code:
     const key = crypto.createHash('sha256').update(`${code}\n${id}\n${input}`).digest('hex');
     const entry = entryOf(path.join(pagesFolder(cache), key));
     let pages: string[] | undefined;
-    return { id, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...(JSON.parse(fs.readFileSync(path.join(entry.folder, PLAN), 'utf8')) as SavedPlan).pages, searchScriptOf(id)]) };
+    return { id, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...(JSON.parse(fs.readFileSync(path.join(entry.folder, PLAN), 'utf8')) as SavedPlan).pages, searchScriptOf(id), ...evidenceFilesBeside(path.join(entry.folder, PLAN))]) };
   });
 }
 
@@ -460,7 +462,7 @@ function earlierPagesOf(cache: string, finished: readonly Finished[], code: stri
 
 /** How many pages of the entry just rendered in `folder` were kept from the conversation's earlier render. */
 function keptPagesOf(folder: string): number {
-  return Object.values(readPageDigests(pageDigestsBeside(path.join(folder, PLAN)))?.pages ?? {}).filter(({ kept }) => kept).length;
+  return Object.values(readPageDigests(pageDigestsBeside(path.join(folder, PLAN)))?.pages ?? {}).filter(({ kept }) => kept).length + keptEvidenceBeside(path.join(folder, PLAN));
 }
 
 /** Keeps the files named, just written under `out`, as the finished entry `folder`; their digests go into `digests`. */

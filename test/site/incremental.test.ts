@@ -13,7 +13,7 @@ import { prepareRenderer } from '../../src/site/generator/site.ts';
 import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
 describe('an incremental site', () => {
-  it('renders nothing when nothing changed, only the changed conversation when one did, and gives the bytes a whole render gives', async () => {
+  it('renders nothing when nothing changed, only the changed conversation when one did, and gives the bytes a whole render gives', { timeout: 120_000 }, async () => {
     const root = copyOfFixtures({ forFile: true });
     const data = temporaryFolder({ forFile: true });
     collectOnce(root, data);
@@ -62,7 +62,7 @@ describe('an incremental site', () => {
     expect([whole.site!.built, whole.rootDigest]).toEqual([whole.site!.pages, changed.rootDigest]);
   });
 
-  it('renders again a kept page that was edited in an export or replaced in the cache, rather than trusting it', async () => {
+  it('renders again a kept page that was edited in an export or replaced in the cache, rather than trusting it', { timeout: 120_000 }, async () => {
     const root = copyOfFixtures({ forFile: true });
     const data = temporaryFolder({ forFile: true });
     collectOnce(root, data);

@@ -17,7 +17,8 @@
 // Each line is pretty-printed by re-indenting its JSON text rather than by
 // parsing and printing it again: the bytes of every string and number stay
 // as landed (a number past 2^53 would lose digits through JSON.parse), and
-// a line that is not JSON is still shown whole.
+// a line that is not JSON still shows every character but the white space
+// between its tokens.
 
 import fs from 'node:fs';
 import path from 'node:path';

@@ -5,9 +5,10 @@
 // card): it is a head, a few links and rows of escaped text. Written
 // directly, a page streams from its landed file's lines in the export's own
 // process, without a route, a plan or a child of the site stage, which is
-// the export's slowest step; what it shares with the Astro pages is their
-// layout: the content security policy (data/content-security.ts), the
-// style sheet and the top navigation of layouts/Page.astro.
+// the export's slowest step. What it shares with the Astro pages is their
+// content security policy (data/content-security.ts) and style sheet; the
+// top navigation of layouts/Page.astro is repeated here, as an Astro
+// component renders only inside Astro.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -83,7 +83,9 @@ export function writeEvidence(bundle: string, out: string, conversations: readon
 
 /** The evidence pages of the conversation whose plan is saved at `plan`, from the site root, as writeEvidence recorded them. */
 export function evidenceFilesBeside(plan: string): string[] {
-  return readRecord(recordBeside(plan))!.pages.map(({ file }) => file);
+  const record = readRecord(recordBeside(plan));
+  if (record === undefined) throw new Error(`${recordBeside(plan)}: the record of the conversation's evidence pages is missing or cannot be read`);
+  return record.pages.map(({ file }) => file);
 }
 
 /** How many of those were kept from the conversation's earlier render. */

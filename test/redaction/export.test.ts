@@ -137,6 +137,11 @@ describe('a redacted export', () => {
     // The conversation of secrets in other encodings is on the site too, its placeholders shown.
     const encodedPage = fs.readFileSync(path.join(out, 'site', 'c', `${encoded}.html`), 'utf8');
     for (const rule of ['secret-field', 'github-base64', 'secret-field-base64', 'url-password', 'login-password']) expect(encodedPage).toContain(`[redacted:${rule}:`);
+    // Its evidence pages show the bundle's redacted copy of each landed row, never the source's.
+    const evidence = fs.readdirSync(path.join(out, 'site', 'e')).filter((name) => name.startsWith(`${session}--`)).map((name) => fs.readFileSync(path.join(out, 'site', 'e', name), 'utf8'));
+    expect(evidence.length).toBeGreaterThan(0);
+    expect(evidence.every((html) => html.includes('a redacted copy: secrets taken out'))).toBe(true);
+    expect(evidence.join('')).toContain('[redacted:');
   });
 
   it('leaves the storage zone byte for byte as it was', () => {

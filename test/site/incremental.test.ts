@@ -13,7 +13,7 @@ import { prepareRenderer } from '../../src/site/generator/site.ts';
 import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
 
 describe('an incremental site', () => {
-  it('renders nothing when nothing changed, only the changed conversation when one did, and gives the bytes a whole render gives', async () => {
+  it('renders nothing when nothing changed, only the changed conversation when one did, and gives the bytes a whole render gives', { timeout: 120_000 }, async () => {
     const root = copyOfFixtures({ forFile: true });
     const data = temporaryFolder({ forFile: true });
     collectOnce(root, data);
@@ -32,6 +32,8 @@ describe('an incremental site', () => {
 
     const searchScriptInode = (session: string): number => fs.statSync(path.join(out, 'site', 'search', `${session}.js`)).ino;
     const inodesBefore = new Map(sessions.map((session) => [session, searchScriptInode(session)]));
+    const evidenceInodes = (session: string): number[] => fs.readdirSync(path.join(out, 'site', 'e')).filter((name) => name.startsWith(`${session}--`)).map((name) => fs.statSync(path.join(out, 'site', 'e', name)).ino);
+    const evidenceBefore = new Map(sessions.map((session) => [session, evidenceInodes(session)]));
 
     // One conversation grows by a line: its pages, the index and the search page are rendered again.
     const transcript = path.join(root, '-home-user-fixtures-bare-string-result', `${FIXTURE_SESSIONS.bareStringResult}.jsonl`);
@@ -39,8 +41,9 @@ describe('an incremental site', () => {
     collectOnce(root, data);
     for (const session of sessions) parseSession(data, session);
     const changed = await writeExport(data, out, sessions);
-    const pagesOf = (session: string) => fs.readdirSync(path.join(out, 'site', 'c')).filter((name) => name.startsWith(session)).length + fs.readdirSync(path.join(out, 'site')).filter((name) => name.endsWith('.html')).length;
-    expect(changed.site!.built).toBe(pagesOf(FIXTURE_SESSIONS.bareStringResult));
+    const pagesOf = (session: string) => ['c', 'e'].flatMap((folder) => fs.readdirSync(path.join(out, 'site', folder))).filter((name) => name.startsWith(session)).length + fs.readdirSync(path.join(out, 'site')).filter((name) => name.endsWith('.html')).length;
+    // Those of its pages that are the bytes of their earlier render are kept from it rather than rendered (data/earlier-pages.ts).
+    expect(changed.site!.built + changed.site!.keptFromEarlier).toBe(pagesOf(FIXTURE_SESSIONS.bareStringResult));
     expect(changed.rootDigest).not.toBe(first.rootDigest);
     // Each conversation's search entries are a script of its own, which the
     // search page lists; the unchanged ones are kept with their pages.
@@ -48,6 +51,9 @@ describe('an incremental site', () => {
     for (const session of sessions) {
       expect(searchPage).toContain(`data-script="search/${session}.js"`);
       expect(searchScriptInode(session) === inodesBefore.get(session), session).toBe(session !== FIXTURE_SESSIONS.bareStringResult);
+      // So are the evidence pages of the unchanged ones: kept with their pages, not written again.
+      if (session !== FIXTURE_SESSIONS.bareStringResult) expect(evidenceInodes(session), session).toEqual(evidenceBefore.get(session));
+      expect(evidenceInodes(session).length, session).toBeGreaterThan(0);
     }
 
     // The same bundle rendered whole, with no kept pages, is the same export.
@@ -56,7 +62,7 @@ describe('an incremental site', () => {
     expect([whole.site!.built, whole.rootDigest]).toEqual([whole.site!.pages, changed.rootDigest]);
   });
 
-  it('renders again a kept page that was edited in an export or replaced in the cache, rather than trusting it', async () => {
+  it('renders again a kept page that was edited in an export or replaced in the cache, rather than trusting it', { timeout: 120_000 }, async () => {
     const root = copyOfFixtures({ forFile: true });
     const data = temporaryFolder({ forFile: true });
     collectOnce(root, data);
@@ -134,6 +140,10 @@ describe('an incremental site', () => {
     const pages = [`c/${session}.html`, `c/${session}-2.html`, `c/${session}-3.html`];
     for (const page of pages) expect(fs.existsSync(path.join(out, 'site', page)), page).toBe(true);
     const before = new Map(pages.map((page) => [page, fs.readFileSync(path.join(out, 'site', page))]));
+    // Its evidence pages (data/evidence.ts): the next collection lands the new lines in a landed file of their own.
+    const evidenceOf = (): string[] => fs.readdirSync(path.join(out, 'site', 'e')).filter((name) => name.startsWith(`${session}--`));
+    const evidenceBefore = new Map(evidenceOf().map((name) => [name, fs.readFileSync(path.join(out, 'site', 'e', name))]));
+    expect(evidenceBefore.size).toBeGreaterThan(1);
 
     // A short talk joins the last page. The first page, which holds the
     // conversation's facts, and the last are rendered again, with the index,
@@ -143,7 +153,11 @@ describe('an incremental site', () => {
     writeNewLines();
     const grown = await exportAgain();
     expect(grown.rootDigest).not.toBe(first.rootDigest);
-    expect([grown.site!.keptFromEarlier, grown.site!.built]).toEqual([1, 5]);
+    // Every evidence page is kept as well, and the new landed file's written.
+    const added = evidenceOf().length - evidenceBefore.size;
+    expect(added).toBeGreaterThan(0);
+    expect([grown.site!.keptFromEarlier, grown.site!.built]).toEqual([1 + evidenceBefore.size, 5 + added]);
+    for (const [name, bytes] of evidenceBefore) expect(fs.readFileSync(path.join(out, 'site', 'e', name)).equals(bytes), name).toBe(true);
     expect(fs.readFileSync(path.join(out, 'site', pages[1]!)).equals(before.get(pages[1]!)!)).toBe(true);
     for (const page of [pages[0]!, pages[2]!]) expect(fs.readFileSync(path.join(out, 'site', page)).equals(before.get(page)!), page).toBe(false);
 
@@ -154,7 +168,7 @@ describe('an incremental site', () => {
     t.call([textBlock('Done again.')]);
     writeNewLines();
     const afterEdit = await exportAgain();
-    expect([afterEdit.site!.keptFromEarlier, afterEdit.site!.built]).toEqual([0, 6]);
+    expect([afterEdit.site!.keptFromEarlier, afterEdit.site!.built]).toEqual([0, 6 + evidenceOf().length]);
     expect(fs.readFileSync(path.join(out, 'site', pages[1]!)).equals(before.get(pages[1]!)!)).toBe(true);
 
     // Rendered whole, with nothing kept, the site is the same bytes.

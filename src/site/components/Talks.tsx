@@ -355,7 +355,7 @@ export function EvidenceLinks({ refs, root }: { refs: EvidenceView[]; root: stri
       Landed records:
       {refs.map((ref, index) =>
         ref.file ? (
-          <a key={index} href={`${root}../${ref.file}`} title={`landed record: row ${ref.row} of ${ref.file}`}>
+          <a key={index} href={ref.page !== undefined ? `${root}${ref.page}` : `${root}../${ref.file}`} title={`landed record: row ${ref.row} of ${ref.file}`}>
             {`{seq ${ref.seq}, row ${ref.row}}`}
           </a>
         ) : (

@@ -20,6 +20,7 @@ import { foldRounds, roundFiles, type Folded } from '../../session-flow/chain.ts
 import type { EvidenceRef } from '../../model/structure.ts';
 import { rowsOfSessionData, type ReadAhead } from './read-ahead.ts';
 import { ConversationRows, HELD_MOST_BYTES } from './rows.ts';
+import { EvidencePages } from './evidence.ts';
 
 export interface ExplicitBranchView {
   readonly record: BranchRecord;
@@ -35,6 +36,8 @@ export interface BundleConversation {
   readonly rows: ConversationRows;
   /** Each landed file's path inside the bundle, by sequence. */
   readonly landed: Map<number, string>;
+  /** The evidence page of each row (evidence.ts). */
+  readonly evidence: EvidencePages;
   /** The bytes of every bundle file of the conversation: its evidence, `.sd` and rounds. */
   readonly bytes: number;
   /** The conversation's title, as its session node states it. */
@@ -119,7 +122,7 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     // A boundary that is gone or cannot be projected is shown as such, with no path.
     explicit.push({ record: entry.record, path: typeof found === 'string' ? [] : found });
   }
-  return { id, session, folded, rows, landed, bytes, ...(title !== undefined ? { title } : {}), ...(source !== undefined ? { source } : {}), models: [...models], branches, explicit, labels };
+  return { id, session, folded, rows, landed, evidence: new EvidencePages(bundle, id, landed), bytes, ...(title !== undefined ? { title } : {}), ...(source !== undefined ? { source } : {}), models: [...models], branches, explicit, labels };
 }
 
 /** The `src` of a landed file's header: its header is read, and nothing after it. */

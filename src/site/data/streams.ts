@@ -115,7 +115,11 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     }
     return links;
   };
-  const evidence = (refs: readonly EvidenceRef[]): EvidenceView[] => refs.map((ref) => ({ seq: ref.seq, row: ref.row, file: conversation.landed.has(ref.seq) ? `bundle/${conversation.landed.get(ref.seq)!}` : undefined }));
+  const evidence = (refs: readonly EvidenceRef[]): EvidenceView[] =>
+    refs.map((ref) => {
+      const page = conversation.evidence.hrefOf(ref);
+      return { seq: ref.seq, row: ref.row, file: conversation.landed.has(ref.seq) ? `bundle/${conversation.landed.get(ref.seq)!}` : undefined, ...(page !== undefined ? { page } : {}) };
+    });
   // What the steps made since the last reset weigh, from the outlines of their rows.
   let weight = 0;
 

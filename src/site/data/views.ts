@@ -39,6 +39,8 @@ export interface EvidenceView {
   readonly row: number;
   /** The landed file, from the export folder's root. */
   readonly file: string | undefined;
+  /** The row on its evidence page, from the site root with its anchor (evidence.ts); undefined when the landed file is not in the bundle. */
+  readonly page?: string;
 }
 
 export interface LinkView {

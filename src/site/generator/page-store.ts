@@ -35,6 +35,7 @@ import { listFolder } from '../../files/folders.ts';
 import { pageDigest } from '../data/earlier-pages.ts';
 import type { SiteReader } from '../data/site-reader.ts';
 import { searchScriptOf, type EarlierPages, type SavedPlan } from '../data/site-input.ts';
+import { evidenceFilesBeside, keptEvidenceBeside } from './evidence-pages.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 
 const PLAN = 'plan.json';
@@ -83,7 +84,7 @@ export class PageStore {
       const entry = entryOf(path.join(this.folder, key));
       const plan = path.join(entry.folder, PLAN);
       let pages: string[] | undefined;
-      return { id, plan, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...(JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan).pages, searchScriptOf(id)]) };
+      return { id, plan, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...(JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan).pages, searchScriptOf(id), ...evidenceFilesBeside(plan)]) };
     });
   }
 
@@ -124,7 +125,7 @@ export class PageStore {
 
   /** How many pages of the conversations just rendered were kept from their earlier render. */
   keptFromEarlier(finished: readonly Finished[]): number {
-    return finished.reduce((sum, { render, plan }) => sum + (render ? Object.values(readPageDigests(pageDigestsBeside(plan))?.pages ?? {}).filter(({ kept }) => kept).length : 0), 0);
+    return finished.reduce((sum, { render, plan }) => sum + (render ? Object.values(readPageDigests(pageDigestsBeside(plan))?.pages ?? {}).filter(({ kept }) => kept).length + keptEvidenceBeside(plan) : 0), 0);
   }
 
   /** Keeps the files named, just written under `out`, as the finished entry `entry`; their digests go into `digests`. */

@@ -44,6 +44,7 @@ import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { PageStore, type Finished } from './page-store.ts';
 import { BUILD_ROOTS, filesUnder, keepRenderer, keptRenderer, RENDER, siteCode, type WaitingRenderer } from './kept-renderer.ts';
+import { writeEvidence } from './evidence-pages.ts';
 
 export interface SiteResult {
   readonly pages: number;
@@ -220,6 +221,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       await attempt(undefined, 'build');
     }
     writeSearchScripts(out, conversations.filter(({ render }) => render));
+    writeEvidence(bundle, out, conversations.filter(({ render }) => render), code);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

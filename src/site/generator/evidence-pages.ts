@@ -1,0 +1,184 @@
+// Writes the evidence pages of a conversation (data/evidence.ts): every
+// landed file of its session, a page at a time, as HTML made here rather
+// than by Astro. An evidence page has no interactivity and no part that
+// the conversation pages render (no markdown, no highlighting, no tool
+// card): it is a head, a few links and rows of escaped text. Written
+// directly, a page streams from its landed file's lines in the export's own
+// process, without a route, a plan or a child of the site stage, which is
+// the export's slowest step. What it shares with the Astro pages is their
+// content security policy (data/content-security.ts) and style sheet; the
+// top navigation of layouts/Page.astro is repeated here, as an Astro
+// component renders only inside Astro.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { landedFilesOfSession } from '../../landing/session-state.ts';
+import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
+import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, prettyJson, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
+import { bytes } from '../data/shown-text.ts';
+import { linkOrCopy } from './link-or-copy.ts';
+
+/** From an evidence page to the site's root, and to the export's. */
+const ROOT = '../';
+const EXPORT_ROOT = '../../';
+
+/** The style sheet of the evidence pages alone, after the site's. */
+export const EVIDENCE_STYLE = 'evidence.css';
+
+/** A page written, or kept from the conversation's earlier render. */
+export interface WrittenEvidence {
+  /** From the site root. */
+  readonly file: string;
+  /** Of the site's code and the page's model, rows included (evidencePageDigest). */
+  readonly digest: string;
+  readonly kept: boolean;
+}
+
+/** What writeEvidence records beside a conversation's plan. */
+interface EvidenceRecord {
+  /** The site's code the pages were written with (kept-renderer.ts, siteCode). */
+  readonly code: string;
+  readonly pages: WrittenEvidence[];
+}
+
+/**
+ * A conversation rendered, for writeEvidence: where its plan is saved, and
+ * the pages its earlier render left in the cache of finished pages, when
+ * site.ts offers them (data/site.ts, EarlierPages: the folder of their
+ * files, and the page digests recorded beside the earlier plan).
+ */
+export interface EvidenceOf {
+  readonly id: string;
+  readonly plan: string;
+  readonly earlier?: { readonly files: string; readonly digests: string };
+}
+
+/**
+ * Writes the evidence pages of each conversation rendered, and records
+ * their files beside its plan (evidenceFilesBeside), where the cache of
+ * finished pages (site.ts) finds them with its pages: they are a function
+ * of the same bundle files, and are kept and placed with them.
+ *
+ * A conversation rendered again because it grew keeps the pages of its
+ * earlier render whose digest is the one recorded then, linked from the
+ * cache rather than written: a landed file grows at its end, and its pages
+ * but the last keep their rows (data/evidence.ts).
+ *
+ * Written after the site's children have rendered and before the links of
+ * an Astro build's pages are made relative (relative-links.ts), which reads
+ * these pages too and finds nothing to change: a row's text is JSON, whose
+ * quotes are either a string's own delimiters or escaped, so no attribute
+ * can be seen in it.
+ */
+export function writeEvidence(bundle: string, out: string, conversations: readonly EvidenceOf[], code: string): void {
+  for (const { id, plan, earlier } of conversations) {
+    const before = earlier !== undefined ? readRecord(recordBeside(earlierPlan(earlier.digests))) : undefined;
+    const known = new Map(before?.code === code ? before.pages.map(({ file, digest }) => [file, digest] as const) : []);
+    const keptFrom = (file: string, digest: string): string | undefined => (earlier !== undefined && known.get(file) === digest && fs.existsSync(path.join(earlier.files, file)) ? earlier.files : undefined);
+    const record: EvidenceRecord = { code, pages: writeEvidencePages(bundle, out, id, code, keptFrom) };
+    fs.writeFileSync(recordBeside(plan), `${JSON.stringify(record)}\n`);
+  }
+}
+
+/** The evidence pages of the conversation whose plan is saved at `plan`, from the site root, as writeEvidence recorded them. */
+export function evidenceFilesBeside(plan: string): string[] {
+  const record = readRecord(recordBeside(plan));
+  if (record === undefined) throw new Error(`${recordBeside(plan)}: the record of the conversation's evidence pages is missing or cannot be read`);
+  return record.pages.map(({ file }) => file);
+}
+
+/** How many of those were kept from the conversation's earlier render. */
+export function keptEvidenceBeside(plan: string): number {
+  return readRecord(recordBeside(plan))?.pages.filter(({ kept }) => kept).length ?? 0;
+}
+
+function recordBeside(plan: string): string {
+  return plan.replace(/\.json$/, '.evidence.json');
+}
+
+/** The plan beside which the page digests `digests` are recorded (data/earlier-pages.ts, pageDigestsBeside). */
+function earlierPlan(digests: string): string {
+  return digests.replace(/\.pages\.jsonl$/, '.json');
+}
+
+function readRecord(file: string): EvidenceRecord | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as EvidenceRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes the evidence pages of the conversation `conversation` of the
+ * bundle under the site folder `out`, but those `keptFrom` names a folder
+ * holding already, which are linked from there; returns them all. The
+ * conversation's first page, which each page links back to, is
+ * c/<conversation>.html (data/plan.ts).
+ */
+export function writeEvidencePages(bundle: string, out: string, conversation: string, code = '', keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
+  const written: WrittenEvidence[] = [];
+  fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });
+  for (const landed of landedFilesOfSession(bundle, conversation)) {
+    for (const page of evidencePagesOf(conversation, landed.seq, `${conversation}/${landed.relative}`, landed.path)) {
+      const digest = evidencePageDigest(page, code);
+      const from = keptFrom(page.file, digest);
+      if (from !== undefined) linkOrCopy(from, out, page.file);
+      else fs.writeFileSync(path.join(out, page.file), evidencePageHtml(page));
+      written.push({ file: page.file, digest, kept: from !== undefined });
+    }
+  }
+  return written;
+}
+
+/** What an evidence page's bytes are a function of: the site's code and the page's model, its rows' text included. */
+export function evidencePageDigest(page: EvidencePageView, code: string): string {
+  const hash = crypto.createHash('sha256');
+  const { rows, ...rest } = page;
+  hash.update(`${code}\n${JSON.stringify(rest)}\n`);
+  for (const { row, text } of rows) hash.update(`${row}\n${Buffer.byteLength(text)}\n`).update(text);
+  return hash.digest('hex');
+}
+
+/** The HTML of an evidence page. Every text it holds is escaped; the only markup is its own. */
+export function evidencePageHtml(page: EvidencePageView): string {
+  const first = page.rows[0]?.row ?? 0;
+  const last = page.rows.at(-1)?.row ?? 0;
+  const range = first === last ? `row ${first}` : `rows ${first}–${last}`;
+  const paged = page.previous !== undefined || page.next !== undefined;
+  const title = `Evidence {seq ${page.seq}}, ${range}${paged ? ` (page ${page.number})` : ''} · conversation ${page.conversation.slice(0, 8)} · Sessionizer`;
+  const link = (href: string, text: string, attributes = ''): string => `<a href="${escapeAttribute(href)}"${attributes}>${escapeText(text)}</a>`;
+  const { kind, stream, src, derived } = page.header;
+  const facts = [
+    `<span><code>${escapeText(page.landed)}</code></span>`,
+    ...(kind !== undefined ? [`<span>${escapeText(kind)}${stream !== undefined ? `, stream ${escapeText(stream ?? 'none')}` : ''}</span>`] : []),
+    ...(src !== undefined ? [`<span>from <code>${escapeText(src)}</code></span>`] : []),
+    ...(derived === 'redacted' ? ['<span>a redacted copy: secrets taken out</span>'] : []),
+  ];
+  const pages = paged
+    ? `<nav class="pages" aria-label="pages of this landed file">${page.previous !== undefined ? link(`${ROOT}${page.previous}`, 'previous page', ' rel="prev"') : ''}<strong>page ${page.number}</strong>${page.next !== undefined ? link(`${ROOT}${page.next}`, 'next page', ' rel="next"') : ''}</nav>`
+    : '';
+  const rows = page.rows.map(({ row, text, bytes: size }) => {
+    const anchor = rowAnchor(row);
+    const label = row === 0 ? `{seq ${page.seq}, row 0}: the file’s header` : `{seq ${page.seq}, row ${row}}`;
+    return `<div class="evidence-row" id="${anchor}"><p class="row-label">${link(`#${anchor}`, label)} <span class="row-size">line ${row + 1}, ${bytes(size)}</span></p><pre class="evidence-json">${escapeText(prettyJson(text))}</pre></div>\n`;
+  });
+  return [
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(CONTENT_SECURITY_POLICY)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">',
+    `<title>${escapeText(title)}</title>`,
+    `<link rel="stylesheet" href="${ROOT}site.css"><link rel="stylesheet" href="${ROOT}${EVIDENCE_STYLE}"></head>\n<body>`,
+    `<nav class="top" aria-label="site">${link(`${ROOT}index.html`, 'All conversations')} ${link(`${ROOT}search.html`, 'Search')} ${link(`${ROOT}glossary.html`, 'Glossary')}</nav>\n<main class="evidence">`,
+    `<header class="page-head"><p class="crumbs">${link(`${ROOT}c/${page.conversation}.html`, '← back to the conversation')}</p>`,
+    `<h1>Landed records: {seq ${page.seq}}, ${range}</h1>`,
+    `<p class="facts">${facts.join('')}</p>`,
+    `<p class="raw">${link(`${EXPORT_ROOT}bundle/${page.landed.split('/').map(encodeURIComponent).join('/')}`, 'The landed file as it is in the bundle (JSON Lines)')}, of which these rows are pretty-printed.</p>`,
+    pages,
+    '</header>\n',
+    ...rows,
+    pages,
+    '</main>\n</body>\n</html>\n',
+  ].join('');
+}

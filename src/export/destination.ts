@@ -23,7 +23,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Zstd from 'zstd-napi/binding.js';
 import { listFolder } from '../files/folders.ts';
-import { INDEX_NAME } from '../index/session-index.ts';
+import { SESSION_ENTRIES } from '../landing/layout.ts';
 import { writerOfTemporary } from '../files/atomic-file.ts';
 import { verifyExport } from '../verify/export.ts';
 import { ARCHIVE_TOP } from '../bundle/archive.ts';
@@ -101,9 +101,6 @@ function kindOf(where: string): 'none' | 'folder' | 'file' | 'other' {
     throw error;
   }
 }
-
-/** What a session folder of the storage layout holds at its top. */
-const SESSION_ENTRIES = new Set(['streams', 'runs', 'session.state', 'collect.lock', INDEX_NAME]);
 
 /** Why `data` cannot be used as a data folder: not empty and not a storage zone; undefined when it can. */
 export function storageZoneRefusal(data: string): string | undefined {

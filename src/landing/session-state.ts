@@ -12,7 +12,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseLandedName, sessionStatePath, sessionFolder } from './layout.ts';
+import { parseLandedName, RUNS, sessionStatePath, sessionFolder, STREAMS } from './layout.ts';
 import { replaceFile } from '../files/atomic-file.ts';
 import { listFolder } from '../files/folders.ts';
 import { formatState, parseState, readState, type StateValues } from './state-text.ts';
@@ -126,7 +126,7 @@ export function listSession(data: string, session: string): SessionListing {
   const landed: LandedFileEntry[] = [];
   const folders = new Map<string, Set<string>>();
   const root = sessionFolder(data, session);
-  for (const group of ['streams', 'runs']) {
+  for (const group of [STREAMS, RUNS]) {
     for (const place of listFolder(path.join(root, group))) {
       const folder = path.join(root, group, place);
       const names = listFolder(folder);

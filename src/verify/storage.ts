@@ -17,12 +17,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writerOfTemporary } from '../files/atomic-file.ts';
 import { borrowBuffer, giveBack } from '../files/buffer-pool.ts';
-import { parseLandedName, sessionDataBeside, sessionStatePath } from '../landing/layout.ts';
+import { parseLandedName, RUNS, SESSION_ENTRIES, sessionDataBeside, sessionStatePath, STREAMS } from '../landing/layout.ts';
 import { withOpenFile } from '../files/line-reader.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { listFolder } from '../files/folders.ts';
 import { readState } from '../landing/state-text.ts';
-import { INDEX_NAME, type SessionIndex } from '../index/session-index.ts';
+import type { SessionIndex } from '../index/session-index.ts';
 import type { LandedDigest } from '../session-flow/chain.ts';
 import { EvidenceCheck, type ChunkSink, type EvidenceOptions } from './evidence.ts';
 
@@ -100,9 +100,9 @@ function checkPlaces(data: string, session: string, problem: (file: string, what
   const root = path.join(data, session);
   for (const name of listFolder(root)) {
     if (writerOfTemporary(name) !== undefined) note(path.join(root, name), LEFT_TEMPORARY);
-    else if (!['streams', 'runs', 'session.state', 'collect.lock', INDEX_NAME].includes(name)) problem(path.join(root, name), 'a file the storage layout has no place for');
+    else if (!SESSION_ENTRIES.has(name)) problem(path.join(root, name), 'a file the storage layout has no place for');
   }
-  for (const group of ['streams', 'runs']) {
+  for (const group of [STREAMS, RUNS]) {
     for (const place of listFolder(path.join(root, group))) {
       for (const name of listFolder(path.join(root, group, place))) {
         const file = path.join(root, group, place, name);

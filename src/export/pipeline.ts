@@ -14,7 +14,7 @@ import { writeArchive, type ArchiveResult } from '../bundle/archive.ts';
 import { frameIndexOf } from '../bundle/archive-frames.ts';
 import type { StepObserver } from '../bundle/steps.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../collection/collect-all.ts';
-import type { SessionOutcome } from '../collection/collector.ts';
+import type { SessionOutcome } from '../collection/outcome.ts';
 import { sessionsOfSource } from '../collection/source-sessions.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
 import { removeLeftoversOfDataFolder } from '../files/process.ts';

@@ -25,6 +25,8 @@ export interface Line {
 export interface LineReading {
   /** Bytes after the last newline, up to `end`. */
   trailingBytes: number;
+  /** Those bytes, in the pieces they were read in; set with trailingBytes. */
+  trailing?: readonly Buffer[];
 }
 
 /**
@@ -66,6 +68,7 @@ export function* readLines(descriptor: number, start: number, end: number, readi
       }
     }
     reading.trailingBytes = carriedBytes;
+    reading.trailing = carried;
   } finally {
     giveBack(chunk);
   }

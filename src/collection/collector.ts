@@ -23,7 +23,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { overwriteInPlace } from '../files/atomic-file.ts';
+import { KnownFolders, overwriteInPlace } from '../files/atomic-file.ts';
+import { BufferPool } from '../files/buffer-pool.ts';
+import { Flusher } from '../landing/flush.ts';
 import { cursorName, placeFolder, placePath, sessionFolder, sessionStatePath } from '../landing/layout.ts';
 import { lockSession, SessionLockedError } from '../landing/lock.ts';
 import { removeLeftTemporaries } from '../files/process.ts';
@@ -56,7 +58,10 @@ export function collectSessions(sessions: Iterable<DiscoveredSession>, options: 
     outcomes.push(outcome);
     onSession?.(outcome);
   };
-  const batch = new CommitBatch();
+  // The flushing thread, buffers and folders of this pass's writes, given up when it ends.
+  const flusher = new Flusher();
+  const writer = { buffers: new BufferPool(), folders: new KnownFolders() };
+  const batch = new CommitBatch(flusher, writer);
   let waiting: (LandedSession & { generation: number })[] = [];
   // Sessions whose batch is committed are released and reported; every
   // waiting session is reported with the failure when a batch failed.
@@ -80,7 +85,7 @@ export function collectSessions(sessions: Iterable<DiscoveredSession>, options: 
     for (const session of sessions) {
       let landed: LandedSession;
       try {
-        landed = landSession(session, options, batch);
+        landed = landSession(session, options, batch, writer);
       } catch (error) {
         // A batch failed while this session was landing (CommitError, the
         // only error landSession throws): it and every session waiting on a batch failed.
@@ -95,6 +100,7 @@ export function collectSessions(sessions: Iterable<DiscoveredSession>, options: 
     commit(() => batch.commit());
   } finally {
     batch.abandon();
+    flusher.close();
     settle('the pass stopped before this session was committed');
   }
   return outcomes;
@@ -109,7 +115,7 @@ interface LandedSession {
 // Lands one session's new data into the batch, and leaves the session locked.
 // A failure of the session is its outcome; the only error thrown is a
 // CommitError, when a batch failed while the session was landing.
-function landSession(session: DiscoveredSession, options: CollectOptions, batch: CommitBatch): LandedSession {
+function landSession(session: DiscoveredSession, options: CollectOptions, batch: CommitBatch, writer: { buffers: BufferPool; folders: KnownFolders }): LandedSession {
   let lock;
   try {
     lock = lockSession(options.data, session.id);
@@ -129,7 +135,7 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     for (const [place, names] of listing.folders) removeLeftTemporaries(path.join(sessionFolder(options.data, session.id), place), names);
     const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter, listing);
     const state = readSessionState(options.data, session.id, listing.landed);
-    const context: SessionContext = { ...options, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
+    const context: SessionContext = { ...options, ...writer, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
     const outcomes: SourceOutcome[] = [];
     const visited = new Set<string>();
     for (const source of session.sources) {

@@ -25,8 +25,8 @@
 // batches are in flight at most, and the pass's end commits both.
 
 import path from 'node:path';
-import { stagedReplacement, type PendingFile } from '../files/atomic-file.ts';
-import { startFlushing, type Flushing } from '../landing/flush.ts';
+import { stagedReplacement, type PendingFile, type PendingOptions } from '../files/atomic-file.ts';
+import type { Flusher, Flushing } from '../landing/flush.ts';
 import type { SessionDataWriter } from '../session-data/derive.ts';
 
 // A batch is committed once it holds this much, so that a first backfill of
@@ -81,6 +81,12 @@ export class CommitBatch {
   private flushing: Flushing | undefined;
   private handedOver = 0;
   private committed = 0;
+
+  /** `writer` lends the state files the batch writes their staging buffer and known folders. */
+  constructor(
+    private readonly flusher: Flusher,
+    private readonly writer: Pick<PendingOptions, 'buffers' | 'folders'> = {},
+  ) {}
 
   /** A landed file, sealed, with its sealed `.sd` when it was derived while landing. */
   addLanded(file: PendingFile, sessionData: SessionDataWriter | undefined): void {
@@ -145,9 +151,9 @@ export class CommitBatch {
       }
       if (placing) {
         for (const entry of placing.landed) entry.file.place();
-        for (const [target, content] of placing.replacements) staged.push(stagedReplacement(target, content));
+        for (const [target, content] of placing.replacements) staged.push(stagedReplacement(target, content, this.writer));
       }
-      const started = startFlushing(
+      const started = this.flusher.start(
         [...staged, ...(next ? sessionFiles(next.landed) : [])],
         placing ? placing.landed.map((entry) => path.dirname(entry.file.target)) : [],
       );

@@ -78,7 +78,7 @@ export class Landing {
     const seq = context.nextSeq++;
     const at = context.now();
     const folder = placeFolder(context.data, context.session, source.place);
-    this.pending = new PendingFile(path.join(folder, landedName(source.prefix, at, seq)), { mode: READ_ONLY, durability: 'landed', digest: true });
+    this.pending = new PendingFile(path.join(folder, landedName(source.prefix, at, seq)), { mode: READ_ONLY, durability: 'landed', digest: true, buffers: context.buffers, folders: context.folders });
     this.header = {
       h: 1,
       seq,
@@ -92,7 +92,7 @@ export class Landing {
       state: 'available',
     };
     this.pending.write(headerLine(this.header));
-    if (context.deriveSessionData !== false) this.sessionData = new SessionDataWriter(this.pending.target, this.header, context.adapter.converter);
+    if (context.deriveSessionData !== false) this.sessionData = new SessionDataWriter(this.pending.target, this.header, context.adapter.converter, context);
   }
 
   /**

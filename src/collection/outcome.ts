@@ -5,6 +5,8 @@ import type { Adapter, CollectableSource } from '../adapters/adapter.ts';
 import type { Cursor } from '../landing/cursor.ts';
 import { placePath } from '../landing/layout.ts';
 import type { CommitBatch } from './commit-batch.ts';
+import type { KnownFolders } from '../files/atomic-file.ts';
+import type { BufferPool } from '../files/buffer-pool.ts';
 
 export interface LandedFileSummary {
   readonly seq: number;
@@ -65,6 +67,9 @@ export interface SessionContext extends CollectOptions {
   nextSeq: number;
   /** The session's landed files and cursors not yet committed. */
   readonly batch: CommitBatch;
+  /** The pass's buffers and known folders, for every file it reads and writes. */
+  readonly buffers: BufferPool;
+  readonly folders: KnownFolders;
 }
 
 /** A session that could not be collected, with why. */

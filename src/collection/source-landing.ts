@@ -65,7 +65,7 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
     const prefix = crypto.createHash('sha256');
     const start = cursor?.offset ?? 0;
     if (cursor && start > 0) {
-      for (const chunk of readRange(descriptor, 0, start, 'the file ended early while its landed prefix was being checked')) prefix.update(chunk);
+      for (const chunk of readRange(descriptor, 0, start, 'the file ended early while its landed prefix was being checked', context.buffers)) prefix.update(chunk);
       if (prefix.copy().digest('hex') !== cursor.prefixSha256) {
         return stop(context, source, cursorFile, cursor, `the ${start} bytes already landed have changed (their SHA-256 differs from the one recorded)`);
       }
@@ -97,7 +97,7 @@ function collectAppend(context: SessionContext, source: CollectableSource, curso
     const reading: LineReading = { trailingBytes: 0 };
     let quiet = false;
     try {
-      for (const line of readLines(descriptor, start, size, reading)) {
+      for (const line of readLines(descriptor, start, size, reading, context.buffers)) {
         ord++;
         landing.add(ord, line.offset, line.bytes);
         prefix.update(line.bytes);

@@ -9,7 +9,7 @@
 // progress, so they are never yielded, only counted.
 
 import fs from 'node:fs';
-import { borrowBuffer, BUFFER_BYTES, giveBack } from './buffer-pool.ts';
+import { readingBuffer, type BufferPool } from './buffer-pool.ts';
 
 const NEWLINE = 0x0a;
 
@@ -31,17 +31,17 @@ export interface LineReading {
 
 /**
  * Yields the complete lines in [start, end) of an open file. `reading.trailingBytes`
- * is set once the generator is exhausted.
+ * is set once the generator is exhausted. `buffers` lends the buffer read into.
  */
-export function* readLines(descriptor: number, start: number, end: number, reading: LineReading = { trailingBytes: 0 }): Generator<Line> {
-  const chunk = borrowBuffer();
+export function* readLines(descriptor: number, start: number, end: number, reading: LineReading = { trailingBytes: 0 }, buffers?: BufferPool): Generator<Line> {
+  const chunk = readingBuffer(buffers, end - start);
   try {
     let carried: Buffer[] = [];
     let carriedBytes = 0;
     let lineStart = start;
     let position = start;
     while (position < end) {
-      const got = fs.readSync(descriptor, chunk, 0, Math.min(BUFFER_BYTES, end - position), position);
+      const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
       if (got === 0) break;
       position += got;
       let cursor = 0;
@@ -70,7 +70,7 @@ export function* readLines(descriptor: number, start: number, end: number, readi
     reading.trailingBytes = carriedBytes;
     reading.trailing = carried;
   } finally {
-    giveBack(chunk);
+    buffers?.giveBack(chunk);
   }
 }
 
@@ -96,8 +96,8 @@ export function firstLine(descriptor: number, size: number): Buffer | undefined 
  * The bytes [start, end) of an open file, in chunks valid until the next is
  * requested; a file that ends before `end` throws `endedEarly` (code EIO).
  */
-export function* readRange(descriptor: number, start: number, end: number, endedEarly: string): Generator<Buffer> {
-  const chunk = borrowBuffer();
+export function* readRange(descriptor: number, start: number, end: number, endedEarly: string, buffers?: BufferPool): Generator<Buffer> {
+  const chunk = readingBuffer(buffers, end - start);
   try {
     for (let position = start; position < end; ) {
       const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
@@ -106,7 +106,7 @@ export function* readRange(descriptor: number, start: number, end: number, ended
       position += got;
     }
   } finally {
-    giveBack(chunk);
+    buffers?.giveBack(chunk);
   }
 }
 

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BUNDLE } from '../bundle/manifest.ts';
 import { exportFiles, MANIFEST, MANIFEST_SCHEMA, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath, type Manifest } from '../bundle/manifest.ts';
+import { BufferPool } from '../files/buffer-pool.ts';
 import { digestOfFile } from '../files/digest.ts';
 import { verifyAssemblies, verifyChains } from './chains.ts';
 import { verifyStorage, type Problem, type VerifyOptions } from './storage.ts';
@@ -113,7 +114,8 @@ export function verifyExport(root: string, options: VerifyOptions = {}): ExportR
   const { files, strange } = exportFiles(root);
   for (const entry of strange) problem(entry.path, `${entry.what}; an export holds regular files only`);
   const present = new Map<string, PresentFile>();
-  for (const relative of files) if (!META_FILES.has(relative)) present.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: digestOfFile(path.join(root, relative)) });
+  const buffers = new BufferPool();
+  for (const relative of files) if (!META_FILES.has(relative)) present.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: digestOfFile(path.join(root, relative), buffers) });
   const read = (name: string): Buffer | undefined => (fs.existsSync(path.join(root, name)) ? fs.readFileSync(path.join(root, name)) : undefined);
   const manifestBytes = read(MANIFEST);
   const checked = checkManifest(present, { manifest: manifestBytes !== undefined ? readManifest(manifestBytes) : undefined, rootDigest: read(ROOT_DIGEST)?.toString('utf8'), plain: read(PLAIN_MANIFEST)?.toString('utf8') });

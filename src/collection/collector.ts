@@ -45,8 +45,8 @@ export function collectSession(session: DiscoveredSession, options: CollectOptio
 /**
  * Collects sessions one after another, committing their landed files in
  * shared batches: a batch's two flush rounds cost the same for one session as
- * for many, and on this machine's disk each round took several milliseconds,
- * the largest part of landing 160 sessions when each paid for its own. A
+ * for many, and each is a wait on the disk that would be the largest part of
+ * landing many small sessions if each paid for its own. A
  * session stays locked until its batch is committed, and its outcome is
  * reported only then. A failure of one session is its outcome; the others go on.
  * `sessions` is taken one at a time, as each is landed (parallel.ts shares

@@ -1,8 +1,8 @@
 // Reads a file line by line with memory bounded by the longest line, not by
 // the file.
 //
-// Real transcripts reach 59 MB and single lines reach ~1 MB (seed
-// design-notes/01 §1.13). A reader with a fixed line limit fails on those, and
+// Real transcripts reach tens of megabytes and single lines about a megabyte
+// (docs/performance.md). A reader with a fixed line limit fails on those, and
 // reading a whole file at once makes memory grow with history. This reads
 // fixed chunks and yields each complete line with its byte offset. Bytes after
 // the last newline are not a line: in a live source they are a write still in

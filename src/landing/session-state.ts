@@ -118,9 +118,9 @@ export interface SessionListing {
 
 /**
  * Lists a session's folders once, for a caller that asks several questions
- * of them: a collection pass asked three (its landed files for the counter,
- * those without a `.sd`, its cursors), and listing each time was most of a
- * pass that found little new.
+ * of them: a collection pass asks three (its landed files for the counter,
+ * those without a `.sd`, its cursors), and listing each time would be most
+ * of a pass that finds little new.
  */
 export function listSession(data: string, session: string): SessionListing {
   const landed: LandedFileEntry[] = [];

@@ -14,6 +14,7 @@ import { finishedLine, inFlightMessage, isQuiet, verdictOf } from './source-verd
 
 const NEWLINE = Buffer.from('\n');
 
+/** One source's outcome; a problem with the source is that outcome, and the only error thrown is a CommitError of the session's batch. */
 export function collectSource(context: SessionContext, source: CollectableSource, cursorFile: string): SourceOutcome {
   let cursor: Cursor | undefined;
   try {

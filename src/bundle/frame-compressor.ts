@@ -17,13 +17,10 @@
 // archive is the same bytes on every machine.
 
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as Zstd from 'zstd-napi/binding.js';
+import { zstd } from '../files/zstd.ts';
 import { padding, ZERO_BLOCKS } from './tar.ts';
-
-const require = createRequire(import.meta.url);
-const zstd = require('zstd-napi/binding.js') as typeof Zstd;
 
 export const COMPRESSION_LEVEL = 3;
 

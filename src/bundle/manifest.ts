@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { BufferPool } from '../files/buffer-pool.ts';
 import { digestOfFile } from '../files/digest.ts';
 
 export const MANIFEST_SCHEMA = 'manifest/1';
@@ -105,10 +106,11 @@ export function digestFiles(root: string, under: string, known: ReadonlyMap<stri
   const { files, strange } = exportFiles(root, under);
   if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
   const digests = new Map<string, string>();
+  const buffers = new BufferPool();
   for (const relative of files) {
     let sha256 = known.get(relative);
     if (sha256 === undefined) {
-      sha256 = digestOfFile(path.join(root, relative));
+      sha256 = digestOfFile(path.join(root, relative), buffers);
       hashed(fs.statSync(path.join(root, relative)).size);
     }
     digests.set(relative, sha256);
@@ -126,6 +128,7 @@ export function writeManifest(root: string, known: ReadonlyMap<string, string> =
   if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
   const entries: ManifestEntry[] = [];
   let bytes = 0;
+  const buffers = new BufferPool();
   for (const relative of files) {
     if (META_FILES.has(relative)) continue;
     const problem = unsafePath(relative);
@@ -134,7 +137,7 @@ export function writeManifest(root: string, known: ReadonlyMap<string, string> =
     bytes += size;
     let sha256 = known.get(relative);
     if (sha256 === undefined) {
-      sha256 = digestOfFile(path.join(root, relative));
+      sha256 = digestOfFile(path.join(root, relative), buffers);
       hashed(size);
     }
     entries.push({ path: relative, size, sha256 });

@@ -6,7 +6,10 @@
 
 import fs from 'node:fs';
 import { sessionStatePath } from '../landing/layout.ts';
-import { collectSessions, quietSession, vanishedSession, type SessionOutcome } from './collector.ts';
+import { collectSessions } from './collector.ts';
+import type { SessionOutcome } from './outcome.ts';
+import { quietSession } from './quiet-session.ts';
+import { vanishedSession } from './vanished-sources.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
 import { collectInParallel, PARALLEL_FROM_BYTES, pendingBytes } from './parallel.ts';
 import type { Adapter, DiscoveredSession, Discovery } from '../adapters/adapter.ts';

@@ -1,9 +1,9 @@
 // Landed files, committed together in batches.
 //
-// Landing one file used to take three flushes of its own, one after another:
-// the landed file, its folder, its cursor (and a fourth for its `.sd`). The
-// files of many sessions are now flushed together instead, in two rounds
-// whose order is the order a single file always had:
+// Landing one file alone takes three flushes of its own, one after another:
+// the landed file, its folder, its cursor (and a fourth for its `.sd`). So
+// the files of many sessions are flushed together, in two rounds whose order
+// is the order a single file would have:
 //
 //   1. every landed file and every `.sd` is flushed, then the landed files
 //      are renamed into place
@@ -25,8 +25,8 @@
 // batches are in flight at most, and the pass's end commits both.
 
 import path from 'node:path';
-import { stagedReplacement, type PendingFile } from '../files/atomic-file.ts';
-import { startFlushing, type Flushing } from '../landing/flush.ts';
+import { stagedReplacement, type PendingFile, type PendingOptions } from '../files/atomic-file.ts';
+import type { Flusher, Flushing } from '../landing/flush.ts';
 import type { SessionDataWriter } from '../session-data/derive.ts';
 
 // A batch is committed once it holds this much, so that a first backfill of
@@ -82,6 +82,12 @@ export class CommitBatch {
   private handedOver = 0;
   private committed = 0;
 
+  /** `writer` lends the state files the batch writes their staging buffer and known folders. */
+  constructor(
+    private readonly flusher: Flusher,
+    private readonly writer: Pick<PendingOptions, 'buffers' | 'folders'> = {},
+  ) {}
+
   /** A landed file, sealed, with its sealed `.sd` when it was derived while landing. */
   addLanded(file: PendingFile, sessionData: SessionDataWriter | undefined): void {
     this.landed.push({ file, sessionData });
@@ -125,9 +131,9 @@ export class CommitBatch {
   // Waits for the flush in flight; then the batch in round 2 is committed,
   // the one in round 1 has its landed files placed and goes to round 2, and
   // `next` starts round 1, the two rounds flushed together. The calling
-  // thread so never waits for round 2 alone: when round 2 followed round 1
-  // of the same batch, a profile of a single-threaded land + .sd of the
-  // 200 MB benchmark corpus spent 325 ms of its 6.2 s waiting for it.
+  // thread so never waits for round 2 alone, which is a noticeable part of
+  // landing when round 2 follows round 1 of the same batch
+  // (docs/performance.md).
   private advance(next: HandedOver | undefined): void {
     const done = this.inRoundTwo;
     const placing = this.inRoundOne;
@@ -145,9 +151,9 @@ export class CommitBatch {
       }
       if (placing) {
         for (const entry of placing.landed) entry.file.place();
-        for (const [target, content] of placing.replacements) staged.push(stagedReplacement(target, content));
+        for (const [target, content] of placing.replacements) staged.push(stagedReplacement(target, content, this.writer));
       }
-      const started = startFlushing(
+      const started = this.flusher.start(
         [...staged, ...(next ? sessionFiles(next.landed) : [])],
         placing ? placing.landed.map((entry) => path.dirname(entry.file.target)) : [],
       );

@@ -13,7 +13,8 @@ import { workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { readCursor } from '../landing/cursor.ts';
 import { cursorName, placeFolder } from '../landing/layout.ts';
 import { releaseLockHeldByThisProcess } from '../landing/lock.ts';
-import { collectSessions, type SessionOutcome } from './collector.ts';
+import { collectSessions } from './collector.ts';
+import type { SessionOutcome } from './outcome.ts';
 import type { Adapter, DiscoveredSession } from '../adapters/adapter.ts';
 
 /** Below this many new bytes in a pass, one thread is faster than starting workers. */

@@ -59,13 +59,17 @@ export function verdictOf(source: CollectableSource, cursor: Cursor | undefined)
   return snapshot && snapshot.contentSha256 === digest ? { kind: 'unchanged', cursor: snapshot } : { kind: 'changed', cursor: snapshot, content, digest };
 }
 
-/** Whether bytes [start, end) of `file` hold a newline. */
-export function holdsNewline(file: string, start: number, end: number): boolean {
-  return withOpenFile(file, (descriptor) => {
-    // Each chunk is looked at before the next is read into the same buffer.
-    for (const chunk of readRange(descriptor, start, end, 'the source ended early')) if (chunk.includes(0x0a)) return true;
-    return false;
+/** The bytes [start, end) of `file`: what follows the last landed line, read once for every question asked of it. */
+export function tailOf(file: string, start: number, end: number): Buffer {
+  const bytes = Buffer.alloc(end - start);
+  withOpenFile(file, (descriptor) => {
+    let at = 0;
+    for (const chunk of readRange(descriptor, start, end, 'the source ended early')) {
+      chunk.copy(bytes, at);
+      at += chunk.length;
+    }
   });
+  return bytes;
 }
 
 export function inFlightMessage(bytes: number, quiet: boolean): string {
@@ -79,15 +83,7 @@ export function isQuiet(mtimeMs: number, now: Date): boolean {
   return now.getTime() - mtimeMs >= QUIET_TAIL_MS;
 }
 
-/** The bytes [start, end) of `file`, when they are one whole JSON value: a finished last line that lacks only its newline. */
-export function finishedLine(file: string, start: number, end: number): Buffer | undefined {
-  const bytes = Buffer.alloc(end - start);
-  withOpenFile(file, (descriptor) => {
-    let at = 0;
-    for (const chunk of readRange(descriptor, start, end, 'the source ended early')) {
-      chunk.copy(bytes, at);
-      at += chunk.length;
-    }
-  });
-  return isJsonText(bytes) ? bytes : undefined;
+/** The bytes after the last newline, when they are one whole JSON value: a finished last line that lacks only its newline. */
+export function finishedLine(tail: Buffer): Buffer | undefined {
+  return isJsonText(tail) ? tail : undefined;
 }

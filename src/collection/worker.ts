@@ -5,7 +5,8 @@
 import { parentPort } from 'node:worker_threads';
 import { adapterAt } from '../adapters/built-in.ts';
 import { serveWork } from '../cores/work-on-cores.ts';
-import { collectSessions, type SessionOutcome } from './collector.ts';
+import { collectSessions } from './collector.ts';
+import type { SessionOutcome } from './outcome.ts';
 import type { CollectionTask } from './parallel.ts';
 import type { DiscoveredSession } from '../adapters/adapter.ts';
 

@@ -20,18 +20,15 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type * as Zstd from 'zstd-napi/binding.js';
 import { listFolder } from '../files/folders.ts';
-import { INDEX_NAME } from '../index/session-index.ts';
+import { SESSION_ENTRIES } from '../landing/layout.ts';
 import { writerOfTemporary } from '../files/atomic-file.ts';
 import { verifyExport } from '../verify/export.ts';
+import { TarReader } from '../verify/tar-reader.ts';
+import { ZstdDecompression } from '../files/zstd.ts';
 import { ARCHIVE_TOP } from '../bundle/archive.ts';
 import { EXPORT_MARKER, EXPORT_MARKER_SCHEMA } from './export-folder.ts';
 import { BUNDLE, exportFiles, MANIFEST, META_FILES, type Manifest } from '../bundle/manifest.ts';
-
-const require = createRequire(import.meta.url);
-const zstd = require('zstd-napi/binding.js') as typeof Zstd;
 
 /** The places an export was asked to use; `source` and `merged` are what it reads. */
 export interface ExportPlaces {
@@ -102,9 +99,6 @@ function kindOf(where: string): 'none' | 'folder' | 'file' | 'other' {
   }
 }
 
-/** What a session folder of the storage layout holds at its top. */
-const SESSION_ENTRIES = new Set(['streams', 'runs', 'session.state', 'collect.lock', INDEX_NAME]);
-
 /** Why `data` cannot be used as a data folder: not empty and not a storage zone; undefined when it can. */
 export function storageZoneRefusal(data: string): string | undefined {
   const kind = kindOf(data);
@@ -161,29 +155,20 @@ function earlierArchiveRefusal(archive: string): string | undefined {
 function firstTarNames(file: string, count: number): string[] {
   const head = Buffer.alloc(ARCHIVE_HEAD_BYTES);
   const read = readStart(file, head);
-  const wanted = 512 * count;
-  const tar = Buffer.alloc(wanted);
-  let produced = 0;
-  try {
-    const context = new zstd.DCtx();
-    let consumed = 0;
-    while (produced < wanted && consumed < read) {
-      const [, out, taken] = context.decompressStream(tar.subarray(produced), head.subarray(consumed, read));
-      if (out === 0 && taken === 0) break;
-      produced += out;
-      consumed += taken;
-    }
-  } catch {
-    return [];
-  }
   const names: string[] = [];
-  for (let at = 0; at + 512 <= produced && names.length < count; at += 512) {
-    const block = tar.subarray(at, at + 512);
-    const field = (from: number, length: number): string => block.subarray(from, from + length).toString('utf8').replace(/\0.*$/s, '');
-    const prefix = field(345, 155);
-    names.push(prefix === '' ? field(0, 100) : `${prefix}/${field(0, 100)}`);
+  const reader = new TarReader((entry) => {
+    names.push(entry.name);
+    return undefined;
+  });
+  try {
+    new ZstdDecompression().push(head.subarray(0, read), (piece) => {
+      reader.push(piece);
+      return names.length < count;
+    });
+  } catch {
+    // Not zstd, or not a tar GNU tar would extract: no archive of this tool's, as far as it was read.
   }
-  return names;
+  return names.slice(0, count);
 }
 
 function readStart(file: string, into: Buffer): number {

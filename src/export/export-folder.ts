@@ -56,6 +56,12 @@ export interface ExportOptions {
   readonly redaction?: RedactionPlan;
   /** A renderer child started as the command began, for the site to render with (SiteOptions.waitingRenderer). */
   readonly waitingRenderer?: WaitingRenderer;
+  /**
+   * Where the earlier export, moved aside, is removed in the background while
+   * the caller goes on (with the archive, say); the caller waits for it with
+   * `removed`. Without it, the export returns once the earlier one is removed.
+   */
+  readonly earlier?: EarlierExports;
 }
 
 export interface ExportResult {
@@ -79,7 +85,7 @@ export async function writeExport(data: string, out: string, conversations: read
     if (conversation.includes('/') || unsafePath(conversation)) throw new Error(`conversation ${JSON.stringify(conversation)}: not a name a storage zone can hold`);
   }
   // The record of reuse is saved once this process's earlier export into `out` is removed (completeExport).
-  await removals.get(previousFolder(out));
+  await options.earlier?.removing(out);
   recoverInterruptedExports(out);
   const partial = partialFolder(out);
   fs.rmSync(partial, { recursive: true, force: true });
@@ -134,6 +140,7 @@ export class MergeConflictError extends Error {}
  * are, and a path held by two inputs must have the same digest in both.
  */
 export async function mergeExports(inputs: readonly string[], out: string, siteCache: string, options: ExportOptions = {}): Promise<ExportResult> {
+  await options.earlier?.removing(out);
   recoverInterruptedExports(out);
   const partial = partialFolder(out);
   fs.rmSync(partial, { recursive: true, force: true });
@@ -211,7 +218,8 @@ async function completeExport(
   // Swap in the new export; the earlier one goes only once the new one is whole.
   observer.step('replace');
   const previous = previousFolder(out);
-  await removals.get(previous);
+  const earlier = options.earlier ?? new EarlierExports();
+  await earlier.removing(out);
   const moved = fs.existsSync(out);
   if (moved) fs.renameSync(out, previous);
   fs.renameSync(partial, out);
@@ -219,7 +227,8 @@ async function completeExport(
   // The record of reused files is saved once the earlier export is gone:
   // removing its hard links changes the stamp (reuse.ts) of every file the two share.
   if (!moved) save?.();
-  else removals.set(previous, removeInBackground(previous).then((failure) => failure ?? savedOrWhy(out, save)));
+  else earlier.remove(out, previous, save);
+  if (options.earlier === undefined) await earlier.removed();
   return { out, conversations: [...conversations], ...manifest, ...counts, ...(site ? { site } : {}), digests: everyDigest, listed: entries };
 }
 
@@ -234,15 +243,34 @@ function conversationInputs(digests: ReadonlyMap<string, string>, conversations:
   return new Map([...owned].map(([conversation, lines]) => [conversation, crypto.createHash('sha256').update(lines.sort().join('')).digest('hex')]));
 }
 
-// The earlier export, moved aside, is removed on a thread of its own while
-// the command goes on (with the archive, say): removing the 7,400 files of
-// the 1 GB benchmark's export made the replace step 1.8-2.1 s of a second
-// export, and over three runs each the export took 1.5 s less on average
-// with the removal beside the archive. Each
-// removal resolves to what went wrong, if anything; a folder left behind is
-// one of this process's `.previous-<pid>` folders, which the next export
-// removes (recoverInterruptedExports).
-const removals = new Map<string, Promise<string | undefined>>();
+/**
+ * The earlier exports one caller moved aside, each removed on a thread of its
+ * own while the caller goes on (with the archive, say): removing thousands of
+ * files is a noticeable part of a second export (docs/performance.md). Each
+ * removal resolves to what went wrong, if anything; a folder left behind is
+ * one of this process's `.previous-<pid>` folders, which the next export
+ * removes (recoverInterruptedExports).
+ */
+export class EarlierExports {
+  private readonly removals = new Map<string, Promise<string | undefined>>();
+
+  /** Waits until the earlier export at `out` is removed, if one is being removed, so that its folder name is free again. */
+  async removing(out: string): Promise<void> {
+    await this.removals.get(previousFolder(out));
+  }
+
+  /** Removes `previous`, the earlier export at `out`, then saves the record of reuse when there is one. */
+  remove(out: string, previous: string, save: (() => void) | undefined): void {
+    this.removals.set(previous, removeInBackground(previous).then((failure) => failure ?? savedOrWhy(out, save)));
+  }
+
+  /** Waits until every earlier export moved aside is removed; returns what could not be. */
+  async removed(): Promise<string[]> {
+    const failures = await Promise.all(this.removals.values());
+    this.removals.clear();
+    return failures.filter((failure) => failure !== undefined);
+  }
+}
 
 function removeInBackground(folder: string): Promise<string | undefined> {
   return new Promise((resolve) => {
@@ -251,13 +279,6 @@ function removeInBackground(folder: string): Promise<string | undefined> {
     worker.on('error', (error) => resolve(`${folder}: the earlier export could not be removed: ${error.message}; the next export removes it`));
     worker.on('exit', () => resolve(undefined));
   });
-}
-
-/** Waits until every earlier export this process moved aside is removed; returns what could not be. */
-export async function earlierExportsRemoved(): Promise<string[]> {
-  const failures = await Promise.all(removals.values());
-  removals.clear();
-  return failures.filter((failure) => failure !== undefined);
 }
 
 function savedOrWhy(out: string, save: (() => void) | undefined): string | undefined {

@@ -23,7 +23,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { borrowBuffer, BUFFER_BYTES, giveBack } from './buffer-pool.ts';
+import type { BufferPool } from './buffer-pool.ts';
 
 export const READ_ONLY = 0o444;
 
@@ -35,13 +35,18 @@ export interface PendingOptions {
   readonly durability: Durability;
   /** Compute the SHA-256 of everything written, returned by finish. */
   readonly digest?: boolean;
+  /** Lends the staging buffer; without it, the file stages through a small one of its own. */
+  readonly buffers?: BufferPool;
+  /** The folders already made, for a writer of many files; without it, the file's folder is made (if need be) every time. */
+  readonly folders?: KnownFolders;
 }
 
-// Writes are gathered into a staging buffer (one of buffer-pool.ts's): one
-// system call per record would dominate landing time for the many small
-// records of a transcript. Bytes are copied in, never referenced, because
-// callers hand over views of buffers they reuse (the line reader's chunk).
-const BATCH = BUFFER_BYTES;
+// Writes are gathered into a staging buffer (one of a BufferPool's, for a
+// writer of many files): one system call per record would dominate landing
+// time for the many small records of a transcript. Bytes are copied in, never
+// referenced, because callers hand over views of buffers they reuse (the line
+// reader's chunk). A file given no pool stages through a buffer of this size.
+const UNPOOLED_STAGING_BYTES = 64 << 10;
 
 // A temporary file is `.<name>.<pid>-<thread>.tmp`, beside the file it will
 // become: process and thread in the name, since workers of one process share
@@ -63,7 +68,7 @@ export class PendingFile {
   readonly target: string;
   readonly temporary: string;
   private fileDescriptor: number;
-  private staging: Buffer | undefined = borrowBuffer();
+  private staging: Buffer | undefined;
   private staged = 0;
   private written = 0;
   private readonly digest: crypto.Hash | undefined;
@@ -76,7 +81,9 @@ export class PendingFile {
     this.target = target;
     this.digest = options.digest ? crypto.createHash('sha256') : undefined;
     this.temporary = temporaryPathOf(target);
-    ensureFolder(path.dirname(target));
+    this.staging = options.buffers?.borrow() ?? Buffer.allocUnsafe(UNPOOLED_STAGING_BYTES);
+    if (options.folders) options.folders.ensure(path.dirname(target));
+    else fs.mkdirSync(path.dirname(target), { recursive: true });
     this.fileDescriptor = openTemporary(this.temporary, options.mode);
   }
 
@@ -89,18 +96,18 @@ export class PendingFile {
     const staging = this.staging;
     if (!staging) throw new Error(`${this.target}: written to after it was sealed`);
     if (typeof chunk === 'string') {
-      if (chunk.length * (encoding === 'utf8' ? 3 : 1) <= BATCH - this.staged) {
+      if (chunk.length * (encoding === 'utf8' ? 3 : 1) <= staging.length - this.staged) {
         this.staged += staging.write(chunk, this.staged, encoding);
         return;
       }
       chunk = Buffer.from(chunk, encoding);
     }
-    if (chunk.length <= BATCH - this.staged) {
+    if (chunk.length <= staging.length - this.staged) {
       this.staged += chunk.copy(staging, this.staged);
       return;
     }
     this.flush();
-    if (chunk.length < BATCH) {
+    if (chunk.length < staging.length) {
       this.staged = chunk.copy(staging, 0);
     } else {
       this.writeThrough(chunk);
@@ -114,7 +121,7 @@ export class PendingFile {
   }
 
   private releaseStaging(): void {
-    if (this.staging) giveBack(this.staging);
+    if (this.staging) this.options.buffers?.giveBack(this.staging);
     this.staging = undefined;
   }
 
@@ -125,7 +132,7 @@ export class PendingFile {
     this.written += bytes.length;
   }
 
-  /** The open temporary file, for flushTogether. */
+  /** The open temporary file, for a Flusher (landing/flush.ts). */
   get descriptor(): number {
     return this.fileDescriptor;
   }
@@ -246,8 +253,8 @@ export function replaceTailInPlace(target: string, from: number, content: string
  * not flushed: for a caller that flushes many files together before placing
  * them (see flush.ts). Placing it replaces the file whole.
  */
-export function stagedReplacement(target: string, content: string): PendingFile {
-  return writtenAndSealed(target, content, { mode: 0o644, durability: 'replaced' });
+export function stagedReplacement(target: string, content: string, writer: Pick<PendingOptions, 'buffers' | 'folders'> = {}): PendingFile {
+  return writtenAndSealed(target, content, { ...writer, mode: 0o644, durability: 'replaced' });
 }
 
 function writeWhole(target: string, content: Buffer | string, options: PendingOptions): void {
@@ -272,14 +279,19 @@ function writtenAndSealed(target: string, content: Buffer | string, options: Pen
   return pending;
 }
 
-// Folders known to exist, so that each costs one mkdir per process rather
-// than one per file, which would be a noticeable part of landing.
-const existingFolders = new Set<string>();
+/**
+ * Folders known to exist, for a writer of many files (a collection pass), so
+ * that each costs one mkdir rather than one per file, which would be a
+ * noticeable part of landing.
+ */
+export class KnownFolders {
+  private readonly made = new Set<string>();
 
-function ensureFolder(folder: string): void {
-  if (existingFolders.has(folder)) return;
-  fs.mkdirSync(folder, { recursive: true });
-  existingFolders.add(folder);
+  ensure(folder: string): void {
+    if (this.made.has(folder)) return;
+    fs.mkdirSync(folder, { recursive: true });
+    this.made.add(folder);
+  }
 }
 
 function openTemporary(temporary: string, mode: number): number {

@@ -2,17 +2,17 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { borrowBuffer, giveBack } from './buffer-pool.ts';
+import { readingBuffer, type BufferPool } from './buffer-pool.ts';
 
 /** One call rather than a Hash object per record: the cheaper way for the small records most transcripts are made of. */
 export function digestOf(bytes: Uint8Array): string {
   return crypto.hash('sha256', bytes, 'hex');
 }
 
-/** SHA-256 of a whole file, read in chunks. */
-export function digestOfFile(file: string): string {
+/** SHA-256 of a whole file, read in chunks; `buffers` lends the buffer read into. */
+export function digestOfFile(file: string, buffers?: BufferPool): string {
   const descriptor = fs.openSync(file, 'r');
-  const chunk = borrowBuffer();
+  const chunk = buffers?.borrow() ?? readingBuffer(undefined, fs.fstatSync(descriptor).size);
   try {
     const hash = crypto.createHash('sha256');
     for (;;) {
@@ -22,7 +22,7 @@ export function digestOfFile(file: string): string {
     }
     return hash.digest('hex');
   } finally {
-    giveBack(chunk);
+    buffers?.giveBack(chunk);
     fs.closeSync(descriptor);
   }
 }

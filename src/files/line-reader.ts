@@ -1,15 +1,15 @@
 // Reads a file line by line with memory bounded by the longest line, not by
 // the file.
 //
-// Real transcripts reach 59 MB and single lines reach ~1 MB (seed
-// design-notes/01 §1.13). A reader with a fixed line limit fails on those, and
+// Real transcripts reach tens of megabytes and single lines about a megabyte
+// (docs/performance.md). A reader with a fixed line limit fails on those, and
 // reading a whole file at once makes memory grow with history. This reads
 // fixed chunks and yields each complete line with its byte offset. Bytes after
 // the last newline are not a line: in a live source they are a write still in
 // progress, so they are never yielded, only counted.
 
 import fs from 'node:fs';
-import { borrowBuffer, BUFFER_BYTES, giveBack } from './buffer-pool.ts';
+import { readingBuffer, type BufferPool } from './buffer-pool.ts';
 
 const NEWLINE = 0x0a;
 
@@ -25,21 +25,23 @@ export interface Line {
 export interface LineReading {
   /** Bytes after the last newline, up to `end`. */
   trailingBytes: number;
+  /** Those bytes, in the pieces they were read in; set with trailingBytes. */
+  trailing?: readonly Buffer[];
 }
 
 /**
  * Yields the complete lines in [start, end) of an open file. `reading.trailingBytes`
- * is set once the generator is exhausted.
+ * is set once the generator is exhausted. `buffers` lends the buffer read into.
  */
-export function* readLines(descriptor: number, start: number, end: number, reading: LineReading = { trailingBytes: 0 }): Generator<Line> {
-  const chunk = borrowBuffer();
+export function* readLines(descriptor: number, start: number, end: number, reading: LineReading = { trailingBytes: 0 }, buffers?: BufferPool): Generator<Line> {
+  const chunk = readingBuffer(buffers, end - start);
   try {
     let carried: Buffer[] = [];
     let carriedBytes = 0;
     let lineStart = start;
     let position = start;
     while (position < end) {
-      const got = fs.readSync(descriptor, chunk, 0, Math.min(BUFFER_BYTES, end - position), position);
+      const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
       if (got === 0) break;
       position += got;
       let cursor = 0;
@@ -66,8 +68,9 @@ export function* readLines(descriptor: number, start: number, end: number, readi
       }
     }
     reading.trailingBytes = carriedBytes;
+    reading.trailing = carried;
   } finally {
-    giveBack(chunk);
+    buffers?.giveBack(chunk);
   }
 }
 
@@ -93,8 +96,8 @@ export function firstLine(descriptor: number, size: number): Buffer | undefined 
  * The bytes [start, end) of an open file, in chunks valid until the next is
  * requested; a file that ends before `end` throws `endedEarly` (code EIO).
  */
-export function* readRange(descriptor: number, start: number, end: number, endedEarly: string): Generator<Buffer> {
-  const chunk = borrowBuffer();
+export function* readRange(descriptor: number, start: number, end: number, endedEarly: string, buffers?: BufferPool): Generator<Buffer> {
+  const chunk = readingBuffer(buffers, end - start);
   try {
     for (let position = start; position < end; ) {
       const got = fs.readSync(descriptor, chunk, 0, Math.min(chunk.length, end - position), position);
@@ -103,7 +106,7 @@ export function* readRange(descriptor: number, start: number, end: number, ended
       position += got;
     }
   } finally {
-    giveBack(chunk);
+    buffers?.giveBack(chunk);
   }
 }
 

@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { replaceTailInPlace, replaceWithoutFlush } from '../files/atomic-file.ts';
-import { sessionDataBeside, sessionFolder } from '../landing/layout.ts';
+import { SESSION_INDEX, sessionDataBeside, sessionFolder } from '../landing/layout.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { readLines, withOpenFile } from '../files/line-reader.ts';
 import type { ContentState, PartKind, Producer, RecordFlag, TitleSource, Trigger } from '../model/vocabulary.ts';
@@ -25,7 +25,6 @@ import { describeToolUse } from '../adapters/built-in.ts';
 import type { SessionDataRow, Usage } from '../session-data/format.ts';
 
 export const INDEX_SCHEMA = 'index/4';
-export const INDEX_NAME = 'session.index';
 
 /** One `.sd` row's identifiers. */
 export interface IndexEntry {
@@ -162,7 +161,7 @@ function promptOf(row: SessionDataRow): Pick<IndexEntry, 'prompt' | 'cwd' | 'git
 const PROMPT_KEPT = 4096;
 
 export function indexPath(data: string, session: string): string {
-  return path.join(sessionFolder(data, session), INDEX_NAME);
+  return path.join(sessionFolder(data, session), SESSION_INDEX);
 }
 
 /**

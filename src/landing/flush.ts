@@ -23,43 +23,12 @@ interface Helper {
   readonly signal: Int32Array;
 }
 
-let helper: Helper | undefined;
-
 // At most this many files and folders, holding at most this many bytes
 // between them, are flushed on the calling thread while there is no helper:
 // a flush of the few megabytes a small pass writes takes milliseconds, and
 // a larger one is worth overlapping with the landing that goes on meanwhile.
 const ON_THIS_THREAD_FILES = 32;
 const ON_THIS_THREAD_BYTES = 8 << 20;
-
-/** True once a flush has needed the helper thread; for tests. */
-export function helperStarted(): boolean {
-  return helper !== undefined;
-}
-
-function started(): Helper {
-  if (helper) return helper;
-  const { port1, port2 } = new MessageChannel();
-  const signal = new Int32Array(new SharedArrayBuffer(4));
-  // Plain JavaScript with no TypeScript loader: a worker inherits the
-  // process's `--import tsx` by default, and the loader would cost each
-  // helper several times its own start in time and memory. Every collecting
-  // thread starts one of these.
-  const worker = new Worker(new URL('./flush-worker.mjs', import.meta.url), { workerData: { port: port2, signal }, transferList: [port2], execArgv: [] });
-  // The helper must never keep a finished process alive.
-  worker.unref();
-  port1.unref();
-  helper = { worker, port: port1, signal };
-  return helper;
-}
-
-/**
- * Flushes every open descriptor and every folder to the disk, all at once,
- * and returns when all are done. Throws naming the first file that failed.
- */
-export function flushTogether(files: readonly FlushedFile[], folders: readonly string[] = []): void {
-  startFlushing(files, folders).wait();
-}
 
 export interface FlushedFile {
   readonly descriptor: number;
@@ -73,44 +42,89 @@ export interface Flushing {
   wait(): void;
 }
 
-let outstanding: Flushing | undefined;
-
 /**
- * Starts flushing and returns at once, so that the caller can go on with
- * other work while the disk writes: the flushes of a batch's landed bytes
- * take longest, and overlap the landing of the next batch this way. One
- * flushing at a time: the previous one must have been waited for.
+ * Flushes for one writer of many files (a collection pass), with the helper
+ * thread it starts when a flush is large enough to need it. Closing it ends
+ * the helper.
  */
-export function startFlushing(files: readonly FlushedFile[], folders: readonly string[] = []): Flushing {
-  if (outstanding) throw new Error('a flush is still outstanding; wait for it first');
-  if (files.length === 0 && folders.length === 0) return { wait: () => {} };
-  if (!helper && files.length + folders.length <= ON_THIS_THREAD_FILES && files.reduce((total, file) => total + file.size, 0) <= ON_THIS_THREAD_BYTES) {
-    const failure = flushedHere(files, folders);
-    return {
+export class Flusher {
+  private helper: Helper | undefined;
+  private outstanding: Flushing | undefined;
+
+  /** True once a flush has needed the helper thread; for tests. */
+  get helperStarted(): boolean {
+    return this.helper !== undefined;
+  }
+
+  /**
+   * Flushes every open descriptor and every folder to the disk, all at once.
+   * Starts flushing and returns at once, so that the caller can go on with
+   * other work while the disk writes: the flushes of a batch's landed bytes
+   * take longest, and overlap the landing of the next batch this way. One
+   * flushing at a time: the previous one must have been waited for.
+   */
+  start(files: readonly FlushedFile[], folders: readonly string[] = []): Flushing {
+    if (this.outstanding) throw new Error('a flush is still outstanding; wait for it first');
+    if (files.length === 0 && folders.length === 0) return { wait: () => {} };
+    if (!this.helper && files.length + folders.length <= ON_THIS_THREAD_FILES && files.reduce((total, file) => total + file.size, 0) <= ON_THIS_THREAD_BYTES) {
+      const failure = flushedHere(files, folders);
+      return {
+        wait: () => {
+          if (failure) throw failure;
+        },
+      };
+    }
+    const { port, signal } = this.started();
+    Atomics.store(signal, 0, 0);
+    port.postMessage({ descriptors: files.map((file) => file.descriptor), folders: [...new Set(folders)] });
+    const names = files.map((file) => file.name);
+    let done = false;
+    const flushing: Flushing = {
       wait: () => {
-        if (failure) throw failure;
+        if (done) return;
+        done = true;
+        this.outstanding = undefined;
+        Atomics.wait(signal, 0, 0);
+        const answer = receiveMessageOnPort(port)?.message as { failures: { index: number; message: string; code?: string }[] } | undefined;
+        if (!answer) throw new Error('the flushing thread answered nothing');
+        const [failure] = answer.failures;
+        if (failure) throw notFlushed(names[failure.index]!, failure);
       },
     };
+    this.outstanding = flushing;
+    return flushing;
   }
-  const { port, signal } = started();
-  Atomics.store(signal, 0, 0);
-  port.postMessage({ descriptors: files.map((file) => file.descriptor), folders: [...new Set(folders)] });
-  const names = files.map((file) => file.name);
-  let done = false;
-  const flushing: Flushing = {
-    wait: () => {
-      if (done) return;
-      done = true;
-      outstanding = undefined;
-      Atomics.wait(signal, 0, 0);
-      const answer = receiveMessageOnPort(port)?.message as { failures: { index: number; message: string; code?: string }[] } | undefined;
-      if (!answer) throw new Error('the flushing thread answered nothing');
-      const [failure] = answer.failures;
-      if (failure) throw notFlushed(names[failure.index]!, failure);
-    },
-  };
-  outstanding = flushing;
-  return flushing;
+
+  /** Ends the helper thread, if one was started; an outstanding flush is waited for first. */
+  close(): void {
+    try {
+      this.outstanding?.wait();
+    } catch {
+      // Its caller was told, or has given up on it.
+    }
+    const helper = this.helper;
+    this.helper = undefined;
+    if (helper) {
+      helper.port.close();
+      void helper.worker.terminate();
+    }
+  }
+
+  private started(): Helper {
+    if (this.helper) return this.helper;
+    const { port1, port2 } = new MessageChannel();
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    // Plain JavaScript with no TypeScript loader: a worker inherits the
+    // process's `--import tsx` by default, and the loader would cost each
+    // helper several times its own start in time and memory. Every collecting
+    // thread starts one of these.
+    const worker = new Worker(new URL('./flush-worker.mjs', import.meta.url), { workerData: { port: port2, signal }, transferList: [port2], execArgv: [] });
+    // The helper must never keep a finished process alive.
+    worker.unref();
+    port1.unref();
+    this.helper = { worker, port: port1, signal };
+    return this.helper;
+  }
 }
 
 /** Flushes one after another on this thread, as the helper does all at once; returns the first failure. */

@@ -16,6 +16,17 @@ import path from 'node:path';
 
 export const MAIN_STREAM = 'main';
 
+/** The folders of a session folder: its streams, and its workflow runs. */
+export const STREAMS = 'streams';
+export const RUNS = 'runs';
+export const SESSION_STATE = 'session.state';
+export const COLLECT_LOCK = 'collect.lock';
+/** The session's derived index (src/index/session-index.ts). */
+export const SESSION_INDEX = 'session.index';
+
+/** Everything a session folder may hold at its top, besides temporary files an interrupted write left. */
+export const SESSION_ENTRIES: ReadonlySet<string> = new Set([STREAMS, RUNS, SESSION_STATE, COLLECT_LOCK, SESSION_INDEX]);
+
 /** A folder that holds the files of one stream or one workflow run. */
 export type Place =
   | { readonly type: 'stream'; readonly stream: string }
@@ -27,21 +38,21 @@ export function sessionFolder(data: string, session: string): string {
 
 export function placeFolder(data: string, session: string, place: Place): string {
   return place.type === 'stream'
-    ? path.join(data, session, 'streams', place.stream)
-    : path.join(data, session, 'runs', place.run);
+    ? path.join(data, session, STREAMS, place.stream)
+    : path.join(data, session, RUNS, place.run);
 }
 
 /** The place's path inside the session folder, with forward slashes. */
 export function placePath(place: Place): string {
-  return place.type === 'stream' ? `streams/${place.stream}` : `runs/${place.run}`;
+  return place.type === 'stream' ? `${STREAMS}/${place.stream}` : `${RUNS}/${place.run}`;
 }
 
 export function sessionStatePath(data: string, session: string): string {
-  return path.join(data, session, 'session.state');
+  return path.join(data, session, SESSION_STATE);
 }
 
 export function lockPath(data: string, session: string): string {
-  return path.join(data, session, 'collect.lock');
+  return path.join(data, session, COLLECT_LOCK);
 }
 
 // A cursor is `<prefix>.cursor`, never `<prefix>-cursor`: landed files are

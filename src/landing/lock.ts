@@ -70,7 +70,7 @@ function takeLock(file: string, held: (holder: string) => Error): SessionLock {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const holder = readHolder(file);
+    const holder = writtenHolder(file);
     if (holder === undefined) continue; // released between our two calls
     if (!isStale(holder)) throw held(holder);
     takeOverStale(file, holder);
@@ -105,6 +105,21 @@ function takeOverStale(file: string, stale: string): void {
   }
   if (readHolder(aside) === stale) fs.rmSync(aside, { force: true });
   else fs.renameSync(aside, file);
+}
+
+// A lock is made empty and then written: a holder read as empty is being
+// written, and is read again after a moment, this many times at most.
+const HOLDER_READS = 50;
+const HOLDER_WAIT_MS = 2;
+
+/** The holder of the lock at `file` once its maker has written it; undefined when there is no lock. */
+function writtenHolder(file: string): string | undefined {
+  let holder = readHolder(file);
+  for (let read = 1; holder === '' && read < HOLDER_READS; read++) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, HOLDER_WAIT_MS);
+    holder = readHolder(file);
+  }
+  return holder;
 }
 
 function readHolder(file: string): string | undefined {

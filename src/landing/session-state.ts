@@ -12,7 +12,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseLandedName, sessionStatePath, sessionFolder } from './layout.ts';
+import { parseLandedName, RUNS, sessionStatePath, sessionFolder, STREAMS } from './layout.ts';
 import { replaceFile } from '../files/atomic-file.ts';
 import { listFolder } from '../files/folders.ts';
 import { formatState, parseState, readState, type StateValues } from './state-text.ts';
@@ -118,15 +118,15 @@ export interface SessionListing {
 
 /**
  * Lists a session's folders once, for a caller that asks several questions
- * of them: a collection pass asked three (its landed files for the counter,
- * those without a `.sd`, its cursors), and listing each time was most of a
- * pass that found little new.
+ * of them: a collection pass asks three (its landed files for the counter,
+ * those without a `.sd`, its cursors), and listing each time would be most
+ * of a pass that finds little new.
  */
 export function listSession(data: string, session: string): SessionListing {
   const landed: LandedFileEntry[] = [];
   const folders = new Map<string, Set<string>>();
   const root = sessionFolder(data, session);
-  for (const group of ['streams', 'runs']) {
+  for (const group of [STREAMS, RUNS]) {
     for (const place of listFolder(path.join(root, group))) {
       const folder = path.join(root, group, place);
       const names = listFolder(folder);

@@ -32,6 +32,8 @@ export interface RuleSet {
   readonly patterns: PatternRule[];
   /** What the set is made of, for the report. */
   readonly sources: string[];
+  /** secretlint with its configuration, loaded when the set is first used. */
+  readonly secretlint: Secretlint;
 }
 
 /** A piece of a text that a rule says is secret: [start, end) in the text's UTF-16 units. */
@@ -84,36 +86,40 @@ export function ruleSet(userRules?: string): RuleSet {
     // Only the file's name: its folder may be under a home folder the export masks.
     sources.push(`user rules ${path.basename(userRules)}`);
   }
-  return { patterns, sources };
+  return { patterns, sources, secretlint: new Secretlint() };
 }
 
 const RECOMMENDED = '@secretlint/secretlint-rule-preset-recommend';
 
-// Loaded on first use: it takes a fifth of a second, which every other
-// command would pay for nothing.
-let secretlint: Promise<{ lintSource: typeof import('@secretlint/core').lintSource; config: SecretLintCoreConfig }> | undefined;
+/**
+ * secretlint's recommended preset, configured, loaded on first use: loading
+ * it takes long enough that every other command would notice paying for it.
+ */
+export class Secretlint {
+  private loading: Promise<{ lintSource: typeof import('@secretlint/core').lintSource; config: SecretLintCoreConfig }> | undefined;
 
-function loadSecretlint() {
-  secretlint ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
-    lintSource: core.lintSource,
-    // The recommended preset minus its comment filter: a `secretlint-disable`
-    // comment inside a transcript is text someone pasted, not an instruction
-    // to us. Access key ids are scanned too, which the preset leaves off by
-    // default.
-    config: {
-      rules: [
-        {
-          id: preset.creator.meta.id,
-          rule: preset.creator,
-          rules: [
-            { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } },
-            { id: '@secretlint/secretlint-rule-filter-comments', disabled: true },
-          ],
-        },
-      ],
-    },
-  }));
-  return secretlint;
+  load() {
+    this.loading ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
+      lintSource: core.lintSource,
+      // The recommended preset minus its comment filter: a `secretlint-disable`
+      // comment inside a transcript is text someone pasted, not an instruction
+      // to us. Access key ids are scanned too, which the preset leaves off by
+      // default.
+      config: {
+        rules: [
+          {
+            id: preset.creator.meta.id,
+            rule: preset.creator,
+            rules: [
+              { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } },
+              { id: '@secretlint/secretlint-rule-filter-comments', disabled: true },
+            ],
+          },
+        ],
+      },
+    }));
+    return this.loading;
+  }
 }
 
 const SECRETLINT_PREFIX = '@secretlint/secretlint-rule-';
@@ -130,7 +136,7 @@ export async function findSecrets(text: string, rules: RuleSet): Promise<Span[]>
 
 async function findSecretsWithin(text: string, rules: RuleSet, depth: number): Promise<Span[]> {
   const spans: Span[] = [];
-  const { lintSource, config } = await loadSecretlint();
+  const { lintSource, config } = await rules.secretlint.load();
   const result = await lintSource({ source: { content: text, filePath: 'transcript', ext: '', contentType: 'text' }, options: { config, noPhysicFilePath: true } });
   for (const message of result.messages) {
     const rule = message.ruleId.startsWith(SECRETLINT_PREFIX) ? message.ruleId.slice(SECRETLINT_PREFIX.length) : 'secretlint';

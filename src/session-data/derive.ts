@@ -9,7 +9,7 @@
 import type crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PendingFile, READ_ONLY } from '../files/atomic-file.ts';
+import { PendingFile, READ_ONLY, type PendingOptions } from '../files/atomic-file.ts';
 import { readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
 import { digestOfFile } from '../files/digest.ts';
 import { parseJsonBytes, textOf, type ParsedJson } from '../files/json-text.ts';
@@ -131,8 +131,9 @@ export class SessionDataWriter {
   readonly file: PendingFile;
   private readonly derivation: SessionDataDerivation;
 
-  constructor(landed: string, header: LandedHeader, converter: Converter) {
-    this.file = new PendingFile(sessionDataBeside(landed), { mode: READ_ONLY, durability: 'replaced' });
+  /** `writer` lends the file its staging buffer and known folders. */
+  constructor(landed: string, header: LandedHeader, converter: Converter, writer: Pick<PendingOptions, 'buffers' | 'folders'> = {}) {
+    this.file = new PendingFile(sessionDataBeside(landed), { mode: READ_ONLY, durability: 'replaced', buffers: writer.buffers, folders: writer.folders });
     this.derivation = new SessionDataDerivation(header, converter, path.basename(landed));
     this.file.write(this.derivation.headerLine(DIGEST_NOT_YET_KNOWN));
   }

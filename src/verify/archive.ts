@@ -36,20 +36,17 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import type * as Zstd from 'zstd-napi/binding.js';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/manifest.ts';
-import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath, type Manifest } from '../bundle/manifest.ts';
+import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
+import { ZstdDecompression } from '../files/zstd.ts';
+import { COLLECT_LOCK, RUNS, SESSION_INDEX, SESSION_STATE, STREAMS } from '../landing/layout.ts';
 import { ChainError, checkInputDigests, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
 import { compareAssembly } from './chains.ts';
 import { EvidenceCheck, type ChunkSink } from './evidence.ts';
-import { checkManifest, type ExportReport, type PresentFile } from './export.ts';
+import { checkManifest, readManifest, type ExportReport, type ManifestRead, type PresentFile } from './export.ts';
 import type { Problem, VerifyOptions } from './storage.ts';
 import { ArchiveReadError, TarReader, type EntrySink, type TarEntry } from './tar-reader.ts';
-
-const require = createRequire(import.meta.url);
-const zstd = require('zstd-napi/binding.js') as typeof Zstd;
 
 const ROUND = /^bundle\/_conversations\/([^/]+)\/rounds\/r(\d{6,})-[0-9a-f]{12}\.sf$/;
 const CONVERSATION = /^bundle\/_conversations\/([^/]+)\//;
@@ -58,7 +55,7 @@ const BRANCH = /^bundle\/_conversations\/([^/]+)\/branches\/([^/]+\.json)$/;
 // What a session's folder may hold besides its evidence, as for a folder
 // (storage.ts): an export leaves these behind, but a bundle that holds one is
 // not damaged. Anything else in a session's folder is out of place.
-const SESSION_FILES = /^bundle\/[^_/][^/]*\/(session\.state|collect\.lock|session\.index|(streams|runs)\/[^/]+\/[^/]+\.cursor)$/;
+const SESSION_FILES = new RegExp(`^${BUNDLE}/[^_/][^/]*/(${[SESSION_STATE, COLLECT_LOCK, SESSION_INDEX].map((name) => name.replace('.', '\\.')).join('|')}|(${STREAMS}|${RUNS})/[^/]+/[^/]+\\.cursor)$`);
 
 /** Past this size an entry held whole until the stream ends (the manifest, its plain twin, the root digest, a round, a branch record) stops the read. */
 export const HELD_ENTRY_BYTES = 128 << 20;
@@ -70,8 +67,6 @@ export const HELD_BYTES = 512 << 20;
  * which may be at most LONGEST_LINE (evidence.ts).
  */
 export const PARSED_ENTRY_BYTES = 128 << 20;
-/** The largest zstd window accepted, as the zstd command's own default limit: 128 MiB. */
-const WINDOW_LOG_MAX = 27;
 
 export async function verifyArchive(file: string, options: VerifyOptions = {}): Promise<ExportReport> {
   const problems: Problem[] = [];
@@ -82,7 +77,8 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
   const paths = new PathKinds();
   let top: string | undefined;
   let heldBytes = 0;
-  /** Each listed file's size, once the manifest has streamed past: what it vouches for. */
+  /** The manifest, read as it streams past, and then each file it lists with its size: what it vouches for. */
+  let manifest: ManifestRead | undefined;
   let listed: Map<string, number> | undefined;
   const evidence = new EvidenceCheck(options);
 
@@ -154,7 +150,10 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
         checked?.end();
         if (keep) kept.set(relative, Buffer.concat(pieces));
         if (!meta) present.set(relative, { size, sha256: hash.digest('hex') });
-        else if (relative === MANIFEST) listed = sizesListed(kept.get(MANIFEST)!);
+        else if (relative === MANIFEST) {
+          manifest = readManifest(kept.get(MANIFEST)!);
+          listed = manifest.manifest && new Map(manifest.manifest.files.map((listedFile) => [listedFile.path, listedFile.size]));
+        }
       },
     };
   });
@@ -169,7 +168,7 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     return { files: 0, bytes: 0, sessions: 0, landedFiles: 0, records: 0, chains: 0, rounds: 0, problems, notes: [] };
   }
 
-  const checked = checkManifest(present, { manifest: kept.get(MANIFEST), rootDigest: kept.get(ROOT_DIGEST)?.toString('utf8'), plain: kept.get(PLAIN_MANIFEST)?.toString('utf8') });
+  const checked = checkManifest(present, { manifest, rootDigest: kept.get(ROOT_DIGEST)?.toString('utf8'), plain: kept.get(PLAIN_MANIFEST)?.toString('utf8') });
   problems.push(...checked.problems);
   const verified = evidence.finish();
   problems.push(...verified.problems.map((entry) => ({ path: `${BUNDLE}/${entry.path}`, what: entry.what })));
@@ -234,17 +233,6 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
   };
 }
 
-/** Each file a manifest lists, with its size; nothing when it cannot be read (checkManifest says why). */
-function sizesListed(bytes: Buffer): Map<string, number> | undefined {
-  try {
-    const manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
-    if (!Array.isArray(manifest.files)) return undefined;
-    return new Map(manifest.files.map((entry) => [entry.path, entry.size]));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * What each path in the archive is, a file or a folder, for the paths GNU
  * tar would make one thing of: a folder entry at a file's path, or a path
@@ -275,30 +263,9 @@ class PathKinds {
   }
 }
 
-/**
- * The archive's bytes decompressed, each piece handed to `onPiece` before the
- * next is made, in one reused buffer: `onPiece` copies what it keeps. The
- * decompression context is driven here one output buffer at a time, since a
- * stream that decompresses each input chunk whole would hold all it expands
- * to, gigabytes for a run of zeros.
- */
+/** The archive's bytes decompressed, each piece handed to `onPiece` before the next is made: `onPiece` copies what it keeps. */
 async function decompressed(file: string, onPiece: (piece: Buffer) => void): Promise<void> {
-  const context = new zstd.DCtx();
-  context.setParameter(zstd.DParameter.windowLogMax, WINDOW_LOG_MAX);
-  const output = Buffer.allocUnsafe(zstd.dStreamOutSize());
-  let inFrame = false;
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: zstd.dStreamInSize() })) {
-    let input = chunk as Buffer;
-    for (;;) {
-      const [left, produced, consumed] = context.decompressStream(output, input);
-      if (produced > 0) onPiece(output.subarray(0, produced));
-      input = input.subarray(consumed);
-      // Done with this chunk once it is consumed and the output was not full (more may be waiting otherwise).
-      if (input.length === 0 && (produced < output.length || left === 0)) {
-        inFrame = left !== 0;
-        break;
-      }
-    }
-  }
-  if (inFrame) throw new Error('the stream ends in the middle of a compressed frame');
+  const decompression = new ZstdDecompression();
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: ZstdDecompression.INPUT_BYTES })) decompression.push(chunk as Buffer, onPiece);
+  decompression.end();
 }

@@ -16,7 +16,7 @@ import crypto from 'node:crypto';
 import { indexEntryOf, type IndexEntry, type SessionIndex } from '../index/session-index.ts';
 import { LandedFormatError, parseHeaderLine, parseRecordLine, type LandedHeader } from '../landing/landed-file.ts';
 import { digestOf } from '../files/digest.ts';
-import { parseLandedName, sessionDataName } from '../landing/layout.ts';
+import { parseLandedName, RUNS, sessionDataName, STREAMS } from '../landing/layout.ts';
 import { SessionDataDerivation, type Converter } from '../session-data/derive.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader } from '../session-data/format.ts';
 import type { LandedDigest } from '../session-flow/chain.ts';
@@ -153,7 +153,7 @@ interface SessionDataSummary {
 /** Where a file sits in a storage zone, from its path inside it: `<session>/streams|runs/<place>/<name>`. */
 function evidencePlace(relative: string): { session: string; group: string; place: string; name: string } | undefined {
   const parts = relative.split('/');
-  if (parts.length !== 4 || (parts[1] !== 'streams' && parts[1] !== 'runs') || parts[0]!.startsWith('_')) return undefined;
+  if (parts.length !== 4 || (parts[1] !== STREAMS && parts[1] !== RUNS) || parts[0]!.startsWith('_')) return undefined;
   return { session: parts[0]!, group: parts[1], place: parts[2]!, name: parts[3]! };
 }
 
@@ -214,8 +214,8 @@ export class EvidenceCheck {
           summary.header = header;
           if (header.seq !== seq) this.problem(relative, `the header says sequence ${header.seq}, the name says ${seq}`);
           if (header.session !== place.session) this.problem(relative, `the header names session ${header.session}, but the file is in ${place.session}`);
-          const placed = place.group === 'streams' ? header.stream : header.run;
-          if (placed !== place.place) this.problem(relative, `the header names ${place.group === 'streams' ? 'stream' : 'run'} ${placed}, but the file is in ${place.group}/${place.place}`);
+          const placed = place.group === STREAMS ? header.stream : header.run;
+          if (placed !== place.place) this.problem(relative, `the header names ${place.group === STREAMS ? 'stream' : 'run'} ${placed}, but the file is in ${place.group}/${place.place}`);
           if (this.options.deep) {
             const named = this.sessionData.get(sessionDataPath(relative))?.header?.dialect;
             // The `.sd` names its dialect; when it has not been read yet, every

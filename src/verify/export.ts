@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BUNDLE } from '../bundle/manifest.ts';
 import { exportFiles, MANIFEST, MANIFEST_SCHEMA, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath, type Manifest } from '../bundle/manifest.ts';
+import { BufferPool } from '../files/buffer-pool.ts';
 import { digestOfFile } from '../files/digest.ts';
 import { verifyAssemblies, verifyChains } from './chains.ts';
 import { verifyStorage, type Problem, type VerifyOptions } from './storage.ts';
@@ -45,7 +46,24 @@ export interface PresentFile {
  * nothing present that is not listed, and the plain manifest saying the same
  * as the JSON one. `present` is every file found, with its size and digest.
  */
-export function checkManifest(present: ReadonlyMap<string, PresentFile>, meta: { manifest?: Buffer; rootDigest?: string; plain?: string }): { problems: Problem[]; manifest?: Manifest; bytes: number } {
+/** A manifest's bytes and what they say: the manifest, or why it cannot be read. */
+export interface ManifestRead {
+  readonly bytes: Buffer;
+  readonly manifest?: Manifest;
+  readonly unreadable?: string;
+}
+
+export function readManifest(bytes: Buffer): ManifestRead {
+  try {
+    const manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
+    if (manifest.schema !== MANIFEST_SCHEMA || manifest.algorithm !== 'sha256' || !Array.isArray(manifest.files)) throw new Error(`not a ${MANIFEST_SCHEMA} manifest with algorithm sha256`);
+    return { bytes, manifest };
+  } catch (error) {
+    return { bytes, unreadable: (error as Error).message };
+  }
+}
+
+export function checkManifest(present: ReadonlyMap<string, PresentFile>, meta: { manifest?: ManifestRead; rootDigest?: string; plain?: string }): { problems: Problem[]; manifest?: Manifest; bytes: number } {
   const problems: Problem[] = [];
   const problem = (where: string, what: string): void => void problems.push({ path: where, what });
   const rootDigest = meta.rootDigest?.trim();
@@ -54,16 +72,11 @@ export function checkManifest(present: ReadonlyMap<string, PresentFile>, meta: {
   if (meta.manifest === undefined) {
     problem(MANIFEST, 'the manifest is missing');
   } else {
-    const found = crypto.createHash('sha256').update(meta.manifest).digest('hex');
+    const found = crypto.createHash('sha256').update(meta.manifest.bytes).digest('hex');
     if (rootDigest !== undefined && !/^[0-9a-f]{64}$/.test(rootDigest)) problem(ROOT_DIGEST, `the root digest is not a lowercase SHA-256 (found ${JSON.stringify(rootDigest)})`);
     else if (rootDigest !== undefined && found !== rootDigest) problem(MANIFEST, `the manifest does not match the root digest (expected ${rootDigest}, found ${found})`);
-    try {
-      manifest = JSON.parse(meta.manifest.toString('utf8')) as Manifest;
-      if (manifest.schema !== MANIFEST_SCHEMA || manifest.algorithm !== 'sha256' || !Array.isArray(manifest.files)) throw new Error(`not a ${MANIFEST_SCHEMA} manifest with algorithm sha256`);
-    } catch (error) {
-      problem(MANIFEST, `the manifest cannot be read: ${(error as Error).message}`);
-      manifest = undefined;
-    }
+    manifest = meta.manifest.manifest;
+    if (meta.manifest.unreadable !== undefined) problem(MANIFEST, `the manifest cannot be read: ${meta.manifest.unreadable}`);
   }
   let bytes = 0;
   if (manifest) {
@@ -101,9 +114,11 @@ export function verifyExport(root: string, options: VerifyOptions = {}): ExportR
   const { files, strange } = exportFiles(root);
   for (const entry of strange) problem(entry.path, `${entry.what}; an export holds regular files only`);
   const present = new Map<string, PresentFile>();
-  for (const relative of files) if (!META_FILES.has(relative)) present.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: digestOfFile(path.join(root, relative)) });
+  const buffers = new BufferPool();
+  for (const relative of files) if (!META_FILES.has(relative)) present.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: digestOfFile(path.join(root, relative), buffers) });
   const read = (name: string): Buffer | undefined => (fs.existsSync(path.join(root, name)) ? fs.readFileSync(path.join(root, name)) : undefined);
-  const checked = checkManifest(present, { manifest: read(MANIFEST), rootDigest: read(ROOT_DIGEST)?.toString('utf8'), plain: read(PLAIN_MANIFEST)?.toString('utf8') });
+  const manifestBytes = read(MANIFEST);
+  const checked = checkManifest(present, { manifest: manifestBytes !== undefined ? readManifest(manifestBytes) : undefined, rootDigest: read(ROOT_DIGEST)?.toString('utf8'), plain: read(PLAIN_MANIFEST)?.toString('utf8') });
   problems.push(...checked.problems);
   const rootDigest = read(ROOT_DIGEST)?.toString('utf8').trim();
   const manifest = checked.manifest;

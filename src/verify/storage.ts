@@ -16,13 +16,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writerOfTemporary } from '../files/atomic-file.ts';
-import { borrowBuffer, giveBack } from '../files/buffer-pool.ts';
-import { parseLandedName, sessionDataBeside, sessionStatePath } from '../landing/layout.ts';
+import { BUFFER_BYTES } from '../files/buffer-pool.ts';
+import { parseLandedName, RUNS, SESSION_ENTRIES, sessionDataBeside, sessionStatePath, STREAMS } from '../landing/layout.ts';
 import { withOpenFile } from '../files/line-reader.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { listFolder } from '../files/folders.ts';
 import { readState } from '../landing/state-text.ts';
-import { INDEX_NAME, type SessionIndex } from '../index/session-index.ts';
+import type { SessionIndex } from '../index/session-index.ts';
 import type { LandedDigest } from '../session-flow/chain.ts';
 import { EvidenceCheck, type ChunkSink, type EvidenceOptions } from './evidence.ts';
 
@@ -56,27 +56,23 @@ export function verifyStorage(data: string, options: VerifyOptions = {}): Storag
   const relative = (file: string): string => path.relative(data, file).split(path.sep).join('/');
   const evidence = new EvidenceCheck(options);
   const sessions = listFolder(data).filter((name) => !name.startsWith('_') && !name.startsWith('.') && fs.statSync(path.join(data, name)).isDirectory());
-  const chunk = borrowBuffer();
-  try {
-    for (const session of sessions) {
-      const problem = (file: string, what: string): void => {
-        problems.push({ path: relative(file), what });
-      };
-      checkPlaces(data, session, problem, (file, what) => notes.push({ path: relative(file), what }));
-      const landed = landedFilesOfSession(data, session);
-      // The .sd first: it names the dialect, so that only its converter derives again.
-      for (const file of landed) {
-        const sessionData = sessionDataBeside(file.path);
-        if (fs.existsSync(sessionData)) feedFile(sessionData, evidence.file(relative(sessionData)), chunk);
-        feedFile(file.path, evidence.file(relative(file.path)), chunk);
-      }
-      const highest = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
-      const state = readState(sessionStatePath(data, session));
-      const next = Number(state?.get('next_seq'));
-      if (state && Number.isSafeInteger(next) && next <= highest) problem(sessionStatePath(data, session), `next_seq is ${next}, but sequence ${highest} is already landed (expected more than ${highest})`);
+  const chunk = Buffer.allocUnsafeSlow(BUFFER_BYTES);
+  for (const session of sessions) {
+    const problem = (file: string, what: string): void => {
+      problems.push({ path: relative(file), what });
+    };
+    checkPlaces(data, session, problem, (file, what) => notes.push({ path: relative(file), what }));
+    const landed = landedFilesOfSession(data, session);
+    // The .sd first: it names the dialect, so that only its converter derives again.
+    for (const file of landed) {
+      const sessionData = sessionDataBeside(file.path);
+      if (fs.existsSync(sessionData)) feedFile(sessionData, evidence.file(relative(sessionData)), chunk);
+      feedFile(file.path, evidence.file(relative(file.path)), chunk);
     }
-  } finally {
-    giveBack(chunk);
+    const highest = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
+    const state = readState(sessionStatePath(data, session));
+    const next = Number(state?.get('next_seq'));
+    if (state && Number.isSafeInteger(next) && next <= highest) problem(sessionStatePath(data, session), `next_seq is ${next}, but sequence ${highest} is already landed (expected more than ${highest})`);
   }
   const checked = evidence.finish();
   return { sessions: sessions.length, landedFiles: checked.landedFiles, records: checked.records, problems: [...checked.problems, ...problems], notes, indexes: checked.indexes, landed: checked.landed };
@@ -100,9 +96,9 @@ function checkPlaces(data: string, session: string, problem: (file: string, what
   const root = path.join(data, session);
   for (const name of listFolder(root)) {
     if (writerOfTemporary(name) !== undefined) note(path.join(root, name), LEFT_TEMPORARY);
-    else if (!['streams', 'runs', 'session.state', 'collect.lock', INDEX_NAME].includes(name)) problem(path.join(root, name), 'a file the storage layout has no place for');
+    else if (!SESSION_ENTRIES.has(name)) problem(path.join(root, name), 'a file the storage layout has no place for');
   }
-  for (const group of ['streams', 'runs']) {
+  for (const group of [STREAMS, RUNS]) {
     for (const place of listFolder(path.join(root, group))) {
       for (const name of listFolder(path.join(root, group, place))) {
         const file = path.join(root, group, place, name);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CONVERTERS } from '../../src/adapters/dialects.ts';
-import { earlierExportsRemoved, recoverInterruptedExports, writeExport, type ExportOptions } from '../../src/export/export-folder.ts';
+import { EarlierExports, recoverInterruptedExports, writeExport, type ExportOptions } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { generateCorpus } from '../../scripts/generate-corpus.ts';
@@ -85,8 +85,10 @@ describe('the export folder', () => {
     expect(fs.existsSync(`${out}.partial-${process.pid}`)).toBe(false);
     expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(first.rootDigest);
     // The export it replaced is removed in the background, and a third export right after waits for that.
-    await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false });
-    expect(await earlierExportsRemoved()).toEqual([]);
+    const earlier = new EarlierExports();
+    await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false, earlier });
+    await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false, earlier });
+    expect(await earlier.removed()).toEqual([]);
     expect(fs.readdirSync(path.dirname(out))).toEqual(['export']);
   });
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { earlierExportsRemoved, writeExport } from '../../src/export/export-folder.ts';
+import { EarlierExports, writeExport } from '../../src/export/export-folder.ts';
 import { landedFilesOfSession } from '../../src/landing/session-state.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { parsedFixtures, temporaryFolder } from '../helpers.ts';
@@ -37,8 +37,9 @@ describe('an export after a file of the one before was edited in place', () => {
     const first = await writeExport(data, out, sessions);
     // A second export links the first one's files, as every later export does;
     // the command ends once the export it replaced is removed.
-    await writeExport(data, out, sessions);
-    expect(await earlierExportsRemoved()).toEqual([]);
+    const earlier = new EarlierExports();
+    await writeExport(data, out, sessions, { earlier });
+    expect(await earlier.removed()).toEqual([]);
 
     const landed = path.join(out, 'bundle', FIXTURE_SESSIONS.rewind, landedFilesOfSession(data, FIXTURE_SESSIONS.rewind)[0]!.relative);
     editInPlace(landed);

@@ -13,7 +13,7 @@ import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
 import { COMMANDS } from '../../src/cli/main.ts';
 import { sharesFor, type WorkerMessage, type WorkerTask } from '../../src/cores/work-on-cores.ts';
 import type { CollectionTask } from '../../src/collection/parallel.ts';
-import type { SessionOutcome } from '../../src/collection/collector.ts';
+import type { SessionOutcome } from '../../src/collection/outcome.ts';
 import type { DiscoveredSession } from '../../src/adapters/adapter.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
 import { collectOnce, copyOfFixtures, filesOf, temporaryFolder } from '../helpers.ts';

@@ -8,7 +8,7 @@ import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import { type SessionMatcher } from '../../adapters/adapter.ts';
 import path from 'node:path';
 import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
-import type { SessionOutcome } from '../../collection/collector.ts';
+import type { SessionOutcome } from '../../collection/outcome.ts';
 import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { realPathOf, storageZoneRefusal } from '../../export/destination.ts';
 import { megabytes, progress, rate } from '../progress.ts';

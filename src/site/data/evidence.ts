@@ -22,7 +22,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { borrowBuffer, giveBack } from '../../files/buffer-pool.ts';
+import { readingBuffer } from '../../files/buffer-pool.ts';
 import { readLines } from '../../files/line-reader.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
 
@@ -86,7 +86,7 @@ const NEWLINE = 0x0a;
 export function lineLengthsOf(file: string): number[] {
   const lengths: number[] = [];
   const descriptor = fs.openSync(file, 'r');
-  const chunk = borrowBuffer();
+  const chunk = readingBuffer(undefined, fs.fstatSync(descriptor).size);
   try {
     let length = 0;
     for (let position = 0; ; ) {
@@ -102,7 +102,6 @@ export function lineLengthsOf(file: string): number[] {
       length += got - cursor;
     }
   } finally {
-    giveBack(chunk);
     fs.closeSync(descriptor);
   }
   return lengths;

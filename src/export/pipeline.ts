@@ -1,0 +1,252 @@
+// The one sequence of an export: collect, parse, (scan for secrets), the
+// bundle, the site, the manifest and the archive, and the same for a merge
+// of exports made apart (verify, bundle, site, manifest, archive).
+//
+// The command (src/cli/commands/export.ts) turns its options into a request,
+// draws the steps this reports to its observer, and prints the outcome; it
+// decides nothing here. What happens along the way that a person should hear
+// of is told as it happens, as an ExportEvent, so that it is printed between
+// the steps it belongs to.
+
+import type { Adapter, SessionMatcher, SourceRoot } from '../adapters/adapter.ts';
+import { converterFor } from '../adapters/dialects.ts';
+import { writeArchive, type ArchiveResult } from '../bundle/archive.ts';
+import { frameIndexOf } from '../bundle/archive-frames.ts';
+import type { StepObserver } from '../bundle/steps.ts';
+import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../collection/collect-all.ts';
+import type { SessionOutcome } from '../collection/outcome.ts';
+import { sessionsOfSource } from '../collection/source-sessions.ts';
+import { defaultThreads } from '../cores/work-on-cores.ts';
+import { removeLeftoversOfDataFolder } from '../files/process.ts';
+import { DataFolderLockedError, lockDataFolder } from '../landing/lock.ts';
+import { parseSessionsOnCores } from '../parse/parallel.ts';
+import { redactionReport, type RedactionReport } from '../redaction/report.ts';
+import type { RuleSet } from '../redaction/rules.ts';
+import { scanForSecrets, type RedactionPlan } from '../redaction/scan.ts';
+import { startWaitingRenderer, type WaitingRenderer } from '../site/generator/kept-renderer.ts';
+import { verifyExport } from '../verify/export.ts';
+import { refusalOf, type ExportPlaces } from './destination.ts';
+import { EarlierExports, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from './export-folder.ts';
+
+export interface ExportDestination {
+  /** The data folder: read by an export, and where the site's cache and the archive's frame index are kept. */
+  readonly data: string;
+  readonly out: string;
+  /** Where to write the export as one .tar.zst as well, if anywhere. */
+  readonly archive: string | undefined;
+}
+
+export interface ExportRequest extends ExportDestination {
+  readonly adapter: Adapter;
+  readonly source: SourceRoot;
+  /** The conversations asked for by name; else those of the sessions under the source, or with `all` every stored one. */
+  readonly conversations: readonly string[] | undefined;
+  readonly all: boolean;
+  readonly selected: SessionMatcher;
+  /** Take secrets out of the exported copy; with `dryRun`, only find them. */
+  readonly redaction: { readonly rules: RuleSet; readonly paths: boolean; readonly dryRun: boolean } | undefined;
+}
+
+/** What a person should hear of while an export runs, in the order it happens. */
+export type ExportEvent =
+  /** The data folder is the export's own, and the first step begins. */
+  | { readonly type: 'started' }
+  | { readonly type: 'collection error'; readonly message: string }
+  | { readonly type: 'unknown conversation'; readonly conversation: string; readonly data: string }
+  /** A round chain that could not be extended: the conversation is still exported as it was. */
+  | { readonly type: 'chain error'; readonly message: string }
+  /** A conversation that could not be parsed (its `.sd` gone and not derivable again, say) is left out, so that one bad session does not cost the export of all the others. */
+  | { readonly type: 'left out'; readonly conversation: string; readonly message: string }
+  /** A last line without its newline, which is not in this export. */
+  | { readonly type: 'write in progress'; readonly session: string; readonly source: string; readonly message: string | undefined }
+  | { readonly type: 'secrets found'; readonly totals: RedactionReport['totals'] }
+  | { readonly type: 'merge input problem'; readonly input: string; readonly path: string; readonly what: string }
+  /** The earlier export, moved aside, could not be removed; the next export removes it. */
+  | { readonly type: 'earlier export left'; readonly message: string };
+
+export interface ExportHooks {
+  readonly observer: StepObserver;
+  readonly tell: (event: ExportEvent) => void;
+}
+
+/** What an export ended with. Only `written` wrote an export; `rejected` says whether something went wrong all the same. */
+export type ExportOutcome =
+  /** The places given are not safe to write (destination.ts); nothing was read or written. */
+  | { readonly type: 'refused'; readonly reason: string }
+  /** Another export holds the data folder. */
+  | { readonly type: 'locked'; readonly message: string }
+  /** A conversation asked for by name has nothing landed; each was told as an event. */
+  | { readonly type: 'unknown conversations' }
+  | { readonly type: 'dry run'; readonly report: RedactionReport; readonly rejected: boolean }
+  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined; readonly rejected: boolean; readonly counts: ExportCounts };
+
+export interface ExportCounts {
+  readonly landed: ReturnType<typeof landedTotals>;
+  readonly newRounds: number;
+  readonly unchangedConversations: number;
+  /** Conversations the data folder holds that are not of sessions under the source, and so were not exported. */
+  readonly otherConversations: number;
+  readonly redacted: RedactionReport['totals'] | undefined;
+}
+
+export type MergeOutcome =
+  | { readonly type: 'refused'; readonly reason: string }
+  | { readonly type: 'locked'; readonly message: string }
+  /** An input did not verify; every problem was told as an event. */
+  | { readonly type: 'inputs rejected' }
+  | { readonly type: 'conflict'; readonly message: string }
+  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined };
+
+// No handler for Ctrl-C: it ends the process at once, like a crash, and
+// both are safe. The storage zone is written only write-once, the earlier
+// export is replaced by a rename only once the new one is whole, and the next
+// export removes what this one left (recoverInterruptedExports). A handler
+// would run only between steps, since most of them do not yield.
+
+/** Collects, parses and exports the chosen conversations of `request.data` into `request.out`, and archives the export when asked to. */
+export async function exportConversations(request: ExportRequest, hooks: ExportHooks): Promise<ExportOutcome> {
+  return withDestination({ ...request, source: request.source.root }, (waitingRenderer) => collectAndExport(request, waitingRenderer, hooks));
+}
+
+/** One export from exports made apart, each verified first, put together by their manifests; nothing is collected. */
+export async function mergeExportFolders(inputs: readonly string[], destination: ExportDestination, hooks: ExportHooks): Promise<MergeOutcome> {
+  return withDestination({ ...destination, merged: inputs }, (waitingRenderer) => verifyAndMerge(inputs, destination, waitingRenderer, hooks));
+}
+
+/**
+ * Runs an export once its places are known to be safe to write
+ * (destination.ts) and its data folder is its own, with a renderer child
+ * started first when a renderer is kept for this code: it loads while the
+ * export collects and parses, on another core, and renders the site's pages
+ * when they are due. The child is stopped whatever happens, should the site
+ * not need it. A second export at once on one data folder is refused rather
+ * than made to wait: it would export what the first one is writing, so it is
+ * run again when the first has finished, by whoever started it.
+ */
+async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRenderer: WaitingRenderer | undefined) => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string }> {
+  const refusal = refusalOf(places);
+  if (refusal !== undefined) return { type: 'refused', reason: refusal };
+  let lock;
+  try {
+    lock = lockDataFolder(places.data);
+  } catch (error) {
+    if (!(error instanceof DataFolderLockedError)) throw error;
+    return { type: 'locked', message: error.message };
+  }
+  try {
+    removeLeftoversOfDataFolder(places.data);
+    const waitingRenderer = startWaitingRenderer({ cache: siteCacheOf(places.data) });
+    try {
+      return await run(waitingRenderer);
+    } finally {
+      waitingRenderer?.dismiss();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function collectAndExport(request: ExportRequest, waitingRenderer: WaitingRenderer | undefined, { observer, tell }: ExportHooks): Promise<ExportOutcome> {
+  const { data, adapter } = request;
+  tell({ type: 'started' });
+  observer.step('collect');
+  const report = await collectAllOnCores({
+    data,
+    adapter,
+    discovery: adapter.discover(request.source.root),
+    selected: request.selected,
+    onSession(outcome) {
+      let landed = 0;
+      for (const item of outcome.sources) for (const file of item.landed) landed += file.sourceBytes;
+      observer.advance(1, landed);
+    },
+  });
+  const errors = report.sessions.flatMap(sessionErrors);
+  for (const message of errors) tell({ type: 'collection error', message });
+  let rejected = errors.length > 0;
+  const stored = storedSessions(data);
+  const ofSource = sessionsOfSource(data, request.source.root);
+  const chosen = request.conversations !== undefined ? [...request.conversations] : request.all ? stored : stored.filter((id) => ofSource.has(id));
+  const otherConversations = request.conversations === undefined && !request.all ? stored.length - chosen.length : 0;
+  const unknown = chosen.filter((id) => !stored.includes(id));
+  for (const conversation of unknown) tell({ type: 'unknown conversation', conversation, data });
+  if (unknown.length > 0) return { type: 'unknown conversations' };
+  // A redacted export renders copies that differ from the storage zone: nothing read ahead would be used.
+  if (!request.redaction) waitingRenderer?.readAhead(data, sessionToReadAhead(report.sessions, chosen));
+  observer.step('parse');
+  let newRounds = 0;
+  let unchangedConversations = 0;
+  const leftOut = new Set<string>();
+  for (const parsed of await parseSessionsOnCores(data, chosen, { threads: defaultThreads(), onSession: () => observer.advance(1, 0) })) {
+    if (parsed.round !== undefined) newRounds++;
+    if (parsed.unchanged) unchangedConversations++;
+    if (parsed.failure === undefined) continue;
+    if (parsed.failure.chain) {
+      tell({ type: 'chain error', message: parsed.failure.message });
+    } else {
+      tell({ type: 'left out', conversation: parsed.session, message: parsed.failure.message });
+      leftOut.add(parsed.session);
+    }
+    rejected = true;
+  }
+  const exported = chosen.filter((session) => !leftOut.has(session));
+  // Said after every error, with why.
+  for (const session of report.sessions) for (const source of session.sources) if (source.inFlightBytes > 0) tell({ type: 'write in progress', session: session.session, source: source.source, message: source.message });
+  let redaction: RedactionPlan | undefined;
+  let redacted: RedactionReport['totals'] | undefined;
+  if (request.redaction) {
+    observer.step('scan');
+    redaction = await scanForSecrets(data, exported, { rules: request.redaction.rules, paths: request.redaction.paths, converterFor });
+    const found = redactionReport(redaction);
+    redacted = found.totals;
+    if (request.redaction.dryRun) return { type: 'dry run', report: found, rejected };
+    tell({ type: 'secrets found', totals: found.totals });
+  }
+  const earlier = new EarlierExports();
+  const result = await writeExport(data, request.out, exported, { observer, redaction, waitingRenderer, earlier });
+  const archive = await archiveAndTidy(request, result, earlier, { observer, tell });
+  return { type: 'written', result, archive, rejected, counts: { landed: landedTotals(report), newRounds, unchangedConversations, otherConversations, redacted } };
+}
+
+/**
+ * The session a waiting renderer reads from the storage zone while the
+ * export parses (site/data/read-ahead.ts): the one chosen session with new
+ * evidence, when there is exactly one, as after a person worked on in one
+ * conversation. Not more: the child would hold each one's rows from now
+ * until it renders it, where it holds one conversation at a time otherwise.
+ */
+function sessionToReadAhead(sessions: readonly SessionOutcome[], chosen: readonly string[]): string[] {
+  const wanted = new Set(chosen);
+  const changed = sessions.filter((outcome) => outcome.sources.some((source) => source.landed.length > 0) && wanted.has(outcome.session));
+  return changed.length === 1 ? [changed[0]!.session] : [];
+}
+
+async function verifyAndMerge(inputs: readonly string[], destination: ExportDestination, waitingRenderer: WaitingRenderer | undefined, { observer, tell }: ExportHooks): Promise<MergeOutcome> {
+  tell({ type: 'started' });
+  observer.step('verify');
+  let rejected = false;
+  for (const input of inputs) {
+    const report = verifyExport(input, {});
+    for (const problem of report.problems) tell({ type: 'merge input problem', input, path: problem.path, what: problem.what });
+    if (report.problems.length > 0 || report.rootDigest === undefined) rejected = true;
+    observer.advance(1, report.bytes);
+  }
+  if (rejected) return { type: 'inputs rejected' };
+  const earlier = new EarlierExports();
+  let result: ExportResult;
+  try {
+    result = await mergeExports(inputs, destination.out, siteCacheOf(destination.data), { observer, waitingRenderer, earlier });
+  } catch (error) {
+    if (!(error instanceof MergeConflictError)) throw error;
+    return { type: 'conflict', message: error.message };
+  }
+  const archive = await archiveAndTidy(destination, result, earlier, { observer, tell });
+  return { type: 'written', result, archive };
+}
+
+/** The archive, when asked for; then waits for the earlier export moved aside to be removed. */
+async function archiveAndTidy(destination: ExportDestination, result: ExportResult, earlier: EarlierExports, { observer, tell }: ExportHooks): Promise<ArchiveResult | undefined> {
+  const archive = destination.archive !== undefined ? await writeArchive(destination.out, destination.archive, { observer, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests }, listed: result.listed }) : undefined;
+  for (const message of await earlier.removed()) tell({ type: 'earlier export left', message });
+  return archive;
+}

@@ -140,11 +140,8 @@ async function runExport(request: ExportRequest, json: boolean, io: Io): Promise
   const outcome = await exportConversations(request, { observer: telling.clock, tell: telling.tell });
   switch (outcome.type) {
     case 'refused':
-      io.error(`sessionizer export: ${outcome.reason}\n`);
-      return EXIT_USAGE;
     case 'locked':
-      io.error(`error: ${outcome.message}\n`);
-      return EXIT_REJECTED;
+      return notStarted(outcome, io);
     case 'unknown conversations':
       return EXIT_REJECTED;
     case 'dry run': {
@@ -164,16 +161,23 @@ async function runExport(request: ExportRequest, json: boolean, io: Io): Promise
   }
 }
 
+/** An export or merge that did not start: its destination was refused (a usage error) or another export holds the data folder. */
+function notStarted(outcome: { type: 'refused'; reason: string } | { type: 'locked'; message: string }, io: Io): number {
+  if (outcome.type === 'refused') {
+    io.error(`sessionizer export: ${outcome.reason}\n`);
+    return EXIT_USAGE;
+  }
+  io.error(`error: ${outcome.message}\n`);
+  return EXIT_REJECTED;
+}
+
 async function runMerge(inputs: string[], destination: { data: string; out: string; archive: string | undefined }, json: boolean, io: Io): Promise<number> {
   const telling = new Telling(io, json);
   const outcome = await mergeExportFolders(inputs, destination, { observer: telling.clock, tell: telling.tell });
   switch (outcome.type) {
     case 'refused':
-      io.error(`sessionizer export: ${outcome.reason}\n`);
-      return EXIT_USAGE;
     case 'locked':
-      io.error(`error: ${outcome.message}\n`);
-      return EXIT_REJECTED;
+      return notStarted(outcome, io);
     case 'inputs rejected':
       telling.clock.end();
       io.error('error: an export to merge did not verify; nothing was written\n');

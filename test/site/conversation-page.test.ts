@@ -242,8 +242,10 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
       await page.goto(pathToFileURL(file).href);
       const seen = await page.evaluate(() => {
         const crumb = document.querySelector('header.page-head .crumbs a');
-        return { heading: document.querySelector('header.page-head h1')?.innerText ?? '', crumb: crumb ? { text: crumb.innerText as string, href: crumb.href as string } : null };
+        return { heading: document.querySelector('header.page-head h1')?.innerText ?? '', crumb: crumb ? { text: crumb.innerText as string, href: crumb.href as string } : null, text: document.querySelector('main')!.innerText as string };
       });
+      // What a subagent's page shows unfolded, its header included, is in plain words too.
+      expect(seen.text.match(INTERNAL)?.[0], file).toBeUndefined();
       expect(seen.heading, file).not.toMatch(/^Child stream|^$/);
       expect(seen.heading, file).not.toMatch(UUID);
       if (!/^Subagent /.test(seen.heading)) titledByTask++;

@@ -58,6 +58,8 @@ describe('page models from a bundle', () => {
     expect(call.links).toEqual([{ label: `starts → stream ${FIXTURE_AGENTS.nestedOuter}`, href: outer, quality: 'exact_unique', via: 'result' }]);
     const child = await site.page(outer);
     expect(child.streamLinks).toEqual([{ label: 'started by ← agent.call Agent', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' }]);
+    // The header names the call in plain words; the relation and its correlation are in the audit.
+    expect(child.startedBy).toEqual({ label: 'the Agent call', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' });
   });
 
   it('marks epochs, and gives every step its evidence in the bundle', () => {

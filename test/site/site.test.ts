@@ -103,7 +103,8 @@ describeWhere(missing, 'the static site in Chromium', () => {
       await page.click(`.step a[href*="/s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedOuter}"]`);
       expect(page.url()).toContain(`/site/s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedOuter}.html`);
       if (mode === 'file') await page.screenshot({ path: path.join(ARTIFACTS, 'site-child-stream.png'), fullPage: true });
-      await page.click('header a:has-text("started by")');
+      expect(await page.textContent('header .stream-links')).toBe('A subagent’s transcript, started by the Agent call in the conversation.');
+      await page.click('header .stream-links a');
       expect(page.url()).toContain(`/site/c/${FIXTURE_SESSIONS.nestedAgents}.html#n`);
       await page.goto(`${base}/site/c/${FIXTURE_SESSIONS.parallelForked}.html`);
       const text = await page.textContent('main');

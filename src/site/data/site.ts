@@ -79,7 +79,9 @@ export interface PageModel {
   /** The conversation as the page's crumbs name it. */
   readonly conversation: { readonly id: string; readonly title?: string; readonly first: string };
   readonly heading: string;
-  /** A child stream's links to where it was started; none on other pages. */
+  /** A child stream's link to the call that started it, for the header; none on other pages. */
+  readonly startedBy?: LinkView;
+  /** A child stream's relations to where it was started and what it reported, with their correlation, for the audit; none on other pages. */
   readonly streamLinks: LinkView[];
   readonly talks: TalkView[];
   /** The epoch a talk opens, when it is the first talk of its epoch on the page. */
@@ -269,6 +271,7 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
     plan: page,
     conversation: { id, ...(title !== undefined ? { title } : {}), first },
     heading,
+    ...(page.kind === 'stream' && stream.starter ? { startedBy: stream.starter } : {}),
     streamLinks: page.kind === 'stream' ? stream.links : [],
     talks,
     ...(sharedBefore.length > 0 ? { sharedBefore } : {}),

@@ -192,7 +192,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       name: streamNode.id.slice('stream/'.length),
       child: streamNode.attrs?.child === true,
       ...(typeof label === 'string' ? { label } : {}),
-      ...(starter?.t === 'relation' ? { startedBy: starter.from } : {}),
+      ...(starter?.t === 'relation' ? { startedBy: starter.from, starter: lazyLink(callNamed(nodes.get(starter.from)), resolve, starter.from, placeOf(starter.from), starter) } : {}),
       epochs,
       talks,
       links: linksOf(streamNode.id),
@@ -234,6 +234,12 @@ function lazyLink(label: string, resolve: Resolve, target: string, talk: string 
     quality: relation.quality,
     via: relation.via,
   };
+}
+
+/** A call as a reader names it: by its tool, as "the Task call". */
+function callNamed(node: Node | undefined): string {
+  const name = node?.attrs?.name;
+  return typeof name === 'string' && name !== '' ? `the ${name} call` : 'the call';
 }
 
 function flatten(step: StepView): StepView[] {

@@ -123,6 +123,8 @@ export interface StreamView {
   readonly label?: string;
   /** The call that started a child stream, when a `starts` relation names one. */
   readonly startedBy?: string;
+  /** A link to that call, labelled in plain words for the page's header. */
+  readonly starter?: LinkView;
   readonly epochs: EpochView[];
   readonly talks: TalkView[];
   readonly links: LinkView[];

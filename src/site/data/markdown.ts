@@ -7,9 +7,7 @@
 // shiki.
 
 import MarkdownIt from 'markdown-it';
-
-/** A link may leave the site only for an http(s) host; relative-links.ts lets exactly these through. */
-export const WEB_ADDRESS = /^https?:\/\/[^/]/i;
+import { WEB_ADDRESS } from './web-address.ts';
 
 function markdownRenderer(): InstanceType<typeof MarkdownIt> {
   const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });

@@ -12,8 +12,9 @@
 // handed it: Astro gives each page empty locals, and loads the pages from
 // the chunks Vite bundled, whose modules are not the ones this process
 // could set anything in. So the pages are given the input file's name in a
-// virtual module (SITE_INPUT), and the build's site reader is opened on it
-// once (views/site-of.ts). When the build is done, the process's peak
+// virtual module (SITE_INPUT), and the route's getStaticPaths opens the
+// build's one site reader on it and hands it to every page in its props
+// (pages/[...file].astro, views/build-site.ts). When the build is done, the process's peak
 // memory goes back over the IPC channel, so that the export's step timings
 // count this process too.
 import { build } from 'astro';
@@ -22,7 +23,7 @@ import path from 'node:path';
 const [root, configFile, input, outDir] = process.argv.slice(2);
 if (!root || !configFile || !input || !outDir) throw new Error('usage: node astro-build.mjs <root> <config file> <site input.json> <output folder>');
 
-/** The virtual module that names this build's site input file; views/site-of.ts imports it, and site-input-module.d.ts types it. */
+/** The virtual module that names this build's site input file; views/build-site.ts imports it, and site-input-module.d.ts types it. */
 const SITE_INPUT = 'virtual:sessionizer-site-input';
 
 /**

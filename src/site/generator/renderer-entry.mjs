@@ -42,7 +42,7 @@ export function createExports(manifest) {
     /**
      * The rendering of the site `input` names (data/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`
-     * (views/site-of.ts); with the highlighter `prepare` made, when it is of
+     * (pages/render/[...file].astro); with the highlighter `prepare` made, when it is of
      * the input's cache.
      */
     open: (input, highlighter) => {

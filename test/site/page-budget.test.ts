@@ -9,10 +9,13 @@ import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/c
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
+import { prepareRenderer } from '../../src/site/generator/site.ts';
 import { collectOnce, temporaryFolder } from '../helpers.ts';
 
 describe('the page budget', () => {
   it('splits again a conversation whose pages rendered past the budget, until each fits or holds one talk, and keeps it from the cache the next time', { timeout: 240_000 }, async () => {
+    // Pages are kept from an earlier render only by the kept renderer.
+    expect(await prepareRenderer()).not.toBe('failed');
     const root = temporaryFolder({ forFile: true });
     const data = temporaryFolder({ forFile: true });
     const out = path.join(temporaryFolder({ forFile: true }), 'export');
@@ -70,5 +73,24 @@ describe('the page budget', () => {
     fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true });
     const whole = await writeExport(data, out, [session]);
     expect([whole.site!.splitAgain.length, whole.rootDigest]).toEqual([1, first.rootDigest]);
+
+    // The conversation grows: planned from the plain estimate, it is split
+    // again, and the pages of its earlier render whose models did not change
+    // are kept from it, as the bytes a whole render gives.
+    const written = t.lines.length;
+    t.prompt('Anything else?');
+    t.call([textBlock('Nothing else.')]);
+    fs.appendFileSync(transcript, t.lines.slice(written).map((line) => `${line}\n`).join(''));
+    collectOnce(root, data);
+    parseSession(data, session);
+    const grown = await writeExport(data, out, [session]);
+    expect(grown.rootDigest).not.toBe(first.rootDigest);
+    expect(grown.site!.splitAgain.map(({ conversation }) => conversation)).toEqual([session]);
+    expect(grown.site!.keptFromEarlier).toBeGreaterThan(0);
+    expect(fs.readdirSync(path.join(out, 'site', 'c'))).toHaveLength(8);
+    expect(grown.site!.overBudget.map(({ file }) => file)).toEqual(over.map(({ file }) => file));
+    fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true });
+    const grownWhole = await writeExport(data, out, [session]);
+    expect([grownWhole.site!.keptFromEarlier, grownWhole.rootDigest]).toEqual([0, grown.rootDigest]);
   });
 });

@@ -9,8 +9,8 @@ import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/c
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
-import { prepareRenderer } from '../../src/site/generator/site.ts';
-import { collectOnce, temporaryFolder } from '../helpers.ts';
+import { buildSite, prepareRenderer } from '../../src/site/generator/site.ts';
+import { collectOnce, expectSameFiles, filesOf, temporaryFolder } from '../helpers.ts';
 
 describe('the page budget', () => {
   it('splits again a conversation whose pages rendered past the budget, until each fits or holds one talk, and keeps it from the cache the next time', { timeout: 240_000 }, async () => {
@@ -41,10 +41,17 @@ describe('the page budget', () => {
     // One talk larger than the budget alone, rendered: it is never cut, so its page is allowed and reported.
     talk('whole', 8);
     fs.writeFileSync(transcript, t.lines.map((line) => `${line}\n`).join(''));
+    // A conversation whose page fits, beside it: it is rendered once.
+    const small = stableUuid('a page within the budget', 1);
+    const other = new Transcript({ session: small });
+    other.prompt('Say done.');
+    other.call([textBlock('Done.')]);
+    fs.writeFileSync(path.join(path.dirname(transcript), `${small}.jsonl`), other.lines.map((line) => `${line}\n`).join(''));
+    const sessions = [session, small];
     collectOnce(root, data);
-    parseSession(data, session);
+    for (const each of sessions) parseSession(data, each);
 
-    const first = await writeExport(data, out, [session]);
+    const first = await writeExport(data, out, sessions);
     const site = first.site!;
     expect(site.splitAgain).toHaveLength(1);
     const [split] = site.splitAgain;
@@ -52,7 +59,9 @@ describe('the page budget', () => {
     // As the estimate planned it, the site had a page of several talks over the budget.
     expect(split!.largestBefore.bytes).toBeGreaterThan(PAGE_BUDGET);
     expect(split!.scale).toBeGreaterThan(2);
-    const pages = fs.readdirSync(path.join(out, 'site', 'c')).map((name) => ({ file: `c/${name}`, bytes: fs.statSync(path.join(out, 'site', 'c', name)).size }));
+    const pagesOf = (site: string): string[] => fs.readdirSync(path.join(site, 'c')).filter((name) => name.startsWith(session));
+    expect(fs.readdirSync(path.join(out, 'site', 'c')).filter((name) => name.startsWith(small))).toEqual([`${small}.html`]);
+    const pages = pagesOf(path.join(out, 'site')).map((name) => ({ file: `c/${name}`, bytes: fs.statSync(path.join(out, 'site', 'c', name)).size }));
     // A page for each talk.
     expect(pages).toHaveLength(7);
     const over = pages.filter(({ bytes }) => bytes > PAGE_BUDGET);
@@ -64,14 +73,20 @@ describe('the page budget', () => {
     const search = fs.readFileSync(path.join(out, 'site', 'search', `${session}.js`), 'utf8');
     expect(search).toContain(`c/${session}-${pages.length}.html`);
 
+    // Rendered by two children at once, each its share, the site is the same bytes.
+    const folder = temporaryFolder();
+    const shared = await buildSite(path.join(out, 'bundle'), path.join(folder, 'site'), path.join(folder, 'cache'), { builds: 2 });
+    expect(shared.splitAgain.map(({ conversation }) => conversation)).toEqual([session]);
+    expectSameFiles(filesOf(path.join(folder, 'site')), filesOf(path.join(out, 'site')));
+
     // The pages kept are those split again: the next export renders nothing and measures nothing.
-    const again = await writeExport(data, out, [session]);
+    const again = await writeExport(data, out, sessions);
     expect([again.site!.built, again.site!.splitAgain, again.rootDigest]).toEqual([0, [], first.rootDigest]);
     expect(again.site!.overBudget).toEqual(over);
 
     // Rendered whole, with nothing kept, the site is the same bytes.
     fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true });
-    const whole = await writeExport(data, out, [session]);
+    const whole = await writeExport(data, out, sessions);
     expect([whole.site!.splitAgain.length, whole.rootDigest]).toEqual([1, first.rootDigest]);
 
     // The conversation grows: planned from the plain estimate, it is split
@@ -82,15 +97,15 @@ describe('the page budget', () => {
     t.call([textBlock('Nothing else.')]);
     fs.appendFileSync(transcript, t.lines.slice(written).map((line) => `${line}\n`).join(''));
     collectOnce(root, data);
-    parseSession(data, session);
-    const grown = await writeExport(data, out, [session]);
+    for (const each of sessions) parseSession(data, each);
+    const grown = await writeExport(data, out, sessions);
     expect(grown.rootDigest).not.toBe(first.rootDigest);
     expect(grown.site!.splitAgain.map(({ conversation }) => conversation)).toEqual([session]);
     expect(grown.site!.keptFromEarlier).toBeGreaterThan(0);
-    expect(fs.readdirSync(path.join(out, 'site', 'c'))).toHaveLength(8);
+    expect(pagesOf(path.join(out, 'site'))).toHaveLength(8);
     expect(grown.site!.overBudget.map(({ file }) => file)).toEqual(over.map(({ file }) => file));
     fs.rmSync(path.join(data, '_site-cache', 'pages'), { recursive: true });
-    const grownWhole = await writeExport(data, out, [session]);
+    const grownWhole = await writeExport(data, out, sessions);
     expect([grownWhole.site!.keptFromEarlier, grownWhole.rootDigest]).toEqual([0, grown.rootDigest]);
   });
 });

@@ -37,6 +37,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedBlocks, removeEarlierBlocks } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
+import { PAGE_BUDGET, scaleToFit, type MeasuredPage } from '../data/plan.ts';
 import { SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
@@ -46,7 +47,6 @@ import { pagesUnder, relativeLinks } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { PageStore, type Finished } from './page-store.ts';
-import { PAGE_BUDGET, scaleToFit, type MeasuredPage } from '../data/plan.ts';
 import { BUILD_ROOTS, filesUnder, keepRenderer, keptRenderer, RENDER, siteCode, type WaitingRenderer } from './kept-renderer.ts';
 import { writeEvidence } from './evidence-pages.ts';
 

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
-import { planConversation, slug, splitByWeight } from '../../src/site/data/plan.ts';
+import { PAGE_BUDGET, planConversation, scaleToFit, slug, splitByWeight, type MeasuredPage } from '../../src/site/data/plan.ts';
 import { writeSearchScript } from '../../src/site/data/search-text.ts';
 import { SiteReader } from '../../src/site/data/site-reader.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
@@ -114,6 +114,27 @@ describe('splitting', () => {
     const pages = splitByWeight(talks, 1000);
     expect(pages.map((page) => page.map((item) => item.number))).toEqual([[1, 2, 3], [4], [5], [6, 7]]);
     expect(pages.flat()).toHaveLength(talks.length);
+  });
+
+  it('plans a conversation again, with its estimate scaled by what its pages measured, only when a page of several talks passed the budget', () => {
+    const page = (bytes: number, weight: number, talks: number): MeasuredPage => ({ file: `c/x-${bytes}.html`, bytes, weight, talks });
+    // Every page within the budget: nothing to mend.
+    expect(scaleToFit([page(PAGE_BUDGET, 600_000, 3), page(1000, 900, 1)], 1)).toBeUndefined();
+    // Over it with one talk alone: a talk is never cut, so planning again cannot mend it.
+    expect(scaleToFit([page(3 * PAGE_BUDGET, 400_000, 1)], 1)).toBeUndefined();
+    // Over it with several: scaled by the most bytes per unit of estimate among such pages.
+    expect(scaleToFit([page(2 * PAGE_BUDGET, 500_000, 4), page(1.5 * PAGE_BUDGET, 200_000, 2), page(5 * PAGE_BUDGET, 300_000, 1)], 1)).toBeCloseTo((1.5 * PAGE_BUDGET) / 200_000);
+    // A measure that gives no larger scale than the one the pages were planned with is no correction.
+    expect(scaleToFit([page(2 * PAGE_BUDGET, 500_000, 4)], 5)).toBeUndefined();
+  });
+
+  it('splits a conversation into more pages the larger the scale of its estimate', () => {
+    const plain = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.rewind));
+    const scaled = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.rewind), undefined, 1000);
+    expect(scaled.pages.length).toBeGreaterThan(plain.pages.length);
+    expect(scaled.pages.every((page) => page.talks.length === 1)).toBe(true);
+    // The estimate of each page is its talks', unscaled.
+    expect([...scaled.weightOfPage.values()].reduce((sum, weight) => sum + weight, 0)).toBe([...plain.weightOfPage.values()].reduce((sum, weight) => sum + weight, 0));
   });
 
   it('names files safely, and two different names never share one', () => {

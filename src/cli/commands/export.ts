@@ -21,6 +21,8 @@ import type { ExportResult } from '../../export/export-folder.ts';
 import { exportConversations, mergeExportFolders, type ExportEvent, type ExportRequest } from '../../export/pipeline.ts';
 import { reportText } from '../../redaction/report.ts';
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
+import { PAGE_BUDGET } from '../../site/data/plan.ts';
+import type { SiteResult } from '../../site/generator/site.ts';
 import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
 import { StepClock } from '../step-clock.ts';
@@ -198,7 +200,7 @@ function finish(out: string, json: boolean, result: ExportResult, archive: Archi
   clock.end();
   const elapsed = performance.now() - telling.started;
   if (json) {
-    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_pages_kept_from_earlier: result.site?.keptFromEarlier, site_built_by_kept_renderer: result.site?.byKeptRenderer, site_renderer_failure: result.site?.rendererFailure, archive: archive?.archive, archive_bytes: archive?.bytes, archive_frames: archive?.frames, archive_frames_reused: archive?.framesReused, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
+    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_pages_kept_from_earlier: result.site?.keptFromEarlier, site_built_by_kept_renderer: result.site?.byKeptRenderer, site_renderer_failure: result.site?.rendererFailure, site_split_again: result.site?.splitAgain.length ? result.site.splitAgain.map(({ conversation, largestBefore, scale }) => ({ conversation, largest_page_before: largestBefore, scale })) : undefined, site_pages_over_budget: result.site?.overBudget.length ? result.site.overBudget : undefined, archive: archive?.archive, archive_bytes: archive?.bytes, archive_frames: archive?.frames, archive_frames_reused: archive?.framesReused, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
     return;
   }
   const shown = path.relative(process.cwd(), out) || '.';
@@ -209,6 +211,20 @@ function finish(out: string, json: boolean, result: ExportResult, archive: Archi
       `verify it with: npx sessionizer verify ${shown}   or, with stock tools: (cd ${shown} && sha256sum -c --quiet manifest-sha256.txt)\n` +
       `The bundle is in ${path.join(shown, 'bundle')}.\n` +
       (result.site ? `Open the site: ${path.join(shown, 'site', 'index.html')} (${result.site.pages} pages, ${result.site.built} built${result.site.built > 0 && result.site.byKeptRenderer ? ' by the renderer the last build kept' : ''}${result.site.keptFromEarlier > 0 ? `, ${result.site.keptFromEarlier} the same as before in conversations that changed` : ''} and ${result.site.pages - result.site.built - result.site.keptFromEarlier} unchanged, in ${(result.site.milliseconds / 1000).toFixed(1)} s; it works from file:// with no server)\n` : '') +
-      (result.site?.rendererFailure !== undefined ? `The renderer the last build kept failed, so Astro built the pages instead; it keeps a new one. What failed: ${result.site.rendererFailure.split('\n').slice(0, 3).join(' ')}\n` : ''),
+      (result.site?.rendererFailure !== undefined ? `The renderer the last build kept failed, so Astro built the pages instead; it keeps a new one. What failed: ${result.site.rendererFailure.split('\n').slice(0, 3).join(' ')}\n` : '') +
+      (result.site ? pageBudgetNotes(result.site) : ''),
   );
 }
+
+/** What the site step did about pages over the page budget, when it did anything: nothing is said otherwise. */
+function pageBudgetNotes({ splitAgain, overBudget }: SiteResult): string {
+  const kilobytes = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
+  const listed = <T>(items: readonly T[], shown: (item: T) => string): string => `${items.slice(0, LISTED).map(shown).join('; ')}${items.length > LISTED ? `; and ${items.length - LISTED} more` : ''}`;
+  return (
+    (splitAgain.length > 0 ? `${splitAgain.length} conversation${splitAgain.length === 1 ? ' was' : 's were'} split into more pages than estimated, as a page rendered past the budget of ${kilobytes(PAGE_BUDGET)}: ${listed(splitAgain, ({ conversation, largestBefore, scale }) => `${conversation} (${largestBefore.file} was ${kilobytes(largestBefore.bytes)}; its talks render ${scale.toFixed(1)} times their estimate)`)}\n` : '') +
+    (overBudget.length > 0 ? `${overBudget.length} page${overBudget.length === 1 ? ' is' : 's are'} past the budget of ${kilobytes(PAGE_BUDGET)} (a talk is never cut across pages, so a page of one talk larger than the budget passes it): ${listed(overBudget, ({ file, bytes }) => `${file} (${kilobytes(bytes)})`)}\n` : '')
+  );
+}
+
+/** How many conversations or pages the notes on the page budget name, at most. */
+const LISTED = 5;

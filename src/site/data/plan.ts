@@ -8,8 +8,10 @@
 // Every page is one folder below the root, so a relative link is `../` plus
 // the file from the root, and works from file:// and from any sub-folder of
 // a static host. Pages are split by talks so that none passes PAGE_BUDGET;
-// the split uses an estimate of each talk's HTML (streams.ts), and the
-// benchmark measures the largest page actually written.
+// the split uses an estimate of each talk's HTML (streams.ts). The site step
+// measures the pages it rendered, and a conversation with a page over the
+// budget is planned again with its estimate scaled by what was measured
+// (scaleToFit, generator/site.ts).
 
 import crypto from 'node:crypto';
 import type { Usage } from '../../session-data/format.ts';
@@ -22,6 +24,32 @@ import type { TalkView } from './views.ts';
 export const PAGE_BUDGET = 1024 * 1024;
 /** The estimate is rough, so pages are cut well below the budget. */
 const ESTIMATE_BUDGET = PAGE_BUDGET * 0.6;
+
+/** What the site step knows of a page it rendered: its estimate, how many talks it shows, and its bytes as written. */
+export interface MeasuredPage {
+  readonly file: string;
+  /** The estimated HTML of its talks, unscaled (streams.ts). */
+  readonly weight: number;
+  readonly talks: number;
+  readonly bytes: number;
+}
+
+/**
+ * The scale of the estimate a conversation is planned again with, when a
+ * page of its render at `scale` passed PAGE_BUDGET and holds more than one
+ * talk (a talk is never cut, so a page of one talk may pass it): the most
+ * bytes rendered per unit of estimate on such a page, so that a page like it
+ * is cut at the margin ESTIMATE_BUDGET leaves. Undefined when no page can be
+ * made to fit by planning again. Splitting keeps a page of several talks
+ * within ESTIMATE_BUDGET / scale, so such a page over PAGE_BUDGET measured
+ * more than PAGE_BUDGET / ESTIMATE_BUDGET times `scale` per unit: the scale
+ * grows each time, and a scale that would not is no correction.
+ */
+export function scaleToFit(pages: readonly MeasuredPage[], scale: number): number | undefined {
+  let ratio: number | undefined;
+  for (const { bytes, weight, talks } of pages) if (bytes > PAGE_BUDGET && talks > 1) ratio = Math.max(ratio ?? 0, bytes / weight);
+  return ratio !== undefined && ratio > scale ? ratio : undefined;
+}
 
 export type PageKind = 'conversation' | 'branch' | 'stream';
 
@@ -60,6 +88,8 @@ export interface ConversationSummary {
 export interface ConversationPlan {
   readonly summary: ConversationSummary;
   readonly pages: PagePlan[];
+  /** The estimated HTML of each page's talks, unscaled, by file: what its rendered bytes are measured against (scaleToFit). */
+  readonly weightOfPage: Map<string, number>;
   /** The page each talk is read on (the conversation's page first, when a talk is on several). */
   readonly pageOfTalk: Map<string, string>;
   /** The first page of each stream. */
@@ -105,18 +135,25 @@ export function splitByWeight(talks: readonly TalkView[], budget = ESTIMATE_BUDG
   return pages;
 }
 
-export function planConversation(conversation: BundleConversation, structure: ConversationStructure = conversationStructure(conversation, () => undefined)): ConversationPlan {
+/**
+ * The pages of a conversation; with `scale`, each talk's estimate is taken
+ * as that many times larger (scaleToFit), as it was when the conversation's
+ * pages were rendered and measured.
+ */
+export function planConversation(conversation: BundleConversation, structure: ConversationStructure = conversationStructure(conversation, () => undefined), scale = 1): ConversationPlan {
   const id = conversation.id;
   const pages: PagePlan[] = [];
+  const weightOfPage = new Map<string, number>();
   const pageOfTalk = new Map<string, string>();
   const pageOfStream = new Map<string, string>();
   const pageOfBranch = new Map<string, string>();
   const add = (kind: PageKind, subject: string, stream: string, talks: readonly TalkView[]): string => {
-    const groups = splitByWeight(talks);
+    const groups = splitByWeight(talks, ESTIMATE_BUDGET / scale);
     const base = kind === 'conversation' ? `c/${slug(id)}` : `${kind === 'branch' ? 'b' : 's'}/${slug(id)}--${slug(subject)}`;
     const files = groups.map((_, index) => `${base}${index === 0 ? '' : `-${index + 1}`}.html`);
     groups.forEach((group, index) => {
       pages.push({ file: files[index]!, kind, conversation: id, subject, number: index + 1, of: groups.length, stream, talks: group.map((talk) => talk.id), siblings: files });
+      weightOfPage.set(files[index]!, group.reduce((sum, talk) => sum + talk.weight, 0));
       for (const talk of group) if (!pageOfTalk.has(talk.id)) pageOfTalk.set(talk.id, files[index]!);
     });
     return files[0]!;
@@ -148,6 +185,7 @@ export function planConversation(conversation: BundleConversation, structure: Co
       facts: conversationFacts(conversation, structure),
     },
     pages,
+    weightOfPage,
     pageOfTalk,
     pageOfStream,
     pageOfBranch,

@@ -139,12 +139,12 @@ export class SiteReader {
   /** Plans the next conversation this process renders and keeps it loaded for its pages; undefined once every one is planned. */
   private planNext(): ConversationPlan | undefined {
     while (this.next < this.selection.conversations.length) {
-      const { id, render, plan: saved } = this.selection.conversations[this.next++]!;
+      const { id, render, plan: saved, scale } = this.selection.conversations[this.next++]!;
       if (!render) continue;
       const conversation = this.loadConversation(id);
       let planned: ConversationPlan | undefined;
       const structure = linkedStructure(conversation, () => planned);
-      const plan = planConversation(conversation, structure);
+      const plan = planConversation(conversation, structure, scale);
       planned = plan;
       this.load({ id, conversation, structure });
       this.plans.set(id, plan);
@@ -156,7 +156,7 @@ export class SiteReader {
       // conversation is planned, and copied into the site once the build is
       // done (generator/site.ts): no build holds more than one step's text of it.
       if (saved) {
-        const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
+        const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file), estimates: plan.pages.map((page) => ({ weight: plan.weightOfPage.get(page.file)!, talks: page.talks.length })) };
         fs.mkdirSync(path.dirname(saved), { recursive: true });
         writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts);
         // Under a temporary name first: another build may be waiting for it.

@@ -18,10 +18,13 @@
 //    kept has one made first, by a build of no conversation. Pages
 //    highlight their code as they render, through a cache on disk, so a
 //    second export of the same conversations highlights nothing;
-// 3. write the search scripts from what the children saved beside their
+// 3. measure the pages of each conversation rendered, and render again,
+//    planned with its estimate scaled by what was measured, a conversation
+//    with a page over the page budget (fitPages);
+// 4. write the search scripts from what the children saved beside their
 //    plans, the highlight style sheet, and make every link relative, since
 //    Astro emits `/_astro/...` and file:// has no server root;
-// 4. keep what was rendered in the store, and place every other
+// 5. keep what was rendered in the store, and place every other
 //    conversation's pages from it.
 //
 // The site is most of an export's time, so rendering only what changed is
@@ -34,6 +37,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedBlocks, removeEarlierBlocks } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
+import { PAGE_BUDGET, scaleToFit, type MeasuredPage } from '../data/plan.ts';
 import { SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
@@ -59,6 +63,14 @@ export interface SiteResult {
   readonly byKeptRenderer: boolean;
   /** Why the kept renderer failed, when it did and a build rendered the pages instead. */
   readonly rendererFailure?: string;
+  /** The conversations planned and rendered again by this build because a page of theirs passed the page budget (fitPages); none when every page fit as planned. */
+  readonly splitAgain: readonly SplitAgain[];
+  /**
+   * The pages of a conversation, a branch or a child stream over the page
+   * budget: each holds one talk larger than the budget alone, unless its
+   * conversation was split again MOST_SPLITS times and still did not fit.
+   */
+  readonly overBudget: readonly { readonly file: string; readonly bytes: number }[];
   /**
    * The SHA-256 of site files, by path from the site root, where this build
    * knows it: every file, when finished pages are kept. The manifest takes
@@ -67,6 +79,21 @@ export interface SiteResult {
   readonly digests: ReadonlyMap<string, string>;
   readonly milliseconds: number;
 }
+
+/** A conversation planned again because a page of it passed the page budget (data/plan.ts, scaleToFit). */
+export interface SplitAgain {
+  readonly conversation: string;
+  /** Its largest page as first rendered. */
+  readonly largestBefore: { readonly file: string; readonly bytes: number };
+  /** How many times larger than estimated its talks were taken to render, in the end. */
+  readonly scale: number;
+}
+
+/** How many times a conversation is split again at most: each time renders it whole once more. */
+const MOST_SPLITS = 4;
+
+/** The pages of a conversation, a branch or a child stream (data/plan.ts); the evidence pages under e/ hold whole rows and are not split. */
+const CONVERSATION_PAGE = /^[cbs]\//;
 
 const CONFIG = fileURLToPath(new URL('../../../astro.config.mjs', import.meta.url));
 const ASTRO_BUILD = fileURLToPath(new URL('./astro-build.mjs', import.meta.url));
@@ -115,6 +142,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let keptFromEarlier = 0;
     let byKeptRenderer = false;
     let rendererFailure: string | undefined;
+    let splitAgain: readonly SplitAgain[] = [];
     const digests = new Map<string, string>();
     if (finished) {
       // When the site's own entry and every conversation's are finished,
@@ -124,7 +152,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
         const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished) }, observer, options);
         keptFromEarlier = store.keptFromEarlier(finished);
         built = rendering.pages.length - keptFromEarlier;
-        ({ byKeptRenderer, rendererFailure } = rendering);
+        ({ byKeptRenderer, rendererFailure, splitAgain } = rendering);
         const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
         store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
       } else {
@@ -136,12 +164,13 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
       const rendering = await render(bundle, out, cache, code, undefined, observer, options);
       pages = rendering.pages;
       built = pages.length;
-      ({ byKeptRenderer, rendererFailure } = rendering);
+      ({ byKeptRenderer, rendererFailure, splitAgain } = rendering);
     }
     observer.advance(built, 0);
     let largestPage = { file: '', bytes: 0 };
     for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), digests, milliseconds: performance.now() - started };
+    const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
+    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, digests, milliseconds: performance.now() - started };
   } finally {
     // Unused, when nothing was rendered or a build rendered instead.
     options.waitingRenderer?.dismiss();
@@ -156,7 +185,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * (render.mjs); otherwise the children are Astro builds, and the lead's
  * renderer is kept for the next time.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string }> {
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[] }> {
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(roots, { recursive: true });
@@ -165,12 +194,13 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   const input = { bundle: path.resolve(bundle), cache: path.resolve(cache) };
   // Every conversation's plan is saved, in the cache or in the throwaway
   // root: the search index is written from them after the build.
-  const conversations: SelectedConversation[] = store
+  let conversations: SelectedConversation[] = store
     ? store.finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && store.earlier.has(id) ? { earlier: store.earlier.get(id)! } : {}) }))
     : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
   const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
   let renderer = keptRenderer(code, roots);
   let rendererFailure: string | undefined;
+  let splitAgain: SplitAgain[];
   try {
     // A site shared out between children: rather than each paying Astro's
     // start and Vite's build, one build of no conversation makes the
@@ -204,7 +234,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       for (const { group, output } of helperBuilds) {
         for (const selected of conversations) {
           if (!group.has(selected.id)) continue;
-          for (const page of (JSON.parse(fs.readFileSync(selected.plan, 'utf8')) as SavedPlan).pages) linkOrCopy(output, out, page);
+          for (const page of savedPlanAt(selected.plan).pages) linkOrCopy(output, out, page);
         }
       }
     };
@@ -220,12 +250,56 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       rendererFailure = (error as Error).message;
       await attempt(undefined, 'build');
     }
+    ({ conversations, splitAgain } = await fitPages(out, root, conversations, (child, selection, output) => startSiteChild(path.join(root, child), { ...input, selection: { conversations: selection, code } }, output, keptRenderer(code, roots)), observer));
     writeSearchScripts(out, conversations.filter(({ render }) => render));
     writeEvidence(bundle, out, conversations.filter(({ render }) => render), code);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  return { pages: await finishPages(out, renderer !== undefined), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}) };
+  return { pages: await finishPages(out, renderer !== undefined), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain };
+}
+
+/**
+ * Measures the pages each conversation rendered into `out` has, as written,
+ * and renders again each one with a page over the budget that planning again
+ * can mend (data/plan.ts, scaleToFit), planned with its estimate scaled by
+ * what was measured: by `start`, in one child of those conversations alone,
+ * into a folder of `root`, whose pages then replace theirs in `out`. Again
+ * until every page fits or holds one talk, or MOST_SPLITS times. The estimate
+ * is all that plans a page, and nothing else sees a page over the budget.
+ * Returns the conversations with the scale of their last render, and those
+ * split again.
+ */
+async function fitPages(out: string, root: string, selection: readonly SelectedConversation[], start: (child: string, selection: SelectedConversation[], output: string) => Child, observer: StepObserver): Promise<{ conversations: SelectedConversation[]; splitAgain: SplitAgain[] }> {
+  let conversations = [...selection];
+  const largestBefore = new Map<string, { file: string; bytes: number }>();
+  // Only a conversation just rendered again is measured again.
+  let measuring = conversations.filter(({ render }) => render);
+  for (let round = 1; round <= MOST_SPLITS && measuring.length > 0; round++) {
+    const again: SelectedConversation[] = [];
+    for (const selected of measuring) {
+      const saved = savedPlanAt(selected.plan);
+      const measured = saved.pages.map((file, index): MeasuredPage => ({ file, bytes: fs.statSync(path.join(out, file)).size, ...saved.estimates[index]! }));
+      const scale = scaleToFit(measured, selected.scale ?? 1);
+      if (scale === undefined) continue;
+      if (!largestBefore.has(selected.id)) largestBefore.set(selected.id, measured.reduce((largest, { file, bytes }) => (bytes > largest.bytes ? { file, bytes } : largest), { file: '', bytes: 0 }));
+      // This build's own pages, which the pages of the new plan replace.
+      for (const { file } of measured) fs.rmSync(path.join(out, file));
+      again.push({ ...selected, scale });
+    }
+    if (again.length === 0) break;
+    const output = path.join(root, `split-${round}-site`);
+    await allSucceed([start(`split-${round}`, again, output)], observer);
+    for (const selected of again) for (const page of savedPlanAt(selected.plan).pages) linkOrCopy(output, out, page);
+    conversations = conversations.map((selected) => again.find(({ id }) => id === selected.id) ?? selected);
+    measuring = again;
+  }
+  return { conversations, splitAgain: [...largestBefore].map(([conversation, largest]) => ({ conversation, largestBefore: largest, scale: conversations.find(({ id }) => id === conversation)!.scale! })) };
+}
+
+/** The plan a child saved at `plan` (data/site-reader.ts). */
+function savedPlanAt(plan: string): SavedPlan {
+  return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
 }
 
 /**

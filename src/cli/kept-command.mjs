@@ -26,6 +26,7 @@ const WORKERS = {
   'collection-worker': path.join(SOURCE, 'collection', 'worker.ts'),
   'parse-worker': path.join(SOURCE, 'parse', 'worker.ts'),
   'archive-worker': path.join(SOURCE, 'bundle', 'archive-worker.ts'),
+  'evidence-worker': path.join(SOURCE, 'site', 'generator', 'evidence-worker.ts'),
 };
 /** How many bundles of other sources are kept beside the current one, the most recently built. */
 const OTHERS_KEPT = 3;

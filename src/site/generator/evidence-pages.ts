@@ -18,6 +18,7 @@ import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
 import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, prettyJson, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
 import { bytes } from '../data/shown-text.ts';
 import { linkOrCopy } from './link-or-copy.ts';
+import { workerModule, workOnCores } from '../../cores/work-on-cores.ts';
 
 /** From an evidence page to the site's root, and to the export's. */
 const ROOT = '../';
@@ -73,12 +74,52 @@ export interface EvidenceOf {
  */
 export function writeEvidence(bundle: string, out: string, conversations: readonly EvidenceOf[], code: string): void {
   for (const { id, plan, earlier } of conversations) {
+    fs.mkdirSync(path.dirname(plan), { recursive: true });
     const before = earlier !== undefined ? readRecord(recordBeside(earlierPlan(earlier.digests))) : undefined;
     const known = new Map(before?.code === code ? before.pages.map(({ file, digest }) => [file, digest] as const) : []);
     const keptFrom = (file: string, digest: string): string | undefined => (earlier !== undefined && known.get(file) === digest && fs.existsSync(path.join(earlier.files, file)) ? earlier.files : undefined);
     const record: EvidenceRecord = { code, pages: writeEvidencePages(bundle, out, id, code, keptFrom) };
     fs.writeFileSync(recordBeside(plan), `${JSON.stringify(record)}\n`);
   }
+}
+
+/** What the evidence worker is handed beside the conversations: where to read and where to write. */
+export interface EvidenceTask {
+  readonly bundle: string;
+  readonly out: string;
+  readonly code: string;
+}
+
+/**
+ * Writes the evidence pages of `conversations` (writeEvidence) into the
+ * folder `staging`, on a thread of its own: they are a function of the
+ * bundle alone, and so are written while the site's children render the
+ * conversations' pages, rather than after them. Resolves once every one is
+ * written; placeEvidence then puts them into the site.
+ */
+export async function writeEvidenceOnThread(bundle: string, staging: string, conversations: readonly EvidenceOf[], code: string): Promise<void> {
+  if (conversations.length === 0) return;
+  const failures: string[] = [];
+  await workOnCores<EvidenceOf, EvidenceTask, string>({
+    items: conversations,
+    threads: 1,
+    workersOnly: true,
+    name: 'the evidence worker',
+    worker: workerModule('evidence-worker', new URL('./evidence-worker.ts', import.meta.url)),
+    task: { bundle, out: staging, code },
+    here: () => undefined,
+    itemKey: ({ id }) => id,
+    outcomeKey: (id) => id,
+    lost: ({ id }, why) => (failures.push(`${id}: ${why}`), id),
+    keepOutcomes: false,
+  });
+  if (failures.length > 0) throw new Error(`the evidence pages of ${failures.length} conversation${failures.length === 1 ? '' : 's'} were not written: ${failures.join('; ')}`);
+}
+
+/** Puts the evidence pages writeEvidenceOnThread wrote into `staging` into the site folder `out`. */
+export function placeEvidence(staging: string, out: string, conversations: readonly EvidenceOf[]): void {
+  fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });
+  for (const { plan } of conversations) for (const file of evidenceFilesBeside(plan)) linkOrCopy(staging, out, file);
 }
 
 /** The evidence pages of the conversation whose plan is saved at `plan`, from the site root, as writeEvidence recorded them. */

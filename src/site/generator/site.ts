@@ -48,7 +48,7 @@ import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { PageStore, type Finished } from './page-store.ts';
 import { BUILD_ROOTS, filesUnder, keepRenderer, keptRenderer, RENDER, siteCode, type WaitingRenderer } from './kept-renderer.ts';
-import { writeEvidence } from './evidence-pages.ts';
+import { placeEvidence, writeEvidenceOnThread } from './evidence-pages.ts';
 
 export interface SiteResult {
   readonly pages: number;
@@ -201,6 +201,11 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   let renderer = keptRenderer(code, roots);
   let rendererFailure: string | undefined;
   let splitAgain: SplitAgain[];
+  const staging = path.join(root, 'evidence');
+  const evidenceOf = conversations.filter(({ render }) => render);
+  const evidence = writeEvidenceOnThread(bundle, staging, evidenceOf, code);
+  // Awaited below; should rendering fail first, its failure is the error.
+  evidence.catch(() => undefined);
   try {
     // A site shared out between children: rather than each paying Astro's
     // start and Vite's build, one build of no conversation makes the
@@ -252,7 +257,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     }
     ({ conversations, splitAgain } = await fitPages(out, root, conversations, (child, selection, output) => startSiteChild(path.join(root, child), { ...input, selection: { conversations: selection, code } }, output, keptRenderer(code, roots)), observer));
     writeSearchScripts(out, conversations.filter(({ render }) => render));
-    writeEvidence(bundle, out, conversations.filter(({ render }) => render), code);
+    await evidence;
+    placeEvidence(staging, out, evidenceOf);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

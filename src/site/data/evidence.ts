@@ -230,43 +230,50 @@ const JSON_TOKEN = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"|"[\s\S]*|[{}[\],:]|[^\s{}[\],:
 
 /**
  * A JSON text indented by two spaces a level, one member or element a line,
- * `{}` and `[]` kept whole; every token is copied as it is written.
+ * `{}` and `[]` kept whole; every token is copied as it is written, through
+ * `token` (escapeText, for HTML: only a token can hold a character to
+ * escape, never the indentation or the separators, so a page's rows are
+ * escaped token by token rather than in a second pass over the whole).
  */
-export function prettyJson(text: string): string {
-  const out: string[] = [];
+export function prettyJson(text: string, token: (text: string) => string = (same) => same): string {
+  let out = '';
   const indents = ['\n'];
   const indent = (depth: number): string => (indents[depth] ??= `\n${'  '.repeat(depth)}`);
   let depth = 0;
   let opened = false;
-  for (const [token] of text.matchAll(JSON_TOKEN)) {
+  const tokens = new RegExp(JSON_TOKEN);
+  for (let match = tokens.exec(text); match !== null; match = tokens.exec(text)) {
+    const found = match[0];
     if (opened) {
       opened = false;
-      if (token === '}' || token === ']') {
+      if (found === '}' || found === ']') {
         depth--;
-        out.push(token);
+        out += found;
         continue;
       }
-      out.push(indent(depth));
+      out += indent(depth);
     }
-    if (token === '{' || token === '[') {
-      out.push(token);
+    if (found === '{' || found === '[') {
+      out += found;
       depth++;
       opened = true;
-    } else if (token === '}' || token === ']') {
+    } else if (found === '}' || found === ']') {
       depth = Math.max(0, depth - 1);
-      out.push(indent(depth), token);
-    } else if (token === ',') out.push(',', indent(depth));
-    else if (token === ':') out.push(': ');
-    else out.push(token);
+      out += indent(depth) + found;
+    } else if (found === ',') out += `,${indent(depth)}`;
+    else if (found === ':') out += ': ';
+    else out += token(found);
   }
-  return out.join('');
+  return out;
 }
+
+const TO_ESCAPE = /[&<>]/;
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
 /** Text as HTML text: every character that could start markup escaped, nothing rendered. */
 export function escapeText(text: string): string {
-  return text.replace(/[&<>]/g, (character) => HTML_ESCAPES[character]!);
+  return TO_ESCAPE.test(text) ? text.replace(/[&<>]/g, (character) => HTML_ESCAPES[character]!) : text;
 }
 
 /** Text as the value of a double-quoted HTML attribute. */

@@ -203,7 +203,7 @@ export function evidencePageHtml(page: EvidencePageView): string {
   const rows = page.rows.map(({ row, text, bytes: size }) => {
     const anchor = rowAnchor(row);
     const label = row === 0 ? `{seq ${page.seq}, row 0}: the file’s header` : `{seq ${page.seq}, row ${row}}`;
-    return `<div class="evidence-row" id="${anchor}"><p class="row-label">${link(`#${anchor}`, label)} <span class="row-size">line ${row + 1}, ${bytes(size)}</span></p><pre class="evidence-json">${escapeText(prettyJson(text))}</pre></div>\n`;
+    return `<div class="evidence-row" id="${anchor}"><p class="row-label">${link(`#${anchor}`, label)} <span class="row-size">line ${row + 1}, ${bytes(size)}</span></p><pre class="evidence-json">${prettyJson(text, escapeText)}</pre></div>\n`;
   });
   return [
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',

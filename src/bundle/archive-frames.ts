@@ -8,7 +8,7 @@
 // compressed again all the same. So the tar is cut into frames at the edges of
 // conversations: what a conversation owns (its evidence under bundle/<id>/,
 // its rounds under bundle/_conversations/<id>/, its pages under site/c/,
-// site/b/ and site/s/) is a group, neighbours in sorted order, and frames are
+// site/b/ and site/s/, its evidence pages under site/e/) is a group, neighbours in sorted order, and frames are
 // runs of whole groups (framesOf). A frame whose tar bytes are known to be
 // those of a frame of the previous archive is copied from it instead of
 // compressed, which after a small change is most of them.
@@ -39,7 +39,7 @@ import { readRange } from '../files/line-reader.ts';
 import { landedNameOf, parseLandedName } from '../landing/layout.ts';
 import { BUNDLE, conversationOwning } from './manifest.ts';
 
-const PAGE_FOLDERS = ['site/c/', 'site/b/', 'site/s/'];
+const PAGE_FOLDERS = ['site/c/', 'site/b/', 'site/e/', 'site/s/'];
 // A conversation's search script: search/<id>.js (site/data/site-input.ts, searchScriptOf).
 const SEARCH_FOLDER = 'site/search/';
 
@@ -57,6 +57,7 @@ export function conversationsNamed(files: readonly string[]): Set<string> {
  * The conversation an export path belongs to, folder or file, or undefined
  * for what belongs to the whole export. Pages are named c/<id>.html,
  * c/<id>-<n>.html, b/<id>--<branch>… and s/<id>--<stream>… (site/data/plan.ts),
+ * evidence pages e/<id>--<seq>… (site/data/evidence.ts),
  * search scripts search/<id>.js; an id that a file name could not hold as it
  * is (plan.ts's slug) is not found, and its files count as the export's.
  */

@@ -13,6 +13,8 @@ describe('what a path of an export belongs to', () => {
     expect(ownerOf('bundle/one/streams/main/transcript-20260101T000000.000Z-000001.jsonl', conversations)).toBe('one');
     expect(ownerOf('bundle/_conversations/two-3/rounds/000001.sf', conversations)).toBe('two-3');
     expect(ownerOf('site/c/one.html', conversations)).toBe('one');
+    expect(ownerOf('site/e/one--1.html', conversations)).toBe('one');
+    expect(ownerOf('site/e/two-3--12-2.html', conversations)).toBe('two-3');
     expect(ownerOf('site/c/one-2.html', conversations)).toBe('one');
     // An id that ends like a page number is still found whole.
     expect(ownerOf('site/c/two-3.html', conversations)).toBe('two-3');

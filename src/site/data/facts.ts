@@ -62,7 +62,7 @@ export function conversationFacts(conversation: BundleConversation, structure: C
   const project = projectOf(attrs.project, conversation.source);
   const models = stringsOf(attrs.models) ?? modelsOfCalls(structure) ?? conversation.models;
   const span = spanOf(structure);
-  const { title, titleSource } = titleOf(attrs, conversation, firstPrompt);
+  const { title, titleSource } = titleOf(attrs, conversation, firstPrompt, structure);
   const tokens = tokensOf(structure);
   return {
     title,
@@ -84,11 +84,21 @@ function stringsOf(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
 }
 
-function titleOf(attrs: Record<string, unknown>, conversation: BundleConversation, firstPrompt: string | undefined): { title: string; titleSource: string } {
+/**
+ * The title a conversation is listed and headed by: the one it records, else
+ * its first typed prompt, else the task of its first subagent (a session whose
+ * only records are its subagents' files), else its id's first eight digits,
+ * as a reader tells ids apart.
+ */
+function titleOf(attrs: Record<string, unknown>, conversation: BundleConversation, firstPrompt: string | undefined, structure: ConversationStructure): { title: string; titleSource: string } {
   if (typeof attrs.title === 'string' && attrs.title.trim() !== '') return { title: attrs.title, titleSource: typeof attrs.title_source === 'string' ? attrs.title_source : 'runtime' };
   if (conversation.title !== undefined && conversation.title.trim() !== '') return { title: conversation.title, titleSource: 'runtime' };
   if (firstPrompt !== undefined) return { title: cut(firstPrompt, TITLE), titleSource: 'first-prompt' };
-  return { title: `Conversation ${conversation.id}`, titleSource: 'id' };
+  for (const stream of structure.streams) {
+    const task = stream.child ? streamTitle(stream, structure, conversation) : undefined;
+    if (task !== undefined) return { title: task, titleSource: 'subagent-task' };
+  }
+  return { title: `Conversation ${conversation.id.slice(0, 8)}`, titleSource: 'id' };
 }
 
 /**

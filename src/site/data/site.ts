@@ -77,7 +77,7 @@ export interface TimelineEntry {
 export interface PageModel {
   readonly plan: PagePlan;
   /** The conversation as the page's crumbs name it. */
-  readonly conversation: { readonly id: string; readonly title?: string; readonly first: string };
+  readonly conversation: { readonly id: string; readonly title: string; readonly first: string };
   readonly heading: string;
   /** A child stream's link to the call that started it, for the header; none on other pages. */
   readonly startedBy?: LinkView;
@@ -264,12 +264,13 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
 
   const naturalFirst = page.kind === 'branch' ? conversation.branches.branches.find((candidate) => candidate.name === page.subject)?.first : undefined;
   const branchPrompt = naturalFirst ? firstPromptOf(naturalFirst) : undefined;
-  const title = conversationTitle(plan.summary);
-  const heading = page.kind === 'conversation' ? (title ?? `Conversation ${page.conversation.slice(0, 8)}`) : page.kind === 'branch' ? (branchPrompt ? `Another path: ${branchPrompt}` : `Branch ${page.subject}`) : (streamTitle(stream, structure, conversation) ?? `Subagent ${shortIds(page.subject)}`);
+  // The title the index lists it by (facts.ts), so the two never disagree.
+  const title = plan.summary.facts.title;
+  const heading = page.kind === 'conversation' ? title : page.kind === 'branch' ? (branchPrompt ? `Another path: ${branchPrompt}` : `Branch ${page.subject}`) : (streamTitle(stream, structure, conversation) ?? `Subagent ${shortIds(page.subject)}`);
   const { id, first } = plan.summary;
   return {
     plan: page,
-    conversation: { id, ...(title !== undefined ? { title } : {}), first },
+    conversation: { id, title, first },
     heading,
     ...(page.kind === 'stream' && stream.starter ? { startedBy: stream.starter } : {}),
     streamLinks: page.kind === 'stream' ? stream.links : [],
@@ -284,10 +285,6 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
   };
 }
 
-/** The conversation's title as the index shows it (facts.ts), unless that is only its id. */
-function conversationTitle(summary: ConversationSummary): string | undefined {
-  return summary.facts.titleSource === 'id' ? summary.title : summary.facts.title;
-}
 
 /** A name with every UUID in it cut to its first eight digits, as a reader tells them apart. */
 function shortIds(name: string): string {

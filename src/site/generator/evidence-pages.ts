@@ -18,6 +18,7 @@ import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
 import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, prettyJson, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
 import { bytes } from '../data/shown-text.ts';
 import { linkOrCopy } from './link-or-copy.ts';
+import { listFolder } from '../../files/folders.ts';
 import { workerModule, workOnCores } from '../../cores/work-on-cores.ts';
 
 /** From an evidence page to the site's root, and to the export's. */
@@ -116,10 +117,14 @@ export async function writeEvidenceOnThread(bundle: string, staging: string, con
   if (failures.length > 0) throw new Error(`the evidence pages of ${failures.length} conversation${failures.length === 1 ? '' : 's'} were not written: ${failures.join('; ')}`);
 }
 
-/** Puts the evidence pages writeEvidenceOnThread wrote into `staging` into the site folder `out`. */
-export function placeEvidence(staging: string, out: string, conversations: readonly EvidenceOf[]): void {
+/**
+ * Puts the evidence pages writeEvidenceOnThread wrote into `staging` into
+ * the site folder `out`: the staging folder holds those pages alone, so they
+ * are listed there rather than read from each conversation's record.
+ */
+export function placeEvidence(staging: string, out: string): void {
   fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });
-  for (const { plan } of conversations) for (const file of evidenceFilesBeside(plan)) linkOrCopy(staging, out, file);
+  for (const name of listFolder(path.join(staging, EVIDENCE_FOLDER))) linkOrCopy(staging, out, `${EVIDENCE_FOLDER}/${name}`);
 }
 
 /** The evidence pages of the conversation whose plan is saved at `plan`, from the site root, as writeEvidence recorded them. */

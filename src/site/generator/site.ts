@@ -258,7 +258,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     ({ conversations, splitAgain } = await fitPages(out, root, conversations, (child, selection, output) => startSiteChild(path.join(root, child), { ...input, selection: { conversations: selection, code } }, output, keptRenderer(code, roots)), observer));
     writeSearchScripts(out, conversations.filter(({ render }) => render));
     await evidence;
-    placeEvidence(staging, out, evidenceOf);
+    placeEvidence(staging, out);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

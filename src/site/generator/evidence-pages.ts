@@ -6,9 +6,8 @@
 // directly, a page streams from its landed file's lines in the export's own
 // process, without a route, a plan or a child of the site stage, which is
 // the export's slowest step. What it shares with the Astro pages is their
-// content security policy (data/content-security.ts) and style sheet; the
-// top navigation of layouts/Page.astro is repeated here, as an Astro
-// component renders only inside Astro.
+// content security policy (data/content-security.ts), style sheet and top
+// navigation (data/site-navigation.ts).
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -17,6 +16,7 @@ import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
 import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, prettyJson, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
 import { bytes } from '../data/shown-text.ts';
+import { SITE_NAVIGATION } from '../data/site-navigation.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { listFolder } from '../../files/folders.ts';
 import { workerModule, workOnCores } from '../../cores/work-on-cores.ts';
@@ -216,7 +216,7 @@ export function evidencePageHtml(page: EvidencePageView): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">',
     `<title>${escapeText(title)}</title>`,
     `<link rel="stylesheet" href="${ROOT}site.css"><link rel="stylesheet" href="${ROOT}${EVIDENCE_STYLE}"></head>\n<body>`,
-    `<nav class="top" aria-label="site">${link(`${ROOT}index.html`, 'All conversations')} ${link(`${ROOT}search.html`, 'Search')} ${link(`${ROOT}glossary.html`, 'Glossary')}</nav>\n<main class="evidence">`,
+    `<nav class="top" aria-label="site">${SITE_NAVIGATION.map(({ page, text }) => link(`${ROOT}${page}`, text)).join(' ')}</nav>\n<main class="evidence">`,
     `<header class="page-head"><p class="crumbs">${link(`${ROOT}c/${page.conversation}.html`, '← back to the conversation')}</p>`,
     `<h1>Landed records: {seq ${page.seq}}, ${range}</h1>`,
     `<p class="facts">${facts.join('')}</p>`,

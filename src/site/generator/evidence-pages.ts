@@ -16,6 +16,7 @@ import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
 import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, prettyJson, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
 import { bytes } from '../data/shown-text.ts';
+import { conversationPage } from '../data/plan.ts';
 import { SITE_NAVIGATION } from '../data/site-navigation.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { listFolder } from '../../files/folders.ts';
@@ -159,9 +160,9 @@ function readRecord(file: string): EvidenceRecord | undefined {
 /**
  * Writes the evidence pages of the conversation `conversation` of the
  * bundle under the site folder `out`, but those `keptFrom` names a folder
- * holding already, which are linked from there; returns them all. The
- * conversation's first page, which each page links back to, is
- * c/<conversation>.html (data/plan.ts).
+ * holding already, which are linked from there; returns them all. Each
+ * page links back to the conversation's first page (data/plan.ts,
+ * conversationPage).
  */
 export function writeEvidencePages(bundle: string, out: string, conversation: string, code = '', keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
   const written: WrittenEvidence[] = [];
@@ -217,7 +218,7 @@ export function evidencePageHtml(page: EvidencePageView): string {
     `<title>${escapeText(title)}</title>`,
     `<link rel="stylesheet" href="${ROOT}site.css"><link rel="stylesheet" href="${ROOT}${EVIDENCE_STYLE}"></head>\n<body>`,
     `<nav class="top" aria-label="site">${SITE_NAVIGATION.map(({ page, text }) => link(`${ROOT}${page}`, text)).join(' ')}</nav>\n<main class="evidence">`,
-    `<header class="page-head"><p class="crumbs">${link(`${ROOT}c/${page.conversation}.html`, '← back to the conversation')}</p>`,
+    `<header class="page-head"><p class="crumbs">${link(`${ROOT}${conversationPage(page.conversation)}`, '← back to the conversation')}</p>`,
     `<h1>Landed records: {seq ${page.seq}}, ${range}</h1>`,
     `<p class="facts">${facts.join('')}</p>`,
     `<p class="raw">${link(`${EXPORT_ROOT}bundle/${page.landed.split('/').map(encodeURIComponent).join('/')}`, 'The landed file as it is in the bundle (JSON Lines)')}, of which these rows are pretty-printed.</p>`,

@@ -25,6 +25,7 @@ import path from 'node:path';
 import { readingBuffer } from '../../files/buffer-pool.ts';
 import { readLines } from '../../files/line-reader.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
+import { pageFileOf, slug } from './plan.ts';
 
 export const EVIDENCE_FOLDER = 'e';
 
@@ -41,7 +42,7 @@ export const ROW_WEIGHT = 256;
 
 /** An evidence page's file from the site root: `index` counts the file's pages from 0. */
 export function evidencePageFile(conversation: string, seq: number, index: number): string {
-  return `${EVIDENCE_FOLDER}/${conversation}--${seq}${index === 0 ? '' : `-${index + 1}`}.html`;
+  return pageFileOf(`${EVIDENCE_FOLDER}/${slug(conversation)}--${seq}`, index);
 }
 
 /** The anchor of a row on its evidence page. */

@@ -98,6 +98,20 @@ export interface ConversationPlan {
   readonly pageOfBranch: Map<string, string>;
 }
 
+/** The file of a page, from the site root, of those whose names start `base`: `index` counts them from 0. */
+export function pageFileOf(base: string, index: number): string {
+  return `${base}${index === 0 ? '' : `-${index + 1}`}.html`;
+}
+
+/** The first page of the conversation `id`, from the site root. */
+export function conversationPage(id: string): string {
+  return pageFileOf(conversationPageBase(id), 0);
+}
+
+function conversationPageBase(id: string): string {
+  return `c/${slug(id)}`;
+}
+
 /** A name safe in a file name on every system; anything else gets a digest so two names never meet. */
 export function slug(name: string): string {
   if (/^[A-Za-z0-9._-]{1,80}$/.test(name) && !name.startsWith('.')) return name;
@@ -149,8 +163,8 @@ export function planConversation(conversation: BundleConversation, structure: Co
   const pageOfBranch = new Map<string, string>();
   const add = (kind: PageKind, subject: string, stream: string, talks: readonly TalkView[]): string => {
     const groups = splitByWeight(talks, ESTIMATE_BUDGET / scale);
-    const base = kind === 'conversation' ? `c/${slug(id)}` : `${kind === 'branch' ? 'b' : 's'}/${slug(id)}--${slug(subject)}`;
-    const files = groups.map((_, index) => `${base}${index === 0 ? '' : `-${index + 1}`}.html`);
+    const base = kind === 'conversation' ? conversationPageBase(id) : `${kind === 'branch' ? 'b' : 's'}/${slug(id)}--${slug(subject)}`;
+    const files = groups.map((_, index) => pageFileOf(base, index));
     groups.forEach((group, index) => {
       pages.push({ file: files[index]!, kind, conversation: id, subject, number: index + 1, of: groups.length, stream, talks: group.map((talk) => talk.id), siblings: files });
       weightOfPage.set(files[index]!, group.reduce((sum, talk) => sum + talk.weight, 0));

@@ -5,6 +5,7 @@
 // (site-reader.ts): the bundle the pages are a function of, the highlight
 // cache, and which conversations to render.
 
+import fs from 'node:fs';
 import { slug, type ConversationSummary } from './plan.ts';
 
 export interface SiteInput {
@@ -62,6 +63,11 @@ export interface SavedPlan {
   readonly pages: string[];
   /** The estimated HTML of each page's talks, unscaled, and how many talks it shows, in the order of `pages`: what its rendered bytes are measured against (generator/site.ts). */
   readonly estimates: { readonly weight: number; readonly talks: number }[];
+}
+
+/** The plan a build saved at `plan`. */
+export function readSavedPlan(plan: string): SavedPlan {
+  return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
 }
 
 /**

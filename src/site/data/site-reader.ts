@@ -19,7 +19,7 @@ import type { ConversationRows } from './rows.ts';
 import { writeSearchScript } from './search-text.ts';
 import { linkedStructure, pageModel, pageOutline, type CodeHighlighter, type PageModel } from './site.ts';
 import type { ReadAhead } from './read-ahead.ts';
-import { searchScriptBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
+import { readSavedPlan, searchScriptBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
 
 export interface SitePlan {
@@ -178,7 +178,7 @@ function savedPlan({ id, plan, renderedBy }: SelectedConversation): SavedPlan {
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     try {
-      return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
+      return readSavedPlan(plan);
     } catch (error) {
       if (renderedBy === undefined || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       if (hasEnded(renderedBy)) throw new Error(`${plan}: the build that renders conversation ${id} (process ${renderedBy}) ended without saving its plan`);

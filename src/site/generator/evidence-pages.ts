@@ -6,9 +6,8 @@
 // directly, a page streams from its landed file's lines in the export's own
 // process, without a route, a plan or a child of the site stage, which is
 // the export's slowest step. What it shares with the Astro pages is their
-// content security policy (data/content-security.ts) and style sheet; the
-// top navigation of layouts/Page.astro is repeated here, as an Astro
-// component renders only inside Astro.
+// content security policy (data/content-security.ts), style sheet and top
+// navigation (data/site-navigation.ts).
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -17,7 +16,10 @@ import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
 import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, prettyJson, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
 import { bytes } from '../data/shown-text.ts';
+import { conversationPage } from '../data/plan.ts';
+import { SITE_NAVIGATION } from '../data/site-navigation.ts';
 import { linkOrCopy } from './link-or-copy.ts';
+import { listFolder } from '../../files/folders.ts';
 import { workerModule, workOnCores } from '../../cores/work-on-cores.ts';
 
 /** From an evidence page to the site's root, and to the export's. */
@@ -116,10 +118,14 @@ export async function writeEvidenceOnThread(bundle: string, staging: string, con
   if (failures.length > 0) throw new Error(`the evidence pages of ${failures.length} conversation${failures.length === 1 ? '' : 's'} were not written: ${failures.join('; ')}`);
 }
 
-/** Puts the evidence pages writeEvidenceOnThread wrote into `staging` into the site folder `out`. */
-export function placeEvidence(staging: string, out: string, conversations: readonly EvidenceOf[]): void {
+/**
+ * Puts the evidence pages writeEvidenceOnThread wrote into `staging` into
+ * the site folder `out`: the staging folder holds those pages alone, so they
+ * are listed there rather than read from each conversation's record.
+ */
+export function placeEvidence(staging: string, out: string): void {
   fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });
-  for (const { plan } of conversations) for (const file of evidenceFilesBeside(plan)) linkOrCopy(staging, out, file);
+  for (const name of listFolder(path.join(staging, EVIDENCE_FOLDER))) linkOrCopy(staging, out, `${EVIDENCE_FOLDER}/${name}`);
 }
 
 /** The evidence pages of the conversation whose plan is saved at `plan`, from the site root, as writeEvidence recorded them. */
@@ -154,9 +160,9 @@ function readRecord(file: string): EvidenceRecord | undefined {
 /**
  * Writes the evidence pages of the conversation `conversation` of the
  * bundle under the site folder `out`, but those `keptFrom` names a folder
- * holding already, which are linked from there; returns them all. The
- * conversation's first page, which each page links back to, is
- * c/<conversation>.html (data/plan.ts).
+ * holding already, which are linked from there; returns them all. Each
+ * page links back to the conversation's first page (data/plan.ts,
+ * conversationPage).
  */
 export function writeEvidencePages(bundle: string, out: string, conversation: string, code = '', keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
   const written: WrittenEvidence[] = [];
@@ -211,8 +217,8 @@ export function evidencePageHtml(page: EvidencePageView): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">',
     `<title>${escapeText(title)}</title>`,
     `<link rel="stylesheet" href="${ROOT}site.css"><link rel="stylesheet" href="${ROOT}${EVIDENCE_STYLE}"></head>\n<body>`,
-    `<nav class="top" aria-label="site">${link(`${ROOT}index.html`, 'All conversations')} ${link(`${ROOT}search.html`, 'Search')} ${link(`${ROOT}glossary.html`, 'Glossary')}</nav>\n<main class="evidence">`,
-    `<header class="page-head"><p class="crumbs">${link(`${ROOT}c/${page.conversation}.html`, '← back to the conversation')}</p>`,
+    `<nav class="top" aria-label="site">${SITE_NAVIGATION.map(({ page, text }) => link(`${ROOT}${page}`, text)).join(' ')}</nav>\n<main class="evidence">`,
+    `<header class="page-head"><p class="crumbs">${link(`${ROOT}${conversationPage(page.conversation)}`, '← back to the conversation')}</p>`,
     `<h1>Landed records: {seq ${page.seq}}, ${range}</h1>`,
     `<p class="facts">${facts.join('')}</p>`,
     `<p class="raw">${link(`${EXPORT_ROOT}bundle/${page.landed.split('/').map(encodeURIComponent).join('/')}`, 'The landed file as it is in the bundle (JSON Lines)')}, of which these rows are pretty-printed.</p>`,

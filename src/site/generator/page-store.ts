@@ -34,7 +34,7 @@ import { digestOfFile } from '../../files/digest.ts';
 import { listFolder } from '../../files/folders.ts';
 import { pageDigest } from '../data/earlier-pages.ts';
 import type { SiteReader } from '../data/site-reader.ts';
-import { searchScriptOf, type EarlierPages, type SavedPlan } from '../data/site-input.ts';
+import { readSavedPlan, searchScriptOf, type EarlierPages } from '../data/site-input.ts';
 import { evidenceFilesBeside, keptEvidenceBeside } from './evidence-pages.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 
@@ -84,7 +84,7 @@ export class PageStore {
       const entry = entryOf(path.join(this.folder, key));
       const plan = path.join(entry.folder, PLAN);
       let pages: string[] | undefined;
-      return { id, plan, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...(JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan).pages, searchScriptOf(id), ...evidenceFilesBeside(plan)]) };
+      return { id, plan, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...readSavedPlan(plan).pages, searchScriptOf(id), ...evidenceFilesBeside(plan)]) };
     });
   }
 
@@ -113,7 +113,7 @@ export class PageStore {
       if (readPageDigests(digests)?.code !== this.code) continue;
       let id: string;
       try {
-        id = (JSON.parse(fs.readFileSync(path.join(folder, PLAN), 'utf8')) as SavedPlan).summary.id;
+        id = readSavedPlan(path.join(folder, PLAN)).summary.id;
       } catch {
         continue;
       }

@@ -38,7 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { cachedBlocks, removeEarlierBlocks } from '../data/highlighted.ts';
 import { conversationsOfBundle } from '../data/bundle.ts';
 import { PAGE_BUDGET, scaleToFit, type MeasuredPage } from '../data/plan.ts';
-import { SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
+import { readSavedPlan, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
@@ -239,7 +239,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       for (const { group, output } of helperBuilds) {
         for (const selected of conversations) {
           if (!group.has(selected.id)) continue;
-          for (const page of savedPlanAt(selected.plan).pages) linkOrCopy(output, out, page);
+          for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
         }
       }
     };
@@ -258,7 +258,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     ({ conversations, splitAgain } = await fitPages(out, root, conversations, (child, selection, output) => startSiteChild(path.join(root, child), { ...input, selection: { conversations: selection, code } }, output, keptRenderer(code, roots)), observer));
     writeSearchScripts(out, conversations.filter(({ render }) => render));
     await evidence;
-    placeEvidence(staging, out, evidenceOf);
+    placeEvidence(staging, out);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -284,7 +284,7 @@ async function fitPages(out: string, root: string, selection: readonly SelectedC
   for (let round = 1; round <= MOST_SPLITS && measuring.length > 0; round++) {
     const again: SelectedConversation[] = [];
     for (const selected of measuring) {
-      const saved = savedPlanAt(selected.plan);
+      const saved = readSavedPlan(selected.plan);
       const measured = saved.pages.map((file, index): MeasuredPage => ({ file, bytes: fs.statSync(path.join(out, file)).size, ...saved.estimates[index]! }));
       const scale = scaleToFit(measured, selected.scale ?? 1);
       if (scale === undefined) continue;
@@ -296,16 +296,11 @@ async function fitPages(out: string, root: string, selection: readonly SelectedC
     if (again.length === 0) break;
     const output = path.join(root, `split-${round}-site`);
     await allSucceed([start(`split-${round}`, again, output)], observer);
-    for (const selected of again) for (const page of savedPlanAt(selected.plan).pages) linkOrCopy(output, out, page);
+    for (const selected of again) for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
     conversations = conversations.map((selected) => again.find(({ id }) => id === selected.id) ?? selected);
     measuring = again;
   }
   return { conversations, splitAgain: [...largestBefore].map(([conversation, largest]) => ({ conversation, largestBefore: largest, scale: conversations.find(({ id }) => id === conversation)!.scale! })) };
-}
-
-/** The plan a child saved at `plan` (data/site-reader.ts). */
-function savedPlanAt(plan: string): SavedPlan {
-  return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
 }
 
 /**

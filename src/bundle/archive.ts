@@ -28,7 +28,7 @@ import { readRange } from '../files/line-reader.ts';
 import { removeWhatEndedProcessesLeft } from '../files/process.ts';
 import { conversationsNamed, evidenceTimes, FrameKey, framesOf, groupOf, keepFrameIndex, ownerOf, PreviousFrames, type KeptFrame } from './archive-frames.ts';
 import { COMPRESSION_LEVEL, FrameCompressor, type FrameJob, type FrameOutcome } from './frame-compressor.ts';
-import { compareBytes, exportFiles, META_FILES } from './manifest.ts';
+import { compareBytes, META_FILES, regularExportFiles } from './manifest.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
 import { headerBytes, type TarHeader } from './tar.ts';
 
@@ -206,9 +206,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
 
 /** Every file of the export with its size, walked; anything but regular files is refused. */
 function filesOf(exportFolder: string): { path: string; size: number }[] {
-  const { files, strange } = exportFiles(exportFolder);
-  if (strange.length > 0) throw new Error(`${exportFolder}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
-  return files.map((file) => sizeOf(exportFolder, file));
+  return regularExportFiles(exportFolder).map((file) => sizeOf(exportFolder, file));
 }
 
 function sizeOf(exportFolder: string, file: string): { path: string; size: number } {

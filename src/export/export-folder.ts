@@ -158,7 +158,10 @@ export async function mergeExports(inputs: readonly string[], out: string, siteC
       const owned = new Map<string, ManifestEntry[]>();
       for (const entry of manifest.files) {
         const conversation = conversationOwning(entry.path);
-        if (conversation !== undefined) owned.set(conversation, [...(owned.get(conversation) ?? []), entry]);
+        if (conversation === undefined) continue;
+        const list = owned.get(conversation);
+        if (list === undefined) owned.set(conversation, [entry]);
+        else list.push(entry);
       }
       for (const [conversation, entries] of owned) {
         const files = entries.map((entry) => `${entry.sha256}  ${entry.path}\n`).join('');

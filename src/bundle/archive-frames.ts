@@ -34,6 +34,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { BufferPool } from '../files/buffer-pool.ts';
 import { replaceWithoutFlush } from '../files/atomic-file.ts';
 import { readRange } from '../files/line-reader.ts';
 import { landedNameOf, parseLandedName } from '../landing/layout.ts';
@@ -290,12 +291,12 @@ export class PreviousFrames {
   }
 
   /** The frame of the previous archive with this key, when its bytes are still those the index recorded. */
-  find(key: string | undefined): KeptFrame | undefined {
+  find(key: string | undefined, buffers: BufferPool): KeptFrame | undefined {
     const frame = key === undefined ? undefined : this.frames.get(key);
     if (frame === undefined || typeof frame.sha256 !== 'string') return undefined;
     const hash = crypto.createHash('sha256');
     try {
-      for (const chunk of readRange(this.descriptor!, frame.offset, frame.offset + frame.length, 'the previous archive is shorter than its index says')) hash.update(chunk);
+      for (const chunk of readRange(this.descriptor!, frame.offset, frame.offset + frame.length, 'the previous archive is shorter than its index says', buffers)) hash.update(chunk);
     } catch {
       return undefined;
     }

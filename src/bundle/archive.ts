@@ -24,11 +24,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { defaultThreads, workerModule, workOnCores } from '../cores/work-on-cores.ts';
+import { BufferPool } from '../files/buffer-pool.ts';
 import { readRange } from '../files/line-reader.ts';
 import { removeWhatEndedProcessesLeft } from '../files/process.ts';
 import { conversationsNamed, evidenceTimes, FrameKey, framesOf, groupOf, keepFrameIndex, ownerOf, PreviousFrames, type KeptFrame } from './archive-frames.ts';
 import { COMPRESSION_LEVEL, FrameCompressor, type FrameJob, type FrameOutcome } from './frame-compressor.ts';
-import { compareBytes, exportFiles, META_FILES } from './manifest.ts';
+import { compareBytes, META_FILES, regularExportFiles } from './manifest.ts';
 import { UNOBSERVED, type StepObserver } from './steps.ts';
 import { headerBytes, type TarHeader } from './tar.ts';
 
@@ -109,6 +110,8 @@ export async function writeArchive(exportFolder: string, archive: string, option
   const temporary = temporaryArchive(archive);
   const previous = options.reuse ? PreviousFrames.open(options.reuse.index, archive) : PreviousFrames.none();
   const output = new FramesFile(temporary);
+  // Lends the buffers each kept frame of the previous archive is read through, twice: to check it and to copy it.
+  const buffers = new BufferPool();
   try {
     // Each frame's headers and key, and whether the previous archive has it.
     const plan = frames.map((entries, index) => {
@@ -123,7 +126,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
       const end = index === frames.length - 1;
       if (end) key.header(END_OF_TAR);
       const digest = key.digest();
-      return { job: { index, entries: laid, end } satisfies FrameJob, key: digest, found: previous.find(digest) };
+      return { job: { index, entries: laid, end } satisfies FrameJob, key: digest, found: previous.find(digest, buffers) };
     });
     const toCompress = plan.filter((frame) => !frame.found).map((frame) => frame.job);
     const bytesToCompress = toCompress.reduce((sum, job) => sum + bytesOf(job), 0);
@@ -136,7 +139,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
       try {
         for (; next < plan.length && !failure; next++) {
           const { job, key, found } = plan[next]!;
-          if (found) output.copy(previous.descriptor!, found);
+          if (found) output.copy(previous.descriptor!, found, buffers);
           else {
             const frame = held.get(next);
             if (!frame) return;
@@ -206,9 +209,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
 
 /** Every file of the export with its size, walked; anything but regular files is refused. */
 function filesOf(exportFolder: string): { path: string; size: number }[] {
-  const { files, strange } = exportFiles(exportFolder);
-  if (strange.length > 0) throw new Error(`${exportFolder}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
-  return files.map((file) => sizeOf(exportFolder, file));
+  return regularExportFiles(exportFolder).map((file) => sizeOf(exportFolder, file));
 }
 
 function sizeOf(exportFolder: string, file: string): { path: string; size: number } {
@@ -256,9 +257,9 @@ class FramesFile {
   }
 
   /** A whole frame of the previous archive, whose bytes were checked against its SHA-256 (PreviousFrames.find). */
-  copy(from: number, frame: KeptFrame): void {
+  copy(from: number, frame: KeptFrame, buffers: BufferPool): void {
     const offset = this.position;
-    for (const chunk of readRange(from, frame.offset, frame.offset + frame.length, `the previous archive ended inside a frame it was to give (${frame.length} bytes at ${frame.offset})`)) this.emit(chunk);
+    for (const chunk of readRange(from, frame.offset, frame.offset + frame.length, `the previous archive ended inside a frame it was to give (${frame.length} bytes at ${frame.offset})`, buffers)) this.emit(chunk);
     this.written.push({ key: frame.key, offset, length: frame.length, sha256: frame.sha256 });
   }
 

@@ -98,13 +98,19 @@ export function exportFiles(root: string, under = ''): { files: string[]; strang
   return { files: files.sort(compareBytes), strange };
 }
 
+/** exportFiles' files, for an export being written: anything but a regular file under it is an error naming the first such. */
+export function regularExportFiles(root: string, under = ''): string[] {
+  const { files, strange } = exportFiles(root, under);
+  if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
+  return files;
+}
+
 /**
  * The SHA-256 of every file under `root/under`, by path relative to `root`:
  * taken from `known` where a digest is already known, else read and hashed.
  */
 export function digestFiles(root: string, under: string, known: ReadonlyMap<string, string> = new Map(), hashed: (bytes: number) => void = () => {}): Map<string, string> {
-  const { files, strange } = exportFiles(root, under);
-  if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
+  const files = regularExportFiles(root, under);
   const digests = new Map<string, string>();
   const buffers = new BufferPool();
   for (const relative of files) {
@@ -124,8 +130,7 @@ export function digestFiles(root: string, under: string, known: ReadonlyMap<stri
  * hashing again (see reuse.ts); every other file is read and hashed.
  */
 export function writeManifest(root: string, known: ReadonlyMap<string, string> = new Map(), hashed: (bytes: number) => void = () => {}): { rootDigest: string; files: number; bytes: number; entries: ManifestEntry[] } {
-  const { files, strange } = exportFiles(root);
-  if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
+  const files = regularExportFiles(root);
   const entries: ManifestEntry[] = [];
   let bytes = 0;
   const buffers = new BufferPool();

@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { listFolder } from '../files/folders.ts';
+import { withOpenFile } from '../files/line-reader.ts';
 import { SESSION_ENTRIES } from '../landing/layout.ts';
 import { writerOfTemporary } from '../files/atomic-file.ts';
 import { verifyExport } from '../verify/export.ts';
@@ -154,7 +155,7 @@ function earlierArchiveRefusal(archive: string): string | undefined {
 /** The names of the first `count` tar entries in the zstd-compressed file, as far as its first megabyte holds them; fewer when it is no such archive. */
 function firstTarNames(file: string, count: number): string[] {
   const head = Buffer.alloc(ARCHIVE_HEAD_BYTES);
-  const read = readStart(file, head);
+  const read = withOpenFile(file, (descriptor) => fs.readSync(descriptor, head, 0, head.length, 0));
   const names: string[] = [];
   const reader = new TarReader((entry) => {
     names.push(entry.name);
@@ -169,13 +170,4 @@ function firstTarNames(file: string, count: number): string[] {
     // Not zstd, or not a tar GNU tar would extract: no archive of this tool's, as far as it was read.
   }
   return names.slice(0, count);
-}
-
-function readStart(file: string, into: Buffer): number {
-  const descriptor = fs.openSync(file, 'r');
-  try {
-    return fs.readSync(descriptor, into, 0, into.length, 0);
-  } finally {
-    fs.closeSync(descriptor);
-  }
 }

@@ -25,6 +25,7 @@ import { Worker } from 'node:worker_threads';
 import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataBeside } from '../landing/layout.ts';
+import { KnownFolders } from '../files/atomic-file.ts';
 import { listFolder } from '../files/folders.ts';
 import { hasEnded } from '../files/process.ts';
 import type { SiteResult } from '../site/generator/site.ts';
@@ -151,6 +152,7 @@ export async function mergeExports(inputs: readonly string[], out: string, siteC
   // storage zones landing one session give it different files (landed names
   // carry the time they were landed), and their union would be two chains.
   const holders = new Map<string, { input: string; files: string }>();
+  const folders = new KnownFolders();
   try {
     observer.step('bundle');
     for (const input of inputs) {
@@ -158,7 +160,10 @@ export async function mergeExports(inputs: readonly string[], out: string, siteC
       const owned = new Map<string, ManifestEntry[]>();
       for (const entry of manifest.files) {
         const conversation = conversationOwning(entry.path);
-        if (conversation !== undefined) owned.set(conversation, [...(owned.get(conversation) ?? []), entry]);
+        if (conversation === undefined) continue;
+        const list = owned.get(conversation);
+        if (list === undefined) owned.set(conversation, [entry]);
+        else list.push(entry);
       }
       for (const [conversation, entries] of owned) {
         const files = entries.map((entry) => `${entry.sha256}  ${entry.path}\n`).join('');
@@ -169,7 +174,7 @@ export async function mergeExports(inputs: readonly string[], out: string, siteC
         }
         holders.set(conversation, { input, files });
         for (const entry of entries) {
-          fs.mkdirSync(path.dirname(path.join(partial, entry.path)), { recursive: true });
+          folders.ensure(path.dirname(path.join(partial, entry.path)));
           fs.copyFileSync(path.join(input, entry.path), path.join(partial, entry.path));
           known.set(entry.path, entry.sha256);
           observer.advance(1, entry.size);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import tar from 'tar-stream';
 import { describe, expect, it } from 'vitest';
 import { headerBytes, padding, ZERO_BLOCKS, type TarHeader } from '../../src/bundle/tar.ts';
+import { filesUnder } from '../../scripts/files-under.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 /** A tar of `entries` as tar-stream's public pack stream writes it. */
@@ -106,11 +107,9 @@ describe('the tar header writer', () => {
 
   it('is written by the project: no module of src/ loads a package file by its path', () => {
     const source = fileURLToPath(new URL('../../src/', import.meta.url));
-    const offenders = fs
-      .readdirSync(source, { recursive: true, withFileTypes: true })
-      .filter((file) => file.isFile() && /\.(ts|mjs)$/.test(file.name))
-      .map((file) => path.join(file.parentPath, file.name))
-      .filter((file) => /require\.resolve\(/.test(fs.readFileSync(file, 'utf8')));
+    const modules = filesUnder(source).filter((file) => /\.(ts|mjs)$/.test(file));
+    expect(modules).toContain(path.join(source, 'bundle', 'tar.ts'));
+    const offenders = modules.filter((file) => /require\.resolve\(/.test(fs.readFileSync(file, 'utf8')));
     expect(offenders.map((file) => path.relative(source, file))).toEqual([]);
   });
 });

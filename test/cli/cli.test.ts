@@ -1,20 +1,12 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { storedSessions } from '../../src/collection/collect-all.ts';
 import { landedFilesOfSession } from '../../src/landing/session-state.ts';
 import { copyOfFixtures, temporaryFolder } from '../helpers.ts';
-
-// The command as a person runs it: the real launcher, a real process, real exit codes.
-const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
-
-function sessionizer(args: string[], environment: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [launcher, ...args], { encoding: 'utf8', env: { ...process.env, ...environment } });
-  return { code: result.status, out: result.stdout, error: result.stderr };
-}
+import { LAUNCHER, sessionizer } from './launcher.ts';
 
 describe('the sessionizer command', () => {
   it('lists every command of the design with --help, marking those not built yet', () => {
@@ -64,7 +56,7 @@ describe('the sessionizer command', () => {
 
   it('falls back to the sample corpus when there is no Claude Code history, and says so', () => {
     const home = temporaryFolder();
-    const { code, error } = sessionizer(['sources'], { HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' });
+    const { code, error } = sessionizer(['sources'], { environment: { HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' } });
     expect(code).toBe(0);
     expect(error).toMatch(/^no Claude Code history found .* using the sample corpus in .*fixtures\/claude-code\/projects\n/);
   });
@@ -112,7 +104,7 @@ describe('collect without --once', () => {
   it('keeps landing new lines every interval until interrupted', async () => {
     const root = copyOfFixtures();
     const data = temporaryFolder();
-    const child = spawn(process.execPath, [launcher, 'collect', '--source', root, '--data', data, '--interval', '0.3', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [LAUNCHER, 'collect', '--source', root, '--data', data, '--interval', '0.3', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const passes = (): { totals: { records: number } }[] => out.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));

@@ -6,17 +6,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/bundle/manifest.ts';
 import { copyOfFixtures, endedPid, filesOf, temporaryFolder } from '../helpers.ts';
-
-const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
-
-function sessionizer(args: string[], cwd?: string) {
-  const result = spawnSync(process.execPath, [launcher, ...args], { cwd, encoding: 'utf8' });
-  return { code: result.status, out: result.stdout, error: result.stderr };
-}
+import { LAUNCHER, sessionizer } from './launcher.ts';
 
 /** A source folder holding only the named project folders of the fixtures. */
 function sourceWith(projects: string[]): string {
@@ -48,7 +41,7 @@ describe('export --out, --archive and --data never delete or replace what the to
       expect(refused.error, out).toMatch(new RegExp(`^sessionizer export: --out ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${why.source}[^\n]*\n$`));
     }
     // Relative, from inside the source.
-    const relative = sessionizer(['export', '--source', '.', '--data', data, '--out', '.'], source);
+    const relative = sessionizer(['export', '--source', '.', '--data', data, '--out', '.'], { cwd: source });
     expect([relative.code, relative.error]).toEqual([2, `sessionizer export: --out ${source}: it is the source (${source}); an export replaces its folder whole, so it goes in a folder of its own\n`]);
     expect(filesOf(source)).toEqual(sourceBefore);
     expect(filesOf(data)).toEqual(dataBefore);
@@ -62,7 +55,7 @@ describe('export --out, --archive and --data never delete or replace what the to
     fs.mkdirSync(mine);
     fs.writeFileSync(path.join(mine, 'notes.txt'), 'my notes\n');
     // `.` in a folder with other files.
-    const here = sessionizer(['export', '--source', source, '--data', data, '--out', '.'], mine);
+    const here = sessionizer(['export', '--source', source, '--data', data, '--out', '.'], { cwd: mine });
     expect([here.code, here.error]).toEqual([2, `sessionizer export: --out ${mine}: it is not empty and not an export of this tool (no .sessionizer-export); an export replaces its folder whole; give a new folder, or move these files away\n`]);
     expect(filesOf(mine)).toEqual(new Map([['notes.txt', Buffer.from('my notes\n')]]));
 
@@ -165,7 +158,7 @@ describe('two exports started at once on one data folder', () => {
     const source = sourceWith(['-home-user-fixtures-rewind', '-home-user-fixtures-retry', '-home-user-fixtures-compaction']);
     const data = path.join(work, 'data');
     const started = ['one', 'two'].map((name) => {
-      const child = spawn(process.execPath, [launcher, 'export', '--source', source, '--data', data, '--out', path.join(work, name)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [LAUNCHER, 'export', '--source', source, '--data', data, '--out', path.join(work, name)], { stdio: ['ignore', 'pipe', 'pipe'] });
       let error = '';
       child.stderr.on('data', (chunk) => (error += chunk));
       return new Promise<{ code: number | null; error: string; pid: number }>((resolve) => child.on('close', (code) => resolve({ code, error, pid: child.pid! })));

@@ -71,8 +71,8 @@ export interface Watched {
 }
 
 /** A new page with JavaScript on or off, recording what it asks for and what goes wrong. */
-export async function watchedPage(browser: Browser, options: { javaScript?: boolean } = {}): Promise<Watched> {
-  const context = await browser.newContext({ javaScriptEnabled: options.javaScript ?? true, viewport: { width: 1200, height: 900 } });
+export async function watchedPage(browser: Browser, options: { javaScript?: boolean; viewport?: { width: number; height: number } } = {}): Promise<Watched> {
+  const context = await browser.newContext({ javaScriptEnabled: options.javaScript ?? true, viewport: options.viewport ?? { width: 1200, height: 900 } });
   const page = await context.newPage();
   const watched: Watched = { page, requests: [], errors: [], dialogs: [] };
   page.on('request', (request) => watched.requests.push(request.url()));

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FIXTURE_ROOT, FIXTURE_SESSIONS, HOSTILE_MARKUP } from '../../scripts/write-fixtures.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { describeWhere, firstMissing, programMissing } from '../requirements.ts';
-import { CHROMIUM, exportWithSite, launch } from './browser.ts';
+import { CHROMIUM, exportWithSite, launch, watchedPage } from './browser.ts';
 
 // The page's globals, inside page.evaluate: the project compiles without the DOM's types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -67,16 +67,8 @@ describeWhere(firstMissing(programMissing(CHROMIUM)), 'the evidence pages, as a 
   for (const width of WIDTHS) {
     for (const javaScript of [true, false]) {
       it(`opens a step's evidence at its row at ${width} px with JavaScript ${javaScript ? 'on' : 'off'}`, { timeout: 120_000 }, async () => {
-        const context = await browser.newContext({ viewport: { width, height: 800 }, javaScriptEnabled: javaScript });
-        contexts.push(context);
-        const page = await context.newPage();
-        const requests: string[] = [];
-        const errors: string[] = [];
-        page.on('request', (request) => requests.push(request.url()));
-        page.on('console', (message) => {
-          if (message.type() === 'error') errors.push(message.text());
-        });
-        page.on('pageerror', (error) => errors.push(error.message));
+        const { page, requests, errors } = await watchedPage(browser, { javaScript, viewport: { width, height: 800 } });
+        contexts.push(page.context());
 
         await page.goto(pathToFileURL(chosen.page).href);
         const fold = page.locator('details.ev', { has: page.locator(`a[href="${chosen.href}"]`) }).first();

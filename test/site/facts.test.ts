@@ -123,7 +123,8 @@ describe('the search script of a conversation', () => {
     const stepsWith = (word: string) => data!.s.filter(([, , , text]) => typeof text === 'string' && text.includes(word));
     const [deep] = stepsWith(INDEX_FACTS.deepWord);
     expect(deep![2]).toMatch(/^turn \d+ · reply$/);
-    expect((deep![3] as string).indexOf(INDEX_FACTS.deepWord)).toBeGreaterThan(2400);
+    // The whole reply, from its first sentence to the word past its sixtieth.
+    expect(deep![3]).toMatch(new RegExp(`^Sentence 1 of .* Sentence 60 of .* The sorting helper is named ${INDEX_FACTS.deepWord} in the old code\\.$`));
     const [input] = stepsWith(INDEX_FACTS.inputWord);
     expect(input![2]).toMatch(/^turn \d+ · Bash$/);
     expect(input![3]).toContain(INDEX_FACTS.outputWord);

@@ -3,7 +3,8 @@
 // per rendering process, made by whoever opens its site reader
 // (data/site-reader.ts): core with the JavaScript regex engine, faster than
 // Oniguruma here and no wasm (research §5), languages loaded the first time
-// a block asks for them.
+// a block asks for them. Each block is tokenized once for both themes
+// (paired-tokens.ts).
 //
 // Output is class-based: a token's colour in the light theme becomes
 // `h-<rgb>` and in the dark one `d-<rgb>`, and the style sheet is made from
@@ -16,6 +17,7 @@ import { bundledLanguages, bundledLanguagesAlias } from 'shiki/langs';
 import { HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from '../data/highlighted.ts';
 import type { CodeHighlighter } from '../data/site.ts';
 import { colourClass, loadThemes, THEME_PAIR, THEMES } from './highlight-style.ts';
+import { pairedTokenizer, type PairedTokenizer } from './paired-tokens.ts';
 
 export interface Highlighter extends CodeHighlighter {
   /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
@@ -27,6 +29,7 @@ export interface Highlighter extends CodeHighlighter {
 
 export async function createHighlighter(cache: string): Promise<Highlighter> {
   let core: HighlighterCore | undefined;
+  let tokenizer: PairedTokenizer | undefined;
   const failed = new Set<string>();
   const store = openHighlightStore(cache);
   const themes = await loadThemes();
@@ -55,12 +58,10 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
       if (cached !== undefined) return cached;
       const loaded = await languageOf(language);
       if (loaded === undefined) return undefined;
-      // No time limit per line: shiki's default stops a line after half a
-      // second of wall-clock time, so the same code on a busy machine would
-      // highlight differently, and an export's bytes would depend on load.
-      // HIGHLIGHT_LIMIT bounds the work instead.
-      const lines = (await start()).codeToTokensWithThemes(code, { lang: loaded, themes: THEMES, tokenizeTimeLimit: 0 });
-      const html = lines.map((line) => line.map(({ content, variants }) => `<span class="h-${colourClass(variants.light?.color)} d-${colourClass(variants.dark?.color)}${fontClasses(variants.light?.fontStyle)}">${escapeHtml(content)}</span>`).join('')).join('\n');
+      const highlighter = await start();
+      tokenizer ??= pairedTokenizer(highlighter.getTheme(THEMES.light), highlighter.getTheme(THEMES.dark));
+      const lines = tokenizer.tokenize(highlighter.getLanguage(loaded), code);
+      const html = lines.map((line) => line.map(({ content, light, dark }) => `<span class="h-${colourClass(light.color)} d-${colourClass(dark.color)}${fontClasses(light.fontStyle)}">${escapeHtml(content)}</span>`).join('')).join('\n');
       store.add(key, html);
       return html;
     },

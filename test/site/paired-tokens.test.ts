@@ -1,0 +1,84 @@
+// The highlighter tokenizes a block once for both themes (paired-tokens.ts);
+// its HTML must be, byte for byte, what shiki's codeToTokensWithThemes,
+// which tokenizes once per theme, gave: the same tokens, split alike, with
+// the same classes.
+
+import { createHighlighterCore, type HighlighterCore } from 'shiki/core';
+import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
+import { bundledLanguages, bundledLanguagesAlias } from 'shiki/langs';
+import { describe, expect, it } from 'vitest';
+import { createHighlighter } from '../../src/site/generator/highlight.ts';
+import { colourClass, loadThemes, THEMES } from '../../src/site/generator/highlight-style.ts';
+import { temporaryFolder } from '../helpers.ts';
+
+const SAMPLES: ReadonlyArray<readonly [string, string]> = [
+  ['ts', 'import { a, type B } from "./b.ts";\n\nexport class C<T extends B = B> implements D {\n  private readonly x = `t ${a + 1} é`;\n  /** A doc comment with {@link C}. */\n  async *m(this: C<T>, ...rest: T[]): AsyncGenerator<number> {\n    yield* [1, 2n, 0x1f, 1e-3] as const;\n    return void (x?.y ?? z!) satisfies unknown;\n  }\n}\n/* unclosed block comment\n\n   spans an empty line */\nconst re = /a(?<n>b)+\\/[^/]*$/giu;\n'],
+  ['typescript', 'enum E { A = 1 << 2, B = "b" }\ndeclare module "m" { export = x; }\n'],
+  ['tsx', 'const e = <div className="a" onClick={() => f(1)}>{"x"} text &amp; </div>;\n'],
+  ['js', '"use strict";\nfunction f(a = 1, { b, ...c } = {}) {\n  label: for (let i = 0; i < 10; i++) { if (i % 2) continue label; }\n  return new.target ?? this?.[a] >>> 0;\n}\n// a line comment\n'],
+  ['javascript', 'const s = `multi\nline ${`nested ${1}`} template`;\n'],
+  ['json', '{\n  "a": [1, 2.5e3, true, false, null],\n  "b": { "c": "d\\n\\u00e9" },\n  "bad": tru\n}\n'],
+  ['jsonl', '{"type":"user","message":{"content":"hi"}}\n{"type":"assistant"}'],
+  ['python', '@decorator(arg=1)\nasync def f(x: int, *args, **kwargs) -> "str":\n    """Docstring\n\n    spanning lines."""\n    y = f"{x!r:>10} {{braces}}" + rb\'\\x00\'\n    lambda z: z ** 2 if z else None\n    return [i for i in range(10) if i % 2 == 0]\n'],
+  ['bash', '#!/usr/bin/env bash\nset -euo pipefail\nfor f in "$@"; do\n  echo "${f%.txt} $(basename "$f") $((1 + 2))" >> out.log 2>&1\ndone\ncat <<EOF\nheredoc $HOME\n\nEOF\n[[ -n "$x" ]] && exit 1 || true\n'],
+  ['sh', 'ls -la | grep -v "^d" | awk \'{print $9}\'\n'],
+  ['shell', 'export PATH="$HOME/bin:$PATH"'],
+  ['diff', 'diff --git a/a.ts b/a.ts\nindex 1..2 100644\n--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,3 @@ function f()\n-const a = 1;\n+const a = 2;\n context\n\\ No newline at end of file\n'],
+  ['markdown', '# Title\n\nSome *emphasis*, **strong**, `code`, [link](http://x.y "t").\n\n> quoted\n> lines\n\n- item\n  1. nested\n\n```ts\nconst a = 1;\n```\n\n```python\nprint("x")\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'],
+  ['md', '<details>\n<summary>html in markdown</summary>\n\n~~~\nplain fence\n~~~\n</details>\n'],
+  ['html', '<!DOCTYPE html>\n<html lang="en">\n<head>\n<style>\n  body { color: #fff; margin: 0 auto; }\n</style>\n<script type="module">\n  const a = "</scr" + "ipt>";\n  if (a < 1 && b > 2) {}\n</script>\n</head>\n<body><!-- comment --><p class="x" data-y=\'z\'>text &amp; &#169;</p></body>\n</html>\n'],
+  ['css', '@media (prefers-color-scheme: dark) {\n  .a > .b:hover::after, #id[data-x="y"] {\n    color: rgb(0 0 0 / 50%);\n    --var: calc(1px + 2em) !important;\n  }\n}\n'],
+  ['go', 'package main\n\nimport (\n\t"fmt"\n)\n\n// Comment\nfunc (r *R) M[T any](x []T) (int, error) {\n\tch := make(chan struct{}, 1)\n\tdefer close(ch)\n\treturn fmt.Printf("%d\\n", len(x)), nil\n}\n'],
+  ['rust', '#[derive(Debug, Clone)]\npub struct S<\'a, T: Trait + ?Sized> { x: &\'a T }\nimpl<T> S<\'_, T> {\n    pub fn f(&mut self) -> Result<(), Box<dyn Error>> {\n        let r = r#"raw "string""#;\n        match x { Some(1..=9) => println!("{r}"), _ => unreachable!() }\n        Ok(())\n    }\n}\n'],
+  ['yaml', '# comment\nkey: value\nlist:\n  - a\n  - "quoted: string"\n  - &anchor { inline: [1, 2] }\nblock: |\n  literal\n\n  text\nref: *anchor\n---\nother: !!str 1\n'],
+  ['yml', 'a: b'],
+  ['ts', ''],
+  ['python', '    '],
+  ['js', '\n\n\n'],
+  ['ts', 'const café = "日本語 🎉 e\u0301 \u200b";\nconst 𝑥 = "\ud83d\ude00";\n'],
+  ['html', '<script>alert("</script>")</script>\n</script>'],
+  ['js', 'document.write("</script><script>alert(1)</script>");'],
+  ['ts', 'const a = 1;\r\nconst b = 2;\r\n\r\n// crlf\r\n'],
+  ['ts', 'line one\rstill one\n'],
+  ['python', '\tif x:\n\t\tpass  \n'],
+  ['no-such-language', 'const a = 1;'],
+  ['', 'nothing'],
+  ['TS', 'const upper = "case";'],
+];
+
+/** The HTML as the highlighter made it before: shiki's tokens of each theme, merged by shiki. */
+async function referenceHtml(core: HighlighterCore, language: string, code: string): Promise<string | undefined> {
+  const name = language.toLowerCase();
+  if (!(name in bundledLanguages) && (bundledLanguagesAlias as Record<string, unknown>)[name] === undefined) return undefined;
+  if (!core.getLoadedLanguages().includes(name)) {
+    const loader = (bundledLanguages as Record<string, () => Promise<{ default: unknown }>>)[name] ?? (bundledLanguagesAlias as Record<string, () => Promise<{ default: unknown }>>)[name]!;
+    await core.loadLanguage((await loader()).default as Parameters<HighlighterCore['loadLanguage']>[0]);
+  }
+  const lines = core.codeToTokensWithThemes(code, { lang: name, themes: THEMES, tokenizeTimeLimit: 0 });
+  const fonts = (fontStyle: number | undefined): string => `${fontStyle && fontStyle & 1 ? ' hi' : ''}${fontStyle && fontStyle & 2 ? ' hb' : ''}`;
+  const escape = (text: string): string => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+  return lines.map((line) => line.map(({ content, variants }) => `<span class="h-${colourClass(variants.light?.color)} d-${colourClass(variants.dark?.color)}${fonts(variants.light?.fontStyle)}">${escape(content)}</span>`).join('')).join('\n');
+}
+
+describe('highlighting each block once for both themes', () => {
+  it('gives the HTML shiki’s tokens of each theme gave, in every language of the sample', { timeout: 60_000 }, async () => {
+    const highlighter = await createHighlighter(temporaryFolder());
+    const core = await createHighlighterCore({ themes: await loadThemes(), langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) });
+    const made: Array<string | undefined> = [];
+    const expected: Array<string | undefined> = [];
+    // Twice, so that the second pass highlights with every language loaded,
+    // and markdown's fences embed the languages loaded since.
+    for (const pass of [1, 2]) {
+      for (const [language, code] of SAMPLES) {
+        made.push(await highlighter.ensure(language, pass === 1 ? code : `${code}\n`));
+        expected.push(await referenceHtml(core, language, pass === 1 ? code : `${code}\n`));
+      }
+    }
+    highlighter.dispose();
+    core.dispose();
+    expect(made).toEqual(expected);
+    expect(made.filter((html) => html !== undefined).length).toBe(2 * (SAMPLES.length - 2));
+    // The sample splits tokens where only one theme's colour changes, and styles some.
+    expect(made.join('')).toMatch(/ hi"/);
+  });
+});

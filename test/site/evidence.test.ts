@@ -284,9 +284,9 @@ describe('evidence pages', () => {
     const [page] = [...evidencePagesOf(SESSION, 3, 'x', file)];
     expect(evidencePageDigest(page!, 'code')).not.toBe(evidencePageDigest(page!, 'other code'));
     // So are other rows with the same model: another byte of a row, or the same bytes as other rows.
-    const changed = Buffer.from(page!.read);
+    const changed = Buffer.from(page!.landedBytes);
     changed[changed.length - 2] = changed[changed.length - 2]! ^ 1;
-    expect(evidencePageDigest({ ...page!, read: changed }, 'code')).not.toBe(evidencePageDigest(page!, 'code'));
+    expect(evidencePageDigest({ ...page!, landedBytes: changed }, 'code')).not.toBe(evidencePageDigest(page!, 'code'));
     expect(evidencePageDigest({ ...page!, rows: page!.rows.map((row) => ({ ...row, row: row.row + 1 })) }, 'code')).not.toBe(evidencePageDigest(page!, 'code'));
   });
 });

@@ -168,7 +168,7 @@ export interface EvidencePageView {
   readonly next?: string;
   readonly rows: EvidenceRowView[];
   /** The landed bytes of its rows, each with its newline, as read from the file: its rows are a function of them and of the first row's number. */
-  readonly read: Buffer;
+  readonly landedBytes: Buffer;
 }
 
 /**
@@ -189,18 +189,18 @@ export function* evidencePagesOf(conversation: string, seq: number, landed: stri
       const after = starts[index + 1] ?? lengths.length;
       let size = 0;
       for (let line = starts[index]!; line < after; line++) size += lengths[line]! + 1;
-      const read = Buffer.allocUnsafe(size);
+      const landedBytes = Buffer.allocUnsafe(size);
       for (let got = 0; got < size; ) {
-        const more = fs.readSync(descriptor, read, got, size - got, position + got);
+        const more = fs.readSync(descriptor, landedBytes, got, size - got, position + got);
         if (more === 0) throw new Error(`${file}: the file ended at byte ${position + got}, before the ${lengths.length} lines it was measured with`);
         got += more;
       }
       // A newline byte is never inside a character, so a page of valid UTF-8 has rows of valid UTF-8.
-      const valid = isUtf8(read);
+      const valid = isUtf8(landedBytes);
       const rows: EvidenceRowView[] = [];
       let cursor = 0;
       for (let line = starts[index]!; line < after; line++) {
-        const raw = read.subarray(cursor, cursor + lengths[line]!);
+        const raw = landedBytes.subarray(cursor, cursor + lengths[line]!);
         cursor += raw.length + 1;
         rows.push({ row: line, line: valid || isUtf8(raw) ? raw : Buffer.from(raw.toString('utf8')), bytes: raw.length });
       }
@@ -215,7 +215,7 @@ export function* evidencePagesOf(conversation: string, seq: number, landed: stri
         ...(index > 0 ? { previous: pageFile(index - 1) } : {}),
         ...(index + 1 < starts.length ? { next: pageFile(index + 1) } : {}),
         rows,
-        read,
+        landedBytes,
       };
       position += size;
     }

@@ -187,11 +187,11 @@ export function writeEvidencePages(bundle: string, out: string, conversation: st
  * bytes differ from a plain one's wherever a secret was taken out).
  */
 export function evidencePageDigest(page: EvidencePageView, code: string): string {
-  const { rows, read, ...rest } = page;
+  const { rows, landedBytes, ...rest } = page;
   return crypto
     .createHash('sha256')
     .update(`${code}\n${JSON.stringify(rest)}\n${rows[0]?.row ?? 0}\n`)
-    .update(read)
+    .update(landedBytes)
     .digest('hex');
 }
 

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { headerLine, recordLine } from '../../src/landing/landed-file.ts';
 import { CONTENT_SECURITY_POLICY } from '../../src/site/data/content-security.ts';
-import { EvidencePages, evidencePageFile, evidencePagesOf, lineLengthsOf, pageOfLine, pageStarts, prettyJson, ROW_WEIGHT, rowAnchor } from '../../src/site/data/evidence.ts';
-import { evidencePageDigest, evidencePageHtml, writeEvidencePages } from '../../src/site/generator/evidence-pages.ts';
+import { escapeText, EvidencePages, evidencePageFile, evidencePagesOf, lineLengthsOf, PageBytes, pageOfLine, pageStarts, prettyJsonHtml, ROW_WEIGHT, rowAnchor } from '../../src/site/data/evidence.ts';
+import { evidencePageBytes, evidencePageDigest, writeEvidencePages } from '../../src/site/generator/evidence-pages.ts';
 import { relativeLinksOf } from '../../src/site/generator/relative-links.ts';
 import { temporaryFolder } from '../helpers.ts';
 
@@ -31,6 +31,59 @@ function landedFile(payloads: readonly string[]): { bundle: string; landed: stri
   });
   fs.writeFileSync(file, Buffer.concat(lines.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece))));
   return { bundle, landed, file };
+}
+
+/** A line pretty-printed as the pages' HTML text, through a page's bytes of `capacity` to start with. */
+function prettyJson(text: string, capacity?: number): string {
+  const out = new PageBytes(capacity);
+  prettyJsonHtml(Buffer.from(text, 'utf8'), out);
+  return out.bytes().toString('utf8');
+}
+
+/**
+ * The printer written plainly, on the decoded text, for comparison: its
+ * tokens found by one expression, white space between them dropped, each
+ * escaped as HTML text.
+ */
+function plainPrettyJson(text: string): string {
+  const tokens = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"|"[\s\S]*|[{}[\],:]|[^\s{}[\],:"]+/g;
+  const indent = (depth: number): string => `\n${'  '.repeat(depth)}`;
+  let out = '';
+  let depth = 0;
+  let opened = false;
+  for (const [found] of text.matchAll(tokens)) {
+    if (opened) {
+      opened = false;
+      if (found === '}' || found === ']') {
+        depth--;
+        out += found;
+        continue;
+      }
+      out += indent(depth);
+    }
+    if (found === '{' || found === '[') {
+      out += found;
+      depth++;
+      opened = true;
+    } else if (found === '}' || found === ']') {
+      depth = Math.max(0, depth - 1);
+      out += indent(depth) + found;
+    } else if (found === ',') out += `,${indent(depth)}`;
+    else if (found === ':') out += ': ';
+    else out += escapeText(found);
+  }
+  return out;
+}
+
+/** A generator of numbers in [0, 1) from a seed, the same on every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 describe('evidence pages', () => {
@@ -83,6 +136,81 @@ describe('evidence pages', () => {
     expect(prettyJson('not json "open')).toBe('notjson"open');
   });
 
+  it('pretty-print every line as the plain printer does, JSON or not', () => {
+    const tricky = [
+      '{"a":"\\"\\\\","b":"\\u003c/script\\u003e","c":"</script><script>alert(1)</script>","d":"&amp; &lt;"}',
+      '{"é":"naïve – 漢字 😀","\\ud83d\\ude00":"\\n\\t\\\\n"}',
+      '[[],{},[[]],{"a":{}},[{}],[[[[]]]]]',
+      '[1e5,-0.0,1E-7,-12345678901234567890123,0.10,true,false,null]',
+      `{"long":"${'x<y&z>'.repeat(50_000)}","tail":1}`,
+      ' { "spaced" :\t[ 1 ,\r 2 ] , "e" : { } } ',
+      '{"a":1}}}]],[',
+      ']]]}}{',
+      '"open string \\" with <markup> & more',
+      '{"a":"ends in a backslash\\',
+      'not json at all: <b>bold</b> & 1 < 2',
+      '\u00a0{\u2028"a"\u2029:\u3000[\ufeff1\u00a0,\u20002]\u205f}\u1680',
+      'x\u00a0y\u200bz\u180e{\u00a9}',
+      '\v{\f"a":\v1}',
+      '{"control":"\u0001\u001f","nul":"\u0000"}',
+      `${'['.repeat(3000)}1${']'.repeat(3000)}`,
+      `${'{"a":'.repeat(500)}{}${'}'.repeat(500)}`,
+      '',
+      '   ',
+      '"',
+      '\\',
+    ];
+    for (const text of tricky) {
+      expect(prettyJson(text)).toBe(plainPrettyJson(text));
+      expect(prettyJson(text, 1)).toBe(plainPrettyJson(text));
+    }
+    // Valid JSON as JSON.stringify writes it reads the same as JSON.stringify's own indentation, escaped.
+    const written = tricky.filter((text) => {
+      try {
+        return JSON.stringify(JSON.parse(text)) === text;
+      } catch {
+        return false;
+      }
+    });
+    expect(written.length).toBeGreaterThan(2);
+    for (const text of written) expect(prettyJson(text)).toBe(escapeText(JSON.stringify(JSON.parse(text), null, 2)));
+
+    const random = seeded(28);
+    const pieces = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\"', '"a\\"b"', '"<&>"', '1e5', '-0.0', 'true', 'null', ' ', '\t', '\n', '\r', '\v', '\u00a0', '\u2028', '\u2009', '\ufeff', '\u3000', '\u200b', 'x<y', 'é', '😀', '漢', '&', '>'];
+    for (let round = 0; round < 3000; round++) {
+      let text = '';
+      for (let count = Math.floor(random() * 40); count > 0; count--) text += pieces[Math.floor(random() * pieces.length)];
+      expect(prettyJson(text, 8)).toBe(plainPrettyJson(text));
+    }
+    const value = (depth: number): unknown => {
+      const pick = random();
+      if (depth > 4 || pick < 0.3) return [1e5, -0, 0.1, 12, 'a "b" <c> & \\ d', 'é😀\u2028', true, null, ''][Math.floor(random() * 9)];
+      if (pick < 0.65) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, index) => [`k${index}<&>`, value(depth + 1)]));
+    };
+    for (let round = 0; round < 1000; round++) {
+      const text = JSON.stringify(value(0));
+      expect(prettyJson(text, 8)).toBe(plainPrettyJson(text));
+      expect(prettyJson(text)).toBe(escapeText(JSON.stringify(JSON.parse(text), null, 2)));
+    }
+  });
+
+  it('show a line that is not UTF-8 as a decoder reads it, and its landed size', () => {
+    const bundle = temporaryFolder();
+    const landed = `${SESSION}/streams/main/transcript-20260101T000000.000Z-000003.jsonl`;
+    const file = path.join(bundle, landed);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const header = headerLine({ h: 1, seq: 3, at: '2026-01-01T00:00:00.000Z', kind: 'transcript', adapter: 'claude-code/0.1.0', src: 'project/session.jsonl', session: SESSION, stream: 'main', derived: 'redacted', state: 'available' });
+    const invalid = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xc3, 0x3c, 0xe2, 0x80, 0x22, 0x7d]);
+    fs.writeFileSync(file, Buffer.concat([Buffer.from(header), invalid, Buffer.from('\n{"b":2}\n')]));
+    const [page] = [...evidencePagesOf(SESSION, 3, landed, file)];
+    expect(page!.rows.map(({ bytes }) => bytes)).toEqual([Buffer.byteLength(header) - 1, 13, 7]);
+    const html = evidencePageBytes(page!).toString('utf8');
+    expect(html).toContain(`<pre class="evidence-json">${plainPrettyJson(invalid.toString('utf8'))}</pre>`);
+    expect(html).toContain('"a": "\ufffd\ufffd&lt;\ufffd"');
+    expect(html).toContain('line 2, 13 B');
+  });
+
   it('give every row its page, its anchor and its label, and agree with the links of the conversation pages', () => {
     const payloads = Array.from({ length: 30 }, (_, index) => JSON.stringify({ type: 'user', index, text: 'x'.repeat(100 + index * 20) }));
     const { bundle, landed, file } = landedFile(payloads);
@@ -105,7 +233,7 @@ describe('evidence pages', () => {
     }
     expect(links.hrefOf({ seq: 4, row: 1 })).toBeUndefined();
 
-    const html = evidencePageHtml(pages[1]!);
+    const html = evidencePageBytes(pages[1]!).toString('utf8');
     for (const { row } of pages[1]!.rows) {
       expect(html).toContain(`<div class="evidence-row" id="row-${row}">`);
       expect(html).toContain(`<a href="#row-${row}">{seq 3, row ${row}}</a>`);
@@ -122,7 +250,7 @@ describe('evidence pages', () => {
     const hostile = ['<script>alert(1)</script>', '</pre><img src=x onerror=alert(1)>', 'javascript:alert(document.cookie)', '<a href="javascript:alert(1)">click</a>', ' src="https://remote.invalid/x.js" href="/etc/passwd"', '&lt;already escaped&gt;'];
     const { landed, file } = landedFile([JSON.stringify({ content: hostile }), JSON.stringify({ [hostile[0]!]: hostile[1] })]);
     const [page] = [...evidencePagesOf(SESSION, 3, landed, file)];
-    const html = evidencePageHtml(page!);
+    const html = evidencePageBytes(page!).toString('utf8');
     expect(html).not.toContain('<script');
     expect(html).not.toContain('<img');
     expect(html).not.toContain('href="javascript:');
@@ -155,5 +283,10 @@ describe('evidence pages', () => {
     // Another code is another digest.
     const [page] = [...evidencePagesOf(SESSION, 3, 'x', file)];
     expect(evidencePageDigest(page!, 'code')).not.toBe(evidencePageDigest(page!, 'other code'));
+    // So are other rows with the same model: another byte of a row, or the same bytes as other rows.
+    const changed = Buffer.from(page!.landedBytes);
+    changed[changed.length - 2] = changed[changed.length - 2]! ^ 1;
+    expect(evidencePageDigest({ ...page!, landedBytes: changed }, 'code')).not.toBe(evidencePageDigest(page!, 'code'));
+    expect(evidencePageDigest({ ...page!, rows: page!.rows.map((row) => ({ ...row, row: row.row + 1 })) }, 'code')).not.toBe(evidencePageDigest(page!, 'code'));
   });
 });

@@ -4,11 +4,7 @@
 import Anser from 'anser';
 import { diffLines } from 'diff';
 
-export function bytes(count: number): string {
-  if (count < 1024) return `${count} B`;
-  if (count < 1024 * 1024) return `${(count / 1024).toFixed(1)} KB`;
-  return `${(count / 1024 / 1024).toFixed(1)} MB`;
-}
+export { bytes } from './sizes.ts';
 
 export function count(value: number): string {
   return value.toLocaleString('en');

@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
-import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, prettyJson, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
-import { bytes } from '../data/shown-text.ts';
+import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, PageBytes, prettyJsonHtml, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
+import { bytes } from '../data/sizes.ts';
 import { conversationPage } from '../data/plan.ts';
 import { SITE_NAVIGATION } from '../data/site-navigation.ts';
 import { linkOrCopy } from './link-or-copy.ts';
@@ -166,30 +166,41 @@ function readRecord(file: string): EvidenceRecord | undefined {
  */
 export function writeEvidencePages(bundle: string, out: string, conversation: string, code = '', keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
   const written: WrittenEvidence[] = [];
+  const html = new PageBytes();
   fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });
   for (const landed of landedFilesOfSession(bundle, conversation)) {
     for (const page of evidencePagesOf(conversation, landed.seq, `${conversation}/${landed.relative}`, landed.path)) {
       const digest = evidencePageDigest(page, code);
       const from = keptFrom(page.file, digest);
       if (from !== undefined) linkOrCopy(from, out, page.file);
-      else fs.writeFileSync(path.join(out, page.file), evidencePageHtml(page));
+      else fs.writeFileSync(path.join(out, page.file), evidencePageBytes(page, html));
       written.push({ file: page.file, digest, kept: from !== undefined });
     }
   }
   return written;
 }
 
-/** What an evidence page's bytes are a function of: the site's code and the page's model, its rows' text included. */
+/**
+ * What an evidence page's bytes are a function of: the site's code, the
+ * page's model besides its rows, and its rows, which the number of the
+ * first and the landed bytes read for them determine (a redacted bundle's
+ * bytes differ from a plain one's wherever a secret was taken out).
+ */
 export function evidencePageDigest(page: EvidencePageView, code: string): string {
-  const hash = crypto.createHash('sha256');
-  const { rows, ...rest } = page;
-  hash.update(`${code}\n${JSON.stringify(rest)}\n`);
-  for (const { row, text } of rows) hash.update(`${row}\n${Buffer.byteLength(text)}\n`).update(text);
-  return hash.digest('hex');
+  const { rows, landedBytes, ...rest } = page;
+  return crypto
+    .createHash('sha256')
+    .update(`${code}\n${JSON.stringify(rest)}\n${rows[0]?.row ?? 0}\n`)
+    .update(landedBytes)
+    .digest('hex');
 }
 
-/** The HTML of an evidence page. Every text it holds is escaped; the only markup is its own. */
-export function evidencePageHtml(page: EvidencePageView): string {
+/**
+ * The HTML of an evidence page, made in `html` (emptied first) and valid
+ * until it is written again. Every text it holds is escaped; the only
+ * markup is its own.
+ */
+export function evidencePageBytes(page: EvidencePageView, html = new PageBytes()): Buffer {
   const first = page.rows[0]?.row ?? 0;
   const last = page.rows.at(-1)?.row ?? 0;
   const range = first === last ? `row ${first}` : `rows ${first}–${last}`;
@@ -206,26 +217,30 @@ export function evidencePageHtml(page: EvidencePageView): string {
   const pages = paged
     ? `<nav class="pages" aria-label="pages of this landed file">${page.previous !== undefined ? link(`${ROOT}${page.previous}`, 'previous page', ' rel="prev"') : ''}<strong>page ${page.number}</strong>${page.next !== undefined ? link(`${ROOT}${page.next}`, 'next page', ' rel="next"') : ''}</nav>`
     : '';
-  const rows = page.rows.map(({ row, text, bytes: size }) => {
+  html.length = 0;
+  html.text(
+    [
+      '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
+      `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(CONTENT_SECURITY_POLICY)}">`,
+      '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">',
+      `<title>${escapeText(title)}</title>`,
+      `<link rel="stylesheet" href="${ROOT}site.css"><link rel="stylesheet" href="${ROOT}${EVIDENCE_STYLE}"></head>\n<body>`,
+      `<nav class="top" aria-label="site">${SITE_NAVIGATION.map(({ page, text }) => link(`${ROOT}${page}`, text)).join(' ')}</nav>\n<main class="evidence">`,
+      `<header class="page-head"><p class="crumbs">${link(`${ROOT}${conversationPage(page.conversation)}`, '← back to the conversation')}</p>`,
+      `<h1>Landed records: {seq ${page.seq}}, ${range}</h1>`,
+      `<p class="facts">${facts.join('')}</p>`,
+      `<p class="raw">${link(`${EXPORT_ROOT}bundle/${page.landed.split('/').map(encodeURIComponent).join('/')}`, 'The landed file as it is in the bundle (JSON Lines)')}, of which these rows are pretty-printed.</p>`,
+      pages,
+      '</header>\n',
+    ].join(''),
+  );
+  for (const { row, line, bytes: size } of page.rows) {
     const anchor = rowAnchor(row);
     const label = row === 0 ? `{seq ${page.seq}, row 0}: the file’s header` : `{seq ${page.seq}, row ${row}}`;
-    return `<div class="evidence-row" id="${anchor}"><p class="row-label">${link(`#${anchor}`, label)} <span class="row-size">line ${row + 1}, ${bytes(size)}</span></p><pre class="evidence-json">${prettyJson(text, escapeText)}</pre></div>\n`;
-  });
-  return [
-    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(CONTENT_SECURITY_POLICY)}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">',
-    `<title>${escapeText(title)}</title>`,
-    `<link rel="stylesheet" href="${ROOT}site.css"><link rel="stylesheet" href="${ROOT}${EVIDENCE_STYLE}"></head>\n<body>`,
-    `<nav class="top" aria-label="site">${SITE_NAVIGATION.map(({ page, text }) => link(`${ROOT}${page}`, text)).join(' ')}</nav>\n<main class="evidence">`,
-    `<header class="page-head"><p class="crumbs">${link(`${ROOT}${conversationPage(page.conversation)}`, '← back to the conversation')}</p>`,
-    `<h1>Landed records: {seq ${page.seq}}, ${range}</h1>`,
-    `<p class="facts">${facts.join('')}</p>`,
-    `<p class="raw">${link(`${EXPORT_ROOT}bundle/${page.landed.split('/').map(encodeURIComponent).join('/')}`, 'The landed file as it is in the bundle (JSON Lines)')}, of which these rows are pretty-printed.</p>`,
-    pages,
-    '</header>\n',
-    ...rows,
-    pages,
-    '</main>\n</body>\n</html>\n',
-  ].join('');
+    html.text(`<div class="evidence-row" id="${anchor}"><p class="row-label">${link(`#${anchor}`, label)} <span class="row-size">line ${row + 1}, ${bytes(size)}</span></p><pre class="evidence-json">`);
+    prettyJsonHtml(line, html);
+    html.text('</pre></div>\n');
+  }
+  html.text(`${pages}</main>\n</body>\n</html>\n`);
+  return html.bytes();
 }

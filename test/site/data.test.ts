@@ -9,7 +9,7 @@ import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.t
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
 import { PAGE_BUDGET, planConversation, scaleToFit, slug, splitByWeight, type MeasuredPage } from '../../src/site/data/plan.ts';
-import { writeSearchScript } from '../../src/site/data/search-text.ts';
+import { singleSpaced, writeSearchScript } from '../../src/site/data/search-text.ts';
 import { SiteReader } from '../../src/site/data/site-reader.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { conversationStructure, withParts, type ConversationStructure } from '../../src/site/data/streams.ts';
@@ -142,6 +142,18 @@ describe('splitting', () => {
     expect(slug('a/b')).not.toBe(slug('a_b'));
     expect(slug('../x')).toMatch(/^[A-Za-z0-9._-]+$/);
     expect(slug('../x').startsWith('.')).toBe(false);
+  });
+});
+
+describe('search text', () => {
+  it('makes each run of white space one space, as replacing every run would', () => {
+    const characters = ['a', 'b', ' ', '  ', '\n', '\t', '\r\n', '\u00a0', '\u2028', '\ufeff', 'é'];
+    let seed = 1;
+    const next = (): number => (seed = (seed * 48271) % 2147483647);
+    for (let round = 0; round < 2000; round++) {
+      const text = Array.from({ length: next() % 12 }, () => characters[next() % characters.length]).join('');
+      expect(singleSpaced(text)).toBe(text.replace(/\s+/g, ' ').trim());
+    }
   });
 });
 

@@ -168,6 +168,24 @@ describe('parts', () => {
     expect(cutAtBytes('aé', 2)).toBe('a');
   });
 
+  it('cuts at the same character whether the text ends at the limit or runs far past it', () => {
+    // What cutting the whole text's bytes gives, to hold the cut of its first code units to.
+    const whole = (text: string, limit: number): string => {
+      const bytes = Buffer.from(text);
+      if (bytes.length <= limit) return text;
+      let end = limit;
+      while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+      return bytes.subarray(0, end).toString('utf8');
+    };
+    const pieces = ['a', 'é', '漢', '😀', '\ud800', '\udc00'];
+    for (let limit = 0; limit <= 9; limit++) {
+      for (const first of pieces) for (const second of pieces) for (const third of pieces) {
+        const text = `${'x'.repeat(limit % 4)}${first}${second}${third}${'y'.repeat(limit)}`;
+        expect(cutAtBytes(text, limit)).toBe(whole(text, limit));
+      }
+    }
+  });
+
   it('folds content of more than 24 lines or 1,500 bytes, and nothing shorter', () => {
     const shown = (text: string) => partView({ k: 'text', state: 'available', bytes: Buffer.byteLength(text), text });
     expect(shown('line\n'.repeat(23) + 'last').long).toBe(false);

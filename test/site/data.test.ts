@@ -9,7 +9,7 @@ import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.t
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
 import { PAGE_BUDGET, planConversation, scaleToFit, slug, splitByWeight, type MeasuredPage } from '../../src/site/data/plan.ts';
-import { writeSearchScript } from '../../src/site/data/search-text.ts';
+import { singleSpaced, writeSearchScript } from '../../src/site/data/search-text.ts';
 import { SiteReader } from '../../src/site/data/site-reader.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { conversationStructure, withParts, type ConversationStructure } from '../../src/site/data/streams.ts';
@@ -145,6 +145,18 @@ describe('splitting', () => {
   });
 });
 
+describe('search text', () => {
+  it('makes each run of white space one space, as replacing every run would', () => {
+    const characters = ['a', 'b', ' ', '  ', '\n', '\t', '\r\n', '\u00a0', '\u2028', '\ufeff', 'é'];
+    let seed = 1;
+    const next = (): number => (seed = (seed * 48271) % 2147483647);
+    for (let round = 0; round < 2000; round++) {
+      const text = Array.from({ length: next() % 12 }, () => characters[next() % characters.length]).join('');
+      expect(singleSpaced(text)).toBe(text.replace(/\s+/g, ' ').trim());
+    }
+  });
+});
+
 describe('parts', () => {
   it('shows the content state and size, and cuts long content at a character boundary', () => {
     expect(partView({ k: 'reasoning', state: 'unavailable', bytes: 812, text: '' })).toMatchObject({ state: 'unavailable', bytes: 812, segments: [] });
@@ -154,6 +166,24 @@ describe('parts', () => {
     expect(view.heldBytes).toBe(Buffer.byteLength(long));
     expect(view.long).toBe(true);
     expect(cutAtBytes('aé', 2)).toBe('a');
+  });
+
+  it('cuts at the same character whether the text ends at the limit or runs far past it', () => {
+    // What cutting the whole text's bytes gives, to hold the cut of its first code units to.
+    const whole = (text: string, limit: number): string => {
+      const bytes = Buffer.from(text);
+      if (bytes.length <= limit) return text;
+      let end = limit;
+      while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+      return bytes.subarray(0, end).toString('utf8');
+    };
+    const pieces = ['a', 'é', '漢', '😀', '\ud800', '\udc00'];
+    for (let limit = 0; limit <= 9; limit++) {
+      for (const first of pieces) for (const second of pieces) for (const third of pieces) {
+        const text = `${'x'.repeat(limit % 4)}${first}${second}${third}${'y'.repeat(limit)}`;
+        expect(cutAtBytes(text, limit)).toBe(whole(text, limit));
+      }
+    }
   });
 
   it('folds content of more than 24 lines or 1,500 bytes, and nothing shorter', () => {

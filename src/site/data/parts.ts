@@ -168,10 +168,16 @@ function looksLikeJson(text: string): boolean {
   }
 }
 
-/** The longest prefix of `text` within `limit` UTF-8 bytes, never splitting a character. */
+/**
+ * The longest prefix of `text` within `limit` UTF-8 bytes, never splitting a
+ * character. Only its first `limit` code units are encoded: each takes at
+ * least a byte, so the cut is among them, and a surrogate left alone at
+ * their end encodes to three bytes that start past every byte it keeps.
+ */
 export function cutAtBytes(text: string, limit: number): string {
-  const bytes = Buffer.from(text);
-  if (bytes.length <= limit) return text;
+  const head = text.length > limit ? text.slice(0, limit) : text;
+  const bytes = Buffer.from(head);
+  if (bytes.length <= limit) return head;
   let end = limit;
   // Back up over continuation bytes (10xxxxxx) to the start of a character.
   while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;

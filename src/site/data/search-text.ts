@@ -72,14 +72,27 @@ export function stepLabel(step: Pick<StepView, 'kind' | 'toolName'>): string {
 
 /** The text a step shows, all of it, white space made single spaces; with `textOnly`, its text parts only, and with `taken`, only the parts whose text it takes. */
 export function stepText(step: StepView, conversation: BundleConversation, options: { textOnly?: boolean; taken?: (text: string) => boolean } = {}): string {
-  return partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))
-    .filter((part) => !options.textOnly || part.k === 'text')
-    .map((part) => part.view.segments.map((segment) => segment.text).join(' '))
-    .filter((text) => options.taken?.(text) ?? true)
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const texts: string[] = [];
+  for (const part of partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))) {
+    if (options.textOnly && part.k !== 'text') continue;
+    const { segments } = part.view;
+    const text = segments.length === 1 ? segments[0]!.text : segments.map((segment) => segment.text).join(' ');
+    if (options.taken?.(text) ?? true) texts.push(text);
+  }
+  return singleSpaced(texts.join(' '));
 }
+
+/** `text` with each run of white space made one space, and none at either end. */
+export function singleSpaced(text: string): string {
+  return text.replace(SPACING, ' ').trim();
+}
+
+/**
+ * Where singleSpaced puts a space: at a run of two or more white space
+ * characters, or at one that is not a space. A single space, most of a
+ * text's white space, is left where it is rather than replaced by itself.
+ */
+const SPACING = /\s\s+|[^\S ]/g;
 
 /**
  * Writes the search script of a conversation to `file`: every step of every
@@ -132,5 +145,9 @@ export function writeSearchScript(file: string, conversation: BundleConversation
 
 /** JSON that no text from a transcript can end the script it is in with: `<` and the two JavaScript line separators escaped. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const json = JSON.stringify(value);
+  return SCRIPT_ENDING.test(json) ? json.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') : json;
 }
+
+/** What scriptJson escapes: looked for once, as most texts hold none of it. */
+const SCRIPT_ENDING = /[<\u2028\u2029]/;

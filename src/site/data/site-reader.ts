@@ -54,6 +54,12 @@ export class SiteReader {
    * for a small conversation (rows.ts).
    */
   private loaded: { id: string; conversation: BundleConversation; structure: ConversationStructure } | undefined;
+  /**
+   * The outline made last, of the loaded conversation: a page's outline is
+   * asked for to digest it (generator/page-store.ts) and then again to model
+   * it, and made once for both.
+   */
+  private outlined: { file: string; model: PageModel } | undefined;
 
   /**
    * A reader of the site `input` names; `highlighter` starts the highlighter
@@ -103,7 +109,8 @@ export class SiteReader {
       this.load({ id: page.conversation, conversation, structure: linkedStructure(conversation, () => plan) });
     }
     const { conversation, structure } = this.loaded!;
-    return { model: pageOutline({ conversation, structure, plan }, page), rows: conversation.rows };
+    if (this.outlined?.file !== file) this.outlined = { file, model: pageOutline({ conversation, structure, plan }, page) };
+    return { model: this.outlined.model, rows: conversation.rows };
   }
 
   /** The whole model of the page `file`, highlighted (site.ts, pageModel). */
@@ -125,6 +132,7 @@ export class SiteReader {
   private load(next: typeof this.loaded): void {
     this.loaded?.conversation.rows.close();
     this.loaded = next;
+    this.outlined = undefined;
   }
 
   /** The plan of the page `file`, planning conversations until it comes up. */

@@ -17,9 +17,10 @@
 // sizes, times) and each file's SHA-256, which the export has just taken for
 // its manifest. A frame of the previous archive is used only when its bytes
 // are still, byte for byte, those this index was written with (the SHA-256
-// of each frame, taken as it was written and checked before it is copied),
-// so a changed or damaged old archive costs the reuse of the frames it
-// touches, never the new archive's correctness. Frames rather than the
+// of each frame, taken as it was written and checked before it is copied,
+// unless the archive's stamp says it is the file written, untouched since:
+// PreviousFrames), so a changed or damaged old archive costs the reuse of the
+// frames it touches, never the new archive's correctness. Frames rather than the
 // whole archive, so that the new archive needs no SHA-256 of its own but
 // that of the frames it compresses, and the old one only of the frames it
 // gives. A frame is compressed from a
@@ -39,6 +40,7 @@ import { replaceWithoutFlush } from '../files/atomic-file.ts';
 import { readRange } from '../files/line-reader.ts';
 import { landedNameOf, parseLandedName } from '../landing/layout.ts';
 import { BUNDLE, conversationOwning } from './manifest.ts';
+import { compareStamps, stampFromText, stampOf, stampOfOpen, stampText } from './reuse.ts';
 
 const PAGE_FOLDERS = ['site/c/', 'site/b/', 'site/e/', 'site/s/'];
 // A conversation's search script: search/<id>.js (site/data/site-input.ts, searchScriptOf).
@@ -231,6 +233,8 @@ export interface FrameIndex {
   readonly archive: string;
   readonly bytes: number;
   readonly frames: KeptFrame[];
+  /** The archive's stamp (bundle/reuse.ts, stampText) once it was in place. */
+  readonly stamp?: string;
 }
 
 /**
@@ -255,18 +259,25 @@ export class FrameKey {
   }
 }
 
-/** The previous archive's frames by key, with the archive open to copy them; none when it is not the archive the index was written with. */
+/**
+ * The previous archive's frames by key, with the archive open to copy them;
+ * none when it is not the archive the index was written with. While the
+ * archive's stamp is the one taken once it was in place, its bytes are those
+ * written, as with the export's reused files (bundle/reuse.ts), and no frame
+ * needs reading to be trusted; otherwise each frame is checked by its SHA-256.
+ */
 export class PreviousFrames {
   private constructor(
     readonly descriptor: number | undefined,
     private readonly frames: ReadonlyMap<string, KeptFrame>,
+    private readonly unchanged: boolean,
   ) {}
 
   static none(): PreviousFrames {
-    return new PreviousFrames(undefined, new Map());
+    return new PreviousFrames(undefined, new Map(), false);
   }
 
-  /** Opens the archive the index names when it is still its size; each frame is checked when it is asked for (find). */
+  /** Opens the archive the index names when it is still its size; each frame is checked when it is asked for (find), unless the archive is untouched since it was written. */
   static open(indexFile: string, archive: string): PreviousFrames {
     let index: FrameIndex;
     try {
@@ -282,7 +293,10 @@ export class PreviousFrames {
       return PreviousFrames.none();
     }
     try {
-      if (fs.fstatSync(descriptor).size === index.bytes) return new PreviousFrames(descriptor, new Map(index.frames.map((frame) => [frame.key, frame])));
+      if (fs.fstatSync(descriptor).size === index.bytes) {
+        const unchanged = typeof index.stamp === 'string' && compareStamps(stampOfOpen(descriptor), stampFromText(index.stamp)) === 'same';
+        return new PreviousFrames(descriptor, new Map(index.frames.map((frame) => [frame.key, frame])), unchanged);
+      }
     } catch {
       // Unreadable: as good as changed.
     }
@@ -294,6 +308,7 @@ export class PreviousFrames {
   find(key: string | undefined, buffers: BufferPool): KeptFrame | undefined {
     const frame = key === undefined ? undefined : this.frames.get(key);
     if (frame === undefined || typeof frame.sha256 !== 'string') return undefined;
+    if (this.unchanged) return frame;
     const hash = crypto.createHash('sha256');
     try {
       for (const chunk of readRange(this.descriptor!, frame.offset, frame.offset + frame.length, 'the previous archive is shorter than its index says', buffers)) hash.update(chunk);
@@ -315,7 +330,8 @@ export class PreviousFrames {
  */
 export function keepFrameIndex(indexFile: string, index: FrameIndex): void {
   fs.mkdirSync(path.dirname(indexFile), { recursive: true });
-  replaceWithoutFlush(indexFile, `${JSON.stringify(index)}\n`);
+  const stamp = stampOf(index.archive);
+  replaceWithoutFlush(indexFile, `${JSON.stringify({ ...index, ...(stamp !== undefined ? { stamp: stampText(stamp) } : {}) })}\n`);
 }
 
 /** Where the index of the archive at `archive` is kept: in the data folder, beside the site's cache and outside every export. */

@@ -8,10 +8,12 @@
 // compressed again all the same. So the tar is cut into frames at the edges of
 // conversations: what a conversation owns (its evidence under bundle/<id>/,
 // its rounds under bundle/_conversations/<id>/, its pages under site/c/,
-// site/b/ and site/s/, its evidence pages under site/e/) is a group, neighbours in sorted order, and frames are
-// runs of whole groups (framesOf). A frame whose tar bytes are known to be
-// those of a frame of the previous archive is copied from it instead of
-// compressed, which after a small change is most of them.
+// site/b/ and site/s/, its evidence pages under site/e/) is a group, neighbours
+// in sorted order, and frames are runs of whole groups (framesOf), but that
+// large groups and evidence pages are cut between entries too (groupOf). A
+// frame whose tar bytes are known to be those of a frame of the previous
+// archive is copied from it instead of compressed, which after a small change
+// is most of them.
 //
 // What a frame holds is known without reading it: the tar headers (names,
 // sizes, times) and each file's SHA-256, which the export has just taken for
@@ -42,7 +44,8 @@ import { landedNameOf, parseLandedName } from '../landing/layout.ts';
 import { BUNDLE, conversationOwning } from './manifest.ts';
 import { compareStamps, stampFromText, stampOf, stampOfOpen, stampText } from './reuse.ts';
 
-const PAGE_FOLDERS = ['site/c/', 'site/b/', 'site/e/', 'site/s/'];
+const EVIDENCE_PAGES = 'site/e/';
+const PAGE_FOLDERS = ['site/c/', 'site/b/', EVIDENCE_PAGES, 'site/s/'];
 // A conversation's search script: search/<id>.js (site/data/site-input.ts, searchScriptOf).
 const SEARCH_FOLDER = 'site/search/';
 
@@ -85,9 +88,18 @@ function known(id: string | undefined, conversations: ReadonlySet<string>): stri
   return id !== undefined && conversations.has(id) ? id : undefined;
 }
 
-/** The group of an entry whose owner (ownerOf) is `owner`: its conversation's, or else its folder's. Entries of one group are neighbours in sorted order. */
-export function groupOf(name: string, owner: string | undefined): { name: string; conversation: boolean } {
-  if (owner !== undefined) return { name: `conversation ${owner}`, conversation: true };
+/**
+ * The group of an entry whose owner (ownerOf) is `owner`: its conversation's,
+ * or else its folder's. Entries of one group are neighbours in sorted order.
+ * Evidence pages are cut between pages, as a large group is (framesOf), once
+ * the frame holds LEAST_CUT_BYTES, whatever their group's size: a
+ * conversation that grows adds evidence pages and keeps those it had
+ * (site/data/evidence.ts), so a new page changes a frame of a few pages
+ * rather than a run of several conversations' pages, which are most of the
+ * site's bytes.
+ */
+export function groupOf(name: string, owner: string | undefined): { name: string; conversation: boolean; cutBetweenEntries?: boolean } {
+  if (owner !== undefined) return { name: `conversation ${owner}`, conversation: true, ...(name.startsWith(EVIDENCE_PAGES) ? { cutBetweenEntries: true } : {}) };
   const trimmed = name.endsWith('/') ? name.slice(0, -1) : name;
   return { name: `folder ${path.posix.dirname(trimmed)}`, conversation: false };
 }
@@ -118,7 +130,8 @@ const LEAST_CUT_BYTES = 1 << 20;
  * otherwise be one frame, compressed again whole whenever one of them
  * changed. Frames of a few megabytes cost little in size, as zstd at this
  * level finds nothing further back than its window (2 MiB at level 3)
- * anyway.
+ * anyway. Evidence pages are cut so too, whatever the size of their group,
+ * once the run they are in holds LEAST_CUT_BYTES (groupOf).
  *
  * A large file is a frame of its own too, cutting the group it is in: the
  * files that make a conversation large (its first landed transcripts and
@@ -130,19 +143,20 @@ const LEAST_CUT_BYTES = 1 << 20;
  * Why not a frame per group: small groups compress much worse alone than
  * in runs.
  */
-export function framesOf<Entry extends { readonly name: string; readonly size: number }>(entries: readonly Entry[], group: (entry: Entry) => { readonly name: string; readonly conversation: boolean }): Entry[][] {
-  const groups: { name: string; alone: boolean; bytes: number; entries: Entry[] }[] = [];
+export function framesOf<Entry extends { readonly name: string; readonly size: number }>(entries: readonly Entry[], group: (entry: Entry) => { readonly name: string; readonly conversation: boolean; readonly cutBetweenEntries?: boolean }): Entry[][] {
+  const groups: { name: string; alone: boolean; cutBetweenEntries: boolean; bytes: number; entries: Entry[] }[] = [];
   for (const entry of entries) {
-    const { name, conversation } = group(entry);
-    if (groups.at(-1)?.name !== name) groups.push({ name, alone: !conversation, bytes: 0, entries: [] });
+    const { name, conversation, cutBetweenEntries = false } = group(entry);
+    if (groups.at(-1)?.name !== name) groups.push({ name, alone: !conversation, cutBetweenEntries, bytes: 0, entries: [] });
     const last = groups.at(-1)!;
     last.entries.push(entry);
     last.bytes += entry.size;
     if (last.bytes >= LARGE_GROUP_BYTES) last.alone = true;
   }
   const frames: Entry[][] = [];
-  // Whether the last frame is a run that the next entry may join.
+  // Whether the last frame is a run that the next entry may join, and its bytes.
   let open = false;
+  let frameBytes = 0;
   groups.forEach((current, index) => {
     const before = groups[index - 1];
     if (before === undefined || before.alone || current.alone || endsAFrame(before.name, GROUPS_PER_FRAME)) open = false;
@@ -157,12 +171,16 @@ export function framesOf<Entry extends { readonly name: string; readonly size: n
       if (!open) {
         frames.push([]);
         bytes = 0;
+        frameBytes = 0;
       }
       open = true;
       frames.at(-1)!.push(entry);
       bytes += entry.size;
+      frameBytes += entry.size;
+      // Evidence pages count what the run holds, as their groups are mostly small.
+      const held = current.cutBetweenEntries ? frameBytes : large ? bytes : 0;
       // Never between a landed file and its `.sd`, which follows it and holds the same text.
-      if (large && bytes >= LEAST_CUT_BYTES && parseLandedName(path.posix.basename(entry.name)) === undefined && endsAFrame(`entry ${entry.name}`, ENTRIES_PER_CUT)) open = false;
+      if (held >= LEAST_CUT_BYTES && parseLandedName(path.posix.basename(entry.name)) === undefined && endsAFrame(`entry ${entry.name}`, ENTRIES_PER_CUT)) open = false;
     }
   });
   return frames;

@@ -120,11 +120,12 @@ function landedBytesPass(bundle: string, conversations: readonly EvidenceOf[], l
  * they are few (MOST_BYTES_WRITTEN_HERE): they are a function of the
  * bundle alone, and so are written while the site's children render the
  * conversations' pages, rather than after them. Resolves once every one is
- * written; placeEvidence then puts them into the site.
+ * written; placeEvidence then puts them into the site. `mostBytesHere` is
+ * for tests.
  */
-export async function writeEvidenceOnThread(bundle: string, staging: string, conversations: readonly EvidenceOf[], code: string): Promise<void> {
+export async function writeEvidenceOnThread(bundle: string, staging: string, conversations: readonly EvidenceOf[], code: string, mostBytesHere = MOST_BYTES_WRITTEN_HERE): Promise<void> {
   if (conversations.length === 0) return;
-  if (!landedBytesPass(bundle, conversations, MOST_BYTES_WRITTEN_HERE)) {
+  if (!landedBytesPass(bundle, conversations, mostBytesHere)) {
     // Once the caller has started its children and waits for them.
     await new Promise((resolve) => setImmediate(resolve));
     writeEvidence(bundle, staging, conversations, code);

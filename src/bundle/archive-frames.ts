@@ -8,18 +8,21 @@
 // compressed again all the same. So the tar is cut into frames at the edges of
 // conversations: what a conversation owns (its evidence under bundle/<id>/,
 // its rounds under bundle/_conversations/<id>/, its pages under site/c/,
-// site/b/ and site/s/, its evidence pages under site/e/) is a group, neighbours in sorted order, and frames are
-// runs of whole groups (framesOf). A frame whose tar bytes are known to be
-// those of a frame of the previous archive is copied from it instead of
-// compressed, which after a small change is most of them.
+// site/b/ and site/s/, its evidence pages under site/e/) is a group, neighbours
+// in sorted order, and frames are runs of whole groups (framesOf), but that
+// large groups and evidence pages are cut between entries too (groupOf). A
+// frame whose tar bytes are known to be those of a frame of the previous
+// archive is copied from it instead of compressed, which after a small change
+// is most of them.
 //
 // What a frame holds is known without reading it: the tar headers (names,
 // sizes, times) and each file's SHA-256, which the export has just taken for
 // its manifest. A frame of the previous archive is used only when its bytes
 // are still, byte for byte, those this index was written with (the SHA-256
-// of each frame, taken as it was written and checked before it is copied),
-// so a changed or damaged old archive costs the reuse of the frames it
-// touches, never the new archive's correctness. Frames rather than the
+// of each frame, taken as it was written and checked before it is copied,
+// unless the archive's stamp says it is the file written, untouched since:
+// PreviousFrames), so a changed or damaged old archive costs the reuse of the
+// frames it touches, never the new archive's correctness. Frames rather than the
 // whole archive, so that the new archive needs no SHA-256 of its own but
 // that of the frames it compresses, and the old one only of the frames it
 // gives. A frame is compressed from a
@@ -39,8 +42,10 @@ import { replaceWithoutFlush } from '../files/atomic-file.ts';
 import { readRange } from '../files/line-reader.ts';
 import { landedNameOf, parseLandedName } from '../landing/layout.ts';
 import { BUNDLE, conversationOwning } from './manifest.ts';
+import { compareStamps, stampFromText, stampOf, stampOfOpen, stampText } from './reuse.ts';
 
-const PAGE_FOLDERS = ['site/c/', 'site/b/', 'site/e/', 'site/s/'];
+const EVIDENCE_PAGES = 'site/e/';
+const PAGE_FOLDERS = ['site/c/', 'site/b/', EVIDENCE_PAGES, 'site/s/'];
 // A conversation's search script: search/<id>.js (site/data/site-input.ts, searchScriptOf).
 const SEARCH_FOLDER = 'site/search/';
 
@@ -83,9 +88,18 @@ function known(id: string | undefined, conversations: ReadonlySet<string>): stri
   return id !== undefined && conversations.has(id) ? id : undefined;
 }
 
-/** The group of an entry whose owner (ownerOf) is `owner`: its conversation's, or else its folder's. Entries of one group are neighbours in sorted order. */
-export function groupOf(name: string, owner: string | undefined): { name: string; conversation: boolean } {
-  if (owner !== undefined) return { name: `conversation ${owner}`, conversation: true };
+/**
+ * The group of an entry whose owner (ownerOf) is `owner`: its conversation's,
+ * or else its folder's. Entries of one group are neighbours in sorted order.
+ * Evidence pages are cut between pages, as a large group is (framesOf), once
+ * the frame holds LEAST_CUT_BYTES, whatever their group's size: a
+ * conversation that grows adds evidence pages and keeps those it had
+ * (site/data/evidence.ts), so a new page changes a frame of a few pages
+ * rather than a run of several conversations' pages, which are most of the
+ * site's bytes.
+ */
+export function groupOf(name: string, owner: string | undefined): { name: string; conversation: boolean; cutBetweenEntries?: boolean } {
+  if (owner !== undefined) return { name: `conversation ${owner}`, conversation: true, ...(name.startsWith(EVIDENCE_PAGES) ? { cutBetweenEntries: true } : {}) };
   const trimmed = name.endsWith('/') ? name.slice(0, -1) : name;
   return { name: `folder ${path.posix.dirname(trimmed)}`, conversation: false };
 }
@@ -116,7 +130,8 @@ const LEAST_CUT_BYTES = 1 << 20;
  * otherwise be one frame, compressed again whole whenever one of them
  * changed. Frames of a few megabytes cost little in size, as zstd at this
  * level finds nothing further back than its window (2 MiB at level 3)
- * anyway.
+ * anyway. Evidence pages are cut so too, whatever the size of their group,
+ * once the run they are in holds LEAST_CUT_BYTES (groupOf).
  *
  * A large file is a frame of its own too, cutting the group it is in: the
  * files that make a conversation large (its first landed transcripts and
@@ -128,19 +143,20 @@ const LEAST_CUT_BYTES = 1 << 20;
  * Why not a frame per group: small groups compress much worse alone than
  * in runs.
  */
-export function framesOf<Entry extends { readonly name: string; readonly size: number }>(entries: readonly Entry[], group: (entry: Entry) => { readonly name: string; readonly conversation: boolean }): Entry[][] {
-  const groups: { name: string; alone: boolean; bytes: number; entries: Entry[] }[] = [];
+export function framesOf<Entry extends { readonly name: string; readonly size: number }>(entries: readonly Entry[], group: (entry: Entry) => { readonly name: string; readonly conversation: boolean; readonly cutBetweenEntries?: boolean }): Entry[][] {
+  const groups: { name: string; alone: boolean; cutBetweenEntries: boolean; bytes: number; entries: Entry[] }[] = [];
   for (const entry of entries) {
-    const { name, conversation } = group(entry);
-    if (groups.at(-1)?.name !== name) groups.push({ name, alone: !conversation, bytes: 0, entries: [] });
+    const { name, conversation, cutBetweenEntries = false } = group(entry);
+    if (groups.at(-1)?.name !== name) groups.push({ name, alone: !conversation, cutBetweenEntries, bytes: 0, entries: [] });
     const last = groups.at(-1)!;
     last.entries.push(entry);
     last.bytes += entry.size;
     if (last.bytes >= LARGE_GROUP_BYTES) last.alone = true;
   }
   const frames: Entry[][] = [];
-  // Whether the last frame is a run that the next entry may join.
+  // Whether the last frame is a run that the next entry may join, and its bytes.
   let open = false;
+  let frameBytes = 0;
   groups.forEach((current, index) => {
     const before = groups[index - 1];
     if (before === undefined || before.alone || current.alone || endsAFrame(before.name, GROUPS_PER_FRAME)) open = false;
@@ -155,12 +171,16 @@ export function framesOf<Entry extends { readonly name: string; readonly size: n
       if (!open) {
         frames.push([]);
         bytes = 0;
+        frameBytes = 0;
       }
       open = true;
       frames.at(-1)!.push(entry);
       bytes += entry.size;
+      frameBytes += entry.size;
+      // Evidence pages count what the run holds, as their groups are mostly small.
+      const held = current.cutBetweenEntries ? frameBytes : large ? bytes : 0;
       // Never between a landed file and its `.sd`, which follows it and holds the same text.
-      if (large && bytes >= LEAST_CUT_BYTES && parseLandedName(path.posix.basename(entry.name)) === undefined && endsAFrame(`entry ${entry.name}`, ENTRIES_PER_CUT)) open = false;
+      if (held >= LEAST_CUT_BYTES && parseLandedName(path.posix.basename(entry.name)) === undefined && endsAFrame(`entry ${entry.name}`, ENTRIES_PER_CUT)) open = false;
     }
   });
   return frames;
@@ -231,6 +251,8 @@ export interface FrameIndex {
   readonly archive: string;
   readonly bytes: number;
   readonly frames: KeptFrame[];
+  /** The archive's stamp (bundle/reuse.ts, stampText) once it was in place. */
+  readonly stamp?: string;
 }
 
 /**
@@ -255,18 +277,25 @@ export class FrameKey {
   }
 }
 
-/** The previous archive's frames by key, with the archive open to copy them; none when it is not the archive the index was written with. */
+/**
+ * The previous archive's frames by key, with the archive open to copy them;
+ * none when it is not the archive the index was written with. While the
+ * archive's stamp is the one taken once it was in place, its bytes are those
+ * written, as with the export's reused files (bundle/reuse.ts), and no frame
+ * needs reading to be trusted; otherwise each frame is checked by its SHA-256.
+ */
 export class PreviousFrames {
   private constructor(
     readonly descriptor: number | undefined,
     private readonly frames: ReadonlyMap<string, KeptFrame>,
+    private readonly unchanged: boolean,
   ) {}
 
   static none(): PreviousFrames {
-    return new PreviousFrames(undefined, new Map());
+    return new PreviousFrames(undefined, new Map(), false);
   }
 
-  /** Opens the archive the index names when it is still its size; each frame is checked when it is asked for (find). */
+  /** Opens the archive the index names when it is still its size; each frame is checked when it is asked for (find), unless the archive is untouched since it was written. */
   static open(indexFile: string, archive: string): PreviousFrames {
     let index: FrameIndex;
     try {
@@ -282,7 +311,10 @@ export class PreviousFrames {
       return PreviousFrames.none();
     }
     try {
-      if (fs.fstatSync(descriptor).size === index.bytes) return new PreviousFrames(descriptor, new Map(index.frames.map((frame) => [frame.key, frame])));
+      if (fs.fstatSync(descriptor).size === index.bytes) {
+        const unchanged = typeof index.stamp === 'string' && compareStamps(stampOfOpen(descriptor), stampFromText(index.stamp)) === 'same';
+        return new PreviousFrames(descriptor, new Map(index.frames.map((frame) => [frame.key, frame])), unchanged);
+      }
     } catch {
       // Unreadable: as good as changed.
     }
@@ -294,6 +326,7 @@ export class PreviousFrames {
   find(key: string | undefined, buffers: BufferPool): KeptFrame | undefined {
     const frame = key === undefined ? undefined : this.frames.get(key);
     if (frame === undefined || typeof frame.sha256 !== 'string') return undefined;
+    if (this.unchanged) return frame;
     const hash = crypto.createHash('sha256');
     try {
       for (const chunk of readRange(this.descriptor!, frame.offset, frame.offset + frame.length, 'the previous archive is shorter than its index says', buffers)) hash.update(chunk);
@@ -315,7 +348,8 @@ export class PreviousFrames {
  */
 export function keepFrameIndex(indexFile: string, index: FrameIndex): void {
   fs.mkdirSync(path.dirname(indexFile), { recursive: true });
-  replaceWithoutFlush(indexFile, `${JSON.stringify(index)}\n`);
+  const stamp = stampOf(index.archive);
+  replaceWithoutFlush(indexFile, `${JSON.stringify({ ...index, ...(stamp !== undefined ? { stamp: stampText(stamp) } : {}) })}\n`);
 }
 
 /** Where the index of the archive at `archive` is kept: in the data folder, beside the site's cache and outside every export. */

@@ -256,7 +256,7 @@ class FramesFile {
     this.hash = undefined;
   }
 
-  /** A whole frame of the previous archive, whose bytes were checked against its SHA-256 (PreviousFrames.find). */
+  /** A whole frame of the previous archive, whose bytes are those the index recorded (PreviousFrames.find). */
   copy(from: number, frame: KeptFrame, buffers: BufferPool): void {
     const offset = this.position;
     for (const chunk of readRange(from, frame.offset, frame.offset + frame.length, `the previous archive ended inside a frame it was to give (${frame.length} bytes at ${frame.offset})`, buffers)) this.emit(chunk);

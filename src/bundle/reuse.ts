@@ -63,11 +63,23 @@ export interface FileStamp {
 
 export function stampOf(file: string): FileStamp | undefined {
   try {
-    const stat = fs.statSync(file, { bigint: true });
-    return stat.isFile() ? { device: `${stat.dev}`, inode: `${stat.ino}`, size: `${stat.size}`, modified: `${stat.mtimeNs}`, changed: `${stat.ctimeNs}` } : undefined;
+    return stampOfStats(fs.statSync(file, { bigint: true }));
   } catch {
     return undefined;
   }
+}
+
+/** The stamp of the file open at `descriptor`: that of the file read, whatever its name now names. */
+export function stampOfOpen(descriptor: number): FileStamp | undefined {
+  try {
+    return stampOfStats(fs.fstatSync(descriptor, { bigint: true }));
+  } catch {
+    return undefined;
+  }
+}
+
+function stampOfStats(stat: fs.BigIntStats): FileStamp | undefined {
+  return stat.isFile() ? { device: `${stat.dev}`, inode: `${stat.ino}`, size: `${stat.size}`, modified: `${stat.mtimeNs}`, changed: `${stat.ctimeNs}` } : undefined;
 }
 
 /**

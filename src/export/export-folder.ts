@@ -228,10 +228,15 @@ async function completeExport(
   const moved = fs.existsSync(out);
   if (moved) fs.renameSync(out, previous);
   fs.renameSync(partial, out);
-  const { save, ...counts } = replaced(entries);
-  // The record of reused files is saved once the earlier export is gone:
-  // removing its hard links changes the stamp (reuse.ts) of every file the two share.
-  if (!moved) save?.();
+  const { save: saveReuse, ...counts } = replaced(entries);
+  // The record of reused files, and the stamps of the site's kept pages, are
+  // saved once the earlier export is gone: removing its hard links changes
+  // the stamp (reuse.ts) of every file the two share.
+  const save = (): void => {
+    saveReuse?.();
+    site?.stampKeptPages();
+  };
+  if (!moved) save();
   else earlier.remove(out, previous, save);
   if (options.earlier === undefined) await earlier.removed();
   return { out, conversations: [...conversations], ...manifest, ...counts, ...(site ? { site } : {}), digests: everyDigest, listed: entries };

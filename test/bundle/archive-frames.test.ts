@@ -83,6 +83,24 @@ describe('the frames an archive is cut into', () => {
     expect(grown.filter((frame) => !before.has(frame.join(' ')))).toEqual([[...frames.at(-1)!, 'site/c/big-99x.html']]);
   });
 
+  it('gives a conversation that grows by an evidence page a frame or two of a few pages to compress again, not a frame of all its pages', () => {
+    // Conversations of a few evidence pages each, none of them a large group.
+    const pages = (conversation: number, count: number): [string, number][] => Array.from({ length: count }, (_, index) => [`site/e/c${conversation}--${index + 1}.html`, 150_000] as [string, number]);
+    const conversations = Array.from({ length: 40 }, (_, index) => 10 + index);
+    const before = entries(conversations.flatMap((conversation) => pages(conversation, 3)));
+    const after = entries(conversations.flatMap((conversation) => pages(conversation, conversation === 30 ? 4 : 3)));
+    const owners = new Set(conversations.map((conversation) => `c${conversation}`));
+    const cutPages = (list: { name: string; size: number }[]): string[][] => framesOf(list, (entry) => groupOf(entry.name, ownerOf(entry.name, owners))).map((frame) => frame.map((entry) => entry.name));
+    const frames = cutPages(before);
+    expect(frames.flat()).toEqual(before.map((entry) => entry.name));
+    const kept = new Set(frames.map((frame) => frame.join(' ')));
+    const changed = cutPages(after).filter((frame) => !kept.has(frame.join(' ')));
+    expect(changed.flat()).toContain('site/e/c30--4.html');
+    // Cut where the frames hold a megabyte: a few pages to compress again, not a run of conversations.
+    expect(changed.flat().length).toBeLessThanOrEqual(20);
+    expect(frames.length).toBeGreaterThan(8);
+  });
+
   it('never cuts a large group between a landed file and its .sd', () => {
     const stream = 'bundle/c10/streams/main';
     const list = entries(Array.from({ length: 60 }, (_, index) => [

@@ -275,6 +275,15 @@ describe('an archive made again: frames of the one it replaces', () => {
     const after = await archiveAgain();
     expect(after.framesReused).toBe(first.frames - 1);
     expect(fs.readFileSync(written).equals(afresh)).toBe(true);
+    // A bit flipped in place with the archive's modification time put back: its change time still tells.
+    const stat = fs.statSync(written, { bigint: true });
+    const descriptor = fs.openSync(written, 'r+');
+    fs.writeSync(descriptor, Buffer.from([afresh[Math.floor(afresh.length / 2)]! ^ 0x10]), 0, 1, Math.floor(afresh.length / 2));
+    fs.closeSync(descriptor);
+    expect(spawnSync('touch', ['-m', '-d', `@${stat.mtimeNs / 1_000_000_000n}.${String(stat.mtimeNs % 1_000_000_000n).padStart(9, '0')}`, written]).status).toBe(0);
+    expect(fs.statSync(written, { bigint: true }).mtimeNs).toBe(stat.mtimeNs);
+    expect((await archiveAgain()).framesReused).toBe(first.frames - 1);
+    expect(fs.readFileSync(written).equals(afresh)).toBe(true);
     // An archive of another size is not the one the index describes.
     fs.writeFileSync(written, afresh.subarray(0, afresh.length - 1));
     expect((await archiveAgain()).framesReused).toBe(0);

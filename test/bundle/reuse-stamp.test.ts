@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { stampOf, stampText } from '../../src/bundle/reuse.ts';
 import { EarlierExports, writeExport } from '../../src/export/export-folder.ts';
 import { landedFilesOfSession } from '../../src/landing/session-state.ts';
 import { verifyExport } from '../../src/verify/export.ts';
@@ -40,6 +41,11 @@ describe('an export after a file of the one before was edited in place', () => {
     const earlier = new EarlierExports();
     await writeExport(data, out, sessions, { earlier });
     expect(await earlier.removed()).toEqual([]);
+    // Once the earlier export is gone, the site's cache records the stamp its
+    // kept pages have now, so that the next export need not read them to trust them.
+    const page = path.join(out, 'site', 'c', `${FIXTURE_SESSIONS.rewind}.html`);
+    const recorded = fs.readFileSync(path.join(data, '_site-cache', 'page-stamps'), 'utf8').split('\n').find((line) => line.endsWith(`/c/${FIXTURE_SESSIONS.rewind}.html`));
+    expect(recorded?.split(' ')[0]).toBe(stampText(stampOf(page)!));
 
     const landed = path.join(out, 'bundle', FIXTURE_SESSIONS.rewind, landedFilesOfSession(data, FIXTURE_SESSIONS.rewind)[0]!.relative);
     editInPlace(landed);

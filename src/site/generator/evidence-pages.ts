@@ -93,14 +93,44 @@ export interface EvidenceTask {
 }
 
 /**
+ * The most landed bytes whose evidence pages are written on the calling
+ * thread rather than on a worker thread: a worker costs its start and the
+ * loading of its modules, which the few pages of a conversation that grew
+ * do not repay, and the calling thread only waits for the site's children
+ * meanwhile. More is left to a worker, so that the calling thread stays
+ * free to take the children's messages and output.
+ */
+const MOST_BYTES_WRITTEN_HERE = 4 << 20;
+
+/** Whether the landed files of these conversations hold more than `limit` bytes. */
+function landedBytesPass(bundle: string, conversations: readonly EvidenceOf[], limit: number): boolean {
+  let bytes = 0;
+  for (const { id } of conversations) {
+    for (const landed of landedFilesOfSession(bundle, id)) {
+      bytes += fs.statSync(landed.path).size;
+      if (bytes > limit) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Writes the evidence pages of `conversations` (writeEvidence) into the
- * folder `staging`, on a thread of its own: they are a function of the
+ * folder `staging`, on a thread of its own, or on the calling thread when
+ * they are few (MOST_BYTES_WRITTEN_HERE): they are a function of the
  * bundle alone, and so are written while the site's children render the
  * conversations' pages, rather than after them. Resolves once every one is
- * written; placeEvidence then puts them into the site.
+ * written; placeEvidence then puts them into the site. `mostBytesHere` is
+ * for tests.
  */
-export async function writeEvidenceOnThread(bundle: string, staging: string, conversations: readonly EvidenceOf[], code: string): Promise<void> {
+export async function writeEvidenceOnThread(bundle: string, staging: string, conversations: readonly EvidenceOf[], code: string, mostBytesHere = MOST_BYTES_WRITTEN_HERE): Promise<void> {
   if (conversations.length === 0) return;
+  if (!landedBytesPass(bundle, conversations, mostBytesHere)) {
+    // Once the caller has started its children and waits for them.
+    await new Promise((resolve) => setImmediate(resolve));
+    writeEvidence(bundle, staging, conversations, code);
+    return;
+  }
   const failures: string[] = [];
   await workOnCores<EvidenceOf, EvidenceTask, string>({
     items: conversations,

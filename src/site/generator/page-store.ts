@@ -19,7 +19,11 @@
 // every file with its stamp (bundle/reuse.ts) and its SHA-256: a page edited
 // in an export edits the cache too, and a page replaced in the cache is
 // another inode, so either way the stamp no longer matches and the entry is
-// rendered again rather than trusted.
+// rendered again rather than trusted. Every export links the kept pages and
+// removes the earlier export's links, which moves their change times: so
+// once the earlier export is gone, the stamps of every kept file are
+// recorded again, all in one file beside the store (`page-stamps`), which
+// the next build compares with before the stamps in `complete`.
 //
 // Beside an entry's plan, `plan.pages.jsonl` records the digest of each page
 // as it was rendered or kept: a line naming the code, then a line for each
@@ -30,6 +34,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { compareStamps, stampFromText, stampOf, stampText, type FileStamp } from '../../bundle/reuse.ts';
+import { replaceWithoutFlush } from '../../files/atomic-file.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { listFolder } from '../../files/folders.ts';
 import { pageDigest } from '../data/earlier-pages.ts';
@@ -41,6 +46,7 @@ import { linkOrCopy } from './link-or-copy.ts';
 const PLAN = 'plan.json';
 const COMPLETE = 'complete';
 const FILES = 'files';
+const STAMPS = 'page-stamps';
 
 interface KeptFile {
   readonly file: string;
@@ -68,6 +74,12 @@ export interface Finished extends Entry {
 
 export class PageStore {
   private readonly folder: string;
+  /** Where the stamps of the kept files are recorded again after each export (stampAgain). */
+  private readonly stampsFile: string;
+  /** Those stamps, by `<entry>/<file>`. */
+  private readonly stamps: ReadonlyMap<string, FileStamp>;
+  /** The files of each entry this build found finished or kept, by its folder, with the stamp each was checked or kept with. */
+  private readonly keptIn = new Map<string, readonly KeptFile[]>();
 
   /** The store in the site cache `cache`, for pages rendered by the site's `code` (kept-renderer.ts, siteCode). */
   constructor(
@@ -75,13 +87,15 @@ export class PageStore {
     private readonly code: string,
   ) {
     this.folder = path.join(cache, 'pages');
+    this.stampsFile = path.join(cache, STAMPS);
+    this.stamps = readStamps(this.stampsFile);
   }
 
   /** The entry of each conversation, under the key of its code and its bundle files' digest (`inputs`, by conversation). */
   find(inputs: ReadonlyMap<string, string>): Finished[] {
     return [...inputs].map(([id, input]) => {
       const key = crypto.createHash('sha256').update(`${this.code}\n${id}\n${input}`).digest('hex');
-      const entry = entryOf(path.join(this.folder, key));
+      const entry = this.entryOf(path.join(this.folder, key));
       const plan = path.join(entry.folder, PLAN);
       let pages: string[] | undefined;
       return { id, plan, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...readSavedPlan(plan).pages, searchScriptOf(id), ...evidenceFilesBeside(plan)]) };
@@ -90,7 +104,7 @@ export class PageStore {
 
   /** The entry of the files that are no conversation's own, under a key over every conversation's. */
   siteEntry(finished: readonly Finished[]): Entry {
-    return entryOf(path.join(this.folder, `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
+    return this.entryOf(path.join(this.folder, `site-${crypto.createHash('sha256').update(finished.map(({ folder }) => path.basename(folder)).join('\n')).digest('hex')}`));
   }
 
   /**
@@ -117,7 +131,7 @@ export class PageStore {
       } catch {
         continue;
       }
-      if (!rendering.has(id) || found.has(id) || entryOf(folder).render) continue;
+      if (!rendering.has(id) || found.has(id) || this.entryOf(folder).render) continue;
       found.set(id, { files: path.join(folder, FILES), digests });
     }
     return found;
@@ -128,20 +142,59 @@ export class PageStore {
     return finished.reduce((sum, { render, plan }) => sum + (render ? Object.values(readPageDigests(pageDigestsBeside(plan))?.pages ?? {}).filter(({ kept }) => kept).length + keptEvidenceBeside(plan) : 0), 0);
   }
 
+  /**
+   * Records again the stamps of the files of these entries (STAMPS), once
+   * the earlier export is gone. Each entry was checked or kept by this
+   * build; a file changed in more than its change time since is left out,
+   * for the next build to check against its entry.
+   */
+  stampAgain(entries: readonly Entry[]): void {
+    const lines: string[] = [];
+    for (const { folder } of entries) {
+      for (const { file, stamp } of this.keptIn.get(folder) ?? []) {
+        const key = `${path.basename(folder)}/${file}`;
+        const now = stampOf(path.join(folder, FILES, file));
+        if (now !== undefined && compareStamps(now, stamp) !== 'different') lines.push(`${stampText(now)} ${key}\n`);
+      }
+    }
+    replaceWithoutFlush(this.stampsFile, lines.join(''));
+  }
+
+  /**
+   * An entry of the store, and whether it can be used as it is: each of its
+   * files compared with the stamp recorded last, after the last export
+   * (STAMPS), or else with the one its entry was kept with.
+   */
+  private entryOf(folder: string): Entry {
+    const kept = keptFilesOf(folder);
+    if (kept === undefined) return { folder, render: true };
+    const entry = path.basename(folder);
+    const latest = kept.map(({ file, stamp, sha256 }) => ({ file, stamp: this.stamps.get(`${entry}/${file}`) ?? stamp, sha256 }));
+    if (latest.every(({ file, stamp, sha256 }) => keptAsItWas(path.join(folder, FILES, file), stamp, sha256))) {
+      this.keptIn.set(folder, latest);
+      return { folder, render: false, kept };
+    }
+    fs.rmSync(folder, { recursive: true, force: true });
+    return { folder, render: true };
+  }
+
   /** Keeps the files named, just written under `out`, as the finished entry `entry`; their digests go into `digests`. */
   keep(out: string, entry: Entry, files: readonly string[], digests: Map<string, string>): void {
     const { folder } = entry;
     // What an interrupted build left of the entry goes first: a link cannot replace a file.
     fs.rmSync(path.join(folder, FILES), { recursive: true, force: true });
     const lines: string[] = [];
+    const kept: KeptFile[] = [];
     for (const file of files) {
       linkOrCopy(out, path.join(folder, FILES), file);
       const sha256 = digestOfFile(path.join(out, file));
       digests.set(file, sha256);
       const stamp = stampOf(path.join(folder, FILES, file));
       lines.push(`${stamp !== undefined ? stampText(stamp) : 'none'} ${sha256} ${file}\n`);
+      kept.push({ file, stamp, sha256 });
     }
     fs.writeFileSync(path.join(folder, COMPLETE), lines.join(''));
+    this.keptIn.set(folder, kept);
   }
 
   /** Puts the files of the finished entry `entry` into `out`, with their digests into `digests`. */
@@ -167,21 +220,41 @@ export class PageStore {
   }
 }
 
-/** An entry of the store, and whether it can be used as it is. */
-function entryOf(folder: string): Entry {
+
+/** The files an entry's `complete` names; undefined when there is none. */
+function keptFilesOf(folder: string): KeptFile[] | undefined {
   let text: string;
   try {
     text = fs.readFileSync(path.join(folder, COMPLETE), 'utf8');
   } catch {
-    return { folder, render: true };
+    return undefined;
   }
   const kept = text.split('\n').filter((line) => line !== '').map((line): KeptFile => {
     const [stamp, sha256, ...file] = line.split(' ');
     return { stamp: stampFromText(stamp!), sha256: sha256!, file: file.join(' ') };
   });
-  if (kept.every(({ file, stamp, sha256 }) => keptAsItWas(path.join(folder, FILES, file), stamp, sha256))) return { folder, render: false, kept };
-  fs.rmSync(folder, { recursive: true, force: true });
-  return { folder, render: true };
+  return kept;
+}
+
+/**
+ * The stamps recorded again after the last export, by `<entry>/<file>`;
+ * none when they cannot be read. A line that is not whole, as a crash may
+ * leave the unflushed file, names no stamp and is left out.
+ */
+function readStamps(file: string): Map<string, FileStamp> {
+  const stamps = new Map<string, FileStamp>();
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return stamps;
+  }
+  for (const line of text.split('\n')) {
+    const space = line.indexOf(' ');
+    const stamp = space > 0 ? stampFromText(line.slice(0, space)) : undefined;
+    if (stamp !== undefined) stamps.set(line.slice(space + 1), stamp);
+  }
+  return stamps;
 }
 
 /**

@@ -78,6 +78,12 @@ export interface SiteResult {
    */
   readonly digests: ReadonlyMap<string, string>;
   readonly milliseconds: number;
+  /**
+   * Records the stamps of the pages the site's cache keeps once the earlier
+   * export is gone, whose links to them change their change times
+   * (PageStore.stampAgain).
+   */
+  readonly stampKeptPages: () => void;
 }
 
 /** A conversation planned again because a page of it passed the page budget (data/plan.ts, scaleToFit). */
@@ -143,11 +149,13 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let byKeptRenderer = false;
     let rendererFailure: string | undefined;
     let splitAgain: readonly SplitAgain[] = [];
+    let stampKeptPages = (): void => undefined;
     const digests = new Map<string, string>();
     if (finished) {
       // When the site's own entry and every conversation's are finished,
       // Astro is not started at all.
       const site = store.siteEntry(finished);
+      stampKeptPages = () => store.stampAgain([...finished, site]);
       if (site.render || finished.some(({ render }) => render)) {
         const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished) }, observer, options);
         keptFromEarlier = store.keptFromEarlier(finished);
@@ -170,7 +178,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let largestPage = { file: '', bytes: 0 };
     for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
     const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, digests, milliseconds: performance.now() - started };
+    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, digests, milliseconds: performance.now() - started, stampKeptPages };
   } finally {
     // Unused, when nothing was rendered or a build rendered instead.
     options.waitingRenderer?.dismiss();

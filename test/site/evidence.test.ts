@@ -277,9 +277,14 @@ describe('evidence pages', () => {
     expect(first.every(({ kept }) => !kept)).toBe(true);
     fs.appendFileSync(file, `{"ord":61,"off":0,"sha":"${'0'.repeat(64)}","payload":{"type":"user"}}\n`);
     const digests = new Map(first.map(({ file: page, digest }) => [page, digest]));
-    const again = writeEvidencePages(bundle, temporaryFolder(), SESSION, 'code', (page, digest) => (digests.get(page) === digest ? out : undefined));
+    const againOut = temporaryFolder();
+    const again = writeEvidencePages(bundle, againOut, SESSION, 'code', (page, digest) => (digests.get(page) === digest ? out : undefined));
     expect(again.map(({ file: page }) => page)).toEqual(first.map(({ file: page }) => page));
     expect(again.map(({ kept }) => kept)).toEqual(first.map((_, index) => index < first.length - 1));
+    // The SHA-256 of each page's bytes, written or kept, is that of the file in the site.
+    for (const [folder, pages] of [[out, first], [againOut, again]] as const) {
+      for (const { file: page, sha256 } of pages) expect(sha256).toBe(crypto.createHash('sha256').update(fs.readFileSync(path.join(folder, page))).digest('hex'));
+    }
     // Another code is another digest.
     const [page] = [...evidencePagesOf(SESSION, 3, 'x', file)];
     expect(evidencePageDigest(page!, 'code')).not.toBe(evidencePageDigest(page!, 'other code'));

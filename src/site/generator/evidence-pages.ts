@@ -18,6 +18,7 @@ import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, PageByte
 import { bytes } from '../data/sizes.ts';
 import { conversationPage } from '../data/plan.ts';
 import { SITE_NAVIGATION } from '../data/site-navigation.ts';
+import { digestOfFile } from '../../files/digest.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { listFolder } from '../../files/folders.ts';
 import { workerModule, workOnCores } from '../../cores/work-on-cores.ts';
@@ -35,6 +36,13 @@ export interface WrittenEvidence {
   readonly file: string;
   /** Of the site's code and the page's model, rows included (evidencePageDigest). */
   readonly digest: string;
+  /**
+   * The SHA-256 of the page's bytes, taken from them as they are written,
+   * for the manifest and the cache of finished pages (page-store.ts), which
+   * would otherwise read every evidence page back once the site is rendered,
+   * on one core while the other has nothing left to do.
+   */
+  readonly sha256: string;
   readonly kept: boolean;
 }
 
@@ -165,6 +173,11 @@ export function evidenceFilesBeside(plan: string): string[] {
   return record.pages.map(({ file }) => file);
 }
 
+/** The SHA-256 of the bytes of each of those, by file, as writeEvidence took it. */
+export function evidenceDigestsBeside(plan: string): Map<string, string> {
+  return new Map((readRecord(recordBeside(plan))?.pages ?? []).flatMap(({ file, sha256 }) => (typeof sha256 === 'string' ? [[file, sha256] as const] : [])));
+}
+
 /** How many of those were kept from the conversation's earlier render. */
 export function keptEvidenceBeside(plan: string): number {
   return readRecord(recordBeside(plan))?.pages.filter(({ kept }) => kept).length ?? 0;
@@ -202,9 +215,16 @@ export function writeEvidencePages(bundle: string, out: string, conversation: st
     for (const page of evidencePagesOf(conversation, landed.seq, `${conversation}/${landed.relative}`, landed.path)) {
       const digest = evidencePageDigest(page, code);
       const from = keptFrom(page.file, digest);
-      if (from !== undefined) linkOrCopy(from, out, page.file);
-      else fs.writeFileSync(path.join(out, page.file), evidencePageBytes(page, html));
-      written.push({ file: page.file, digest, kept: from !== undefined });
+      if (from !== undefined) {
+        // Read again rather than taken from the earlier record: the manifest
+        // states the bytes the site holds, whatever befell the cache's copy.
+        linkOrCopy(from, out, page.file);
+        written.push({ file: page.file, digest, sha256: digestOfFile(path.join(out, page.file)), kept: true });
+      } else {
+        const bytes = evidencePageBytes(page, html);
+        fs.writeFileSync(path.join(out, page.file), bytes);
+        written.push({ file: page.file, digest, sha256: crypto.createHash('sha256').update(bytes).digest('hex'), kept: false });
+      }
     }
   }
   return written;

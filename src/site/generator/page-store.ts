@@ -40,7 +40,7 @@ import { listFolder } from '../../files/folders.ts';
 import { pageDigest } from '../data/earlier-pages.ts';
 import type { SiteReader } from '../data/site-reader.ts';
 import { readSavedPlan, searchScriptOf, type EarlierPages } from '../data/site-input.ts';
-import { evidenceFilesBeside, keptEvidenceBeside } from './evidence-pages.ts';
+import { evidenceDigestsBeside, evidenceFilesBeside, keptEvidenceBeside } from './evidence-pages.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 
 const PLAN = 'plan.json';
@@ -178,8 +178,12 @@ export class PageStore {
     return { folder, render: true };
   }
 
-  /** Keeps the files named, just written under `out`, as the finished entry `entry`; their digests go into `digests`. */
-  keep(out: string, entry: Entry, files: readonly string[], digests: Map<string, string>): void {
+  /**
+   * Keeps the files named, just written under `out`, as the finished entry
+   * `entry`; their digests go into `digests`. Those `known` gives, taken
+   * from the bytes as they were written, are not read again.
+   */
+  keep(out: string, entry: Entry, files: readonly string[], digests: Map<string, string>, known: ReadonlyMap<string, string> = new Map()): void {
     const { folder } = entry;
     // What an interrupted build left of the entry goes first: a link cannot replace a file.
     fs.rmSync(path.join(folder, FILES), { recursive: true, force: true });
@@ -187,7 +191,7 @@ export class PageStore {
     const kept: KeptFile[] = [];
     for (const file of files) {
       linkOrCopy(out, path.join(folder, FILES), file);
-      const sha256 = digestOfFile(path.join(out, file));
+      const sha256 = known.get(file) ?? digestOfFile(path.join(out, file));
       digests.set(file, sha256);
       const stamp = stampOf(path.join(folder, FILES, file));
       lines.push(`${stamp !== undefined ? stampText(stamp) : 'none'} ${sha256} ${file}\n`);
@@ -212,7 +216,7 @@ export class PageStore {
    */
   keepAndPlace(out: string, finished: readonly Finished[], site: Entry, digests: Map<string, string>): void {
     for (const entry of finished) {
-      if (entry.render) this.keep(out, entry, entry.pages(), digests);
+      if (entry.render) this.keep(out, entry, entry.pages(), digests, evidenceDigestsBeside(entry.plan));
       else this.place(entry, out, digests);
     }
     const used = new Set([...finished.map(({ folder }) => path.basename(folder)), path.basename(site.folder)]);

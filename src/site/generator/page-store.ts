@@ -216,7 +216,7 @@ export class PageStore {
    */
   keepAndPlace(out: string, finished: readonly Finished[], site: Entry, digests: Map<string, string>): void {
     for (const entry of finished) {
-      if (entry.render) this.keep(out, entry, entry.pages(), digests, evidenceDigestsBeside(entry.plan));
+      if (entry.render) this.keep(out, entry, entry.pages(), digests, writtenDigestsBeside(entry.plan));
       else this.place(entry, out, digests);
     }
     const used = new Set([...finished.map(({ folder }) => path.basename(folder)), path.basename(site.folder)]);
@@ -276,7 +276,20 @@ function keptAsItWas(file: string, stamp: FileStamp | undefined, sha256: string)
 export interface PageDigests {
   /** The site's code the pages were rendered with (kept-renderer.ts, siteCode). */
   readonly code: string;
-  readonly pages: Record<string, { readonly digest: string; readonly kept: boolean }>;
+  readonly pages: Record<string, { readonly digest: string; readonly kept: boolean; readonly sha256?: string }>;
+}
+
+/**
+ * The SHA-256 of the bytes of each page and evidence page of the
+ * conversation whose plan is saved at `plan` that its render wrote, by file,
+ * as the writers took them from the bytes they wrote (EarlierPageRecords,
+ * rendered; evidence-pages.ts): the pages kept from its earlier render are
+ * not named, and are read again.
+ */
+function writtenDigestsBeside(plan: string): Map<string, string> {
+  const known = evidenceDigestsBeside(plan);
+  for (const [file, { sha256 }] of Object.entries(readPageDigests(pageDigestsBeside(plan))?.pages ?? {})) if (sha256 !== undefined) known.set(file, sha256);
+  return known;
 }
 
 /** Where the page digests of the conversation whose plan is saved at `plan` are recorded, beside it. */
@@ -292,8 +305,8 @@ export function readPageDigests(file: string): PageDigests | undefined {
     const [head, ...pages] = lines.slice(0, -1).map((line) => JSON.parse(line) as Record<string, unknown>);
     if (typeof head?.code !== 'string') return undefined;
     const digests: PageDigests = { code: head.code, pages: {} };
-    for (const { page, digest, kept } of pages) {
-      if (typeof page === 'string' && typeof digest === 'string') (digests.pages as Record<string, { digest: string; kept: boolean }>)[page] = { digest, kept: kept === true };
+    for (const { page, digest, kept, sha256 } of pages) {
+      if (typeof page === 'string' && typeof digest === 'string') (digests.pages as Record<string, PageDigests['pages'][string]>)[page] = { digest, kept: kept === true, ...(typeof sha256 === 'string' ? { sha256 } : {}) };
     }
     return digests;
   } catch {
@@ -311,6 +324,8 @@ export class EarlierPageRecords {
   /** The records started by this process, and the earlier ones read, by their files. */
   private readonly started = new Set<string>();
   private readonly earlierRead = new Map<string, PageDigests | undefined>();
+  /** The digest of each page being rendered, recorded once it is written (rendered). */
+  private readonly rendering = new Map<string, { readonly record: string; readonly code: string; readonly digest: string }>();
 
   constructor(private readonly site: SiteReader) {}
 
@@ -318,8 +333,9 @@ export class EarlierPageRecords {
    * The folder holding the page `file` as its conversation's earlier render
    * wrote it, when its digest is the one that render recorded; undefined
    * when it must be rendered. Either way its digest is recorded for the next
-   * render. A site with no selection (every conversation rendered, nothing
-   * kept) records nothing and keeps nothing.
+   * render: a page kept at once, a page rendered once it is written
+   * (rendered). A site with no selection (every conversation rendered,
+   * nothing kept) records nothing and keeps nothing.
    */
   keptPage(file: string): string | undefined {
     const { selected, code } = this.site.selectionOf(file);
@@ -327,8 +343,21 @@ export class EarlierPageRecords {
     const { model, rows } = this.site.outline(file);
     const digest = pageDigest(model, file, code, rows);
     const earlier = selected.earlier !== undefined ? this.earlierFolder(selected.earlier, file, digest) : undefined;
-    this.record(pageDigestsBeside(selected.plan), code, file, digest, earlier !== undefined);
+    if (earlier !== undefined) this.record(pageDigestsBeside(selected.plan), code, { page: file, digest, kept: true });
+    else this.rendering.set(file, { record: pageDigestsBeside(selected.plan), code, digest });
     return earlier;
+  }
+
+  /**
+   * Records the digest of the page `file`, rendered as `bytes`, with the
+   * SHA-256 of those bytes: the cache of finished pages and the manifest
+   * take it rather than reading every page back once the site is rendered.
+   */
+  rendered(file: string, bytes: Uint8Array): void {
+    const rendering = this.rendering.get(file);
+    if (rendering === undefined) return;
+    this.rendering.delete(file);
+    this.record(rendering.record, rendering.code, { page: file, digest: rendering.digest, kept: false, sha256: crypto.createHash('sha256').update(bytes).digest('hex') });
   }
 
   private earlierFolder(earlier: EarlierPages, file: string, digest: string): string | undefined {
@@ -345,8 +374,8 @@ export class EarlierPageRecords {
   // end: a page of the conversation may be the last this process renders. A
   // render that stops half way leaves a record of the pages it did, which is
   // never read, as its entry is never made complete.
-  private record(file: string, code: string, page: string, digest: string, kept: boolean): void {
-    const line = `${JSON.stringify({ page, digest, kept })}\n`;
+  private record(file: string, code: string, page: { page: string; digest: string; kept: boolean; sha256?: string }): void {
+    const line = `${JSON.stringify(page)}\n`;
     if (this.started.has(file)) {
       fs.appendFileSync(file, line);
       return;

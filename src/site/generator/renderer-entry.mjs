@@ -77,7 +77,9 @@ export function createExports(manifest) {
           if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
           const target = path.join(output, file);
           fs.mkdirSync(path.dirname(target), { recursive: true });
-          fs.writeFileSync(target, relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file));
+          const bytes = relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file);
+          fs.writeFileSync(target, bytes);
+          earlier.rendered(file, bytes);
         },
         close: () => site.close(),
       };

@@ -160,8 +160,8 @@ export function framesOf<Entry extends { readonly name: string; readonly size: n
   groups.forEach((current, index) => {
     const before = groups[index - 1];
     if (before === undefined || before.alone || current.alone || endsAFrame(before.name, GROUPS_PER_FRAME)) open = false;
-    const large = current.bytes >= LARGE_GROUP_BYTES;
-    let bytes = 0;
+    // A large group is alone, so its frames start inside it and their bytes are the group's own.
+    const cutBetweenEntries = current.cutBetweenEntries || current.bytes >= LARGE_GROUP_BYTES;
     for (const entry of current.entries) {
       if (entry.size >= LARGE_GROUP_BYTES) {
         frames.push([entry]);
@@ -170,17 +170,13 @@ export function framesOf<Entry extends { readonly name: string; readonly size: n
       }
       if (!open) {
         frames.push([]);
-        bytes = 0;
         frameBytes = 0;
       }
       open = true;
       frames.at(-1)!.push(entry);
-      bytes += entry.size;
       frameBytes += entry.size;
-      // Evidence pages count what the run holds, as their groups are mostly small.
-      const held = current.cutBetweenEntries ? frameBytes : large ? bytes : 0;
       // Never between a landed file and its `.sd`, which follows it and holds the same text.
-      if (held >= LEAST_CUT_BYTES && parseLandedName(path.posix.basename(entry.name)) === undefined && endsAFrame(`entry ${entry.name}`, ENTRIES_PER_CUT)) open = false;
+      if (cutBetweenEntries && frameBytes >= LEAST_CUT_BYTES && parseLandedName(path.posix.basename(entry.name)) === undefined && endsAFrame(`entry ${entry.name}`, ENTRIES_PER_CUT)) open = false;
     }
   });
   return frames;

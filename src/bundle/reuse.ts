@@ -29,7 +29,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { replaceFile } from '../files/atomic-file.ts';
+import { KnownFolders, replaceFile } from '../files/atomic-file.ts';
 import type { ManifestEntry } from './manifest.ts';
 
 const REUSE_SCHEMA = 'export-reuse/1';
@@ -117,9 +117,8 @@ export class ExportReuse {
    */
   private readonly placed = new Map<string, { source: string; sourceStamp: FileStamp; target: string; placedStamp: FileStamp | undefined }>();
   private readonly known = new Map<string, string>();
-  // Folders of the new export made so far: most files share a folder with
-  // the one before, and a second export places every file again.
-  private readonly folders = new Set<string>();
+  // Most files share a folder with the one before, and a second export places every file again.
+  private readonly folders = new KnownFolders();
   reused = 0;
   copied = 0;
 
@@ -154,11 +153,7 @@ export class ExportReuse {
    */
   place(source: string, root: string, relative: string): number {
     const target = path.join(root, relative);
-    const folder = path.dirname(target);
-    if (!this.folders.has(folder)) {
-      fs.mkdirSync(folder, { recursive: true });
-      this.folders.add(folder);
-    }
+    this.folders.ensure(path.dirname(target));
     const sourceStamp = stampOf(source);
     if (sourceStamp === undefined) throw new Error(`${source}: not a readable regular file`);
     const before = this.previous.get(relative);

@@ -110,7 +110,7 @@ export async function writeArchive(exportFolder: string, archive: string, option
   const temporary = temporaryArchive(archive);
   const previous = options.reuse ? PreviousFrames.open(options.reuse.index, archive) : PreviousFrames.none();
   const output = new FramesFile(temporary);
-  // Lends the buffers each kept frame of the previous archive is read through, twice: to check it and to copy it.
+  // Lends the buffers each kept frame of the previous archive is read through: to copy it, and to check it first unless the archive is untouched since it was written (PreviousFrames).
   const buffers = new BufferPool();
   try {
     // Each frame's headers and key, and whether the previous archive has it.

@@ -269,8 +269,8 @@ export class EarlierExports {
     await this.removals.get(previousFolder(out));
   }
 
-  /** Removes `previous`, the earlier export at `out`, then saves the record of reuse when there is one. */
-  remove(out: string, previous: string, save: (() => void) | undefined): void {
+  /** Removes `previous`, the earlier export at `out`, then saves what is saved once it is gone (completeExport). */
+  remove(out: string, previous: string, save: () => void): void {
     this.removals.set(previous, removeInBackground(previous).then((failure) => failure ?? savedOrWhy(out, save)));
   }
 
@@ -291,9 +291,9 @@ function removeInBackground(folder: string): Promise<string | undefined> {
   });
 }
 
-function savedOrWhy(out: string, save: (() => void) | undefined): string | undefined {
+function savedOrWhy(out: string, save: () => void): string | undefined {
   try {
-    save?.();
+    save();
     return undefined;
   } catch (error) {
     return `${out}: the record of its files for the next export could not be saved (${(error as Error).message}); the next export copies every file`;

@@ -55,7 +55,7 @@ const BRANCH = /^bundle\/_conversations\/([^/]+)\/branches\/([^/]+\.json)$/;
 // What a session's folder may hold besides its evidence, as for a folder
 // (storage.ts): an export leaves these behind, but a bundle that holds one is
 // not damaged. Anything else in a session's folder is out of place.
-const SESSION_FILES = new RegExp(`^${BUNDLE}/[^_/][^/]*/(${[SESSION_STATE, COLLECT_LOCK, SESSION_INDEX].map((name) => name.replace('.', '\\.')).join('|')}|(${STREAMS}|${RUNS})/[^/]+/[^/]+\\.cursor)$`);
+const SESSION_FILES = new RegExp(`^${BUNDLE}/[^_/][^/]*/(${[SESSION_STATE, COLLECT_LOCK, SESSION_INDEX].map((name) => name.replaceAll('.', '\\.')).join('|')}|(${STREAMS}|${RUNS})/[^/]+/[^/]+\\.cursor)$`);
 
 /** Past this size an entry held whole until the stream ends (the manifest, its plain twin, the root digest, a round, a branch record) stops the read. */
 export const HELD_ENTRY_BYTES = 128 << 20;

@@ -6,7 +6,7 @@
 import type { Usage } from '../../session-data/format.ts';
 import type { BundleConversation } from './bundle.ts';
 import { partsOfStep } from './row-outline.ts';
-import { stepText } from './search-text.ts';
+import { singleSpaced, stepText } from './search-text.ts';
 import { refsOf, stepsOfTalk, type ConversationStructure } from './streams.ts';
 import type { StepView, StreamView, TalkView } from './views.ts';
 
@@ -108,14 +108,14 @@ function titleOf(attrs: Record<string, unknown>, conversation: BundleConversatio
  * has text. A stream's own label, where the runtime gives one, comes first.
  */
 export function streamTitle(stream: StreamView, structure: ConversationStructure, conversation: BundleConversation): string | undefined {
-  if (stream.label !== undefined && stream.label.trim() !== '') return cut(oneLine(stream.label), TITLE);
+  if (stream.label !== undefined && stream.label.trim() !== '') return cut(singleSpaced(stream.label), TITLE);
   const call = stream.startedBy === undefined ? undefined : structure.nodes.get(stream.startedBy);
   if (call !== undefined) {
     for (const part of partsOfStep(call.kind, call.id, refsOf(call), (ref) => conversation.rows.partsOf(ref))) {
       if (part.k !== 'call') continue;
       const { description, prompt } = part.view.tool ?? {};
       const told = [description, prompt?.split('\n').find((line) => line.trim() !== '')].find((text) => text !== undefined && text.trim() !== '');
-      if (told !== undefined) return cut(oneLine(told), TITLE);
+      if (told !== undefined) return cut(singleSpaced(told), TITLE);
     }
   }
   for (const talk of stream.talks) {
@@ -127,10 +127,6 @@ export function streamTitle(stream: StreamView, structure: ConversationStructure
 
 /** Text that opens with a tag, as context a runtime wraps and adds to a prompt does: it says nothing of the task. */
 const WRAPPED = /^\s*<[a-z][a-z0-9_-]*>/i;
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
 
 /**
  * The project as the session node states it (`{ folder, cwd? }`), or from

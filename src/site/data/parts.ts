@@ -70,9 +70,8 @@ function view(part: Part, held: string, label: string | undefined, split: (text:
 }
 
 // Counted only as far as the answer: splitting a text into its lines to
-// count them made a string of each line of every part of a conversation.
-// The 16,009 parts of the 200 MB benchmark corpus's biggest conversation
-// took 36-42 ms to view so, and 28-29 ms counted.
+// count them made a string of each line of every part of a conversation
+// (docs/performance.md).
 function moreLinesThan(text: string, most: number): boolean {
   if (text.length === 0) return false;
   let lines = 1;

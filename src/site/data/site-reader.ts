@@ -24,7 +24,6 @@ import { hasEnded } from '../../files/process.ts';
 
 export interface SitePlan {
   readonly conversations: ConversationSummary[];
-  readonly plans: Map<string, ConversationPlan>;
   readonly pages: PagePlan[];
 }
 
@@ -32,7 +31,7 @@ export interface SitePlan {
 const PLAN_POLL_MS = 20;
 
 export class SiteReader {
-  readonly input: SiteInput;
+  private readonly input: SiteInput;
   private readonly selection: SiteSelection;
   /** Made the first time a page has code to highlight. */
   private readonly startHighlighter: () => Promise<CodeHighlighter>;
@@ -80,7 +79,7 @@ export class SiteReader {
     // Those another build renders are waited for only now, after this build's
     // own: that build saves each plan as it plans it.
     const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected).summary);
-    this.complete = { conversations, plans: this.plans, pages: this.pages };
+    this.complete = { conversations, pages: this.pages };
     return this.complete;
   }
 

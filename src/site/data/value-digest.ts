@@ -3,15 +3,9 @@
 // A page's model is digested to tell whether the page changed (earlier-
 // pages.ts). Fed as the JSON text of each talk, the text was made and then
 // copied again: JSON.stringify returns a string built of many pieces, which
-// the hash must first make into one. In a profile of the export after one
-// line was added to the 1 GB benchmark corpus's biggest conversation
-// (151 MB), the renderer child spent 1.39 s digesting the models of its 184
-// pages, 0.79 s of it in the hash's update. Over the models of the 43 pages
-// of the 200 MB corpus's biggest conversation (113,050 objects, 288,100
-// strings, 23 M characters of JSON), the JSON text took 205-223 ms and this
-// walk 120-125 ms: a string the model holds (most of its bytes, texts read
-// from `.sd`) is hashed where it lies, and the rest is a few bytes of framing
-// in a buffer.
+// the hash must first make into one. Walked here instead, a string the model
+// holds (most of its bytes, texts read from `.sd`) is hashed where it lies,
+// and the rest is a few bytes of framing in a buffer (docs/performance.md).
 //
 // The form tells any two values apart whose JSON texts differ, and only
 // those: it is the JSON value model (what JSON.stringify keeps: toJSON,

@@ -5,8 +5,8 @@
 // allows style sheets of the site's own only. Apart from the highlighter so
 // that the export process, which writes the style sheet and renders no page,
 // does not load shiki's highlighter, its regular expression engine and its
-// language registry: loading the site stage took 215-227 ms with them and
-// takes 98-134 ms without (six runs each).
+// language registry, which take a good part of its loading
+// (docs/performance.md).
 
 import type { ThemeRegistrationResolved } from 'shiki/core';
 import { bundledThemes } from 'shiki/themes';

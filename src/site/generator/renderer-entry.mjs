@@ -10,9 +10,7 @@ import { linkOrCopy } from './link-or-copy.ts';
 import { relativeLinksOf } from './relative-links.ts';
 import { EarlierPageRecords } from './page-store.ts';
 import { ReadAhead } from '../data/read-ahead.ts';
-
-/** The pages of a conversation, a branch or a child stream (data/plan.ts). */
-const CONVERSATION_PAGE = /^[cbs]\//;
+import { SITE_WIDE_PAGES } from '../data/site-navigation.ts';
 
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
@@ -57,9 +55,7 @@ export function createExports(manifest) {
          */
         pages: function* () {
           yield* site.pagesAsPlanned();
-          yield 'index.html';
-          yield 'search.html';
-          yield 'glossary.html';
+          yield* SITE_WIDE_PAGES;
         },
         /**
          * Writes the page `file` under `output` as the build would write it,
@@ -71,7 +67,7 @@ export function createExports(manifest) {
          * search page list every conversation and are always rendered.
          */
         render: async (file, output) => {
-          const kept = CONVERSATION_PAGE.test(file) ? earlier.keptPage(file) : undefined;
+          const kept = SITE_WIDE_PAGES.includes(file) ? undefined : earlier.keptPage(file);
           if (kept !== undefined) return linkOrCopy(kept, output, file);
           const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
           if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);

@@ -67,7 +67,7 @@ export interface EvidenceOf {
 
 /**
  * Writes the evidence pages of each conversation rendered, and records
- * their files beside its plan (evidenceFilesBeside), where the cache of
+ * their files beside its plan (evidenceBeside), where the cache of
  * finished pages (site.ts) finds them with its pages: they are a function
  * of the same bundle files, and are kept and placed with them.
  *
@@ -166,21 +166,15 @@ export function placeEvidence(staging: string, out: string): void {
   for (const name of listFolder(path.join(staging, EVIDENCE_FOLDER))) linkOrCopy(staging, out, `${EVIDENCE_FOLDER}/${name}`);
 }
 
-/** The evidence pages of the conversation whose plan is saved at `plan`, from the site root, as writeEvidence recorded them. */
-export function evidenceFilesBeside(plan: string): string[] {
+/**
+ * The evidence pages of the conversation whose plan is saved at `plan`, as
+ * writeEvidence recorded them: each page's file from the site root, the
+ * SHA-256 of its bytes, and whether it was kept from the earlier render.
+ */
+export function evidenceBeside(plan: string): readonly WrittenEvidence[] {
   const record = readRecord(recordBeside(plan));
   if (record === undefined) throw new Error(`${recordBeside(plan)}: the record of the conversation's evidence pages is missing or cannot be read`);
-  return record.pages.map(({ file }) => file);
-}
-
-/** The SHA-256 of the bytes of each of those, by file, as writeEvidence took it. */
-export function evidenceDigestsBeside(plan: string): Map<string, string> {
-  return new Map((readRecord(recordBeside(plan))?.pages ?? []).flatMap(({ file, sha256 }) => (typeof sha256 === 'string' ? [[file, sha256] as const] : [])));
-}
-
-/** How many of those were kept from the conversation's earlier render. */
-export function keptEvidenceBeside(plan: string): number {
-  return readRecord(recordBeside(plan))?.pages.filter(({ kept }) => kept).length ?? 0;
+  return record.pages;
 }
 
 function recordBeside(plan: string): string {

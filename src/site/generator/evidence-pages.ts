@@ -28,7 +28,7 @@ const ROOT = '../';
 const EXPORT_ROOT = '../../';
 
 /** The style sheet of the evidence pages alone, after the site's. */
-export const EVIDENCE_STYLE = 'evidence.css';
+const EVIDENCE_STYLE = 'evidence.css';
 
 /** A page written, or kept from the conversation's earlier render. */
 export interface WrittenEvidence {
@@ -56,7 +56,7 @@ interface EvidenceRecord {
 /**
  * A conversation rendered, for writeEvidence: where its plan is saved, and
  * the pages its earlier render left in the cache of finished pages, when
- * site.ts offers them (data/site.ts, EarlierPages: the folder of their
+ * site.ts offers them (data/site-input.ts, EarlierPages: the folder of their
  * files, and the page digests recorded beside the earlier plan).
  */
 export interface EvidenceOf {
@@ -181,7 +181,7 @@ function recordBeside(plan: string): string {
   return plan.replace(/\.json$/, '.evidence.json');
 }
 
-/** The plan beside which the page digests `digests` are recorded (data/earlier-pages.ts, pageDigestsBeside). */
+/** The plan beside which the page digests `digests` are recorded (page-store.ts, pageDigestsBeside). */
 function earlierPlan(digests: string): string {
   return digests.replace(/\.pages\.jsonl$/, '.json');
 }
@@ -201,7 +201,7 @@ function readRecord(file: string): EvidenceRecord | undefined {
  * page links back to the conversation's first page (data/plan.ts,
  * conversationPage).
  */
-export function writeEvidencePages(bundle: string, out: string, conversation: string, code = '', keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
+export function writeEvidencePages(bundle: string, out: string, conversation: string, code: string, keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
   const written: WrittenEvidence[] = [];
   const html = new PageBytes();
   fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });

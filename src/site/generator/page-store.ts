@@ -281,7 +281,7 @@ function keptAsItWas(file: string, stamp: FileStamp | undefined, sha256: string)
 }
 
 /** What is recorded of a conversation's pages beside its plan: each page's digest, and whether it was kept from the earlier render. */
-export interface PageDigests {
+interface PageDigests {
   /** The site's code the pages were rendered with (kept-renderer.ts, siteCode). */
   readonly code: string;
   readonly pages: Record<string, { readonly digest: string; readonly kept: boolean; readonly sha256?: string }>;
@@ -317,12 +317,12 @@ function recordedBeside(id: string, plan: string): Recorded {
 }
 
 /** Where the page digests of the conversation whose plan is saved at `plan` are recorded, beside it. */
-export function pageDigestsBeside(plan: string): string {
+function pageDigestsBeside(plan: string): string {
   return plan.replace(/\.json$/, '.pages.jsonl');
 }
 
 /** The page digests recorded beside a plan; none when there are none or they cannot be read. */
-export function readPageDigests(file: string): PageDigests | undefined {
+function readPageDigests(file: string): PageDigests | undefined {
   try {
     const lines = fs.readFileSync(file, 'utf8').split('\n');
     // The last piece is what follows the last newline: nothing, or a line cut short.

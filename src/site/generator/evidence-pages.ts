@@ -101,6 +101,18 @@ export interface EvidenceTask {
 }
 
 /**
+ * Writes the evidence pages of each conversation taken (writeEvidence) and
+ * reports it: the evidence worker's work, and the calling thread's for any
+ * that no worker took, as when the worker failed before it took one.
+ */
+export function writeEvidenceTaken(taken: Iterable<EvidenceOf>, { bundle, out, code }: EvidenceTask, report: (id: string) => void): void {
+  for (const conversation of taken) {
+    writeEvidence(bundle, out, [conversation], code);
+    report(conversation.id);
+  }
+}
+
+/**
  * The most landed bytes whose evidence pages are written on the calling
  * thread rather than on a worker thread: a worker costs its start and the
  * loading of its modules, which the few pages of a conversation that grew
@@ -140,14 +152,15 @@ export async function writeEvidenceOnThread(bundle: string, staging: string, con
     return;
   }
   const failures: string[] = [];
+  const task: EvidenceTask = { bundle, out: staging, code };
   await workOnCores<EvidenceOf, EvidenceTask, string>({
     items: conversations,
     threads: 1,
     workersOnly: true,
     name: 'the evidence worker',
     worker: workerModule('evidence-worker', new URL('./evidence-worker.ts', import.meta.url)),
-    task: { bundle, out: staging, code },
-    here: () => undefined,
+    task,
+    here: (taken, report) => writeEvidenceTaken(taken, task, report),
     itemKey: ({ id }) => id,
     outcomeKey: (id) => id,
     lost: ({ id }, why) => (failures.push(`${id}: ${why}`), id),

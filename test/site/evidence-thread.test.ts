@@ -2,18 +2,11 @@
 // them, as it does for a few conversations, or a worker thread does, as for
 // many (evidence-pages.ts, writeEvidenceOnThread).
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { writeEvidenceOnThread } from '../../src/site/generator/evidence-pages.ts';
-import { parsedFixtures, temporaryFolder } from '../helpers.ts';
-
-/** Every file under `folder`, by path inside it, with its bytes. */
-function filesOf(folder: string): Map<string, string> {
-  const files = fs.readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
-  return new Map(files.map((entry) => [path.relative(folder, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8')]));
-}
+import { expectSameFiles, filesOf, parsedFixtures, temporaryFolder } from '../helpers.ts';
 
 describe('the evidence pages written for the site', () => {
   it('are the same on the calling thread as on a worker thread', { timeout: 120_000 }, async () => {
@@ -29,7 +22,7 @@ describe('the evidence pages written for the site', () => {
     );
     const [here, onWorker] = written;
     expect(here!.pages.size).toBeGreaterThan(0);
-    expect([...onWorker!.pages]).toEqual([...here!.pages]);
-    expect([...onWorker!.records]).toEqual([...here!.records]);
+    expectSameFiles(onWorker!.pages, here!.pages);
+    expectSameFiles(onWorker!.records, here!.records);
   });
 });

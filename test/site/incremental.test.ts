@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/claude-code-records.ts';
+import { textBlock, toolUseBlock } from '../../scripts/claude-code-records.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
-import { prepareRenderer } from '../../src/site/generator/site.ts';
 import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { growingTranscript } from './growing-transcript.ts';
 
 describe('an incremental site', () => {
   it('renders nothing when nothing changed, only the changed conversation when one did, and gives the bytes a whole render gives', { timeout: 120_000 }, async () => {
@@ -100,20 +100,7 @@ describe('an incremental site', () => {
   });
 
   it('keeps the pages of a conversation that grew whose talks did not change, as the bytes a whole render gives', { timeout: 240_000 }, async () => {
-    // Pages are kept from an earlier render only by the kept renderer.
-    expect(await prepareRenderer()).not.toBe('failed');
-    const root = temporaryFolder({ forFile: true });
-    const data = temporaryFolder({ forFile: true });
-    const out = path.join(temporaryFolder({ forFile: true }), 'export');
-    const session = stableUuid('pages of a growing conversation', 1);
-    const transcript = path.join(root, '-home-user-pages', `${session}.jsonl`);
-    fs.mkdirSync(path.dirname(transcript), { recursive: true });
-    const t = new Transcript({ session });
-    let written = 0;
-    const writeNewLines = (): void => {
-      fs.appendFileSync(transcript, t.lines.slice(written).map((line) => `${line}\n`).join(''));
-      written = t.lines.length;
-    };
+    const { root, data, out, session, t, writeNewLines } = await growingTranscript('pages of a growing conversation', '-home-user-pages');
     // A talk of 25 tool results of 30 KB each is past a page's budget, so
     // it has a page of its own (data/plan.ts).
     const longTalk = (label: string): void => {

@@ -9,20 +9,13 @@ import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/c
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
-import { buildSite, prepareRenderer } from '../../src/site/generator/site.ts';
+import { buildSite } from '../../src/site/generator/site.ts';
 import { collectOnce, expectSameFiles, filesOf, temporaryFolder } from '../helpers.ts';
+import { growingTranscript } from './growing-transcript.ts';
 
 describe('the page budget', () => {
   it('splits again a conversation whose pages rendered past the budget, until each fits or holds one talk, and keeps it from the cache the next time', { timeout: 240_000 }, async () => {
-    // Pages are kept from an earlier render only by the kept renderer.
-    expect(await prepareRenderer()).not.toBe('failed');
-    const root = temporaryFolder({ forFile: true });
-    const data = temporaryFolder({ forFile: true });
-    const out = path.join(temporaryFolder({ forFile: true }), 'export');
-    const session = stableUuid('pages that render larger than estimated', 1);
-    const transcript = path.join(root, '-home-user-escaped', `${session}.jsonl`);
-    fs.mkdirSync(path.dirname(transcript), { recursive: true });
-    const t = new Transcript({ session });
+    const { root, data, out, session, transcript, t, writeNewLines } = await growingTranscript('pages that render larger than estimated', '-home-user-escaped');
     // Output of `<` and `&` is estimated as plain text, yet each of its
     // characters is four or five once escaped: pages planned by the estimate
     // alone are several times the budget. Each result shows its first 32 KB
@@ -40,7 +33,7 @@ describe('the page budget', () => {
     for (let index = 1; index <= 6; index++) talk(`part${index}`, 4);
     // One talk larger than the budget alone, rendered: it is never cut, so its page is allowed and reported.
     talk('whole', 8);
-    fs.writeFileSync(transcript, t.lines.map((line) => `${line}\n`).join(''));
+    writeNewLines();
     // A conversation whose page fits, beside it: it is rendered once.
     const small = stableUuid('a page within the budget', 1);
     const other = new Transcript({ session: small });
@@ -92,10 +85,9 @@ describe('the page budget', () => {
     // The conversation grows: planned from the plain estimate, it is split
     // again, and the pages of its earlier render whose models did not change
     // are kept from it, as the bytes a whole render gives.
-    const written = t.lines.length;
     t.prompt('Anything else?');
     t.call([textBlock('Nothing else.')]);
-    fs.appendFileSync(transcript, t.lines.slice(written).map((line) => `${line}\n`).join(''));
+    writeNewLines();
     collectOnce(root, data);
     for (const each of sessions) parseSession(data, each);
     const grown = await writeExport(data, out, sessions);

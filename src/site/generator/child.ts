@@ -84,10 +84,10 @@ export function startChild(script: string, args: readonly string[], cwd: string,
 /**
  * V8 lets the heap grow to several times what is alive before it collects,
  * and a child rendering pages makes a page's worth of garbage for each, so
- * a child rendering a very large conversation peaked at three times what
+ * a child rendering a very large conversation peaked at several times what
  * it held. Growing the heap by half at most keeps that peak well down for a
- * few percent of the site step; by a fifth it was lower still but markedly
- * slower (docs/performance.md).
+ * little more time in the site step; by a fifth it was lower still but
+ * markedly slower (docs/performance.md, where the figures are).
  *
  * A page's garbage is mostly short-lived (rows parsed, strings joined, React's
  * pieces), and V8's default young generation is small enough that much of it

@@ -28,7 +28,7 @@ const ROOT = '../';
 const EXPORT_ROOT = '../../';
 
 /** The style sheet of the evidence pages alone, after the site's. */
-export const EVIDENCE_STYLE = 'evidence.css';
+const EVIDENCE_STYLE = 'evidence.css';
 
 /** A page written, or kept from the conversation's earlier render. */
 export interface WrittenEvidence {
@@ -56,7 +56,7 @@ interface EvidenceRecord {
 /**
  * A conversation rendered, for writeEvidence: where its plan is saved, and
  * the pages its earlier render left in the cache of finished pages, when
- * site.ts offers them (data/site.ts, EarlierPages: the folder of their
+ * site.ts offers them (data/site-input.ts, EarlierPages: the folder of their
  * files, and the page digests recorded beside the earlier plan).
  */
 export interface EvidenceOf {
@@ -67,7 +67,7 @@ export interface EvidenceOf {
 
 /**
  * Writes the evidence pages of each conversation rendered, and records
- * their files beside its plan (evidenceFilesBeside), where the cache of
+ * their files beside its plan (evidenceBeside), where the cache of
  * finished pages (site.ts) finds them with its pages: they are a function
  * of the same bundle files, and are kept and placed with them.
  *
@@ -98,6 +98,18 @@ export interface EvidenceTask {
   readonly bundle: string;
   readonly out: string;
   readonly code: string;
+}
+
+/**
+ * Writes the evidence pages of each conversation taken (writeEvidence) and
+ * reports it: the evidence worker's work, and the calling thread's for any
+ * that no worker took, as when the worker failed before it took one.
+ */
+export function writeEvidenceTaken(taken: Iterable<EvidenceOf>, { bundle, out, code }: EvidenceTask, report: (id: string) => void): void {
+  for (const conversation of taken) {
+    writeEvidence(bundle, out, [conversation], code);
+    report(conversation.id);
+  }
 }
 
 /**
@@ -140,14 +152,15 @@ export async function writeEvidenceOnThread(bundle: string, staging: string, con
     return;
   }
   const failures: string[] = [];
+  const task: EvidenceTask = { bundle, out: staging, code };
   await workOnCores<EvidenceOf, EvidenceTask, string>({
     items: conversations,
     threads: 1,
     workersOnly: true,
     name: 'the evidence worker',
     worker: workerModule('evidence-worker', new URL('./evidence-worker.ts', import.meta.url)),
-    task: { bundle, out: staging, code },
-    here: () => undefined,
+    task,
+    here: (taken, report) => writeEvidenceTaken(taken, task, report),
     itemKey: ({ id }) => id,
     outcomeKey: (id) => id,
     lost: ({ id }, why) => (failures.push(`${id}: ${why}`), id),
@@ -166,28 +179,22 @@ export function placeEvidence(staging: string, out: string): void {
   for (const name of listFolder(path.join(staging, EVIDENCE_FOLDER))) linkOrCopy(staging, out, `${EVIDENCE_FOLDER}/${name}`);
 }
 
-/** The evidence pages of the conversation whose plan is saved at `plan`, from the site root, as writeEvidence recorded them. */
-export function evidenceFilesBeside(plan: string): string[] {
+/**
+ * The evidence pages of the conversation whose plan is saved at `plan`, as
+ * writeEvidence recorded them: each page's file from the site root, the
+ * SHA-256 of its bytes, and whether it was kept from the earlier render.
+ */
+export function evidenceBeside(plan: string): readonly WrittenEvidence[] {
   const record = readRecord(recordBeside(plan));
   if (record === undefined) throw new Error(`${recordBeside(plan)}: the record of the conversation's evidence pages is missing or cannot be read`);
-  return record.pages.map(({ file }) => file);
-}
-
-/** The SHA-256 of the bytes of each of those, by file, as writeEvidence took it. */
-export function evidenceDigestsBeside(plan: string): Map<string, string> {
-  return new Map((readRecord(recordBeside(plan))?.pages ?? []).flatMap(({ file, sha256 }) => (typeof sha256 === 'string' ? [[file, sha256] as const] : [])));
-}
-
-/** How many of those were kept from the conversation's earlier render. */
-export function keptEvidenceBeside(plan: string): number {
-  return readRecord(recordBeside(plan))?.pages.filter(({ kept }) => kept).length ?? 0;
+  return record.pages;
 }
 
 function recordBeside(plan: string): string {
   return plan.replace(/\.json$/, '.evidence.json');
 }
 
-/** The plan beside which the page digests `digests` are recorded (data/earlier-pages.ts, pageDigestsBeside). */
+/** The plan beside which the page digests `digests` are recorded (page-store.ts, pageDigestsBeside). */
 function earlierPlan(digests: string): string {
   return digests.replace(/\.pages\.jsonl$/, '.json');
 }
@@ -207,7 +214,7 @@ function readRecord(file: string): EvidenceRecord | undefined {
  * page links back to the conversation's first page (data/plan.ts,
  * conversationPage).
  */
-export function writeEvidencePages(bundle: string, out: string, conversation: string, code = '', keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
+export function writeEvidencePages(bundle: string, out: string, conversation: string, code: string, keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
   const written: WrittenEvidence[] = [];
   const html = new PageBytes();
   fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });

@@ -40,7 +40,7 @@ import { listFolder } from '../../files/folders.ts';
 import { pageDigest } from '../data/earlier-pages.ts';
 import type { SiteReader } from '../data/site-reader.ts';
 import { readSavedPlan, searchScriptOf, type EarlierPages } from '../data/site-input.ts';
-import { evidenceDigestsBeside, evidenceFilesBeside, keptEvidenceBeside } from './evidence-pages.ts';
+import { evidenceBeside } from './evidence-pages.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 
 const PLAN = 'plan.json';
@@ -80,6 +80,8 @@ export class PageStore {
   private readonly stamps: ReadonlyMap<string, FileStamp>;
   /** The files of each entry this build found finished or kept, by its folder, with the stamp each was checked or kept with. */
   private readonly keptIn = new Map<string, readonly KeptFile[]>();
+  /** What the render of each conversation rendered recorded beside its plan, by its plan: read once, after the render (recordedBeside). */
+  private readonly recorded = new Map<string, Recorded>();
 
   /** The store in the site cache `cache`, for pages rendered by the site's `code` (kept-renderer.ts, siteCode). */
   constructor(
@@ -97,8 +99,7 @@ export class PageStore {
       const key = crypto.createHash('sha256').update(`${this.code}\n${id}\n${input}`).digest('hex');
       const entry = this.entryOf(path.join(this.folder, key));
       const plan = path.join(entry.folder, PLAN);
-      let pages: string[] | undefined;
-      return { id, plan, ...entry, pages: () => (pages ??= entry.kept ? entry.kept.map(({ file }) => file) : [...readSavedPlan(plan).pages, searchScriptOf(id), ...evidenceFilesBeside(plan)]) };
+      return { id, plan, ...entry, pages: () => (entry.kept ? entry.kept.map(({ file }) => file) : this.recordedOf(id, plan).files) };
     });
   }
 
@@ -139,7 +140,14 @@ export class PageStore {
 
   /** How many pages of the conversations just rendered were kept from their earlier render. */
   keptFromEarlier(finished: readonly Finished[]): number {
-    return finished.reduce((sum, { render, plan }) => sum + (render ? Object.values(readPageDigests(pageDigestsBeside(plan))?.pages ?? {}).filter(({ kept }) => kept).length + keptEvidenceBeside(plan) : 0), 0);
+    return finished.reduce((sum, { render, id, plan }) => sum + (render ? this.recordedOf(id, plan).kept : 0), 0);
+  }
+
+  /** What the render of a conversation rendered recorded beside its plan (recordedBeside), read the first time it is asked for. */
+  private recordedOf(id: string, plan: string): Recorded {
+    let recorded = this.recorded.get(plan);
+    if (recorded === undefined) this.recorded.set(plan, (recorded = recordedBeside(id, plan)));
+    return recorded;
   }
 
   /**
@@ -216,7 +224,7 @@ export class PageStore {
    */
   keepAndPlace(out: string, finished: readonly Finished[], site: Entry, digests: Map<string, string>): void {
     for (const entry of finished) {
-      if (entry.render) this.keep(out, entry, entry.pages(), digests, writtenDigestsBeside(entry.plan));
+      if (entry.render) this.keep(out, entry, entry.pages(), digests, this.recordedOf(entry.id, entry.plan).sha256);
       else this.place(entry, out, digests);
     }
     const used = new Set([...finished.map(({ folder }) => path.basename(folder)), path.basename(site.folder)]);
@@ -273,32 +281,48 @@ function keptAsItWas(file: string, stamp: FileStamp | undefined, sha256: string)
 }
 
 /** What is recorded of a conversation's pages beside its plan: each page's digest, and whether it was kept from the earlier render. */
-export interface PageDigests {
+interface PageDigests {
   /** The site's code the pages were rendered with (kept-renderer.ts, siteCode). */
   readonly code: string;
   readonly pages: Record<string, { readonly digest: string; readonly kept: boolean; readonly sha256?: string }>;
 }
 
-/**
- * The SHA-256 of the bytes of each page and evidence page of the
- * conversation whose plan is saved at `plan` that its render wrote, by file,
- * as the writers took them from the bytes they wrote (EarlierPageRecords,
- * rendered; evidence-pages.ts): the pages kept from its earlier render are
- * not named, and are read again.
- */
-function writtenDigestsBeside(plan: string): Map<string, string> {
-  const known = evidenceDigestsBeside(plan);
-  for (const [file, { sha256 }] of Object.entries(readPageDigests(pageDigestsBeside(plan))?.pages ?? {})) if (sha256 !== undefined) known.set(file, sha256);
-  return known;
+/** What the render of a conversation recorded beside its plan. */
+interface Recorded {
+  /** Its page files, its search script and its evidence pages, from the site root. */
+  readonly files: string[];
+  /**
+   * The SHA-256 of the bytes of each page and evidence page that its render
+   * wrote, by file, as the writers took them from the bytes they wrote
+   * (EarlierPageRecords, rendered; evidence-pages.ts): the pages kept from
+   * its earlier render are not named, and are read again, but its evidence
+   * pages all are (writeEvidencePages reads those it keeps).
+   */
+  readonly sha256: ReadonlyMap<string, string>;
+  /** How many of its pages and evidence pages were kept from its earlier render. */
+  readonly kept: number;
+}
+
+/** What the render of the conversation `id`, whose plan is saved at `plan`, recorded beside it: its plan, its page digests and its evidence pages. */
+function recordedBeside(id: string, plan: string): Recorded {
+  const evidence = evidenceBeside(plan);
+  const pages = Object.entries(readPageDigests(pageDigestsBeside(plan))?.pages ?? {});
+  const sha256 = new Map(evidence.map(({ file, sha256 }) => [file, sha256] as const));
+  for (const [file, { sha256: digest }] of pages) if (digest !== undefined) sha256.set(file, digest);
+  return {
+    files: [...readSavedPlan(plan).pages, searchScriptOf(id), ...evidence.map(({ file }) => file)],
+    sha256,
+    kept: pages.filter(([, { kept }]) => kept).length + evidence.filter(({ kept }) => kept).length,
+  };
 }
 
 /** Where the page digests of the conversation whose plan is saved at `plan` are recorded, beside it. */
-export function pageDigestsBeside(plan: string): string {
+function pageDigestsBeside(plan: string): string {
   return plan.replace(/\.json$/, '.pages.jsonl');
 }
 
 /** The page digests recorded beside a plan; none when there are none or they cannot be read. */
-export function readPageDigests(file: string): PageDigests | undefined {
+function readPageDigests(file: string): PageDigests | undefined {
   try {
     const lines = fs.readFileSync(file, 'utf8').split('\n');
     // The last piece is what follows the last newline: nothing, or a line cut short.

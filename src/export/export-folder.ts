@@ -296,7 +296,7 @@ function savedOrWhy(out: string, save: () => void): string | undefined {
     save();
     return undefined;
   } catch (error) {
-    return `${out}: the record of its files for the next export could not be saved (${(error as Error).message}); the next export copies every file`;
+    return `${out}: what the next export reuses could not be recorded (${(error as Error).message}); the next export copies the files or reads the kept pages that record would have spared it`;
   }
 }
 

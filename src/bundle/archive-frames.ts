@@ -42,7 +42,7 @@ import { replaceWithoutFlush } from '../files/atomic-file.ts';
 import { readRange } from '../files/line-reader.ts';
 import { landedNameOf, parseLandedName } from '../landing/layout.ts';
 import { BUNDLE, conversationOwning } from './manifest.ts';
-import { compareStamps, stampFromText, stampOf, stampOfOpen, stampText } from './reuse.ts';
+import { compareStamps, stampFromText, stampOf, stampOfOpen, stampText } from '../files/file-stamp.ts';
 
 const EVIDENCE_PAGES = 'site/e/';
 const PAGE_FOLDERS = ['site/c/', 'site/b/', EVIDENCE_PAGES, 'site/s/'];

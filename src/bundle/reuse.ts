@@ -30,6 +30,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KnownFolders, replaceFile } from '../files/atomic-file.ts';
+import { compareStamps, stampFromText, stampOf, stampText, type FileStamp, type StampsRecord } from '../files/file-stamp.ts';
 import type { ManifestEntry } from './manifest.ts';
 
 const REUSE_SCHEMA = 'export-reuse/1';
@@ -41,70 +42,6 @@ interface ReuseEntry {
   readonly sourceStamp: string;
   readonly exportedStamp: string;
   readonly sha256: string;
-}
-
-/**
- * What changes when a file is replaced or written: its device, inode, size
- * and modification time, which together name the file's bytes as they were
- * stamped, and its change time. The change time is there because the
- * modification time can be set back by anyone who can write the file, and
- * the change time cannot: it moves with every write, and with every change
- * of the file's metadata, its count of hard links included. So a stamp is
- * taken once the links to the file are as they stay. Times are in
- * nanoseconds, as decimal text.
- */
-export interface FileStamp {
-  readonly device: string;
-  readonly inode: string;
-  readonly size: string;
-  readonly modified: string;
-  readonly changed: string;
-}
-
-export function stampOf(file: string): FileStamp | undefined {
-  try {
-    return stampOfStats(fs.statSync(file, { bigint: true }));
-  } catch {
-    return undefined;
-  }
-}
-
-/** The stamp of the file open at `descriptor`: that of the file read, whatever its name now names. */
-export function stampOfOpen(descriptor: number): FileStamp | undefined {
-  try {
-    return stampOfStats(fs.fstatSync(descriptor, { bigint: true }));
-  } catch {
-    return undefined;
-  }
-}
-
-function stampOfStats(stat: fs.BigIntStats): FileStamp | undefined {
-  return stat.isFile() ? { device: `${stat.dev}`, inode: `${stat.ino}`, size: `${stat.size}`, modified: `${stat.mtimeNs}`, changed: `${stat.ctimeNs}` } : undefined;
-}
-
-/**
- * How a file's stamp now compares with one taken before: the same; the same
- * but for the change time, which a hard link made or removed since gives,
- * and so does a write whose modification time was set back, which only the
- * bytes can tell apart; or another file, or other bytes.
- */
-export function compareStamps(now: FileStamp | undefined, before: FileStamp | undefined): 'same' | 'change time only' | 'different' {
-  if (now === undefined || before === undefined) return 'different';
-  if (now.device !== before.device || now.inode !== before.inode || now.size !== before.size || now.modified !== before.modified) return 'different';
-  return now.changed === before.changed ? 'same' : 'change time only';
-}
-
-/** A stamp as the records on disk hold it: `device:inode:size:modified:changed`. */
-export function stampText(stamp: FileStamp): string {
-  return `${stamp.device}:${stamp.inode}:${stamp.size}:${stamp.modified}:${stamp.changed}`;
-}
-
-/** The stamp a record holds as text (stampText); undefined for text that is none. */
-export function stampFromText(text: string): FileStamp | undefined {
-  const parts = text.split(':');
-  if (parts.length !== 5 || parts.some((part) => !/^\d+$/.test(part))) return undefined;
-  const [device, inode, size, modified, changed] = parts as [string, string, string, string, string];
-  return { device, inode, size, modified, changed };
 }
 
 export class ExportReuse {
@@ -192,15 +129,20 @@ export class ExportReuse {
   }
 
   /**
-   * Records the stamps of the export now in place at `out`, for the next
-   * export: called once the export it replaced is removed, whose links to
-   * the same files changed their change times since they were placed.
+   * The record of the stamps of the export now in place at `out`, for the
+   * next export: saved once the export it replaced is removed, whose links
+   * to the same files changed their change times since they were placed.
    */
-  save(entries: readonly ManifestEntry[]): void {
+  stampsRecord(entries: readonly ManifestEntry[]): StampsRecord {
+    const exported = (entry: ManifestEntry): string => path.join(this.out, entry.path);
+    return { files: entries.map(exported), save: (stamps) => this.save(entries, (entry) => stamps.get(exported(entry))) };
+  }
+
+  private save(entries: readonly ManifestEntry[], stampNow: (entry: ManifestEntry) => FileStamp | undefined): void {
     const files: Record<string, ReuseEntry> = {};
     for (const entry of entries) {
       const placed = this.placed.get(entry.path);
-      const now = stampOf(path.join(this.out, entry.path));
+      const now = stampNow(entry);
       // Only a copy still byte for byte its storage file can stand in for it
       // next time: the same inode, size and modification time as placed (a
       // later step, a redaction, replaces a file with a new one).

@@ -21,12 +21,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { conversationFolder } from '../session-flow/chain.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { sessionDataBeside } from '../landing/layout.ts';
 import { KnownFolders } from '../files/atomic-file.ts';
 import { listFolder } from '../files/folders.ts';
+import { FolderRemover } from '../files/folder-remover.ts';
+import { stampsNow, type FileStamp, type StampsRecord } from '../files/file-stamp.ts';
 import { hasEnded } from '../files/process.ts';
 import type { SiteResult } from '../site/generator/site.ts';
 import type { WaitingRenderer } from '../site/generator/kept-renderer.ts';
@@ -118,7 +119,7 @@ export async function writeExport(data: string, out: string, conversations: read
       observer.step('redact');
       applyRedaction(path.join(partial, BUNDLE), options.redaction);
     }
-    return await completeExport(partial, out, conversations, reuse.digests, options.siteCache ?? siteCacheOf(data), options, (entries) => ({ reused: reuse.reused, copied: reuse.copied, save: () => reuse.save(entries) }));
+    return await completeExport(partial, out, conversations, reuse.digests, options.siteCache ?? siteCacheOf(data), options, (entries) => ({ reused: reuse.reused, copied: reuse.copied, stamps: reuse.stampsRecord(entries) }));
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
@@ -197,7 +198,7 @@ async function completeExport(
   known: ReadonlyMap<string, string>,
   siteCache: string,
   options: ExportOptions,
-  replaced: (entries: ManifestEntry[]) => { reused: number; copied: number; save?: () => void },
+  replaced: (entries: ManifestEntry[]) => { reused: number; copied: number; stamps?: StampsRecord },
 ): Promise<ExportResult> {
   const observer = options.observer ?? UNOBSERVED;
   const bundle = path.join(partial, BUNDLE);
@@ -228,16 +229,13 @@ async function completeExport(
   const moved = fs.existsSync(out);
   if (moved) fs.renameSync(out, previous);
   fs.renameSync(partial, out);
-  const { save: saveReuse, ...counts } = replaced(entries);
+  const { stamps: reuseStamps, ...counts } = replaced(entries);
   // The record of reused files, and the stamps of the site's kept pages, are
   // saved once the earlier export is gone: removing its hard links changes
-  // the stamp (reuse.ts) of every file the two share.
-  const save = (): void => {
-    saveReuse?.();
-    site?.stampKeptPages();
-  };
-  if (!moved) save();
-  else earlier.remove(out, previous, save);
+  // the stamp (files/file-stamp.ts) of every file the two share.
+  const records = [reuseStamps, site?.keptPageStamps].filter((record) => record !== undefined);
+  if (!moved) saveRecords(records, stampsNow(records.flatMap(({ files }) => files)));
+  else earlier.remove(out, previous, records);
   if (options.earlier === undefined) await earlier.removed();
   return { out, conversations: [...conversations], ...manifest, ...counts, ...(site ? { site } : {}), digests: everyDigest, listed: entries };
 }
@@ -256,48 +254,51 @@ function conversationInputs(digests: ReadonlyMap<string, string>, conversations:
 /**
  * The earlier exports one caller moved aside, each removed on a thread of its
  * own while the caller goes on (with the archive, say): removing thousands of
- * files is a noticeable part of a second export (docs/performance.md). Each
- * removal resolves to what went wrong, if anything; a folder left behind is
- * one of this process's `.previous-<pid>` folders, which the next export
- * removes (recoverInterruptedExports).
+ * files is a noticeable part of a second export (docs/performance.md). The
+ * thread is started with this, before an export is moved aside
+ * (files/folder-remover.ts). Each removal resolves to what went wrong, if
+ * anything; a folder left behind is one of this process's `.previous-<pid>`
+ * folders, which the next export removes (recoverInterruptedExports).
  */
 export class EarlierExports {
   private readonly removals = new Map<string, Promise<string | undefined>>();
+  private readonly remover = new FolderRemover();
 
   /** Waits until the earlier export at `out` is removed, if one is being removed, so that its folder name is free again. */
   async removing(out: string): Promise<void> {
     await this.removals.get(previousFolder(out));
   }
 
-  /** Removes `previous`, the earlier export at `out`, then saves what is saved once it is gone (completeExport). */
-  remove(out: string, previous: string, save: () => void): void {
-    this.removals.set(previous, removeInBackground(previous).then((failure) => failure ?? savedOrWhy(out, save)));
+  /**
+   * Removes `previous`, the earlier export at `out`, then saves these
+   * records with the stamps of their files as they are once it is gone
+   * (completeExport), taken on the thread that removed it.
+   */
+  remove(out: string, previous: string, records: readonly StampsRecord[]): void {
+    const removal = this.remover.remove(previous, records.flatMap(({ files }) => files));
+    this.removals.set(previous, removal.then(({ failure, stamps }) => (failure !== undefined ? `${previous}: the earlier export could not be removed: ${failure}; the next export removes it` : savedOrWhy(out, records, stamps))));
   }
 
-  /** Waits until every earlier export moved aside is removed; returns what could not be. */
+  /** Waits until every earlier export moved aside is removed, and ends the thread that removed them; returns what could not be. */
   async removed(): Promise<string[]> {
     const failures = await Promise.all(this.removals.values());
     this.removals.clear();
+    this.remover.close();
     return failures.filter((failure) => failure !== undefined);
   }
 }
 
-function removeInBackground(folder: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    // CommonJS evaluated as it is, and without the process's TypeScript loader.
-    const worker = new Worker("require('node:fs').rmSync(require('node:worker_threads').workerData, { recursive: true, force: true })", { eval: true, workerData: folder, execArgv: [] });
-    worker.on('error', (error) => resolve(`${folder}: the earlier export could not be removed: ${error.message}; the next export removes it`));
-    worker.on('exit', () => resolve(undefined));
-  });
-}
-
-function savedOrWhy(out: string, save: () => void): string | undefined {
+function savedOrWhy(out: string, records: readonly StampsRecord[], stamps: ReadonlyMap<string, FileStamp | undefined>): string | undefined {
   try {
-    save();
+    saveRecords(records, stamps);
     return undefined;
   } catch (error) {
     return `${out}: what the next export reuses could not be recorded (${(error as Error).message}); the next export copies the files or reads the kept pages that record would have spared it`;
   }
+}
+
+function saveRecords(records: readonly StampsRecord[], stamps: ReadonlyMap<string, FileStamp | undefined>): void {
+  for (const record of records) record.save(stamps);
 }
 
 /** Where this process moves the earlier export at `out` while the new one takes its place (see recoverInterruptedExports). */

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { stampOf, stampText } from '../../src/bundle/reuse.ts';
+import { stampOf, stampText } from '../../src/files/file-stamp.ts';
 import { EarlierExports, writeExport } from '../../src/export/export-folder.ts';
 import { landedFilesOfSession } from '../../src/landing/session-state.ts';
 import { verifyExport } from '../../src/verify/export.ts';

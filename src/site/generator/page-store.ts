@@ -33,7 +33,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { compareStamps, stampFromText, stampOf, stampText, type FileStamp } from '../../bundle/reuse.ts';
+import { compareStamps, stampFromText, stampOf, stampText, type FileStamp, type StampsRecord } from '../../files/file-stamp.ts';
 import { replaceWithoutFlush } from '../../files/atomic-file.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { listFolder } from '../../files/folders.ts';
@@ -74,7 +74,7 @@ export interface Finished extends Entry {
 
 export class PageStore {
   private readonly folder: string;
-  /** Where the stamps of the kept files are recorded again after each export (stampAgain). */
+  /** Where the stamps of the kept files are recorded again after each export (stampsRecord). */
   private readonly stampsFile: string;
   /** Those stamps, by `<entry>/<file>`. */
   private readonly stamps: ReadonlyMap<string, FileStamp>;
@@ -151,21 +151,24 @@ export class PageStore {
   }
 
   /**
-   * Records again the stamps of the files of these entries (STAMPS), once
-   * the earlier export is gone. Each entry was checked or kept by this
-   * build; a file changed in more than its change time since is left out,
-   * for the next build to check against its entry.
+   * The record of the stamps of the files of these entries (STAMPS), saved
+   * again once the earlier export is gone. Each entry was checked or kept by
+   * this build; a file changed in more than its change time since is left
+   * out, for the next build to check against its entry.
    */
-  stampAgain(entries: readonly Entry[]): void {
-    const lines: string[] = [];
-    for (const { folder } of entries) {
-      for (const { file, stamp } of this.keptIn.get(folder) ?? []) {
-        const key = `${path.basename(folder)}/${file}`;
-        const now = stampOf(path.join(folder, FILES, file));
-        if (now !== undefined && compareStamps(now, stamp) !== 'different') lines.push(`${stampText(now)} ${key}\n`);
-      }
-    }
-    replaceWithoutFlush(this.stampsFile, lines.join(''));
+  stampsRecord(entries: readonly Entry[]): StampsRecord {
+    const kept = entries.flatMap(({ folder }) => (this.keptIn.get(folder) ?? []).map(({ file, stamp }) => ({ key: `${path.basename(folder)}/${file}`, path: path.join(folder, FILES, file), stamp })));
+    return {
+      files: kept.map(({ path: file }) => file),
+      save: (stamps) => {
+        const lines: string[] = [];
+        for (const { key, path: file, stamp } of kept) {
+          const now = stamps.get(file);
+          if (now !== undefined && compareStamps(now, stamp) !== 'different') lines.push(`${stampText(now)} ${key}\n`);
+        }
+        replaceWithoutFlush(this.stampsFile, lines.join(''));
+      },
+    };
   }
 
   /**

@@ -41,6 +41,7 @@ import { PAGE_BUDGET, scaleToFit, type MeasuredPage } from '../data/plan.ts';
 import { readSavedPlan, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
+import type { StampsRecord } from '../../files/file-stamp.ts';
 import { exportFiles } from '../../bundle/manifest.ts';
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder, relativeLinks } from './relative-links.ts';
@@ -79,11 +80,11 @@ export interface SiteResult {
   readonly digests: ReadonlyMap<string, string>;
   readonly milliseconds: number;
   /**
-   * Records the stamps of the pages the site's cache keeps once the earlier
-   * export is gone, whose links to them change their change times
-   * (PageStore.stampAgain).
+   * The record of the stamps of the pages the site's cache keeps, saved once
+   * the earlier export is gone, whose links to them change their change
+   * times (PageStore.stampsRecord); none when the cache keeps none.
    */
-  readonly stampKeptPages: () => void;
+  readonly keptPageStamps?: StampsRecord;
 }
 
 /** A conversation planned again because a page of it passed the page budget (data/plan.ts, scaleToFit). */
@@ -149,13 +150,12 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let byKeptRenderer = false;
     let rendererFailure: string | undefined;
     let splitAgain: readonly SplitAgain[] = [];
-    let stampKeptPages = (): void => undefined;
+    let keptPageStamps: StampsRecord | undefined;
     const digests = new Map<string, string>();
     if (finished) {
       // When the site's own entry and every conversation's are finished,
       // Astro is not started at all.
       const site = store.siteEntry(finished);
-      stampKeptPages = () => store.stampAgain([...finished, site]);
       if (site.render || finished.some(({ render }) => render)) {
         const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished) }, observer, options);
         keptFromEarlier = store.keptFromEarlier(finished);
@@ -167,6 +167,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
         store.place(site, out, digests);
       }
       store.keepAndPlace(out, finished, site, digests);
+      keptPageStamps = store.stampsRecord([...finished, site]);
       pages = exportFiles(out).files.filter((file) => file.endsWith('.html')).map((file) => ({ file, bytes: fs.statSync(path.join(out, file)).size }));
     } else {
       const rendering = await render(bundle, out, cache, code, undefined, observer, options);
@@ -178,7 +179,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let largestPage = { file: '', bytes: 0 };
     for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
     const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, digests, milliseconds: performance.now() - started, stampKeptPages };
+    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, digests, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
   } finally {
     // Unused, when nothing was rendered or a build rendered instead.
     options.waitingRenderer?.dismiss();

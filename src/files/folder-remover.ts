@@ -1,0 +1,102 @@
+// Removing a folder of thousands of files on a thread of its own, started
+// before it is needed.
+//
+// A worker thread takes some 100 ms to start while the thread that starts it
+// is busy, as the export's is with its archive when the earlier export is
+// moved aside: the removal then began only as the archive ended, and the
+// command waited for it (docs/performance.md). A remover started early is
+// ready when the folder comes; it holds the process open only while it has
+// a folder to remove.
+//
+// Removing a folder whose files are hard links of others' changes their
+// change times, and so their stamps (file-stamp.ts). The records of those
+// stamps are saved once it is done, with stamps the remover takes on its
+// thread as soon as the folder is gone, rather than on the calling thread
+// after it, which is still busy with the archive.
+
+import { Worker } from 'node:worker_threads';
+import { stampOfStats, type FileStamp } from './file-stamp.ts';
+
+// CommonJS evaluated as it is, and without the process's TypeScript loader.
+const REMOVER = `
+const { parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+// What a stamp is made of (file-stamp.ts, stampOfStats), and no more to send.
+const statOf = (file) => {
+  try {
+    const { dev, ino, size, mode, mtimeNs, ctimeNs } = fs.statSync(file, { bigint: true });
+    return { dev, ino, size, mode, mtimeNs, ctimeNs };
+  } catch {
+    return null;
+  }
+};
+parentPort.on('message', ({ folder, stampAfter }) => {
+  try {
+    fs.rmSync(folder, { recursive: true, force: true });
+  } catch (error) {
+    parentPort.postMessage({ folder, failure: error.message });
+    return;
+  }
+  parentPort.postMessage({ folder, stats: stampAfter.map(statOf) });
+});
+`;
+
+/** A folder removed, with the stamps asked for, by file; or why it could not be removed. */
+export interface Removal {
+  readonly failure?: string;
+  readonly stamps: ReadonlyMap<string, FileStamp | undefined>;
+}
+
+export class FolderRemover {
+  private readonly worker: Worker;
+  /** What each folder given and not yet removed resolves to, by folder. */
+  private readonly pending = new Map<string, (removal: Removal) => void>();
+  /** The files whose stamps are taken once each folder is removed, by folder. */
+  private readonly stampAfter = new Map<string, readonly string[]>();
+  /** Why the thread ended, once it has: every later folder fails with it. */
+  private ended: string | undefined;
+
+  constructor() {
+    this.worker = new Worker(REMOVER, { eval: true, execArgv: [] });
+    this.worker.on('message', ({ folder, failure, stats }: { folder: string; failure?: string; stats?: (Parameters<typeof stampOfStats>[0] | null)[] }) =>
+      this.settle(folder, failure !== undefined ? { failure, stamps: new Map() } : { stamps: new Map(this.stampAfter.get(folder)!.map((file, index) => [file, stats![index] ? stampOfStats(stats![index]!) : undefined])) }),
+    );
+    this.worker.on('error', (error) => this.end(error.message));
+    this.worker.on('exit', () => this.end('the thread that removes it ended'));
+    // After the listeners: a listener for messages holds the process open again.
+    this.worker.unref();
+  }
+
+  /**
+   * Removes `folder` and what it holds, then takes the stamps of the files
+   * `stampAfter` names; resolves to them, or to why the folder could not be
+   * removed, if it could not.
+   */
+  remove(folder: string, stampAfter: readonly string[] = []): Promise<Removal> {
+    if (this.ended !== undefined) return Promise.resolve({ failure: this.ended, stamps: new Map() });
+    return new Promise((resolve) => {
+      this.pending.set(folder, resolve);
+      this.stampAfter.set(folder, stampAfter);
+      this.worker.ref();
+      this.worker.postMessage({ folder, stampAfter });
+    });
+  }
+
+  /** Ends the thread; a folder still being removed, or given later, fails, and is left for whoever removes what an earlier process left. */
+  close(): void {
+    this.end('the remover was closed');
+    void this.worker.terminate();
+  }
+
+  private settle(folder: string, removal: Removal): void {
+    this.pending.get(folder)?.(removal);
+    this.pending.delete(folder);
+    this.stampAfter.delete(folder);
+    if (this.pending.size === 0) this.worker.unref();
+  }
+
+  private end(why: string): void {
+    this.ended ??= why;
+    for (const folder of [...this.pending.keys()]) this.settle(folder, { failure: why, stamps: new Map() });
+  }
+}

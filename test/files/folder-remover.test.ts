@@ -1,0 +1,71 @@
+// The thread that removes the earlier export: it removes a whole folder,
+// takes the stamps asked for once the folder is gone (a removed hard link
+// changes the change time of the file it shared), says why when a folder
+// cannot be removed, and never holds the process open while it has nothing
+// to remove.
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FolderRemover } from '../../src/files/folder-remover.ts';
+import { compareStamps, stampOf } from '../../src/files/file-stamp.ts';
+import { temporaryFolder } from '../helpers.ts';
+
+describe('the folder remover', () => {
+  it('removes a folder whole and stamps the files asked for as they are once it is gone', async () => {
+    const folder = temporaryFolder();
+    const kept = path.join(folder, 'kept');
+    fs.writeFileSync(kept, 'a page the next export keeps');
+    const earlier = path.join(folder, 'earlier');
+    fs.mkdirSync(path.join(earlier, 'site', 'c'), { recursive: true });
+    fs.writeFileSync(path.join(earlier, 'site', 'index.html'), 'index');
+    fs.linkSync(kept, path.join(earlier, 'site', 'c', 'page.html'));
+    const before = stampOf(kept);
+    // The change time moves with the link count only if the clock has moved on.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const remover = new FolderRemover();
+    try {
+      const removal = await remover.remove(earlier, [kept, path.join(folder, 'never written')]);
+      expect(removal.failure).toBeUndefined();
+      expect(fs.existsSync(earlier)).toBe(false);
+      expect(removal.stamps.get(kept)).toEqual(stampOf(kept));
+      expect(compareStamps(removal.stamps.get(kept), before)).toBe('change time only');
+      expect([...removal.stamps.keys()]).toEqual([kept, path.join(folder, 'never written')]);
+      expect(removal.stamps.get(path.join(folder, 'never written'))).toBeUndefined();
+    } finally {
+      remover.close();
+    }
+  });
+
+  it('says why a folder could not be removed, and once closed, that it no longer removes', async () => {
+    const folder = temporaryFolder();
+    const file = path.join(folder, 'a file');
+    fs.writeFileSync(file, 'not a folder');
+    const remover = new FolderRemover();
+    const removal = await remover.remove(path.join(file, 'inside'), [file]);
+    expect(removal.failure).toContain('ENOTDIR');
+    expect(removal.stamps.size).toBe(0);
+    remover.close();
+    expect((await remover.remove(folder)).failure).toBe('the remover was closed');
+    expect(fs.existsSync(file)).toBe(true);
+  });
+
+  it('lets the process end when it has nothing to remove, and not before it is done', () => {
+    const folder = temporaryFolder();
+    fs.mkdirSync(path.join(folder, 'earlier', 'deep'), { recursive: true });
+    for (let index = 0; index < 200; index++) fs.writeFileSync(path.join(folder, 'earlier', 'deep', `${index}.html`), 'page');
+    const module = new URL('../../src/files/folder-remover.ts', import.meta.url).href;
+    const script = `
+      import { FolderRemover } from ${JSON.stringify(module)};
+      new FolderRemover();
+      const busy = new FolderRemover();
+      busy.remove(${JSON.stringify(path.join(folder, 'earlier'))}).then(({ failure }) => console.log(failure ?? 'removed'));
+    `;
+    // The process holds nothing else open: it ends once the removal has said it is done.
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], { encoding: 'utf8', timeout: 20_000 });
+    expect([run.status, run.stdout.trim()]).toEqual([0, 'removed']);
+    expect(fs.existsSync(path.join(folder, 'earlier'))).toBe(false);
+  });
+});

@@ -37,7 +37,7 @@ export const EVIDENCE_FOLDER = 'e';
  * out somewhat above this, well within the conversation pages' budget
  * (plan.ts, PAGE_BUDGET) unless one row is larger than that alone.
  */
-const PAGE_WEIGHT = 320 * 1024;
+const PAGE_WEIGHT = 576 * 1024;
 
 /** What a row adds to a page besides its landed bytes: its wrapper, its label and the indentation of its JSON, roughly. */
 export const ROW_WEIGHT = 256;

@@ -59,6 +59,31 @@ export function conversationsOfBundle(bundle: string): string[] {
   return listFolder(path.join(bundle, '_conversations')).sort();
 }
 
+/** The most bytes of evidence the conversation a waiting renderer warms up with holds (conversationToWarmUpWith). */
+const WARM_UP_MOST_BYTES = 512 << 10;
+
+/**
+ * The conversation of `bundle` a renderer child renders a page of while it
+ * waits for its work, to have its code compiled before then
+ * (generator/renderer-entry.mjs, warmUp): the largest whose evidence folder
+ * holds at most WARM_UP_MOST_BYTES, as a larger one takes more of the wait
+ * than it warms, and a smaller one likely has fewer kinds of step to render.
+ * Undefined when the bundle has none, or cannot be read.
+ */
+export function conversationToWarmUpWith(bundle: string): string | undefined {
+  let chosen: { id: string; bytes: number } | undefined;
+  for (const id of conversationsOfBundle(bundle)) {
+    let bytes = 0;
+    try {
+      for (const entry of fs.readdirSync(path.join(bundle, id), { recursive: true, withFileTypes: true })) if (entry.isFile()) bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+    } catch {
+      continue;
+    }
+    if (bytes <= WARM_UP_MOST_BYTES && bytes > (chosen?.bytes ?? 0)) chosen = { id, bytes };
+  }
+  return chosen?.id;
+}
+
 /**
  * One conversation of the bundle. Every row is outlined as it is read; the
  * views of its parts are held too when its `.sd` files come to

@@ -9,6 +9,8 @@ export interface Child {
   readonly done: Promise<number>;
   /** Sends the child a message over its IPC channel. */
   send(message: unknown): void;
+  /** Hears each message the child sends over its IPC channel. */
+  onMessage(listener: (message: unknown) => void): void;
   stop(): void;
 }
 
@@ -73,6 +75,9 @@ export function startChild(script: string, args: readonly string[], cwd: string,
     done,
     send(message) {
       child.send(message as object);
+    },
+    onMessage(listener) {
+      child.on('message', listener);
     },
     stop() {
       stopped = true;

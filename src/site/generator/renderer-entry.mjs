@@ -11,6 +11,7 @@ import { relativeLinksOf } from './relative-links.ts';
 import { EarlierPageRecords } from './page-store.ts';
 import { ReadAhead } from '../data/read-ahead.ts';
 import { SITE_WIDE_PAGES } from '../data/site-navigation.ts';
+import { conversationToWarmUpWith } from '../data/bundle.ts';
 
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
@@ -20,6 +21,12 @@ export function createExports(manifest) {
   const app = new App(manifest, false);
   // What this process reads ahead while it waits, for the site it opens.
   const readAhead = new ReadAhead();
+  /** The page `file` of `site`, as the build would write it, with its links made relative in its bytes (relative-links.ts). */
+  const pageBytes = async (site, file) => {
+    const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
+    if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
+    return relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file);
+  };
   return {
     /**
      * Loads what the first page would, for a child that waits for its work
@@ -37,6 +44,27 @@ export function createExports(manifest) {
     },
     /** Reads sessions with new evidence from the storage zone while the export parses them (data/read-ahead.ts). */
     readAhead: (data, sessions) => readAhead.read(data, sessions),
+    /**
+     * Renders the first page of a small conversation of `bundle`, an earlier
+     * export's, and throws it away, for a child that waits for its work: a
+     * process's first page costs several times what the next one does, as
+     * the code of the page and of what it renders is compiled then
+     * (docs/performance.md). Nothing is written: no page, no plan, no record
+     * of page digests, as the selection names no plan and no code. Resolves
+     * to the conversation, or to none when the bundle has none small enough.
+     */
+    warmUp: async (bundle, cache, highlighter) => {
+      const id = conversationToWarmUpWith(bundle);
+      if (id === undefined) return;
+      const site = new SiteReader({ bundle, cache, selection: { conversations: [{ id, render: true, plan: '' }] } }, () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(cache)));
+      try {
+        const first = site.pagesAsPlanned().next();
+        if (!first.done) await pageBytes(site, first.value);
+      } finally {
+        site.close();
+      }
+      return id;
+    },
     /**
      * The rendering of the site `input` names (data/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`
@@ -58,8 +86,7 @@ export function createExports(manifest) {
           yield* SITE_WIDE_PAGES;
         },
         /**
-         * Writes the page `file` under `output` as the build would write it,
-         * with its links made relative in its bytes (relative-links.ts). A page
+         * Writes the page `file` under `output` (pageBytes). A page
          * of a conversation whose model did not change is the file its earlier
          * render wrote (page-store.ts), linked rather than read and written
          * again, which for a large conversation would be a good part of the
@@ -69,11 +96,9 @@ export function createExports(manifest) {
         render: async (file, output) => {
           const kept = SITE_WIDE_PAGES.includes(file) ? undefined : earlier.keptPage(file);
           if (kept !== undefined) return linkOrCopy(kept, output, file);
-          const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
-          if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
+          const bytes = await pageBytes(site, file);
           const target = path.join(output, file);
           fs.mkdirSync(path.dirname(target), { recursive: true });
-          const bytes = relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file);
           fs.writeFileSync(target, bytes);
           earlier.rendered(file, bytes);
         },

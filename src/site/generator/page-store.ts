@@ -80,6 +80,12 @@ export class PageStore {
   private readonly stamps: ReadonlyMap<string, FileStamp>;
   /** The files of each entry this build found finished or kept, by its folder, with the stamp each was checked or kept with. */
   private readonly keptIn = new Map<string, readonly KeptFile[]>();
+  /**
+   * The size of each file this build kept or placed into the site, by path
+   * from the site root, known from the stamp it was kept with: the site's
+   * pages are measured from it rather than walked and read again.
+   */
+  readonly sizes = new Map<string, number>();
   /** What the render of each conversation rendered recorded beside its plan, by its plan: read once, after the render (recordedBeside). */
   private readonly recorded = new Map<string, Recorded>();
 
@@ -207,6 +213,7 @@ export class PageStore {
       const stamp = stampOf(path.join(folder, FILES, file));
       lines.push(`${stamp !== undefined ? stampText(stamp) : 'none'} ${sha256} ${file}\n`);
       kept.push({ file, stamp, sha256 });
+      this.sizes.set(file, stamp !== undefined ? Number(stamp.size) : fs.statSync(path.join(out, file)).size);
     }
     fs.writeFileSync(path.join(folder, COMPLETE), lines.join(''));
     this.keptIn.set(folder, kept);
@@ -214,9 +221,10 @@ export class PageStore {
 
   /** Puts the files of the finished entry `entry` into `out`, with their digests into `digests`. */
   place(entry: Entry, out: string, digests: Map<string, string>): void {
-    for (const { file, sha256 } of entry.kept!) {
+    for (const { file, sha256, stamp } of entry.kept!) {
       linkOrCopy(path.join(entry.folder, FILES), out, file);
       digests.set(file, sha256);
+      this.sizes.set(file, stamp !== undefined ? Number(stamp.size) : fs.statSync(path.join(out, file)).size);
     }
   }
 

@@ -42,7 +42,7 @@ import { readSavedPlan, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
 import type { StampsRecord } from '../../files/file-stamp.ts';
-import { exportFiles } from '../../bundle/manifest.ts';
+import { compareBytes, exportFiles } from '../../bundle/manifest.ts';
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder, relativeLinks } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
@@ -168,7 +168,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
       }
       store.keepAndPlace(out, finished, site, digests);
       keptPageStamps = store.stampsRecord([...finished, site]);
-      pages = exportFiles(out).files.filter((file) => file.endsWith('.html')).map((file) => ({ file, bytes: fs.statSync(path.join(out, file)).size }));
+      pages = [...store.sizes].filter(([file]) => file.endsWith('.html')).sort(([a], [b]) => compareBytes(a, b)).map(([file, bytes]) => ({ file, bytes }));
     } else {
       const rendering = await render(bundle, out, cache, code, undefined, observer, options);
       pages = rendering.pages;

@@ -12,6 +12,7 @@ import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf, type Tree } from '../../branches/tree.ts';
 import type { IndexEntry } from '../../index/session-index.ts';
+import { BUNDLE, MANIFEST, type Manifest, type ManifestEntry } from '../../bundle/manifest.ts';
 import { readLandedFile } from '../../landing/landed-file.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
@@ -68,17 +69,30 @@ const WARM_UP_MOST_BYTES = 512 << 10;
  * (generator/renderer-entry.mjs, warmUp): the largest whose evidence folder
  * holds at most WARM_UP_MOST_BYTES, as a larger one takes more of the wait
  * than it warms, and a smaller one likely has fewer kinds of step to render.
- * Undefined when the bundle has none, or cannot be read.
+ * The sizes are those of the manifest of the export the bundle is in, beside
+ * it: one file read, where measuring every conversation's folder walked the
+ * whole bundle and kept the child from its work longer than the warm-up
+ * saved. Undefined when the bundle has none, or the manifest cannot be read.
  */
 export function conversationToWarmUpWith(bundle: string): string | undefined {
+  let files: readonly ManifestEntry[];
+  try {
+    files = (JSON.parse(fs.readFileSync(path.join(path.dirname(bundle), MANIFEST), 'utf8')) as Manifest).files;
+  } catch {
+    return undefined;
+  }
+  const chained = new Set<string>();
+  const evidenceBytes = new Map<string, number>();
+  for (const { path: file, size } of Array.isArray(files) ? files : []) {
+    const [top, folder, conversation] = typeof file === 'string' ? file.split('/') : [];
+    if (top !== BUNDLE || folder === undefined) continue;
+    if (folder === '_conversations') {
+      if (conversation !== undefined) chained.add(conversation);
+    } else evidenceBytes.set(folder, (evidenceBytes.get(folder) ?? 0) + (Number.isSafeInteger(size) ? size : 0));
+  }
   let chosen: { id: string; bytes: number } | undefined;
-  for (const id of conversationsOfBundle(bundle)) {
-    let bytes = 0;
-    try {
-      for (const entry of fs.readdirSync(path.join(bundle, id), { recursive: true, withFileTypes: true })) if (entry.isFile()) bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
-    } catch {
-      continue;
-    }
+  for (const id of [...chained].sort()) {
+    const bytes = evidenceBytes.get(id) ?? 0;
     if (bytes <= WARM_UP_MOST_BYTES && bytes > (chosen?.bytes ?? 0)) chosen = { id, bytes };
   }
   return chosen?.id;

@@ -24,12 +24,14 @@
 // and hashed as the first time. The record of stamps is derived and
 // disposable: it lives in the data folder, outside every export and digest,
 // under `_exports/`, one file per export folder; a missing or damaged one only
-// means a full copy.
+// means a full copy. So it is replaced without a flush: a crash that loses
+// it, or leaves the one before, costs the next export a copy, never a wrong
+// digest, since every entry is trusted only while both stamps still hold.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { KnownFolders, replaceFile } from '../files/atomic-file.ts';
+import { KnownFolders, replaceWithoutFlush } from '../files/atomic-file.ts';
 import { compareStamps, stampFromText, stampOf, stampText, type FileStamp, type StampsRecord } from '../files/file-stamp.ts';
 import type { ManifestEntry } from './manifest.ts';
 
@@ -150,6 +152,6 @@ export class ExportReuse {
       files[entry.path] = { source: placed.source, sourceStamp: stampText(placed.sourceStamp), exportedStamp: stampText(now), sha256: entry.sha256 };
     }
     fs.mkdirSync(path.dirname(this.record), { recursive: true });
-    replaceFile(this.record, `${JSON.stringify({ schema: REUSE_SCHEMA, out: this.out, files })}\n`);
+    replaceWithoutFlush(this.record, `${JSON.stringify({ schema: REUSE_SCHEMA, out: this.out, files })}\n`);
   }
 }

@@ -54,7 +54,7 @@ export class ExportReuse {
    * placed file (a redaction does): its stamp then differs, and neither its
    * digest nor its reuse record is taken from here any more.
    */
-  private readonly placed = new Map<string, { source: string; sourceStamp: FileStamp; target: string; placedStamp: FileStamp | undefined }>();
+  private readonly placed = new Map<string, { source: string; sourceStamp: FileStamp; target: string; placedStamp: FileStamp | undefined; linked: boolean }>();
   private readonly known = new Map<string, string>();
   // Most files share a folder with the one before, and a second export places every file again.
   private readonly folders = new KnownFolders();
@@ -96,12 +96,13 @@ export class ExportReuse {
     const sourceStamp = stampOf(source);
     if (sourceStamp === undefined) throw new Error(`${source}: not a readable regular file`);
     const before = this.previous.get(relative);
-    if (before && before.source === source && compareStamps(sourceStamp, stampFromText(before.sourceStamp)) === 'same' && compareStamps(stampOf(path.join(this.out, relative)), stampFromText(before.exportedStamp)) === 'same') {
+    const exported = before && before.source === source && compareStamps(sourceStamp, stampFromText(before.sourceStamp)) === 'same' ? stampOf(path.join(this.out, relative)) : undefined;
+    if (before && exported !== undefined && compareStamps(exported, stampFromText(before.exportedStamp)) === 'same') {
       try {
         fs.linkSync(path.join(this.out, relative), target);
         this.known.set(relative, before.sha256);
-        // The link is the inode just checked; making it changed the inode's change time.
-        this.placed.set(relative, { source, sourceStamp, target, placedStamp: stampOf(target) });
+        // The link is the inode just checked, the same bytes; making it moved only the inode's change time.
+        this.placed.set(relative, { source, sourceStamp, target, placedStamp: exported, linked: true });
         this.reused++;
         return 0;
       } catch {
@@ -115,7 +116,7 @@ export class ExportReuse {
     // without it); the flag asks for a clone where the plain copy would not
     // make one (macOS). On ext4 it is a copy either way.
     fs.copyFileSync(source, target, fs.constants.COPYFILE_FICLONE);
-    this.placed.set(relative, { source, sourceStamp, target, placedStamp: stampOf(target) });
+    this.placed.set(relative, { source, sourceStamp, target, placedStamp: stampOf(target), linked: false });
     this.copied++;
     return fs.statSync(target).size;
   }
@@ -125,9 +126,17 @@ export class ExportReuse {
     return new Map([...this.known].filter(([relative]) => this.unchangedSincePlaced(relative, this.placed.get(relative)?.target)));
   }
 
+  /**
+   * Whether the file at `where` is still the one placed at `relative`, not
+   * replaced by a later step: the same stamp, or for a link the same but
+   * for the change time the link itself moved, which saves a `stat` of
+   * each of the thousands of links a second export makes.
+   */
   private unchangedSincePlaced(relative: string, where: string | undefined): boolean {
     const placed = this.placed.get(relative);
-    return placed !== undefined && where !== undefined && compareStamps(stampOf(where), placed.placedStamp) === 'same';
+    if (placed === undefined || where === undefined) return false;
+    const compared = compareStamps(stampOf(where), placed.placedStamp);
+    return compared === 'same' || (placed.linked && compared === 'change time only');
   }
 
   /**

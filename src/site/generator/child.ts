@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 
 export interface Child {
   readonly pid: number;
-  /** Resolves to the child's peak resident memory when it ends well. */
+  /** Resolves to the child's peak resident memory once it says its work is done, or it ends well. */
   readonly done: Promise<number>;
   /** Sends the child a message over its IPC channel. */
   send(message: unknown): void;
@@ -45,8 +45,14 @@ export function startChild(script: string, args: readonly string[], cwd: string,
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
+    // The child sends its peak memory once every page is written, as its
+    // last word: that is when its work is done. Its exit comes some tens of
+    // milliseconds later (its heap and threads torn down), which the export
+    // need not wait for.
     child.on('message', (message: { peakResidentBytes?: number }) => {
-      if (typeof message.peakResidentBytes === 'number') peak = message.peakResidentBytes;
+      if (typeof message.peakResidentBytes !== 'number') return;
+      peak = message.peakResidentBytes;
+      resolve(peak);
     });
     const forward = (signal: NodeJS.Signals): void => {
       child.kill(signal);

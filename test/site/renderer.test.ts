@@ -120,6 +120,47 @@ describe('the kept renderer', () => {
     expect(fs.readFileSync(path.join(keptRenderers(roots)[0]!, 'entry.mjs'), 'utf8')).not.toContain('a damaged renderer');
   });
 
+  it('places the pages kept from the earlier site as it renders, again after a build that takes over, and fails the site, not itself, when they cannot be placed', { timeout: 240_000 }, async () => {
+    const sessions = [FIXTURE_SESSIONS.rewind!, FIXTURE_SESSIONS.bareStringResult!, FIXTURE_SESSIONS.nestedAgents!];
+    const bundle = path.join(await exportedSessions(sessions), 'bundle');
+    const folder = temporaryFolder({ forFile: true });
+    const roots = buildRoots();
+    const cache = path.join(folder, 'cache');
+    // The rewind's input changes each time, as when it grew: its pages are rendered again, the others' kept.
+    const inputs = (round: number) => new Map(sessions.map((id) => [id, id === FIXTURE_SESSIONS.rewind ? `round ${round}` : 'unchanged']));
+    const site = (name: string, round: number) => buildSite(bundle, path.join(folder, name), cache, { buildRoots: roots, builds: 1, inputs: inputs(round) });
+    // What the same inputs give rendered whole, into a cache of its own.
+    const whole = async (round: number) => {
+      await buildSite(bundle, path.join(folder, `whole-${round}`), path.join(folder, `whole-cache-${round}`), { buildRoots: roots, builds: 1, inputs: inputs(round) });
+      return filesOf(path.join(folder, `whole-${round}`));
+    };
+    await site('first', 1);
+
+    const second = await site('second', 2);
+    expect(second.byKeptRenderer).toBe(true);
+    expect(second.built).toBeGreaterThan(0);
+    expect(second.built).toBeLessThan(second.pages);
+    expectSameFiles(filesOf(path.join(folder, 'second')), await whole(2));
+
+    // A renderer that fails once the kept pages are placed: the build that
+    // takes over empties the folder, and they are placed again after it.
+    const [kept] = keptRenderers(roots);
+    fs.chmodSync(path.join(kept!, 'entry.mjs'), 0o644);
+    fs.writeFileSync(path.join(kept!, 'entry.mjs'), 'throw new Error("a damaged renderer");\n');
+    const rebuilt = await site('rebuilt', 3);
+    expect([rebuilt.byKeptRenderer, rebuilt.rendererFailure]).toEqual([false, expect.stringContaining('a damaged renderer')]);
+    expectSameFiles(filesOf(path.join(folder, 'rebuilt')), await whole(3));
+
+    // A kept page that cannot be placed is the site's failure, said as it
+    // is; the renderer that rendered meanwhile is kept.
+    const renderers = keptRenderers(roots);
+    const stray = path.join(folder, 'stray', 'c', `${FIXTURE_SESSIONS.nestedAgents}.html`);
+    fs.mkdirSync(path.dirname(stray), { recursive: true });
+    fs.writeFileSync(stray, 'not a page of this site');
+    await expect(site('stray', 4)).rejects.toThrow(/EEXIST.*c\/[^ ]*\.html/);
+    expect(keptRenderers(roots)).toEqual(renderers);
+  });
+
   it('is made before any export by npm ci\'s prepare, once for the code, and renders the first site with no build', { timeout: 120_000 }, async () => {
     const bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.rewind]), 'bundle');
     const folder = temporaryFolder({ forFile: true });

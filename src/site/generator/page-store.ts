@@ -219,25 +219,28 @@ export class PageStore {
     this.keptIn.set(folder, kept);
   }
 
-  /** Puts the files of the finished entry `entry` into `out`, with their digests into `digests`. */
-  place(entry: Entry, out: string, digests: Map<string, string>): void {
+  /** Puts the files of the finished entry `entry` into `out`, with their digests into `digests`; returns them. */
+  place(entry: Entry, out: string, digests: Map<string, string>): string[] {
     for (const { file, sha256, stamp } of entry.kept!) {
       linkOrCopy(path.join(entry.folder, FILES), out, file);
       digests.set(file, sha256);
       this.sizes.set(file, stamp !== undefined ? Number(stamp.size) : fs.statSync(path.join(out, file)).size);
     }
+    return entry.kept!.map(({ file }) => file);
+  }
+
+  /** Places the pages of every conversation of `finished` that is not rendered again (place); returns them. */
+  placeFinished(out: string, finished: readonly Finished[], digests: Map<string, string>): Set<string> {
+    return new Set(finished.flatMap((entry) => (entry.render ? [] : this.place(entry, out, digests))));
   }
 
   /**
-   * Keeps the pages of every conversation just rendered for the next build,
-   * and places the pages of every other one. Entries neither these nor
-   * `site` are removed, so the store holds about one site.
+   * Keeps the pages of every conversation just rendered for the next build.
+   * Entries neither of `finished` nor `site` are removed, so the store holds
+   * about one site.
    */
-  keepAndPlace(out: string, finished: readonly Finished[], site: Entry, digests: Map<string, string>): void {
-    for (const entry of finished) {
-      if (entry.render) this.keep(out, entry, entry.pages(), digests, this.recordedOf(entry.id, entry.plan).sha256);
-      else this.place(entry, out, digests);
-    }
+  keepRendered(out: string, finished: readonly Finished[], site: Entry, digests: Map<string, string>): void {
+    for (const entry of finished) if (entry.render) this.keep(out, entry, entry.pages(), digests, this.recordedOf(entry.id, entry.plan).sha256);
     const used = new Set([...finished.map(({ folder }) => path.basename(folder)), path.basename(site.folder)]);
     for (const name of listFolder(this.folder)) if (!used.has(name)) fs.rmSync(path.join(this.folder, name), { recursive: true, force: true });
   }

@@ -112,8 +112,8 @@ export function relativeLinks(site: string): { file: string; bytes: number }[] {
   });
 }
 
-/** Every HTML page under `site`, in name order, with its size in bytes: by `measure`, or as it is on the disk. */
-export function pagesUnder(site: string, measure = (full: string, _file: string): number => fs.statSync(full).size): { file: string; bytes: number }[] {
+/** Every HTML page under `site` but those `leaveOut` names, in name order, with its size in bytes: by `measure`, or as it is on the disk. */
+export function pagesUnder(site: string, measure = (full: string, _file: string): number => fs.statSync(full).size, leaveOut: ReadonlySet<string> = new Set()): { file: string; bytes: number }[] {
   const pages: { file: string; bytes: number }[] = [];
   const visit = (folder: string): void => {
     for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -121,7 +121,7 @@ export function pagesUnder(site: string, measure = (full: string, _file: string)
       if (entry.isDirectory()) visit(full);
       else if (entry.name.endsWith('.html')) {
         const file = path.relative(site, full).split(path.sep).join('/');
-        pages.push({ file, bytes: measure(full, file) });
+        if (!leaveOut.has(file)) pages.push({ file, bytes: measure(full, file) });
       }
     }
   };

@@ -157,16 +157,19 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
       // Astro is not started at all.
       const site = store.siteEntry(finished);
       if (site.render || finished.some(({ render }) => render)) {
-        const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished) }, observer, options);
+        const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished), placeKept: () => store.placeFinished(out, finished, digests) }, observer, options);
+        if (rendering.placedMeanwhile !== undefined && 'error' in rendering.placedMeanwhile) throw rendering.placedMeanwhile.error;
+        const placed = rendering.placedMeanwhile?.placed ?? store.placeFinished(out, finished, digests);
         keptFromEarlier = store.keptFromEarlier(finished);
         built = rendering.pages.length - keptFromEarlier;
         ({ byKeptRenderer, rendererFailure, splitAgain } = rendering);
         const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
-        store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file)), digests);
+        store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file) && !placed.has(file)), digests);
       } else {
         store.place(site, out, digests);
+        store.placeFinished(out, finished, digests);
       }
-      store.keepAndPlace(out, finished, site, digests);
+      store.keepRendered(out, finished, site, digests);
       keptPageStamps = store.stampsRecord([...finished, site]);
       pages = [...store.sizes].filter(([file]) => file.endsWith('.html')).sort(([a], [b]) => compareBytes(a, b)).map(([file, bytes]) => ({ file, bytes }));
     } else {
@@ -186,6 +189,9 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   }
 }
 
+/** The pages of the conversations not rendered again, placed as the kept renderer rendered; or why they could not be. */
+type PlacedMeanwhile = { readonly placed: ReadonlySet<string> } | { readonly error: unknown };
+
 /**
  * Renders the site, every conversation or those `store.finished` says to
  * render, with the pages of their earlier renders (`store.earlier`);
@@ -193,8 +199,15 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * `code` kept, each child renders its pages with it and Astro is not started
  * (render.mjs); otherwise the children are Astro builds, and the lead's
  * renderer is kept for the next time.
+ *
+ * With the kept renderer, `store.placeKept` places the pages of the other
+ * conversations as the children render: this thread only waits for them
+ * then, and the renderer writes only the pages it renders (an Astro build
+ * empties its output folder as it starts). What it placed, or what went
+ * wrong as it did, which is the site's failure and not the renderer's, is
+ * returned as `placedMeanwhile`; the pages written leave out what it placed.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[] }> {
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: PlacedMeanwhile }> {
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(roots, { recursive: true });
@@ -210,6 +223,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   let renderer = keptRenderer(code, roots);
   let rendererFailure: string | undefined;
   let splitAgain: SplitAgain[];
+  let placedMeanwhile: PlacedMeanwhile | undefined;
   const staging = path.join(root, 'evidence');
   const evidenceOf = conversations.filter(({ render }) => render);
   const evidence = writeEvidenceOnThread(bundle, staging, evidenceOf, code);
@@ -241,6 +255,14 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const renderedBy = new Map(helperBuilds.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
       const children = [start('lead', leadSelection, path.resolve(out), waitingRenderer), ...helperBuilds.map(({ child }) => child)];
+      placedMeanwhile = undefined;
+      if (renderer !== undefined && store !== undefined) {
+        try {
+          placedMeanwhile = { placed: store.placeKept() };
+        } catch (error) {
+          placedMeanwhile = { error };
+        }
+      }
       await allSucceed(children, observer);
       if (renderer === undefined) await keepRenderer(path.join(root, `${name}-lead`, 'server'), code, roots);
       // What a build copies from the public folder, and the renderer does not.
@@ -271,7 +293,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  return { pages: await finishPages(out, renderer !== undefined), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain };
+  const placed = placedMeanwhile !== undefined && 'placed' in placedMeanwhile ? placedMeanwhile.placed : new Set<string>();
+  return { pages: await finishPages(out, renderer !== undefined, placed), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
 }
 
 /**
@@ -366,10 +389,10 @@ export async function prepareRenderer(roots = BUILD_ROOTS): Promise<'kept' | 'ma
  * What every rendering ends with: no build leftovers, the highlight style
  * sheet, and links relative, which the kept renderer made so already.
  */
-async function finishPages(out: string, byKeptRenderer: boolean): Promise<{ file: string; bytes: number }[]> {
+async function finishPages(out: string, byKeptRenderer: boolean, placed: ReadonlySet<string>): Promise<{ file: string; bytes: number }[]> {
   removeBuildLeftovers(out);
   fs.writeFileSync(path.join(out, 'highlight.css'), await highlightStyleSheet());
-  return byKeptRenderer ? pagesUnder(out) : relativeLinks(out);
+  return byKeptRenderer ? pagesUnder(out, undefined, placed) : relativeLinks(out);
 }
 
 /**

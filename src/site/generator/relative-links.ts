@@ -115,16 +115,14 @@ export function relativeLinks(site: string): { file: string; bytes: number }[] {
 /** Every HTML page under `site` but those `leaveOut` names, in name order, with its size in bytes: by `measure`, or as it is on the disk. */
 export function pagesUnder(site: string, measure = (full: string, _file: string): number => fs.statSync(full).size, leaveOut: ReadonlySet<string> = new Set()): { file: string; bytes: number }[] {
   const pages: { file: string; bytes: number }[] = [];
-  const visit = (folder: string): void => {
+  // Each name is made from its folder's as the walk goes: a site has thousands of pages.
+  const visit = (folder: string, under: string): void => {
     for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const full = path.join(folder, entry.name);
-      if (entry.isDirectory()) visit(full);
-      else if (entry.name.endsWith('.html')) {
-        const file = path.relative(site, full).split(path.sep).join('/');
-        if (!leaveOut.has(file)) pages.push({ file, bytes: measure(full, file) });
-      }
+      const file = `${under}${entry.name}`;
+      if (entry.isDirectory()) visit(path.join(folder, entry.name), `${file}/`);
+      else if (entry.name.endsWith('.html') && !leaveOut.has(file)) pages.push({ file, bytes: measure(path.join(folder, entry.name), file) });
     }
   };
-  visit(site);
+  visit(site, '');
   return pages;
 }

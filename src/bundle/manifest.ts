@@ -81,14 +81,16 @@ export function compareBytes(a: string, b: string): number {
 
 /**
  * Every regular file under a folder (or under its sub-folder `under`), relative
- * to the folder, sorted bytewise; links and other kinds are reported, never followed.
+ * to the folder, sorted bytewise, but those under `leaveOut`; links and
+ * other kinds are reported, never followed.
  */
-export function exportFiles(root: string, under = ''): { files: string[]; strange: { path: string; what: string }[] } {
+export function exportFiles(root: string, under = '', leaveOut?: string): { files: string[]; strange: { path: string; what: string }[] } {
   const files: string[] = [];
   const strange: { path: string; what: string }[] = [];
   const walk = (relative: string): void => {
     for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true })) {
       const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (child === leaveOut) continue;
       if (entry.isDirectory()) walk(child);
       else if (entry.isFile()) files.push(child);
       else strange.push({ path: child, what: entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' });
@@ -99,8 +101,8 @@ export function exportFiles(root: string, under = ''): { files: string[]; strang
 }
 
 /** exportFiles' files, for an export being written: anything but a regular file under it is an error naming the first such. */
-export function regularExportFiles(root: string, under = ''): string[] {
-  const { files, strange } = exportFiles(root, under);
+export function regularExportFiles(root: string, under = '', leaveOut?: string): string[] {
+  const { files, strange } = exportFiles(root, under, leaveOut);
   if (strange.length > 0) throw new Error(`${root}: ${strange[0]!.path} is ${strange[0]!.what}; an export holds regular files only`);
   return files;
 }
@@ -124,13 +126,28 @@ export function digestFiles(root: string, under: string, known: ReadonlyMap<stri
   return digests;
 }
 
+/** What an export's writer already knows of its files, which the manifest need not find out again. */
+export interface KnownOfFiles {
+  /** Sizes by path, from the stamps the files were placed or kept with. */
+  readonly sizes?: ReadonlyMap<string, number>;
+  /**
+   * The files under one folder of the export, listed by a walk since which
+   * nothing was written there (digestFiles): the folder is not walked again.
+   */
+  readonly listed?: { readonly under: string; readonly files: readonly string[] };
+}
+
 /**
  * Writes the manifest, the plain manifest and, last, the root digest. Returns
  * the root digest and the entries. `known` gives digests of files that need no
- * hashing again (see reuse.ts); every other file is read and hashed.
+ * hashing again (see reuse.ts); every other file is read and hashed. A second
+ * export of thousands of files, nearly all linked from the one before, spent
+ * a noticeable part of its manifest step walking and measuring them again:
+ * `knownOf` spares it what the export already knows.
  */
-export function writeManifest(root: string, known: ReadonlyMap<string, string> = new Map(), hashed: (bytes: number) => void = () => {}): { rootDigest: string; files: number; bytes: number; entries: ManifestEntry[] } {
-  const files = regularExportFiles(root);
+export function writeManifest(root: string, known: ReadonlyMap<string, string> = new Map(), hashed: (bytes: number) => void = () => {}, knownOf: KnownOfFiles = {}): { rootDigest: string; files: number; bytes: number; entries: ManifestEntry[] } {
+  const { sizes, listed } = knownOf;
+  const files = listed !== undefined ? [...regularExportFiles(root, '', listed.under), ...listed.files].sort(compareBytes) : regularExportFiles(root);
   const entries: ManifestEntry[] = [];
   let bytes = 0;
   const buffers = new BufferPool();
@@ -138,7 +155,7 @@ export function writeManifest(root: string, known: ReadonlyMap<string, string> =
     if (META_FILES.has(relative)) continue;
     const problem = unsafePath(relative);
     if (problem) throw new Error(`${root}: ${relative}: ${problem}`);
-    const size = fs.statSync(path.join(root, relative)).size;
+    const size = sizes?.get(relative) ?? fs.statSync(path.join(root, relative)).size;
     bytes += size;
     let sha256 = known.get(relative);
     if (sha256 === undefined) {

@@ -121,9 +121,21 @@ export class ExportReuse {
     return fs.statSync(target).size;
   }
 
-  /** Digests already known for files of the new export that are still as placed, by path inside it, for the manifest. */
-  get digests(): ReadonlyMap<string, string> {
-    return new Map([...this.known].filter(([relative]) => this.unchangedSincePlaced(relative, this.placed.get(relative)?.target)));
+  /**
+   * The digests and sizes already known of files of the new export that are
+   * still as placed, by path inside it, for the manifest: those of the files
+   * linked from the earlier export.
+   */
+  knownOfPlaced(): { digests: ReadonlyMap<string, string>; sizes: ReadonlyMap<string, number> } {
+    const digests = new Map<string, string>();
+    const sizes = new Map<string, number>();
+    for (const [relative, sha256] of this.known) {
+      const placed = this.placed.get(relative);
+      if (placed === undefined || !this.unchangedSincePlaced(relative, placed.target)) continue;
+      digests.set(relative, sha256);
+      if (placed.placedStamp !== undefined) sizes.set(relative, Number(placed.placedStamp.size));
+    }
+    return { digests, sizes };
   }
 
   /**

@@ -119,7 +119,7 @@ export async function writeExport(data: string, out: string, conversations: read
       observer.step('redact');
       applyRedaction(path.join(partial, BUNDLE), options.redaction);
     }
-    return await completeExport(partial, out, conversations, reuse.digests, options.siteCache ?? siteCacheOf(data), options, (entries) => ({ reused: reuse.reused, copied: reuse.copied, stamps: reuse.stampsRecord(entries) }));
+    return await completeExport(partial, out, conversations, reuse.knownOfPlaced(), options.siteCache ?? siteCacheOf(data), options, (entries) => ({ reused: reuse.reused, copied: reuse.copied, stamps: reuse.stampsRecord(entries) }));
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
@@ -148,6 +148,7 @@ export async function mergeExports(inputs: readonly string[], out: string, siteC
   fs.rmSync(partial, { recursive: true, force: true });
   const observer = options.observer ?? UNOBSERVED;
   const known = new Map<string, string>();
+  const sizes = new Map<string, number>();
   // A conversation is the unit a history is split by, so each must come
   // whole from one export, or be the same in every export that holds it. Two
   // storage zones landing one session give it different files (landed names
@@ -178,12 +179,13 @@ export async function mergeExports(inputs: readonly string[], out: string, siteC
           folders.ensure(path.dirname(path.join(partial, entry.path)));
           fs.copyFileSync(path.join(input, entry.path), path.join(partial, entry.path));
           known.set(entry.path, entry.sha256);
+          sizes.set(entry.path, entry.size);
           observer.advance(1, entry.size);
         }
       }
     }
     const conversations = listFolder(path.join(partial, BUNDLE, '_conversations')).sort(compareBytes);
-    return await completeExport(partial, out, conversations, known, siteCache, options, () => ({ reused: 0, copied: known.size }));
+    return await completeExport(partial, out, conversations, { digests: known, sizes }, siteCache, options, () => ({ reused: 0, copied: known.size }));
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
@@ -195,7 +197,8 @@ async function completeExport(
   partial: string,
   out: string,
   conversations: readonly string[],
-  known: ReadonlyMap<string, string>,
+  /** The digests and sizes of the bundle's files already known, by path in the export. */
+  known: { readonly digests: ReadonlyMap<string, string>; readonly sizes: ReadonlyMap<string, number> },
   siteCache: string,
   options: ExportOptions,
   replaced: (entries: ManifestEntry[]) => { reused: number; copied: number; stamps?: StampsRecord },
@@ -206,7 +209,7 @@ async function completeExport(
   // The bundle's digests come first: they are what the site's cache of
   // finished pages is keyed by, and the manifest reuses them.
   observer.step('digest');
-  const digests = digestFiles(partial, BUNDLE, known, (bytes) => observer.advance(1, bytes));
+  const digests = digestFiles(partial, BUNDLE, known.digests, (bytes) => observer.advance(1, bytes));
   // The site is a pure function of the bundle: it reads nothing else, and
   // it is written before the manifest so that every page is covered.
   let site: SiteResult | undefined;
@@ -220,7 +223,9 @@ async function completeExport(
   fs.writeFileSync(path.join(partial, EXPORT_MARKER), EXPORT_MARKER_TEXT);
   // The site's digests were taken as its pages were kept, or kept with them.
   const everyDigest = site ? new Map([...digests, ...[...site.digests].map(([file, sha256]) => [`${SITE}/${file}`, sha256] as const)]) : digests;
-  const { entries, ...manifest } = writeManifest(partial, everyDigest, (bytes) => observer.advance(1, bytes));
+  const sizes = site ? new Map([...known.sizes, ...[...site.sizes].map(([file, size]) => [`${SITE}/${file}`, size] as const)]) : known.sizes;
+  // The bundle was walked for its digests, and nothing was written in it since.
+  const { entries, ...manifest } = writeManifest(partial, everyDigest, (bytes) => observer.advance(1, bytes), { sizes, listed: { under: BUNDLE, files: [...digests.keys()] } });
   // Swap in the new export; the earlier one goes only once the new one is whole.
   observer.step('replace');
   const previous = previousFolder(out);

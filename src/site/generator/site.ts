@@ -78,6 +78,8 @@ export interface SiteResult {
    * them rather than reading the pages again.
    */
   readonly digests: ReadonlyMap<string, string>;
+  /** The sizes of site files, by path from the site root, where this build knows them from their stamps: every file, when finished pages are kept. */
+  readonly sizes: ReadonlyMap<string, number>;
   readonly milliseconds: number;
   /**
    * The record of the stamps of the pages the site's cache keeps, saved once
@@ -182,7 +184,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let largestPage = { file: '', bytes: 0 };
     for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
     const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, digests, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
+    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
   } finally {
     // Unused, when nothing was rendered or a build rendered instead.
     options.waitingRenderer?.dismiss();

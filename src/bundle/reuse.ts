@@ -54,7 +54,8 @@ export class ExportReuse {
    * placed file (a redaction does): its stamp then differs, and neither its
    * digest nor its reuse record is taken from here any more.
    */
-  private readonly placed = new Map<string, { source: string; sourceStamp: FileStamp; target: string; placedStamp: FileStamp | undefined; linked: boolean }>();
+  private readonly placed = new Map<string, { source: string; sourceStamp: FileStamp; target: string; placedStamp: FileStamp | undefined }>();
+  /** The digests of the files linked from the earlier export, by path inside the new one. */
   private readonly known = new Map<string, string>();
   // Most files share a folder with the one before, and a second export places every file again.
   private readonly folders = new KnownFolders();
@@ -102,7 +103,7 @@ export class ExportReuse {
         fs.linkSync(path.join(this.out, relative), target);
         this.known.set(relative, before.sha256);
         // The link is the inode just checked, the same bytes; making it moved only the inode's change time.
-        this.placed.set(relative, { source, sourceStamp, target, placedStamp: exported, linked: true });
+        this.placed.set(relative, { source, sourceStamp, target, placedStamp: exported });
         this.reused++;
         return 0;
       } catch {
@@ -116,39 +117,30 @@ export class ExportReuse {
     // without it); the flag asks for a clone where the plain copy would not
     // make one (macOS). On ext4 it is a copy either way.
     fs.copyFileSync(source, target, fs.constants.COPYFILE_FICLONE);
-    this.placed.set(relative, { source, sourceStamp, target, placedStamp: stampOf(target), linked: false });
+    const placedStamp = stampOf(target);
+    this.placed.set(relative, { source, sourceStamp, target, placedStamp });
     this.copied++;
-    return fs.statSync(target).size;
+    return placedStamp !== undefined ? Number(placedStamp.size) : fs.statSync(target).size;
   }
 
   /**
-   * The digests and sizes already known of files of the new export that are
-   * still as placed, by path inside it, for the manifest: those of the files
-   * linked from the earlier export.
+   * The digests and sizes already known of files of the new export, by path
+   * inside it, for the manifest: those of the files linked from the earlier
+   * export and not replaced since by a later step (a redaction). A link is
+   * compared with the stamp checked before it was made, which differs only
+   * in the change time the link itself moved: that saves a `stat` of each
+   * of the thousands of links a second export makes.
    */
   knownOfPlaced(): { digests: ReadonlyMap<string, string>; sizes: ReadonlyMap<string, number> } {
     const digests = new Map<string, string>();
     const sizes = new Map<string, number>();
     for (const [relative, sha256] of this.known) {
-      const placed = this.placed.get(relative);
-      if (placed === undefined || !this.unchangedSincePlaced(relative, placed.target)) continue;
+      const placed = this.placed.get(relative)!;
+      if (placed.placedStamp === undefined || compareStamps(stampOf(placed.target), placed.placedStamp) === 'different') continue;
       digests.set(relative, sha256);
-      if (placed.placedStamp !== undefined) sizes.set(relative, Number(placed.placedStamp.size));
+      sizes.set(relative, Number(placed.placedStamp.size));
     }
     return { digests, sizes };
-  }
-
-  /**
-   * Whether the file at `where` is still the one placed at `relative`, not
-   * replaced by a later step: the same stamp, or for a link the same but
-   * for the change time the link itself moved, which saves a `stat` of
-   * each of the thousands of links a second export makes.
-   */
-  private unchangedSincePlaced(relative: string, where: string | undefined): boolean {
-    const placed = this.placed.get(relative);
-    if (placed === undefined || where === undefined) return false;
-    const compared = compareStamps(stampOf(where), placed.placedStamp);
-    return compared === 'same' || (placed.linked && compared === 'change time only');
   }
 
   /**

@@ -221,11 +221,10 @@ async function completeExport(
   }
   observer.step('manifest');
   fs.writeFileSync(path.join(partial, EXPORT_MARKER), EXPORT_MARKER_TEXT);
-  // The site's digests were taken as its pages were kept, or kept with them.
-  const everyDigest = site ? new Map([...digests, ...[...site.digests].map(([file, sha256]) => [`${SITE}/${file}`, sha256] as const)]) : digests;
-  const sizes = site ? new Map([...known.sizes, ...[...site.sizes].map(([file, size]) => [`${SITE}/${file}`, size] as const)]) : known.sizes;
+  // The site's digests were taken as its pages were kept, or kept with them, and its sizes from their stamps.
+  const everyDigest = withSite(digests, site?.digests);
   // The bundle was walked for its digests, and nothing was written in it since.
-  const { entries, ...manifest } = writeManifest(partial, everyDigest, (bytes) => observer.advance(1, bytes), { sizes, listed: { under: BUNDLE, files: [...digests.keys()] } });
+  const { entries, ...manifest } = writeManifest(partial, everyDigest, (bytes) => observer.advance(1, bytes), { sizes: withSite(known.sizes, site?.sizes), listed: { under: BUNDLE, files: [...digests.keys()] } });
   // Swap in the new export; the earlier one goes only once the new one is whole.
   observer.step('replace');
   const previous = previousFolder(out);
@@ -243,6 +242,11 @@ async function completeExport(
   else earlier.remove(out, previous, records);
   if (options.earlier === undefined) await earlier.removed();
   return { out, conversations: [...conversations], ...manifest, ...counts, ...(site ? { site } : {}), digests: everyDigest, listed: entries };
+}
+
+/** What is known of the bundle's files and of the site's, by path in the export. */
+function withSite<Value>(bundle: ReadonlyMap<string, Value>, site: ReadonlyMap<string, Value> | undefined): ReadonlyMap<string, Value> {
+  return site ? new Map([...bundle, ...[...site].map(([file, value]) => [`${SITE}/${file}`, value] as const)]) : bundle;
 }
 
 /**

@@ -12,7 +12,7 @@ import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf, type Tree } from '../../branches/tree.ts';
 import type { IndexEntry } from '../../index/session-index.ts';
-import { BUNDLE, MANIFEST, type Manifest, type ManifestEntry } from '../../bundle/manifest.ts';
+import { BUNDLE, conversationOwning, MANIFEST, type Manifest, type ManifestEntry } from '../../bundle/manifest.ts';
 import { readLandedFile } from '../../landing/landed-file.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
@@ -63,6 +63,9 @@ export function conversationsOfBundle(bundle: string): string[] {
 /** The most bytes of evidence the conversation a waiting renderer warms up with holds (conversationToWarmUpWith). */
 const WARM_UP_MOST_BYTES = 512 << 10;
 
+/** Where a bundle's round chains are, as an export's manifest names them. */
+const CHAINS = `${BUNDLE}/_conversations/`;
+
 /**
  * The conversation of `bundle` a renderer child renders a page of while it
  * waits for its work, to have its code compiled before then
@@ -84,11 +87,10 @@ export function conversationToWarmUpWith(bundle: string): string | undefined {
   const chained = new Set<string>();
   const evidenceBytes = new Map<string, number>();
   for (const { path: file, size } of Array.isArray(files) ? files : []) {
-    const [top, folder, conversation] = typeof file === 'string' ? file.split('/') : [];
-    if (top !== BUNDLE || folder === undefined) continue;
-    if (folder === '_conversations') {
-      if (conversation !== undefined) chained.add(conversation);
-    } else evidenceBytes.set(folder, (evidenceBytes.get(folder) ?? 0) + (Number.isSafeInteger(size) ? size : 0));
+    const owner = typeof file === 'string' ? conversationOwning(file) : undefined;
+    if (owner === undefined) continue;
+    if (file.startsWith(CHAINS)) chained.add(owner);
+    else evidenceBytes.set(owner, (evidenceBytes.get(owner) ?? 0) + (Number.isSafeInteger(size) ? size : 0));
   }
   let chosen: { id: string; bytes: number } | undefined;
   for (const id of [...chained].sort()) {

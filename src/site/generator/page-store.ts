@@ -213,7 +213,7 @@ export class PageStore {
       const stamp = stampOf(path.join(folder, FILES, file));
       lines.push(`${stamp !== undefined ? stampText(stamp) : 'none'} ${sha256} ${file}\n`);
       kept.push({ file, stamp, sha256 });
-      this.sizes.set(file, stamp !== undefined ? Number(stamp.size) : fs.statSync(path.join(out, file)).size);
+      this.measured(out, file, stamp);
     }
     fs.writeFileSync(path.join(folder, COMPLETE), lines.join(''));
     this.keptIn.set(folder, kept);
@@ -224,9 +224,14 @@ export class PageStore {
     for (const { file, sha256, stamp } of entry.kept!) {
       linkOrCopy(path.join(entry.folder, FILES), out, file);
       digests.set(file, sha256);
-      this.sizes.set(file, stamp !== undefined ? Number(stamp.size) : fs.statSync(path.join(out, file)).size);
+      this.measured(out, file, stamp);
     }
     return entry.kept!.map(({ file }) => file);
+  }
+
+  /** Notes the size of the site file `file`, just kept or placed under `out`: its stamp's, else as it is there. */
+  private measured(out: string, file: string, stamp: FileStamp | undefined): void {
+    this.sizes.set(file, stamp !== undefined ? Number(stamp.size) : fs.statSync(path.join(out, file)).size);
   }
 
   /** Places the pages of every conversation of `finished` that is not rendered again (place); returns them. */

@@ -160,8 +160,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
       const site = store.siteEntry(finished);
       if (site.render || finished.some(({ render }) => render)) {
         const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished), placeKept: () => store.placeFinished(out, finished, digests) }, observer, options);
-        if (rendering.placedMeanwhile !== undefined && 'error' in rendering.placedMeanwhile) throw rendering.placedMeanwhile.error;
-        const placed = rendering.placedMeanwhile?.placed ?? store.placeFinished(out, finished, digests);
+        const placed = rendering.placedMeanwhile ?? store.placeFinished(out, finished, digests);
         keptFromEarlier = store.keptFromEarlier(finished);
         built = rendering.pages.length - keptFromEarlier;
         ({ byKeptRenderer, rendererFailure, splitAgain } = rendering);
@@ -191,9 +190,6 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   }
 }
 
-/** The pages of the conversations not rendered again, placed as the kept renderer rendered; or why they could not be. */
-type PlacedMeanwhile = { readonly placed: ReadonlySet<string> } | { readonly error: unknown };
-
 /**
  * Renders the site, every conversation or those `store.finished` says to
  * render, with the pages of their earlier renders (`store.earlier`);
@@ -205,11 +201,12 @@ type PlacedMeanwhile = { readonly placed: ReadonlySet<string> } | { readonly err
  * With the kept renderer, `store.placeKept` places the pages of the other
  * conversations as the children render: this thread only waits for them
  * then, and the renderer writes only the pages it renders (an Astro build
- * empties its output folder as it starts). What it placed, or what went
- * wrong as it did, which is the site's failure and not the renderer's, is
- * returned as `placedMeanwhile`; the pages written leave out what it placed.
+ * empties its output folder as it starts). What it placed is returned as
+ * `placedMeanwhile`, and left out of the pages written; what went wrong as
+ * it did is the site's failure once the children are done, not the
+ * renderer's.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: PlacedMeanwhile }> {
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
   // Inside node_modules, so that the build resolves astro and react from the
   // project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(roots, { recursive: true });
@@ -225,7 +222,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   let renderer = keptRenderer(code, roots);
   let rendererFailure: string | undefined;
   let splitAgain: SplitAgain[];
-  let placedMeanwhile: PlacedMeanwhile | undefined;
+  let placedMeanwhile: ReadonlySet<string> | undefined;
+  let notPlaced: { error: unknown } | undefined;
   const staging = path.join(root, 'evidence');
   const evidenceOf = conversations.filter(({ render }) => render);
   const evidence = writeEvidenceOnThread(bundle, staging, evidenceOf, code);
@@ -258,11 +256,12 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
       const children = [start('lead', leadSelection, path.resolve(out), waitingRenderer), ...helperBuilds.map(({ child }) => child)];
       placedMeanwhile = undefined;
+      notPlaced = undefined;
       if (renderer !== undefined && store !== undefined) {
         try {
-          placedMeanwhile = { placed: store.placeKept() };
+          placedMeanwhile = store.placeKept();
         } catch (error) {
-          placedMeanwhile = { error };
+          notPlaced = { error };
         }
       }
       await allSucceed(children, observer);
@@ -295,8 +294,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  const placed = placedMeanwhile !== undefined && 'placed' in placedMeanwhile ? placedMeanwhile.placed : new Set<string>();
-  return { pages: await finishPages(out, renderer !== undefined, placed), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
+  if (notPlaced) throw notPlaced.error;
+  return { pages: await finishPages(out, renderer !== undefined, placedMeanwhile ?? new Set()), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
 }
 
 /**

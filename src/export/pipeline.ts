@@ -21,7 +21,7 @@ import type { SessionOutcome } from '../collection/outcome.ts';
 import { sessionsOfSource } from '../collection/source-sessions.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
 import { removeLeftoversOfDataFolder } from '../files/process.ts';
-import { DataFolderLockedError, lockDataFolder } from '../landing/lock.ts';
+import { dataFolderHolder, DataFolderLockedError, lockDataFolder } from '../landing/lock.ts';
 import { parseSessionsOnCores } from '../parse/parallel.ts';
 import { redactionReport, type RedactionReport } from '../redaction/report.ts';
 import type { RuleSet } from '../redaction/rules.ts';
@@ -128,7 +128,15 @@ export async function mergeExportFolders(inputs: readonly string[], destination:
  */
 async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRenderer: WaitingRenderer | undefined) => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string }> {
   const refusal = refusalOf(places);
-  if (refusal !== undefined) return { type: 'refused', reason: refusal };
+  if (refusal !== undefined) {
+    // Checked before the lock is taken, so as to write nothing into a folder
+    // that is refused: a collector of an export already running leaves a
+    // session folder empty for a moment before it locks it, which is that
+    // export's work, not the folder's fault.
+    const holder = dataFolderHolder(places.data);
+    if (holder !== undefined) return { type: 'locked', message: new DataFolderLockedError(places.data, holder).message };
+    return { type: 'refused', reason: refusal };
+  }
   let lock;
   try {
     lock = lockDataFolder(places.data);

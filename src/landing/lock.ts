@@ -51,6 +51,15 @@ export function lockDataFolder(data: string): SessionLock {
   return takeLock(path.join(data, EXPORT_LOCK), (holder) => new DataFolderLockedError(data, holder));
 }
 
+/**
+ * Who holds the data folder's export lock, when a process that has not
+ * ended does; read only, nothing is written.
+ */
+export function dataFolderHolder(data: string): string | undefined {
+  const holder = writtenHolder(path.join(data, EXPORT_LOCK));
+  return holder !== undefined && holder !== '' && !isStale(holder) ? holder : undefined;
+}
+
 /** The data folder's export lock, beside the session folders; the leading `_` keeps it from being read as one. */
 export const EXPORT_LOCK = '_export.lock';
 

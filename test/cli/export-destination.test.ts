@@ -139,6 +139,12 @@ describe('one export at a time per data folder', () => {
     const held = sessionizer(['export', '--source', source, '--data', data, '--out', out]);
     expect([held.code, held.error]).toEqual([1, `error: the data folder ${data} is in use by another export (pid ${process.pid} on ${os.hostname()}); run this one when it has finished\n`]);
     expect(fs.existsSync(out)).toBe(false);
+    // A session folder its collector has made and not yet locked is the
+    // running export's, which is named, not a folder of anyone's refused.
+    fs.mkdirSync(path.join(data, 'c0ffee00-0000-4000-8000-000000000000'));
+    const collecting = sessionizer(['export', '--source', source, '--data', data, '--out', out]);
+    expect([collecting.code, collecting.error]).toEqual([1, held.error]);
+    fs.rmdirSync(path.join(data, 'c0ffee00-0000-4000-8000-000000000000'));
     const dead = endedPid();
     fs.writeFileSync(lock, `pid ${dead} on ${os.hostname()}\n`);
     // What the dead export left half-written in the data folder goes too.
@@ -165,7 +171,7 @@ describe('two exports started at once on one data folder', () => {
     });
     const [one, two] = await Promise.all(started);
     const [ran, refused] = one!.code === 0 ? [one!, two!] : [two!, one!];
-    expect([ran.code, refused.code]).toEqual([0, 1]);
+    expect([ran.code, refused.code], refused.error).toEqual([0, 1]);
     expect(refused.error).toMatch(new RegExp(`^error: the data folder ${data} is in use by another export \\(pid ${ran.pid} on `));
     const out = path.join(work, ran === one ? 'one' : 'two');
     expect(sessionizer(['verify', out]).code).toBe(0);

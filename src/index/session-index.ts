@@ -24,7 +24,7 @@ import { readSessionData } from '../session-data/derive.ts';
 import { describeToolUse } from '../adapters/built-in.ts';
 import type { SessionDataRow, Usage } from '../session-data/format.ts';
 
-export const INDEX_SCHEMA = 'index/4';
+export const INDEX_SCHEMA = 'index/5';
 
 /** One `.sd` row's identifiers. */
 export interface IndexEntry {
@@ -58,7 +58,8 @@ export interface IndexEntry {
    * On a prompt a person typed (not a command): what they typed, and the
    * working directory and git branch it names. Kept on prompts alone, the
    * few records a conversation's title, project and git branches are read
-   * from; the git branch on the first row of each landed file as well.
+   * from; the working directory and git branch on the first row of each
+   * landed file as well.
    */
   readonly prompt?: string;
   readonly cwd?: string;
@@ -122,7 +123,8 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
     ...(row.title !== undefined ? { label: row.label, title: row.title } : {}),
     model: row.model,
     project: row.project,
-    // The first row of a landed file names its git branch too: a child's file may hold no typed prompt.
+    // The first row of a landed file names its working directory and git branch too: a child's file may hold no typed prompt.
+    ...(row.project !== undefined && row.cwd !== undefined ? { cwd: row.cwd } : {}),
     ...(row.project !== undefined && row.git_branch !== undefined ? { gitBranch: row.git_branch } : {}),
     ...promptOf(row),
     stop: row.stop,

@@ -69,6 +69,19 @@ describe('git branches', () => {
   });
 });
 
+describe('project', () => {
+  it('takes the working directory from a child agent’s file when the main stream names none, not from the folder’s name', () => {
+    // An older session's main file can be empty while its child agents' files name the folder.
+    const childFirst = indexEntryOf(1, 'agent-7010dafc', 'transcript', { row: 1, from: 'agent', project: '-home-user-review-helper', cwd: '/home/user/review-helper', parts: [{ k: 'text', state: 'available', bytes: 6, text: 'Warmup' }] });
+    expect(childFirst.cwd).toBe('/home/user/review-helper');
+    expect(indexEntryOf(1, 'agent-7010dafc', 'transcript', { row: 2, from: 'agent', cwd: '/home/user/review-helper', parts: [] }).cwd).toBeUndefined();
+    expect(nameConversation([], [], [childFirst], []).project).toEqual({ folder: '-home-user-review-helper', cwd: '/home/user/review-helper' });
+    // The main stream's own first row wins over any child's.
+    const mainFirst = indexEntryOf(1, 'main', 'transcript', { row: 1, from: 'person', project: '-home-user-review-helper', cwd: '/home/user/review-helper/src', parts: [] });
+    expect(nameConversation([mainFirst], [], [childFirst], []).project?.cwd).toBe('/home/user/review-helper/src');
+  });
+});
+
 describe('titles', () => {
   it('takes a summary only when the leaf it names is on the active branch', () => {
     expect(sessionAttrs(FIXTURE_SESSIONS.summaryTitle)).toMatchObject({ title: 'Haiku about snow', title_source: 'summary' });

@@ -1,6 +1,7 @@
 // The filter of the index: as one types, only the conversations whose title,
-// first prompt or project hold every word stay shown. A classic script, so
-// that it also runs from file://; the list is whole without it.
+// first prompt or project hold every word stay shown, and a fold of sessions
+// with no prompt opens while it holds a match. A classic script, so that it
+// also runs from file://; the list is whole without it.
 (function () {
   var form = document.querySelector('form.filter');
   var filter = document.getElementById('filter');
@@ -14,6 +15,8 @@
     var project = section.querySelector('.project-path').textContent;
     return {
       element: section,
+      fold: section.querySelector('details.without-turns'),
+      foldOpen: Boolean(section.querySelector('details.without-turns[open]')),
       rows: Array.prototype.map.call(section.querySelectorAll('li.conversation'), function (row) {
         var prompt = row.querySelector('.prompt');
         return { element: row, text: (row.querySelector('.title').textContent + ' ' + (prompt ? prompt.textContent : '') + ' ' + project).toLowerCase() };
@@ -26,11 +29,17 @@
     var count = 0;
     sections.forEach(function (section) {
       var visible = 0;
+      var folded = 0;
       section.rows.forEach(function (row) {
         var match = words.every(function (word) { return row.text.indexOf(word) >= 0; });
         row.element.hidden = !match;
         if (match) visible++;
+        if (match && section.fold && section.fold.contains(row.element)) folded++;
       });
+      if (section.fold) {
+        section.fold.hidden = words.length > 0 && folded === 0;
+        section.fold.open = words.length > 0 ? folded > 0 : section.foldOpen;
+      }
       section.element.hidden = visible === 0;
       count += visible;
     });

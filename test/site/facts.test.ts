@@ -7,8 +7,9 @@ import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
-import { compact, conversationFacts, cut, duration, gitBranchesShown, projectGroups, projectOf, streamTitle, type ConversationFacts } from '../../src/site/data/facts.ts';
+import { conversationFacts, cut, duration, gitBranchesShown, modelName, projectGroups, projectOf, streamTitle, type ConversationFacts, type IndexedConversation } from '../../src/site/data/facts.ts';
 import { planConversation } from '../../src/site/data/plan.ts';
+import { compact, counted, tokensShown } from '../../src/site/data/shown-text.ts';
 import { writeSearchScript, type SearchScriptData } from '../../src/site/data/search-text.ts';
 import { anchorOf, conversationStructure } from '../../src/site/data/streams.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
@@ -31,7 +32,7 @@ describe('the facts of a conversation', () => {
     expect(facts.titleSource).toBe('first-prompt');
     expect(facts.models).toEqual([...INDEX_FACTS.models].sort());
     // The working folder the records name, not the project folder's name read back as a path.
-    expect(facts.project).toEqual({ folder: '-home-user-fixtures-index-facts', path: '/home/user/project' });
+    expect(facts.project).toEqual({ folder: '-home-user-fixtures-index-facts', path: '/home/user/project', named: true });
     expect(facts.tokens?.total).toBeGreaterThan(0);
     expect(facts.tokens?.lowerBound).toBe(false);
     expect(facts.from! < facts.to!).toBe(true);
@@ -66,7 +67,7 @@ describe('the facts of a conversation', () => {
   });
 
   it('prefers the project and working folder the session states', () => {
-    expect(projectOf({ folder: '-home-ada-my-vault', cwd: '/home/ada/my-vault' }, '-home-ada-my-vault/x.jsonl')).toEqual({ folder: '-home-ada-my-vault', path: '/home/ada/my-vault' });
+    expect(projectOf({ folder: '-home-ada-my-vault', cwd: '/home/ada/my-vault' }, '-home-ada-my-vault/x.jsonl')).toEqual({ folder: '-home-ada-my-vault', path: '/home/ada/my-vault', named: true });
     expect(projectOf(undefined, '-home-ada-work/x.jsonl')).toEqual({ folder: '-home-ada-work', path: '/home/ada/work' });
     expect(projectOf(undefined, 'x.jsonl')).toBeUndefined();
   });
@@ -81,14 +82,14 @@ describe('the facts of a conversation', () => {
 });
 
 describe('the index', () => {
-  const facts = (project: string | undefined, from: string | undefined, title: string): ConversationFacts => ({
+  const facts = (project: string | undefined, from: string | undefined, title: string, turns = 1): ConversationFacts => ({
     title,
     titleSource: 'runtime',
     ...(project ? { project: { folder: project, path: project } } : {}),
     gitBranches: [],
     models: [],
     ...(from ? { from, to: from } : {}),
-    turns: 1,
+    turns,
     branches: 0,
     subagents: 0,
   });
@@ -106,6 +107,44 @@ describe('the index', () => {
       ['Project not recorded', ['nowhere']],
     ]);
     expect(groups[0]!.rows[0]).toMatchObject({ tokens: '—', counts: [] });
+  });
+
+  it('puts a conversation whose records name no working folder in the project its folder’s other conversations name, not in one of its own', () => {
+    const named = (id: string, from: string): IndexedConversation => ({ id, first: `c/${id}.html`, facts: { ...facts(undefined, from, id), project: projectOf({ folder: '-home-ada-my-vault', cwd: '/home/ada/my-vault' }, undefined)! } });
+    const unnamed: IndexedConversation = { id: 'c', first: 'c/c.html', facts: { ...facts(undefined, '2026-03-09T00:00:00Z', 'c'), project: projectOf({ folder: '-home-ada-my-vault' }, undefined)! } };
+    expect(unnamed.facts.project!.path).toBe('/home/ada/my/vault');
+    const groups = projectGroups([named('a', '2026-03-01T00:00:00Z'), unnamed, named('b', '2026-03-02T00:00:00Z')]);
+    expect(groups.map((group) => [group.name, group.rows.map((row) => row.title)])).toEqual([['/home/ada/my-vault', ['c', 'b', 'a']]]);
+    // Working folders the records name stay projects of their own, in one folder or not.
+    const elsewhere: IndexedConversation = { id: 'd', first: 'c/d.html', facts: { ...facts(undefined, '2026-03-03T00:00:00Z', 'd'), project: projectOf({ folder: '-home-ada-my-vault', cwd: '/home/ada/other' }, undefined)! } };
+    expect(projectGroups([named('a', '2026-03-01T00:00:00Z'), elsewhere]).map((group) => group.name)).toEqual(['/home/ada/other', '/home/ada/my-vault']);
+  });
+
+  it('lists the sessions with no turn of their own apart, after the others, and counts them with the project', () => {
+    const [group] = projectGroups([
+      { id: 'a', first: 'c/a.html', facts: facts('/app', '2026-03-01T00:00:00Z', 'Warmup', 0) },
+      { id: 'b', first: 'c/b.html', facts: facts('/app', '2026-02-01T00:00:00Z', 'the real work') },
+    ]);
+    expect([group!.conversations, group!.rows.map((row) => row.title), group!.withoutTurns.map((row) => row.title)]).toEqual([2, ['the real work'], ['Warmup']]);
+  });
+
+  it('shows a first prompt once: as the title, at the preview’s length, when the title was made from it', () => {
+    const prompt = 'Please look at the parser and tell me why the second row of every table is dropped when it starts with a dash.';
+    const [fromPrompt, given] = projectGroups([
+      { id: 'a', first: 'c/a.html', facts: { ...facts('/a', '2026-03-01T00:00:00Z', cut(prompt, 40)), firstPrompt: prompt } },
+      { id: 'b', first: 'c/b.html', facts: { ...facts('/b', '2026-02-01T00:00:00Z', 'Dropped table rows'), firstPrompt: prompt } },
+    ]).map((group) => group.rows[0]!);
+    expect([fromPrompt!.title, fromPrompt!.firstPrompt]).toEqual([prompt, undefined]);
+    expect([given!.title, given!.firstPrompt]).toEqual(['Dropped table rows', prompt]);
+  });
+
+  it('shows a model without the release date at the end of its id, and tokens in a few characters', () => {
+    expect(modelName('claude-opus-4-5-20251101')).toEqual({ shown: 'claude-opus-4-5', id: 'claude-opus-4-5-20251101' });
+    expect(modelName('claude-opus-4-6').shown).toBe('claude-opus-4-6');
+    expect(tokensShown({ input: 3, cache_read: 62_559, output: 1 })).toEqual({ shown: '63k tokens in, 1 out', detail: 'input 3, cache read 62,559, cache write not recorded, output 1' });
+    expect(tokensShown({ output: 12 })?.shown).toBe('12 out');
+    expect(tokensShown({})).toBeUndefined();
+    expect([counted(1, 'talk', 'talks'), counted(1200, 'talk', 'talks')]).toEqual(['1 talk', '1,200 talks']);
   });
 });
 

@@ -80,7 +80,12 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
           elements.map((section) => ({
             project: section.querySelector('h2 .project-path')!.textContent!,
             starts: [...section.querySelectorAll('li.conversation')].map((row) => row.querySelector('time')?.getAttribute('datetime') ?? ''),
-            visible: [...section.querySelectorAll('li.conversation')].every((row) => row.getBoundingClientRect().height > 0),
+            lists: [...section.querySelectorAll('ol.rows')].map((list) => [...list.querySelectorAll('li.conversation')].map((row) => row.querySelector('time')?.getAttribute('datetime') ?? '')),
+            // A row is on show unless it is in a closed fold of sessions with no prompt, whose summary is then on show.
+            visible: [...section.querySelectorAll('li.conversation')].every((row) => row.getBoundingClientRect().height > 0 || (row.closest('details:not([open])')?.querySelector('summary')?.getBoundingClientRect().height ?? 0) > 0),
+            // The sessions with no prompt of their own are the folded ones, and they alone say no turn.
+            foldedWithTurns: section.querySelectorAll('details.without-turns li.conversation .turns').length,
+            unfoldedWithoutTurns: [...section.querySelectorAll(':scope > ol.rows > li.conversation')].filter((row) => row.querySelector('.turns') === null).length,
           })),
         );
         expect(sections.reduce((sum, section) => sum + section.starts.length, 0)).toBe(conversationsOfBundle(path.join(out, 'bundle')).length);
@@ -88,14 +93,21 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
         expect(sections.length).toBeGreaterThan(1);
         expect(sections.every((section) => section.visible)).toBe(true);
         // Newest first: each project's conversations by start, and the projects by their newest.
-        for (const { starts } of sections) expect(starts.filter(Boolean)).toEqual(starts.filter(Boolean).sort().reverse());
+        for (const { lists } of sections) for (const starts of lists) expect(starts.filter(Boolean)).toEqual(starts.filter(Boolean).sort().reverse());
+        expect(sections.filter((section) => section.foldedWithTurns > 0 || section.unfoldedWithoutTurns > 0)).toEqual([]);
+        // One project, one section: a folder's name read back as a path (every '-' a '/') is never shown beside the path its records name.
+        const letters = sections.map((section) => section.project.replace(/[^A-Za-z0-9]/g, ''));
+        expect(letters.filter((name, at) => letters.indexOf(name) !== at)).toEqual([]);
         const newest = sections.map(({ starts }) => starts.filter(Boolean).sort().at(-1) ?? '').filter(Boolean);
         expect(newest).toEqual([...newest].sort().reverse());
         // Tokens are a count or an em dash, never a zero.
         const tokens = await page.$$eval('li.conversation .tokens', (elements) => elements.map((element) => element.textContent!));
         expect(tokens.filter((text) => !/^(≥ )?[0-9.]+[kM]? tokens$|^— tokens$/.test(text) || /^0 /.test(text))).toEqual([]);
-        // A title stays on one line: less high than two lines of it would be.
-        const tall = await page.$$eval('li.conversation a.title', (links) => links.filter((link) => link.getBoundingClientRect().height > 40).length);
+        // A title takes at most two lines.
+        const tall = await page.$$eval('li.conversation a.title', (links) => links.filter((link) => {
+          const style = (globalThis as unknown as { getComputedStyle: (element: unknown) => { lineHeight: string; fontSize: string } }).getComputedStyle(link);
+          return link.getBoundingClientRect().height > 2.5 * (parseFloat(style.lineHeight) || 1.3 * parseFloat(style.fontSize));
+        }).length);
         expect(tall).toBe(0);
         expect(await page.locator('form.filter').isVisible()).toBe(javaScript);
         clean(watched);
@@ -113,8 +125,8 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
     await page.fill('#filter', project);
     expect(await page.locator('li.conversation:visible').count()).toBeGreaterThanOrEqual(inProject);
     expect(await page.locator('section.project:last-child li.conversation:visible').count()).toBe(inProject);
-    // A word of one conversation's first prompt: every row left holds it.
-    const prompt = (await page.locator('li.conversation .prompt').first().textContent())!;
+    // A word of one conversation's first prompt (its title, when the title was made from it): every row left holds it.
+    const prompt = (await page.locator('li.conversation .prompt, li.conversation a.title').first().textContent())!;
     const word = prompt.split(/\s+/).filter((candidate) => /^[A-Za-z]{6,}$/.test(candidate)).sort((a, b) => b.length - a.length)[0]!;
     await page.fill('#filter', word);
     const left = await page.$$eval('li.conversation:not([hidden])', (rows) => rows.map((row) => `${row.textContent} ${row.closest('section')!.querySelector('h2')!.textContent}`.toLowerCase()));
@@ -125,7 +137,16 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
     expect(await page.locator('li.conversation:visible').count()).toBe(0);
     expect(await page.locator('#none').isVisible()).toBe(true);
     await page.fill('#filter', '');
-    expect(await page.locator('li.conversation:visible').count()).toBe(total);
+    const folded = await page.locator('details.without-turns:not([open]) li.conversation').count();
+    expect(await page.locator('li.conversation:visible').count()).toBe(total - folded);
+    // A session with no prompt of its own is found too: its fold opens while it matches, and closes again after.
+    if (folded > 0) {
+      const title = (await page.locator('details.without-turns:not([open]) li.conversation a.title').first().textContent())!;
+      await page.fill('#filter', title);
+      expect(await page.locator('li.conversation:visible a.title', { hasText: title }).count()).toBeGreaterThan(0);
+      await page.fill('#filter', '');
+      expect(await page.locator('details.without-turns:not([open]) li.conversation').count()).toBe(folded);
+    }
     clean(watched);
   });
 

@@ -7,6 +7,7 @@ import type { Usage } from '../../session-data/format.ts';
 import type { BundleConversation } from './bundle.ts';
 import { partsOfStep } from './row-outline.ts';
 import { singleSpaced, stepText } from './search-text.ts';
+import { compact, counted } from './shown-text.ts';
 import { refsOf, stepsOfTalk, type ConversationStructure } from './streams.ts';
 import type { StepView, StreamView, TalkView } from './views.ts';
 
@@ -20,6 +21,8 @@ export interface ProjectFacts {
   readonly folder: string;
   /** The working folder as a reader knows it: the one the records name, or the folder's name read as a path. */
   readonly path: string;
+  /** The records name the working folder: `path` is theirs, not read from the folder's name. */
+  readonly named?: true;
 }
 
 export interface TokenFacts {
@@ -138,7 +141,7 @@ const WRAPPED = /^\s*<[a-z][a-z0-9_-]*>/i;
 export function projectOf(stated: unknown, source: string | undefined): ProjectFacts | undefined {
   if (typeof stated === 'object' && stated !== null && typeof (stated as { folder?: unknown }).folder === 'string') {
     const { folder, cwd } = stated as { folder: string; cwd?: unknown };
-    return { folder, path: typeof cwd === 'string' && cwd !== '' ? cwd : folderAsPath(folder) };
+    return typeof cwd === 'string' && cwd !== '' ? { folder, path: cwd, named: true } : { folder, path: folderAsPath(folder) };
   }
   const folder = source?.split('/')[0];
   if (folder === undefined || folder === '' || source === folder) return undefined;
@@ -187,10 +190,11 @@ export function spanOf(structure: ConversationStructure): { from: string; to: st
 /**
  * The first prompt a person typed: the first message from outside the agent
  * that has text. Commands and injected context are steps of their own kinds,
- * so they are not taken for it.
+ * so they are not taken for it; context the runtime wraps in a tag and adds to
+ * the prompt's own message (an IDE's opened file) is not taken either.
  */
 function firstPromptOf(steps: readonly StepView[], conversation: BundleConversation): string | undefined {
-  return promptAmong(steps, conversation, PREVIEW);
+  return promptAmong(steps, conversation, PREVIEW, (text) => !WRAPPED.test(text));
 }
 
 /** The start of the prompt a talk opens with, at most `most` characters, white space made single spaces: what tells one path from another at a fork. */
@@ -223,7 +227,7 @@ export interface IndexRow {
   readonly started?: { readonly iso: string; readonly shown: string };
   readonly duration?: string;
   readonly turns: number;
-  readonly models: string[];
+  readonly models: ModelName[];
   /** An em dash when no call said what it used. */
   readonly tokens: string;
   /** What the tokens were made of, for the row's tooltip. */
@@ -232,11 +236,27 @@ export interface IndexRow {
   readonly counts: string[];
 }
 
+/** A model as a reader is shown it, and its whole id. */
+export interface ModelName {
+  readonly shown: string;
+  readonly id: string;
+}
+
 export interface ProjectGroup {
   /** The project's path, or a word saying it is unknown. */
   readonly name: string;
   readonly folder?: string;
+  /** How many conversations the project holds, with turns or not. */
+  readonly conversations: number;
+  /** The conversations with at least one turn of their own. */
   readonly rows: IndexRow[];
+  /**
+   * The conversations whose main stream holds no turn: a session opened and
+   * left, whose only records are its subagents' (a runtime's warm-up), or
+   * whose main file was lost. Listed apart, after the others, so that they do
+   * not crowd out the conversations a reader is looking for.
+   */
+  readonly withoutTurns: IndexRow[];
 }
 
 /** The conversations an index shows: `first` is the page each opens on. */
@@ -250,13 +270,18 @@ const UNKNOWN_PROJECT = 'Project not recorded';
 
 /**
  * The index: conversations grouped by project, the projects with the newest
- * activity first, and in each the newest conversations first.
+ * activity first, and in each the newest conversations first. A project is
+ * the working folder the records name. A conversation whose records name
+ * none (an empty main file) joins the project its folder's other
+ * conversations name most often, rather than showing the folder's name read
+ * as a path beside it; only with none does it go by that name.
  */
 export function projectGroups(conversations: readonly IndexedConversation[]): ProjectGroup[] {
+  const namedIn = namedProjectOfFolders(conversations);
   const groups = new Map<string, { folder?: string; latest: string; conversations: IndexedConversation[] }>();
   for (const conversation of conversations) {
     const { project, from, to } = conversation.facts;
-    const name = project?.path ?? UNKNOWN_PROJECT;
+    const name = project === undefined ? UNKNOWN_PROJECT : project.named ? project.path : (namedIn.get(project.folder) ?? project.path);
     const group = groups.get(name) ?? { ...(project ? { folder: project.folder } : {}), latest: '', conversations: [] };
     groups.set(name, group);
     group.conversations.push(conversation);
@@ -266,39 +291,58 @@ export function projectGroups(conversations: readonly IndexedConversation[]): Pr
   const newestFirst = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
   return [...groups]
     .sort(([nameA, a], [nameB, b]) => newestFirst(a.latest, b.latest) || (nameA < nameB ? -1 : 1))
-    .map(([name, group]) => ({
-      name,
-      ...(group.folder !== undefined ? { folder: group.folder } : {}),
-      rows: group.conversations.sort((a, b) => newestFirst(a.facts.from ?? '', b.facts.from ?? '') || (a.id < b.id ? -1 : 1)).map(indexRow),
-    }));
+    .map(([name, group]) => {
+      const rows = group.conversations.sort((a, b) => newestFirst(a.facts.from ?? '', b.facts.from ?? '') || (a.id < b.id ? -1 : 1));
+      return {
+        name,
+        ...(group.folder !== undefined ? { folder: group.folder } : {}),
+        conversations: rows.length,
+        rows: rows.filter((row) => row.facts.turns > 0).map(indexRow),
+        withoutTurns: rows.filter((row) => row.facts.turns === 0).map(indexRow),
+      };
+    });
+}
+
+/** For each folder, the working folder its conversations' records name most often (the first in order on a tie). */
+function namedProjectOfFolders(conversations: readonly IndexedConversation[]): Map<string, string> {
+  const times = new Map<string, Map<string, number>>();
+  for (const { facts } of conversations) {
+    if (!facts.project?.named) continue;
+    const ofFolder = times.get(facts.project.folder) ?? new Map<string, number>();
+    times.set(facts.project.folder, ofFolder);
+    ofFolder.set(facts.project.path, (ofFolder.get(facts.project.path) ?? 0) + 1);
+  }
+  return new Map([...times].map(([folder, paths]) => [folder, [...paths].sort(([pathA, a], [pathB, b]) => b - a || (pathA < pathB ? -1 : 1))[0]![0]]));
 }
 
 function indexRow({ first, facts }: IndexedConversation): IndexRow {
   const { tokens } = facts;
-  const counts = [counted(facts.branches, 'other branch', 'other branches'), counted(facts.subagents, 'subagent', 'subagents')].filter((count) => count !== '');
+  const counts = [facts.branches > 0 ? counted(facts.branches, 'other branch', 'other branches') : '', facts.subagents > 0 ? counted(facts.subagents, 'subagent', 'subagents') : ''].filter((count) => count !== '');
+  // A title made from the first prompt would be repeated by the preview: the row shows the prompt once, as its title, at the preview's length.
+  const prompt = facts.firstPrompt;
+  const titleIsPrompt = prompt !== undefined && prompt.startsWith(facts.title.replace(/…$/, ''));
   return {
     href: first,
-    title: facts.title,
-    ...(facts.firstPrompt !== undefined && facts.firstPrompt !== facts.title ? { firstPrompt: facts.firstPrompt } : {}),
+    title: titleIsPrompt && prompt.length > facts.title.length ? prompt : facts.title,
+    ...(prompt !== undefined && !titleIsPrompt ? { firstPrompt: prompt } : {}),
     ...(facts.from !== undefined ? { started: { iso: facts.from, shown: `${facts.from.slice(0, 10)} ${facts.from.slice(11, 16)} UTC` } } : {}),
     ...(facts.from !== undefined && facts.to !== undefined ? { duration: duration(Date.parse(facts.to) - Date.parse(facts.from)) } : {}),
     turns: facts.turns,
-    models: facts.models,
+    models: facts.models.map(modelName),
     tokens: tokens ? `${tokens.lowerBound ? '≥ ' : ''}${compact(tokens.total)} tokens` : '—',
     ...(tokens ? { tokensDetail: `input ${tokens.input.toLocaleString('en')}, output ${tokens.output.toLocaleString('en')}, cache read ${tokens.cache_read.toLocaleString('en')}, cache write ${tokens.cache_write.toLocaleString('en')}${tokens.lowerBound ? '; some calls did not say what they used' : ''}` } : {}),
     counts,
   };
 }
 
-function counted(count: number, one: string, many: string): string {
-  return count === 0 ? '' : `${count} ${count === 1 ? one : many}`;
-}
-
-/** A count of tokens in a few characters: 950, 12.3k, 4.5M. */
-export function compact(count: number): string {
-  if (count < 1000) return String(count);
-  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
-  return `${(count / 1_000_000).toFixed(count < 10_000_000 ? 1 : 0)}M`;
+/**
+ * A model id as a reader is shown it: without the release date a provider
+ * puts at its end (`claude-opus-4-5-20251101` is shown `claude-opus-4-5`),
+ * which makes ids long enough to wrap and tells a reader little. The whole id
+ * stays in the page, as the name's tooltip.
+ */
+export function modelName(id: string): ModelName {
+  return { shown: id.replace(/-\d{8}$/, ''), id };
 }
 
 /** Git branches as a header shows them: up to three by name, and past three the last one and how many came before it. */

@@ -35,7 +35,8 @@ function viewOf(part: Part): PartView {
   switch (part.k) {
     case 'text':
     case 'reasoning':
-      return view(part, part.text, undefined, prose);
+      // Text that is one JSON value (what a hook or the runtime reports) is shown as JSON, laid out, not as a paragraph of braces.
+      return view(part, part.text, undefined, looksLikeJson(part.text) ? laidOutJson : prose);
     case 'call': {
       const tool = describeToolUse(part.name, part.input);
       return { ...view(part, callText(tool), part.name, callSegments(tool)), tool: shownDescription(tool) };
@@ -156,7 +157,16 @@ function json(value: unknown): string {
   return value === undefined ? '' : JSON.stringify(value, null, 2);
 }
 
-function looksLikeJson(text: string): boolean {
+function laidOutJson(text: string): Segment[] {
+  try {
+    return [{ text: JSON.stringify(JSON.parse(text), null, 2), language: 'json' }];
+  } catch {
+    // Cut short to fit a page, the text no longer parses: shown as it is.
+    return [{ text, language: 'json' }];
+  }
+}
+
+export function looksLikeJson(text: string): boolean {
   const trimmed = text.trim();
   if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return false;
   try {

@@ -3,11 +3,72 @@
 
 import Anser from 'anser';
 import { diffLines } from 'diff';
+import type { Usage } from '../../session-data/format.ts';
+import { looksLikeJson } from './parts.ts';
 
 export { bytes } from './sizes.ts';
 
 export function count(value: number): string {
   return value.toLocaleString('en');
+}
+
+/** A count with its noun, singular for one: `1 talk`, `2 talks`. */
+export function counted(value: number, one: string, many: string): string {
+  return `${count(value)} ${value === 1 ? one : many}`;
+}
+
+/** A count of tokens in a few characters: 950, 12.3k, 4.5M. */
+export function compact(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
+  return `${(count / 1_000_000).toFixed(count < 10_000_000 ? 1 : 0)}M`;
+}
+
+/**
+ * What a provider call, or every call of a conversation, used, as a reader
+ * is told it: tokens in (the prompt, cached or not) and out, in a few
+ * characters, with every count in full for a tooltip. Undefined when nothing
+ * is known.
+ */
+export function tokensShown(usage: Usage | undefined): { shown: string; detail: string } | undefined {
+  if (usage === undefined || (usage.input === undefined && usage.output === undefined)) return undefined;
+  const read = usage.input === undefined ? undefined : usage.input + (usage.cache_read ?? 0) + (usage.cache_write ?? 0);
+  const shown = [read !== undefined ? `${compact(read)} tokens in` : undefined, usage.output !== undefined ? `${compact(usage.output)} out` : undefined].filter(Boolean).join(', ');
+  const known = (value: number | undefined): string => (value === undefined ? 'not recorded' : count(value));
+  const detail = `input ${known(usage.input)}, cache read ${known(usage.cache_read)}, cache write ${known(usage.cache_write)}, output ${known(usage.output)}`;
+  return { shown, detail };
+}
+
+/**
+ * The line a fold of what the runtime added is summed up by, readable: a
+ * wrapping tag as words (`<system-reminder>` reads "System reminder:") with
+ * its text, or its `<summary>` when it has one; a JSON object by its type, or
+ * its first few fields; terminal colour codes dropped.
+ */
+export function runtimeLine(text: string): string {
+  const plain = text.includes(ESCAPE) ? Anser.ansiToText(text).trim() : text.trim();
+  const tag = /^<([a-z][a-z0-9_-]*)>/i.exec(plain);
+  if (tag) {
+    const inner = plain.slice(tag[0].length);
+    const told = /<summary>([\s\S]*?)<\/summary>/.exec(inner)?.[1] ?? inner.replace(/<\/?[a-z][a-z0-9_-]*>/gi, ' ');
+    return firstLine(`${sentenceCase(tag[1]!)}: ${told.replace(/\s+/g, ' ').trim()}`);
+  }
+  if (looksLikeJson(plain)) {
+    const value = JSON.parse(plain) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const fields = value as Record<string, unknown>;
+      if (typeof fields.type === 'string') return sentenceCase(fields.type);
+      const shown = Object.entries(fields).slice(0, 3).map(([key, field]) => (Array.isArray(field) ? `${key}: ${field.length} ${field.length === 1 ? 'entry' : 'entries'}` : typeof field === 'object' && field !== null ? key : `${key}: ${String(field)}`));
+      return firstLine(shown.join(' · '));
+    }
+  }
+  return firstLine(plain);
+}
+
+/** A machine name as words: `task-notification` and `deferred_tools_delta` read "Task notification", "Deferred tools delta". */
+function sentenceCase(name: string): string {
+  const words = name.replace(/[-_]+/g, ' ').trim();
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
 }
 
 /** The first line of a text, for a fold's summary: a fold never hides it. */

@@ -210,7 +210,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
       await page.goto(pathToFileURL(file).href);
       const head = await page.evaluate(() => {
         const facts = document.querySelector('header.page-head .facts');
-        return { title: document.querySelector('header.page-head h1')?.innerText ?? '', messages: document.querySelectorAll('main .msg, main .turn').length, time: facts?.querySelector('time')?.innerText, tokens: facts?.querySelector('.tokens')?.innerText, project: facts?.querySelector('.project')?.innerText, gitBranch: facts?.querySelector('.git-branch')?.innerText, models: facts?.querySelector('.models')?.innerText };
+        return { title: document.querySelector('header.page-head h1')?.innerText ?? '', messages: document.querySelectorAll('main .msg, main .turn').length, time: facts?.querySelector('time')?.innerText, tokens: facts?.querySelector('.tokens')?.innerText, project: facts?.querySelector('.project')?.innerText, gitBranch: facts?.querySelector('.git-branch')?.innerText, models: facts?.querySelector('.model')?.innerText };
       });
       expect(head.title, file).not.toBe('');
       if (head.messages > 0) {
@@ -242,8 +242,10 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
       await page.goto(pathToFileURL(file).href);
       const seen = await page.evaluate(() => {
         const crumb = document.querySelector('header.page-head .crumbs a');
-        return { heading: document.querySelector('header.page-head h1')?.innerText ?? '', crumb: crumb ? { text: crumb.innerText as string, href: crumb.href as string } : null, text: document.querySelector('main')!.innerText as string };
+        return { heading: document.querySelector('header.page-head h1')?.innerText ?? '', crumb: crumb ? { text: crumb.innerText as string, href: crumb.href as string } : null, text: document.querySelector('main')!.innerText as string, roles: [...document.querySelectorAll('main .msg .role')].map((role) => role.innerText as string) };
       });
+      // The prompts a subagent is given come from the agent that started it: none is labelled as the person's.
+      expect(seen.roles.filter((role) => role !== 'Parent agent'), file).toEqual([]);
       // What a subagent's page shows unfolded, its header included, is in plain words too.
       expect(seen.text.match(INTERNAL)?.[0], file).toBeUndefined();
       expect(seen.heading, file).not.toMatch(/^Child stream|^$/);
@@ -264,6 +266,8 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
       expect(title, file).toMatch(/\S · Sessionizer$/);
       expect(title, file).not.toMatch(UUID);
       expect(title, file).not.toMatch(/^Child stream /);
+      // A tab shows the start of a title: a page's title is never a whole long prompt.
+      expect(title.length, file).toBeLessThan(130);
     }
   });
 

@@ -2,7 +2,8 @@
 // colours as classes (the pages' policy allows no inline style).
 
 import { describe, expect, it } from 'vitest';
-import { editDiff, firstLine, terminalRuns } from '../../src/site/data/shown-text.ts';
+import { partView } from '../../src/site/data/parts.ts';
+import { editDiff, firstLine, runtimeLine, terminalRuns } from '../../src/site/data/shown-text.ts';
 
 describe('what a tool card shows', () => {
   it('shows an edit as the lines it removes, keeps and adds', () => {
@@ -28,5 +29,25 @@ describe('what a tool card shows', () => {
   it('gives a fold the first line of what it holds', () => {
     expect(firstLine('\n  first\nsecond')).toBe('first');
     expect(firstLine('x'.repeat(200), 10)).toBe(`${'x'.repeat(10)}…`);
+  });
+});
+
+describe('what the runtime added, as a reader is told it', () => {
+  it('sums a fold up in words: a wrapping tag, its summary, a JSON object’s type or fields, no colour codes', () => {
+    expect(runtimeLine('<system-reminder>\nPostToolUse:Edit hook additional context: [COMPILE] ok\n</system-reminder>')).toBe('System reminder: PostToolUse:Edit hook additional context: [COMPILE] ok');
+    expect(runtimeLine('<task-notification>\n<task-id>b1</task-id>\n<summary>Background command "mix test" completed</summary>\n</task-notification>')).toBe('Task notification: Background command "mix test" completed');
+    expect(runtimeLine('<task-id>b1</task-id> <summary>Done</summary>', 'Task notification')).toBe('Task notification: Done');
+    expect(runtimeLine('{"type":"deferred_tools_delta","addedNames":["A"]}')).toBe('Deferred tools delta');
+    expect(runtimeLine('{"hookCount":1,"hookInfos":[{"command":"x"}],"hookErrors":[],"preventedContinuation":false}')).toBe('hookCount: 1 · hookInfos: 1 entry · hookErrors: 0 entries');
+    expect(runtimeLine('\u001b[1mStop\u001b[22m [uv run pytest] completed')).toBe('Stop [uv run pytest] completed');
+  });
+
+  it('shows a text part the runtime wrapped in a tag of its own as context, and one that is JSON laid out as JSON', () => {
+    const text = (value: string) => partView({ k: 'text', state: 'available', bytes: value.length, text: value });
+    const opened = text('<ide_opened_file>The user opened the file /home/ada/app/main.ts in the IDE.</ide_opened_file>');
+    expect([opened.context, opened.segments.map((segment) => segment.text)]).toEqual(['IDE opened file', ['The user opened the file /home/ada/app/main.ts in the IDE.']]);
+    // A word-like tag a reply may use is prose, not the runtime's context.
+    expect(text('<b>bold</b>').context).toBeUndefined();
+    expect(text('{"hookCount":1}').segments).toEqual([{ text: '{\n  "hookCount": 1\n}', language: 'json' }]);
   });
 });

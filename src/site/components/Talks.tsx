@@ -8,7 +8,8 @@
 
 import type { ReactNode } from 'react';
 import { markdownHtml } from '../data/markdown.ts';
-import { bytes, count, firstLine } from '../data/shown-text.ts';
+import { bytes, firstLine, runtimeLine, tokensShown } from '../data/shown-text.ts';
+import { modelName } from '../data/facts.ts';
 import type { EpochView, EvidenceView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
 import { ToolCard } from './Tools.tsx';
 
@@ -105,10 +106,12 @@ const OPEN_RUNTIME = new Set(['control.interrupt', 'error.api', 'message.synthet
 export function Step({ step, root }: { step: StepView; root: string }): ReactNode {
   const injected = step.flags.includes('injected');
   if (step.kind === 'message.external' && !injected) {
+    // In a subagent's transcript the prompt comes from the agent that started it, not from the person.
+    const fromAgent = step.flags.includes('sidechain');
     return (
-      <article className="step msg human" id={step.anchor}>
+      <article className={`step msg ${fromAgent ? 'parent-agent' : 'human'}`} id={step.anchor}>
         <header className="who">
-          <span className="role">You</span>
+          <span className="role">{fromAgent ? 'Parent agent' : 'You'}</span>
           {step.time && <Time value={step.time} />}
           <Evidence step={step} root={root} />
         </header>
@@ -136,8 +139,8 @@ export function Step({ step, root }: { step: StepView; root: string }): ReactNod
     if (step.parts.every((part) => part.state === 'available' && part.segments.every((segment) => segment.text.trim() === ''))) return <div className="step prose-step" id={step.anchor} />;
     return (
       <div className="step prose-step" id={step.anchor}>
-        <Evidence step={step} root={root} />
         <Parts parts={step.parts} />
+        <Evidence step={step} root={root} />
       </div>
     );
   }
@@ -164,7 +167,7 @@ export function Step({ step, root }: { step: StepView; root: string }): ReactNod
         <span className="label">{words}</span>
         {step.time && <Time value={step.time} />}
         {size > 0 && <span className="size">{bytes(size)}</span>}
-        {text && <span className="first-line">{firstLine(text)}</span>}
+        {text && <span className="first-line">{runtimeLine(text, step.parts.find((part) => part.context !== undefined)?.context)}</span>}
       </summary>
       <Parts parts={step.parts} />
       {step.children.map((child) => (
@@ -177,17 +180,19 @@ export function Step({ step, root }: { step: StepView; root: string }): ReactNod
 
 /** An assistant turn's model, tokens and time, on one line. */
 function TurnFacts({ step }: { step: StepView }) {
-  const model = step.qualities.find((quality) => quality.name === 'model')?.value;
-  const usage = step.usage;
-  const cached = (usage?.cache_read ?? 0) + (usage?.cache_write ?? 0);
+  const id = step.qualities.find((quality) => quality.name === 'model')?.value;
+  const model = id !== undefined ? modelName(id) : undefined;
+  const tokens = tokensShown(step.usage);
   return (
     <span className="turn-facts">
-      {model && <span className="model">{model}</span>}
-      {usage && (usage.input !== undefined || usage.output !== undefined) && (
-        <span className="tokens" title="tokens: input (of which cached), output">
-          {usage.input !== undefined && `${count(usage.input + cached)} in`}
-          {cached > 0 && ` (${count(cached)} cached)`}
-          {usage.output !== undefined && ` · ${count(usage.output)} out`}
+      {model && (
+        <span className="model" title={model.id}>
+          {model.shown}
+        </span>
+      )}
+      {tokens && (
+        <span className="tokens" title={`tokens of this call: ${tokens.detail}`}>
+          {tokens.shown}
         </span>
       )}
       {step.time && <Time value={step.time} />}
@@ -216,6 +221,13 @@ export function Parts({ parts }: { parts: PartView[] }) {
 }
 
 export function Part({ part }: { part: PartView }) {
+  if (part.context !== undefined) {
+    return (
+      <p className="part context-note">
+        <span className="context-label">{part.context}:</span> {part.segments.map((segment) => segment.text).join('')}
+      </p>
+    );
+  }
   const content = part.kind === 'text' || part.kind === 'reasoning' ? <Prose segments={part.segments} /> : <Segments segments={part.segments} />;
   const notes = <PartNotes part={part} />;
   if (part.segments.length === 0) return <div className={`part p-${part.kind}`}>{notes ?? <span className="state">{part.kind === 'media' ? `${part.label ?? 'media'}, ${bytes(part.bytes)}: not shown` : `${part.state}, ${bytes(part.bytes)}`}</span>}</div>;

@@ -5,7 +5,7 @@
 // too, with its prompt folded, so that its transcript's link is in view.
 
 import type { ReactNode } from 'react';
-import { editDiff, lineCount, terminalRuns } from '../data/shown-text.ts';
+import { bytes, editDiff, lineCount, terminalRuns } from '../data/shown-text.ts';
 import type { PartView, StepView } from '../data/views.ts';
 import type { ToolDescription } from '../../model/tools.ts';
 import { Code, Evidence, Part } from './Talks.tsx';
@@ -30,7 +30,11 @@ export function ToolCard({ step, root }: { step: StepView; root: string }) {
     <details className={`step tool t-${tool.kind} st-${status}`} id={step.anchor} open={status === 'error' || agent}>
       <summary>
         <span className="tool-name">{agent ? `Subagent (${name})` : name}</span>
-        {tool.subject && <code className="subject">{tool.subject}</code>}
+        {tool.subject && (
+          <code className={`subject${tool.path !== undefined && tool.subject === tool.path ? ' subject-path' : ''}`} title={tool.subject}>
+            <bdi>{tool.subject}</bdi>
+          </code>
+        )}
         <span className={`mark m-${status}`}>{STATUS_WORDS[status]}</span>
       </summary>
       <div className="tool-body">
@@ -134,7 +138,7 @@ function ToolInput({ tool, call }: { tool: ToolDescription; call: PartView }): R
     case 'agent':
       return (
         <>
-          {tool.description && <p className="tool-note">{tool.description}</p>}
+          {tool.description && tool.description !== tool.subject && <p className="tool-note">{tool.description}</p>}
           {tool.prompt !== undefined && (
             <details className="prompt-fold">
               <summary>Prompt given to the subagent</summary>
@@ -167,7 +171,7 @@ function ToolInput({ tool, call }: { tool: ToolDescription; call: PartView }): R
           <p className="tool-note">
             MCP server <code>{tool.server}</code>, tool <code>{tool.tool}</code>
           </p>
-          {code && <Code segment={code} />}
+          <Rest tool={tool} />
         </>
       );
     default:
@@ -184,10 +188,30 @@ function ToolInput({ tool, call }: { tool: ToolDescription; call: PartView }): R
   }
 }
 
-/** The input a description did not name, as JSON, when there is any. */
+/** The input a description did not name, when there is any, each parameter by its name: `replace_all false`, not a JSON object. */
 function Rest({ tool }: { tool: ToolDescription }): ReactNode {
   if (tool.rest === undefined) return null;
-  return <pre className="code rest">{JSON.stringify(tool.rest, null, 2)}</pre>;
+  return <Value value={tool.rest} />;
+}
+
+/** A value as a readable tree: an object's fields by name, a list's items in order, text as text. */
+function Value({ value }: { value: unknown }): ReactNode {
+  if (typeof value === 'string') return value.includes('\n') ? <pre className="text">{value}</pre> : <span className="value-text">{value}</span>;
+  if (typeof value !== 'object' || value === null) return <code className="value-scalar">{String(value)}</code>;
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, index) => [String(index + 1), item]) : Object.entries(value);
+  if (entries.length === 0) return <code className="value-scalar">{Array.isArray(value) ? '[]' : '{}'}</code>;
+  return (
+    <dl className={`parameters${Array.isArray(value) ? ' list' : ''}`}>
+      {entries.map(([key, item]) => (
+        <div key={key}>
+          <dt>{key}</dt>
+          <dd>
+            <Value value={item} />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
 }
 
 function Diff({ before, after }: { before: string; after: string }) {
@@ -209,15 +233,27 @@ function Output({ part, tool }: { part: PartView; tool: ToolDescription }): Reac
   if (part.kind !== 'result' || part.segments.some((segment) => segment.language !== undefined)) return <Part part={part} />;
   const text = part.segments.map((segment) => segment.text).join('');
   // A subagent answers in prose, as the assistant does.
+  const lines = lineCount(text);
   if (tool.kind === 'agent') {
+    const answer = <Part part={{ ...part, kind: 'text', segments: prose(text) }} />;
+    // A long answer is folded like long output, so that the turns after it are not pages away.
+    if (lines <= LONG_OUTPUT_LINES) {
+      return (
+        <div className="result agent-result">
+          <p className="tool-note">The subagent’s answer:</p>
+          {answer}
+        </div>
+      );
+    }
     return (
-      <div className="result agent-result">
-        <p className="tool-note">The subagent’s answer:</p>
-        <Part part={{ ...part, kind: 'text', segments: prose(text) }} />
-      </div>
+      <details className="result agent-result answer-fold">
+        <summary>
+          The subagent’s answer <span className="size">({lines} lines, {bytes(part.heldBytes)})</span>
+        </summary>
+        {answer}
+      </details>
     );
   }
-  const lines = lineCount(text);
   const body = (
     <pre className={`output${part.failed ? ' failed' : ''}`}>
       {terminalRuns(text).map((run, index) => (run.classes ? <span key={index} className={run.classes}>{run.text}</span> : run.text))}

@@ -34,9 +34,12 @@ export function underItsCall(shown: PartView): PartView {
 function viewOf(part: Part): PartView {
   switch (part.k) {
     case 'text':
-    case 'reasoning':
+    case 'reasoning': {
+      const wrapped = RUNTIME_WRAPPED.exec(part.text);
+      if (wrapped) return { ...view(part, wrapped[2]!.trim(), undefined, plain), context: sentenceCase(wrapped[1]!) };
       // Text that is one JSON value (what a hook or the runtime reports) is shown as JSON, laid out, not as a paragraph of braces.
       return view(part, part.text, undefined, looksLikeJson(part.text) ? laidOutJson : prose);
+    }
     case 'call': {
       const tool = describeToolUse(part.name, part.input);
       return { ...view(part, callText(tool), part.name, callSegments(tool)), tool: shownDescription(tool) };
@@ -155,6 +158,19 @@ function shownDescription(tool: ToolDescription): ToolDescription {
 
 function json(value: unknown): string {
   return value === undefined ? '' : JSON.stringify(value, null, 2);
+}
+
+/**
+ * A text part that is all one element of a tag a runtime writes (its name
+ * joins words with `-` or `_`, as `ide_opened_file` and `system-reminder`
+ * do): context the runtime added, not words a person typed.
+ */
+const RUNTIME_WRAPPED = /^\s*<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)>([\s\S]*)<\/\1>\s*$/i;
+
+/** A machine name as words: `task-notification` and `ide_opened_file` read "Task notification", "IDE opened file". */
+export function sentenceCase(name: string): string {
+  const words = name.replace(/[-_]+/g, ' ').trim().replace(/\b(ide|mcp|api|url|id)\b/gi, (word) => word.toUpperCase());
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
 }
 
 function laidOutJson(text: string): Segment[] {

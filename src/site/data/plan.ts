@@ -14,7 +14,6 @@
 // (scaleToFit, generator/site.ts).
 
 import crypto from 'node:crypto';
-import type { Usage } from '../../session-data/format.ts';
 import { refKey, type BundleConversation } from './bundle.ts';
 import { conversationFacts, spanOf, usageOfCalls, type ConversationFacts } from './facts.ts';
 import { conversationStructure, type ConversationStructure } from './streams.ts';
@@ -78,7 +77,6 @@ export interface ConversationSummary {
   readonly streams: number;
   readonly branches: number;
   readonly bytes: number;
-  readonly usage: Required<Usage>;
   readonly calls: number;
   readonly first: string;
   /** What the index shows of it (facts.ts). */
@@ -182,7 +180,7 @@ export function planConversation(conversation: BundleConversation, structure: Co
   for (const [name, talks] of byBranch) pageOfBranch.set(name, add('branch', name, main?.id ?? '', talks));
   for (const stream of structure.streams) if (stream.child) pageOfStream.set(stream.id, add('stream', stream.name, stream.id, stream.talks));
 
-  const { usage, calls } = usageOfCalls(structure);
+  const { calls } = usageOfCalls(structure);
   const { title } = conversation;
   return {
     summary: {
@@ -193,7 +191,6 @@ export function planConversation(conversation: BundleConversation, structure: Co
       streams: structure.streams.length,
       branches: conversation.branches.branches.length + conversation.explicit.length,
       bytes: conversation.bytes,
-      usage,
       calls,
       first,
       facts: conversationFacts(conversation, structure),

@@ -4,7 +4,7 @@
 import Anser from 'anser';
 import { diffLines } from 'diff';
 import type { Usage } from '../../session-data/format.ts';
-import { looksLikeJson } from './parts.ts';
+import { looksLikeJson, sentenceCase } from './parts.ts';
 
 export { bytes } from './sizes.ts';
 
@@ -43,15 +43,17 @@ export function tokensShown(usage: Usage | undefined): { shown: string; detail: 
  * The line a fold of what the runtime added is summed up by, readable: a
  * wrapping tag as words (`<system-reminder>` reads "System reminder:") with
  * its text, or its `<summary>` when it has one; a JSON object by its type, or
- * its first few fields; terminal colour codes dropped.
+ * its first few fields; terminal colour codes dropped. `context` is the tag
+ * in words when the part already took it off (parts.ts).
  */
-export function runtimeLine(text: string): string {
+export function runtimeLine(text: string, context?: string): string {
   const plain = text.includes(ESCAPE) ? Anser.ansiToText(text).trim() : text.trim();
-  const tag = /^<([a-z][a-z0-9_-]*)>/i.exec(plain);
-  if (tag) {
-    const inner = plain.slice(tag[0].length);
+  const tag = context === undefined ? /^<([a-z][a-z0-9_-]*)>/i.exec(plain) : null;
+  const label = context ?? (tag ? sentenceCase(tag[1]!) : undefined);
+  if (label !== undefined) {
+    const inner = tag ? plain.slice(tag[0].length) : plain;
     const told = /<summary>([\s\S]*?)<\/summary>/.exec(inner)?.[1] ?? inner.replace(/<\/?[a-z][a-z0-9_-]*>/gi, ' ');
-    return firstLine(`${sentenceCase(tag[1]!)}: ${told.replace(/\s+/g, ' ').trim()}`);
+    return firstLine(`${label}: ${told.replace(/\s+/g, ' ').trim()}`);
   }
   if (looksLikeJson(plain)) {
     const value = JSON.parse(plain) as unknown;
@@ -63,12 +65,6 @@ export function runtimeLine(text: string): string {
     }
   }
   return firstLine(plain);
-}
-
-/** A machine name as words: `task-notification` and `deferred_tools_delta` read "Task notification", "Deferred tools delta". */
-function sentenceCase(name: string): string {
-  const words = name.replace(/[-_]+/g, ' ').trim();
-  return `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
 }
 
 /** The first line of a text, for a fold's summary: a fold never hides it. */

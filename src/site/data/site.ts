@@ -16,6 +16,7 @@ import { anchorOf, conversationStructure, stepsOfTalk, withParts, type Conversat
 import type { ConversationRows } from './rows.ts';
 import { duration, projectGroups, promptOfTalk, streamTitle, type ProjectGroup } from './facts.ts';
 import { searchScriptOf } from './site-input.ts';
+import { counted } from './shown-text.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
@@ -325,7 +326,7 @@ function overviewOf(plan: ConversationPlan, structure: ConversationStructure, co
     models,
     gitBranches,
     branches: [...plan.pageOfBranch.entries()].map(([name, href]) => ({ label: name === activeName ? `${name} (active)` : name, href })),
-    streams: structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${candidate.talks.length} talks)`, href: plan.pageOfStream.get(candidate.id) })),
+    streams: structure.streams.map((candidate) => ({ label: `${candidate.child ? 'child' : 'main'} stream ${candidate.name}${candidate.label ? `: ${candidate.label}` : ''} (${counted(candidate.talks.length, 'talk', 'talks')})`, href: plan.pageOfStream.get(candidate.id) })),
     counts: countsOf((session?.attrs?.counts ?? {}) as Record<string, number>),
     unresolved: [...conversation.folded.unresolved.values()].flatMap((entry) => (entry.t === 'unresolved' && entry.state !== 'resolved' ? [{ kind: entry.kind, state: entry.state, about: entry.ref, meaning: UNRESOLVED_KINDS[entry.kind as UnresolvedKind] ?? entry.kind }] : [])),
   };

@@ -32,6 +32,8 @@ export interface PartView {
   readonly long: boolean;
   /** A call's tool use in the model's words; its segments are the pieces of it shown as code (parts.ts, callSegments). */
   readonly tool?: ToolDescription;
+  /** Text the runtime wrapped in a tag of its own and added to a message (an IDE's opened file): the tag in words; the segments hold what it wraps. */
+  readonly context?: string;
 }
 
 export interface EvidenceView {

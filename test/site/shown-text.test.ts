@@ -24,6 +24,7 @@ describe('what a tool card shows', () => {
       { text: ' ', classes: '' },
       { text: 'pink', classes: '' },
     ]);
+    expect(terminalRuns('\u001b[41;97m FAIL \u001b[0m')).toEqual([{ text: ' FAIL ', classes: 'ansi-bright-white-fg ansi-red-bg' }]);
   });
 
   it('gives a fold the first line of what it holds', () => {

@@ -9,7 +9,7 @@ import { partsOfStep } from './row-outline.ts';
 import { singleSpaced, stepText } from './search-text.ts';
 import { compact, counted } from './shown-text.ts';
 import { refsOf, stepsOfTalk, type ConversationStructure } from './streams.ts';
-import type { StepView, StreamView, TalkView } from './views.ts';
+import type { PartView, StepView, StreamView, TalkView } from './views.ts';
 
 /** How much of the first prompt the preview keeps: two lines of a row, with room to spare. */
 const PREVIEW = 280;
@@ -122,7 +122,7 @@ export function streamTitle(stream: StreamView, structure: ConversationStructure
     }
   }
   for (const talk of stream.talks) {
-    const prompt = promptAmong(stepsOfTalk(talk), conversation, TITLE, (text) => !WRAPPED.test(text));
+    const prompt = promptAmong(stepsOfTalk(talk), conversation, TITLE, typed);
     if (prompt !== undefined) return prompt;
   }
   return undefined;
@@ -130,6 +130,11 @@ export function streamTitle(stream: StreamView, structure: ConversationStructure
 
 /** Text that opens with a tag, as context a runtime wraps and adds to a prompt does: it says nothing of the task. */
 const WRAPPED = /^\s*<[a-z][a-z0-9_-]*>/i;
+
+/** A part of a prompt's message that a person typed: neither context the part view already took for the runtime's (parts.ts) nor text that opens with a tag. */
+function typed(text: string, view: PartView): boolean {
+  return view.context === undefined && !WRAPPED.test(text);
+}
 
 /**
  * The project as the session node states it (`{ folder, cwd? }`), or from
@@ -194,7 +199,7 @@ export function spanOf(structure: ConversationStructure): { from: string; to: st
  * the prompt's own message (an IDE's opened file) is not taken either.
  */
 function firstPromptOf(steps: readonly StepView[], conversation: BundleConversation): string | undefined {
-  return promptAmong(steps, conversation, PREVIEW, (text) => !WRAPPED.test(text));
+  return promptAmong(steps, conversation, PREVIEW, typed);
 }
 
 /** The start of the prompt a talk opens with, at most `most` characters, white space made single spaces: what tells one path from another at a fork. */
@@ -202,7 +207,7 @@ export function promptOfTalk(talk: TalkView, conversation: BundleConversation, m
   return promptAmong(stepsOfTalk(talk), conversation, most);
 }
 
-function promptAmong(steps: readonly StepView[], conversation: BundleConversation, most: number, taken: (text: string) => boolean = () => true): string | undefined {
+function promptAmong(steps: readonly StepView[], conversation: BundleConversation, most: number, taken: (text: string, view: PartView) => boolean = () => true): string | undefined {
   for (const step of steps) {
     if (step.kind !== 'message.external') continue;
     const text = stepText(step, conversation, { textOnly: true, taken });

@@ -19,7 +19,7 @@ import type { BundleConversation } from './bundle.ts';
 import type { ConversationFacts } from './facts.ts';
 import { partsOfStep } from './row-outline.ts';
 import { stepsOfTalk, type ConversationStructure } from './streams.ts';
-import type { StepView } from './views.ts';
+import type { PartView, StepView } from './views.ts';
 
 /** A text this short is written again rather than looked up: its digest would weigh as much. */
 const SHORTEST_SHARED = 64;
@@ -71,13 +71,13 @@ export function stepLabel(step: Pick<StepView, 'kind' | 'toolName'>): string {
 }
 
 /** The text a step shows, all of it, white space made single spaces; with `textOnly`, its text parts only, and with `taken`, only the parts whose text it takes. */
-export function stepText(step: StepView, conversation: BundleConversation, options: { textOnly?: boolean; taken?: (text: string) => boolean } = {}): string {
+export function stepText(step: StepView, conversation: BundleConversation, options: { textOnly?: boolean; taken?: (text: string, view: PartView) => boolean } = {}): string {
   const texts: string[] = [];
   for (const part of partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))) {
     if (options.textOnly && part.k !== 'text') continue;
     const { segments } = part.view;
     const text = segments.length === 1 ? segments[0]!.text : segments.map((segment) => segment.text).join(' ');
-    if (options.taken?.(text) ?? true) texts.push(text);
+    if (options.taken?.(text, part.view) ?? true) texts.push(text);
   }
   return singleSpaced(texts.join(' '));
 }

@@ -109,7 +109,7 @@ describe('the index', () => {
     expect(groups[0]!.rows[0]).toMatchObject({ tokens: '—', counts: [] });
   });
 
-  it('puts a conversation whose records name no working folder in the project its folder’s other conversations name, not in one of its own', () => {
+  it('puts a conversation whose records name no working folder in the project its folder’s other conversations all name, not in one of its own', () => {
     const named = (id: string, from: string): IndexedConversation => ({ id, first: `c/${id}.html`, facts: { ...facts(undefined, from, id), project: projectOf({ folder: '-home-ada-my-vault', cwd: '/home/ada/my-vault' }, undefined)! } });
     const unnamed: IndexedConversation = { id: 'c', first: 'c/c.html', facts: { ...facts(undefined, '2026-03-09T00:00:00Z', 'c'), project: projectOf({ folder: '-home-ada-my-vault' }, undefined)! } };
     expect(unnamed.facts.project!.path).toBe('/home/ada/my/vault');
@@ -118,6 +118,8 @@ describe('the index', () => {
     // Working folders the records name stay projects of their own, in one folder or not.
     const elsewhere: IndexedConversation = { id: 'd', first: 'c/d.html', facts: { ...facts(undefined, '2026-03-03T00:00:00Z', 'd'), project: projectOf({ folder: '-home-ada-my-vault', cwd: '/home/ada/other' }, undefined)! } };
     expect(projectGroups([named('a', '2026-03-01T00:00:00Z'), elsewhere]).map((group) => group.name)).toEqual(['/home/ada/other', '/home/ada/my-vault']);
+    // Where a folder's records name two, an unnamed conversation's project is not known: it keeps the folder's name read as a path.
+    expect(projectGroups([named('a', '2026-03-01T00:00:00Z'), elsewhere, unnamed]).map((group) => group.name)).toEqual(['/home/ada/my/vault', '/home/ada/other', '/home/ada/my-vault']);
   });
 
   it('lists the sessions with no turn of their own apart, after the others, and counts them with the project', () => {

@@ -278,8 +278,8 @@ const UNKNOWN_PROJECT = 'Project not recorded';
  * activity first, and in each the newest conversations first. A project is
  * the working folder the records name. A conversation whose records name
  * none (an empty main file) joins the project its folder's other
- * conversations name most often, rather than showing the folder's name read
- * as a path beside it; only with none does it go by that name.
+ * conversations all name, rather than showing the folder's name read as a
+ * path beside it; otherwise it goes by that name.
  */
 export function projectGroups(conversations: readonly IndexedConversation[]): ProjectGroup[] {
   const namedIn = namedProjectOfFolders(conversations);
@@ -308,16 +308,20 @@ export function projectGroups(conversations: readonly IndexedConversation[]): Pr
     });
 }
 
-/** For each folder, the working folder its conversations' records name most often (the first in order on a tie). */
+/**
+ * For each folder whose conversations' records all name one working folder,
+ * that folder. A folder whose records name several holds several projects
+ * (a folder of collected transcripts), and which of them an unnamed
+ * conversation belongs to is not known.
+ */
 function namedProjectOfFolders(conversations: readonly IndexedConversation[]): Map<string, string> {
-  const times = new Map<string, Map<string, number>>();
+  const named = new Map<string, Set<string>>();
   for (const { facts } of conversations) {
     if (!facts.project?.named) continue;
-    const ofFolder = times.get(facts.project.folder) ?? new Map<string, number>();
-    times.set(facts.project.folder, ofFolder);
-    ofFolder.set(facts.project.path, (ofFolder.get(facts.project.path) ?? 0) + 1);
+    const paths = named.get(facts.project.folder) ?? new Set<string>();
+    named.set(facts.project.folder, paths.add(facts.project.path));
   }
-  return new Map([...times].map(([folder, paths]) => [folder, [...paths].sort(([pathA, a], [pathB, b]) => b - a || (pathA < pathB ? -1 : 1))[0]![0]]));
+  return new Map([...named].flatMap(([folder, paths]) => (paths.size === 1 ? [[folder, [...paths][0]!] as const] : [])));
 }
 
 function indexRow({ first, facts }: IndexedConversation): IndexRow {

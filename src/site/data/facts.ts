@@ -7,7 +7,8 @@ import type { Usage } from '../../session-data/format.ts';
 import type { BundleConversation } from './bundle.ts';
 import { partsOfStep } from './row-outline.ts';
 import { singleSpaced, stepText } from './search-text.ts';
-import { compact, counted } from './shown-text.ts';
+import { OPENING_TAG } from './parts.ts';
+import { compact, counted, tokensShown } from './shown-text.ts';
 import { refsOf, stepsOfTalk, type ConversationStructure } from './streams.ts';
 import type { PartView, StepView, StreamView, TalkView } from './views.ts';
 
@@ -128,12 +129,13 @@ export function streamTitle(stream: StreamView, structure: ConversationStructure
   return undefined;
 }
 
-/** Text that opens with a tag, as context a runtime wraps and adds to a prompt does: it says nothing of the task. */
-const WRAPPED = /^\s*<[a-z][a-z0-9_-]*>/i;
-
-/** A part of a prompt's message that a person typed: neither context the part view already took for the runtime's (parts.ts) nor text that opens with a tag. */
+/**
+ * A part of a prompt's message that a person typed: neither context the part
+ * view already took for the runtime's nor text that opens with a tag
+ * (parts.ts), which says nothing of the task.
+ */
 function typed(text: string, view: PartView): boolean {
-  return view.context === undefined && !WRAPPED.test(text);
+  return view.context === undefined && !OPENING_TAG.test(text);
 }
 
 /**
@@ -326,7 +328,7 @@ function namedProjectOfFolders(conversations: readonly IndexedConversation[]): M
 
 function indexRow({ first, facts }: IndexedConversation): IndexRow {
   const { tokens } = facts;
-  const counts = [facts.branches > 0 ? counted(facts.branches, 'other branch', 'other branches') : '', facts.subagents > 0 ? counted(facts.subagents, 'subagent', 'subagents') : ''].filter((count) => count !== '');
+  const counts = [...(facts.branches > 0 ? [counted(facts.branches, 'other branch', 'other branches')] : []), ...(facts.subagents > 0 ? [counted(facts.subagents, 'subagent', 'subagents')] : [])];
   // A title made from the first prompt would be repeated by the preview: the row shows the prompt once, as its title, at the preview's length.
   const prompt = facts.firstPrompt;
   const titleIsPrompt = prompt !== undefined && prompt.startsWith(facts.title.replace(/…$/, ''));
@@ -339,7 +341,7 @@ function indexRow({ first, facts }: IndexedConversation): IndexRow {
     turns: facts.turns,
     models: facts.models.map(modelName),
     tokens: tokens ? `${tokens.lowerBound ? '≥ ' : ''}${compact(tokens.total)} tokens` : '—',
-    ...(tokens ? { tokensDetail: `input ${tokens.input.toLocaleString('en')}, output ${tokens.output.toLocaleString('en')}, cache read ${tokens.cache_read.toLocaleString('en')}, cache write ${tokens.cache_write.toLocaleString('en')}${tokens.lowerBound ? '; some calls did not say what they used' : ''}` } : {}),
+    ...(tokens ? { tokensDetail: `${tokensShown(tokens)!.detail}${tokens.lowerBound ? '; some calls did not say what they used' : ''}` } : {}),
     counts,
   };
 }

@@ -37,15 +37,17 @@ function viewOf(part: Part): PartView {
     case 'reasoning': {
       const wrapped = RUNTIME_WRAPPED.exec(part.text);
       if (wrapped) return { ...view(part, wrapped[2]!.trim(), undefined, plain), context: sentenceCase(wrapped[1]!) };
-      // Text that is one JSON value (what a hook or the runtime reports) is shown as JSON, laid out, not as a paragraph of braces.
-      return view(part, part.text, undefined, looksLikeJson(part.text) ? laidOutJson : prose);
+      // Text that is one JSON value (what a hook or the runtime reports) is shown as JSON, laid out, not as a paragraph of braces;
+      // cut short to fit a page, it no longer parses, and is shown as it is.
+      const json = jsonValueOf(part.text);
+      return view(part, part.text, undefined, json === undefined ? prose : (shown) => [{ text: shown === part.text ? JSON.stringify(json.value, null, 2) : shown, language: 'json' }]);
     }
     case 'call': {
       const tool = describeToolUse(part.name, part.input);
       return { ...view(part, callText(tool), part.name, callSegments(tool)), tool: shownDescription(tool) };
     }
     case 'result': {
-      const structured = looksLikeJson(part.text);
+      const structured = jsonValueOf(part.text) !== undefined;
       return { ...view(part, part.text, `result of ${part.of}`, structured ? code('json') : plain), ...(part.failed !== undefined ? { failed: part.failed } : {}) };
     }
     case 'media':
@@ -173,23 +175,17 @@ export function sentenceCase(name: string): string {
   return `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
 }
 
-function laidOutJson(text: string): Segment[] {
-  try {
-    return [{ text: JSON.stringify(JSON.parse(text), null, 2), language: 'json' }];
-  } catch {
-    // Cut short to fit a page, the text no longer parses: shown as it is.
-    return [{ text, language: 'json' }];
-  }
-}
+/** Text that opens with a tag, as context a runtime wraps and adds to a prompt does; the tag's name is its first group. */
+export const OPENING_TAG = /^\s*<([a-z][a-z0-9_-]*)>/i;
 
-export function looksLikeJson(text: string): boolean {
+/** The value of a text that is one JSON object or array, parsed once for whoever shows it or sums it up; undefined for any other text. */
+export function jsonValueOf(text: string): { readonly value: unknown } | undefined {
   const trimmed = text.trim();
-  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return false;
+  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return undefined;
   try {
-    JSON.parse(trimmed);
-    return true;
+    return { value: JSON.parse(trimmed) };
   } catch {
-    return false;
+    return undefined;
   }
 }
 

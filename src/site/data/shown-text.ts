@@ -4,7 +4,7 @@
 import Anser from 'anser';
 import { diffLines } from 'diff';
 import type { Usage } from '../../session-data/format.ts';
-import { looksLikeJson, sentenceCase } from './parts.ts';
+import { jsonValueOf, OPENING_TAG, sentenceCase } from './parts.ts';
 
 export { bytes } from './sizes.ts';
 
@@ -48,21 +48,19 @@ export function tokensShown(usage: Usage | undefined): { shown: string; detail: 
  */
 export function runtimeLine(text: string, context?: string): string {
   const plain = text.includes(ESCAPE) ? Anser.ansiToText(text).trim() : text.trim();
-  const tag = context === undefined ? /^<([a-z][a-z0-9_-]*)>/i.exec(plain) : null;
+  const tag = context === undefined ? OPENING_TAG.exec(plain) : null;
   const label = context ?? (tag ? sentenceCase(tag[1]!) : undefined);
   if (label !== undefined) {
     const inner = tag ? plain.slice(tag[0].length) : plain;
     const told = /<summary>([\s\S]*?)<\/summary>/.exec(inner)?.[1] ?? inner.replace(/<\/?[a-z][a-z0-9_-]*>/gi, ' ');
     return firstLine(`${label}: ${told.replace(/\s+/g, ' ').trim()}`);
   }
-  if (looksLikeJson(plain)) {
-    const value = JSON.parse(plain) as unknown;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const fields = value as Record<string, unknown>;
-      if (typeof fields.type === 'string') return sentenceCase(fields.type);
-      const shown = Object.entries(fields).slice(0, 3).map(([key, field]) => (Array.isArray(field) ? `${key}: ${field.length} ${field.length === 1 ? 'entry' : 'entries'}` : typeof field === 'object' && field !== null ? key : `${key}: ${String(field)}`));
-      return firstLine(shown.join(' · '));
-    }
+  const value = jsonValueOf(plain)?.value;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const fields = value as Record<string, unknown>;
+    if (typeof fields.type === 'string') return sentenceCase(fields.type);
+    const shown = Object.entries(fields).slice(0, 3).map(([key, field]) => (Array.isArray(field) ? `${key}: ${counted(field.length, 'entry', 'entries')}` : typeof field === 'object' && field !== null ? key : `${key}: ${String(field)}`));
+    return firstLine(shown.join(' · '));
   }
   return firstLine(plain);
 }

@@ -219,7 +219,7 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
       if (!here(branch)) continue;
       const siblings = conversation.branches.branches.filter((other) => other.forkPoint === branch.forkPoint && other !== branch);
       if (siblings.length === 0) continue;
-      const links = [branch, ...siblings].map((path) => ({ ...linkTo(path.name, `${firstPromptOf(path.first) ?? (path.active ? 'the active path' : path.name)} · ${path.turns} ${path.turns === 1 ? 'prompt' : 'prompts'}${path.active ? ', the latest path' : ''}`), ...(here(path) ? { current: true } : {}) }));
+      const links = [branch, ...siblings].map((path) => ({ ...linkTo(path.name, `${firstPromptOf(path.first) ?? (path.active ? 'the active path' : path.name)} · ${counted(path.turns, 'prompt', 'prompts')}${path.active ? ', the latest path' : ''}`), ...(here(path) ? { current: true } : {}) }));
       const holder = talkHolding(branch.forkPoint ? `${branch.forkPoint.seq}:${branch.forkPoint.row}` : undefined);
       if (holder && wanted.has(holder.id)) forksAfter.set(holder.id, [...(forksAfter.get(holder.id) ?? []), ...links]);
       else forksAtStart.push(...links);

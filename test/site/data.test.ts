@@ -180,6 +180,17 @@ describe('search text', () => {
 });
 
 describe('parts', () => {
+  it('keeps an MCP call’s arguments for the tree its card shows, and gives one too large for a tree as JSON', () => {
+    const call = (input: unknown) => partView({ k: 'call', state: 'available', bytes: Buffer.byteLength(JSON.stringify(input)), id: 'toolu_mcp', name: 'mcp__db__connect', input });
+    const small = call({ host: 'db.example.invalid', options: { port: 5432 } });
+    expect(small.tool).toMatchObject({ kind: 'mcp', server: 'db', tool: 'connect', rest: { host: 'db.example.invalid', options: { port: 5432 } } });
+    // Not highlighted as code: the tree shows it.
+    expect(small.segments.every((segment) => segment.language === undefined)).toBe(true);
+    const large = call({ rows: 'x'.repeat(SHOWN_LIMIT) });
+    expect(large.tool?.rest).toBeUndefined();
+    expect(large.segments[0]?.language).toBe('json');
+  });
+
   it('shows the content state and size, and cuts long content at a character boundary', () => {
     expect(partView({ k: 'reasoning', state: 'unavailable', bytes: 812, text: '' })).toMatchObject({ state: 'unavailable', bytes: 812, segments: [] });
     const long = 'é'.repeat(SHOWN_LIMIT);

@@ -171,7 +171,7 @@ function ToolInput({ tool, call }: { tool: ToolDescription; call: PartView }): R
           <p className="tool-note">
             MCP server <code>{tool.server}</code>, tool <code>{tool.tool}</code>
           </p>
-          <Rest tool={tool} />
+          {tool.rest !== undefined ? <Rest tool={tool} /> : code && <Code segment={code} />}
         </>
       );
     default:

@@ -124,7 +124,8 @@ function callSegments(tool: ToolDescription): (shown: string) => Segment[] {
     // The command and the content come first in the call's text (callText).
     if (tool.kind === 'shell') return [{ text: shown.slice(0, tool.command?.length ?? 0), language: 'bash' }];
     if (tool.kind === 'file_write') return [{ text: shown.slice(0, tool.content?.length ?? 0), language: languageOfPath(tool.path) }];
-    if (tool.kind === 'mcp' || (tool.kind === 'other' && tool.prompt === undefined)) return [{ text: shown, language: 'json' }];
+    // An MCP call's input is shown as a tree of its description's `rest` (shownDescription) when it fits, else as JSON.
+    if ((tool.kind === 'mcp' && !inputAsTree(tool)) || (tool.kind === 'other' && tool.prompt === undefined)) return [{ text: shown, language: 'json' }];
     return [{ text: shown }];
   };
 }
@@ -153,9 +154,14 @@ function shownDescription(tool: ToolDescription): ToolDescription {
     ...(prompt !== undefined ? { prompt: cut(prompt) } : {}),
     ...(edits !== undefined ? { edits: edits.map((edit) => ({ before: cut(edit.before), after: cut(edit.after) })) } : {}),
     ...(todos !== undefined ? { todos: todos.slice(0, 200) } : {}),
-    // The input of an MCP tool or an unknown one is shown whole as its segment; what another leaves unnamed, here.
-    ...(rest !== undefined && tool.kind !== 'mcp' && !(tool.kind === 'other' && tool.prompt === undefined) && restText.length <= REST_LIMIT ? { rest } : {}),
+    // The input of an unknown tool, or of an MCP tool too large for a tree, is shown whole as its segment; what another leaves unnamed, here.
+    ...(rest !== undefined && (tool.kind === 'mcp' ? inputAsTree(tool) : !(tool.kind === 'other' && tool.prompt === undefined) && restText.length <= REST_LIMIT) ? { rest } : {}),
   };
+}
+
+/** An MCP call's input is shown as a tree of names and values when its JSON is within a part's limit. */
+function inputAsTree(tool: ToolDescription): boolean {
+  return tool.kind === 'mcp' && tool.rest !== undefined && Buffer.byteLength(json(tool.rest)) <= SHOWN_LIMIT;
 }
 
 function json(value: unknown): string {

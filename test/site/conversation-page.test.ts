@@ -238,6 +238,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     const streamPages = pages.filter((file) => path.basename(path.dirname(file)) === 's' && !/-\d+\.html$/.test(file));
     expect(streamPages.length).toBeGreaterThan(0);
     let titledByTask = 0;
+    let labelledByParent = 0;
     for (const file of streamPages) {
       await page.goto(pathToFileURL(file).href);
       const seen = await page.evaluate(() => {
@@ -246,6 +247,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
       });
       // The prompts a subagent is given come from the agent that started it: none is labelled as the person's.
       expect(seen.roles.filter((role) => role !== 'Parent agent'), file).toEqual([]);
+      if (seen.roles.length > 0) labelledByParent++;
       // What a subagent's page shows unfolded, its header included, is in plain words too.
       expect(seen.text.match(INTERNAL)?.[0], file).toBeUndefined();
       expect(seen.heading, file).not.toMatch(/^Child stream|^$/);
@@ -258,6 +260,8 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     }
     // Most subagents were started by a call that says what they were for.
     expect(titledByTask).toBeGreaterThan(streamPages.length / 2);
+    // Most subagent pages open on the prompt their parent gave, so the label above is seen, not assumed.
+    expect(labelledByParent).toBeGreaterThan(streamPages.length / 2);
   });
 
   it('gives every page a title that means something: no UUID, no bare stream name', () => {

@@ -21,6 +21,7 @@ import { stampOfStats, type FileStamp } from './file-stamp.ts';
 const REMOVER = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
+const path = require('node:path');
 // What a stamp is made of (file-stamp.ts, stampOfStats), and no more to send.
 const statOf = (file) => {
   try {
@@ -30,9 +31,42 @@ const statOf = (file) => {
     return null;
   }
 };
+// Each file unlinked as its folder lists it and each folder removed once
+// emptied: about half the calls of fs.rmSync, which looks at every entry
+// first and tries to remove every folder before emptying it too. The
+// listing says which entries are folders, without following a symbolic
+// link, and Node looks at an entry whose kind the file system did not say.
+const removeTree = (folder) => {
+  for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+    const inside = path.join(folder, entry.name);
+    if (entry.isDirectory()) removeTree(inside);
+    else unlinkIfThere(inside);
+  }
+  fs.rmdirSync(folder);
+};
+const unlinkIfThere = (file) => {
+  try {
+    fs.unlinkSync(file);
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error;
+  }
+};
+// The folder given may be a symbolic link (an export folder named through
+// one): the link goes, never what it names.
+const remove = (folder) => {
+  let kind;
+  try {
+    kind = fs.lstatSync(folder);
+  } catch (error) {
+    if (error.code === 'ENOENT') return;
+    throw error;
+  }
+  if (kind.isDirectory()) removeTree(folder);
+  else unlinkIfThere(folder);
+};
 parentPort.on('message', ({ folder, stampAfter }) => {
   try {
-    fs.rmSync(folder, { recursive: true, force: true });
+    remove(folder);
   } catch (error) {
     parentPort.postMessage({ folder, failure: error.message });
     return;

@@ -39,6 +39,30 @@ describe('the folder remover', () => {
     }
   });
 
+  it('removes a symbolic link, given or inside, and never what it names', async () => {
+    const folder = temporaryFolder();
+    const elsewhere = path.join(folder, 'elsewhere');
+    fs.mkdirSync(path.join(elsewhere, 'deep'), { recursive: true });
+    fs.writeFileSync(path.join(elsewhere, 'deep', 'not ours.txt'), 'kept');
+    const earlier = path.join(folder, 'earlier');
+    fs.mkdirSync(path.join(earlier, 'site'), { recursive: true });
+    fs.symlinkSync(elsewhere, path.join(earlier, 'site', 'a link'));
+    fs.symlinkSync(path.join(elsewhere, 'deep', 'not ours.txt'), path.join(earlier, 'a file link'));
+    const named = path.join(folder, 'named through a link');
+    fs.symlinkSync(elsewhere, named);
+
+    const remover = new FolderRemover();
+    try {
+      expect((await remover.remove(earlier)).failure).toBeUndefined();
+      expect((await remover.remove(named)).failure).toBeUndefined();
+    } finally {
+      remover.close();
+    }
+    expect(fs.existsSync(earlier)).toBe(false);
+    expect(fs.existsSync(named)).toBe(false);
+    expect(fs.readFileSync(path.join(elsewhere, 'deep', 'not ours.txt'), 'utf8')).toBe('kept');
+  });
+
   it('says why a folder could not be removed, and once closed, that it no longer removes', async () => {
     const folder = temporaryFolder();
     const file = path.join(folder, 'a file');

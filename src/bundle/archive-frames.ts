@@ -110,6 +110,14 @@ export const LARGE_GROUP_BYTES = 8 << 20;
 /** One group in this many, chosen by its name, ends a frame. */
 const GROUPS_PER_FRAME = 8;
 
+/**
+ * A group of this many bytes or more ends the frame it is in: a
+ * conversation's pages, rounds or evidence of a few hundred kilobytes lose
+ * little compressed alone, and in a run of eight groups they were compressed
+ * again whenever any one of the eight changed.
+ */
+const RUN_ENDING_BYTES = 256 << 10;
+
 /** Inside a large group, one entry in this many, chosen by its name, ends a frame that holds at least LEAST_CUT_BYTES. */
 const ENTRIES_PER_CUT = 8;
 const LEAST_CUT_BYTES = 1 << 20;
@@ -120,9 +128,10 @@ const LEAST_CUT_BYTES = 1 << 20;
  * of the export's top change whenever anything does (a folder carries the
  * time of the newest evidence). So is a large group. Otherwise a frame ends
  * after a group whose name's digest says so, one in GROUPS_PER_FRAME.
- * Every cut is decided by a group or its neighbour, never by a running
- * total, so a conversation that grows moves no cut but its own: the frames
- * around it stay what they were.
+ * A group of RUN_ENDING_BYTES or more ends its frame too. Every cut is
+ * decided by a group or its neighbour, never by a running total, so a
+ * conversation that grows moves no cut but its own: the frames around it
+ * stay what they were.
  *
  * A large group is cut too, after an entry whose name's digest says so,
  * one in ENTRIES_PER_CUT, once the frame holds LEAST_CUT_BYTES: a
@@ -159,7 +168,7 @@ export function framesOf<Entry extends { readonly name: string; readonly size: n
   let frameBytes = 0;
   groups.forEach((current, index) => {
     const before = groups[index - 1];
-    if (before === undefined || before.alone || current.alone || endsAFrame(before.name, GROUPS_PER_FRAME)) open = false;
+    if (before === undefined || before.alone || current.alone || before.bytes >= RUN_ENDING_BYTES || endsAFrame(before.name, GROUPS_PER_FRAME)) open = false;
     // A large group is alone, so its frames start inside it and their bytes are the group's own.
     const cutBetweenEntries = current.cutBetweenEntries || current.bytes >= LARGE_GROUP_BYTES;
     for (const entry of current.entries) {

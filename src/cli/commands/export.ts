@@ -21,7 +21,6 @@ import type { ExportResult } from '../../export/export-folder.ts';
 import { exportConversations, mergeExportFolders, type ExportEvent, type ExportRequest } from '../../export/pipeline.ts';
 import { reportText } from '../../redaction/report.ts';
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
-import { PAGE_BUDGET } from '../../site/data/plan.ts';
 import type { SiteResult } from '../../site/generator/site.ts';
 import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
@@ -217,12 +216,12 @@ function finish(out: string, json: boolean, result: ExportResult, archive: Archi
 }
 
 /** What the site step did about pages over the page budget, when it did anything: nothing is said otherwise. */
-function pageBudgetNotes({ splitAgain, overBudget }: SiteResult): string {
+function pageBudgetNotes({ splitAgain, overBudget, pageBudget }: SiteResult): string {
   const kilobytes = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
   const listed = <T>(items: readonly T[], shown: (item: T) => string): string => `${items.slice(0, LISTED).map(shown).join('; ')}${items.length > LISTED ? `; and ${items.length - LISTED} more` : ''}`;
   return (
-    (splitAgain.length > 0 ? `${splitAgain.length} conversation${splitAgain.length === 1 ? ' was' : 's were'} split into more pages than estimated, as a page rendered past the budget of ${kilobytes(PAGE_BUDGET)}: ${listed(splitAgain, ({ conversation, largestBefore, scale }) => `${conversation} (${largestBefore.file} was ${kilobytes(largestBefore.bytes)}; its talks render ${scale.toFixed(1)} times their estimate)`)}\n` : '') +
-    (overBudget.length > 0 ? `${overBudget.length} page${overBudget.length === 1 ? ' is' : 's are'} past the budget of ${kilobytes(PAGE_BUDGET)} (a talk is never cut across pages, so a page of one talk larger than the budget passes it): ${listed(overBudget, ({ file, bytes }) => `${file} (${kilobytes(bytes)})`)}\n` : '')
+    (splitAgain.length > 0 ? `${splitAgain.length} conversation${splitAgain.length === 1 ? ' was' : 's were'} split into more pages than estimated, as a page rendered past the budget of ${kilobytes(pageBudget)}: ${listed(splitAgain, ({ conversation, largestBefore, scale }) => `${conversation} (${largestBefore.file} was ${kilobytes(largestBefore.bytes)}; its talks render ${scale.toFixed(1)} times their estimate)`)}\n` : '') +
+    (overBudget.length > 0 ? `${overBudget.length} page${overBudget.length === 1 ? ' is' : 's are'} past the budget of ${kilobytes(pageBudget)} (a talk is never cut across pages, so a page of one talk larger than the budget passes it): ${listed(overBudget, ({ file, bytes }) => `${file} (${kilobytes(bytes)})`)}\n` : '')
   );
 }
 

@@ -72,6 +72,8 @@ export interface SiteResult {
    * conversation was split again MOST_SPLITS times and still did not fit.
    */
   readonly overBudget: readonly { readonly file: string; readonly bytes: number }[];
+  /** The most bytes a page is planned to hold (data/plan.ts): said here so that a caller reporting on pages need not load the site's page code. */
+  readonly pageBudget: number;
   /**
    * The SHA-256 of site files, by path from the site root, where this build
    * knows it: every file, when finished pages are kept. The manifest takes
@@ -183,7 +185,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let largestPage = { file: '', bytes: 0 };
     for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
     const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
+    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
   } finally {
     // Unused, when nothing was rendered or a build rendered instead.
     options.waitingRenderer?.dismiss();

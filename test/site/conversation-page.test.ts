@@ -27,6 +27,8 @@ const INTERNAL = /\b(llm\.call|context\.injection|message\.external|message\.ass
 declare const document: any;
 declare function getComputedStyle(element: unknown): { backgroundColor: string; color: string; filter: string };
 type Shown = { innerText: string; classList: { contains(name: string): boolean } };
+type Texted = { textContent: string | null };
+type Folded = Texted & { id: string; querySelector(selector: string): Texted | null; querySelectorAll(selector: string): Iterable<Texted> };
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const WIDTHS = [1280, 390] as const;
@@ -89,6 +91,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     const page = await (await context(1280, false)).newPage();
     const found = { shell: 0, edit: 0, read: 0, search: 0, agent: 0, errors: 0, errorsClosed: 0, thinking: 0, markdown: 0 };
     const escaped: string[] = [];
+    const repeated: string[] = [];
     for (const file of pages) {
       await page.goto(pathToFileURL(file).href);
       const seen = await page.evaluate(() => ({
@@ -101,11 +104,17 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
         errorsClosed: document.querySelectorAll('details.tool.st-error:not([open])').length,
         thinking: [...document.querySelectorAll('details.thinking:not([open]) > summary .first-line')].filter((line: Shown) => line.innerText.length > 0).length,
         markdown: document.querySelectorAll('.markdown :is(h1, h2, h3, li, strong, code, table)').length,
+        // A runtime fold's text, when its summary line shows it whole, is not shown again inside.
+        repeated: [...document.querySelectorAll('details.runtime')].filter((fold: Folded) => {
+          const line = fold.querySelector(':scope > summary .first-line')?.textContent?.trim();
+          return line !== undefined && [...fold.querySelectorAll(':scope > .part')].some((part) => part.textContent?.trim() === line);
+        }).map((fold: Folded) => fold.id),
         // A tool's input is never an escaped string: no `\n` inside a call's rendered input.
         escaped: [...document.querySelectorAll('details.tool .tool-body > pre.code:not(.rest), details.tool .tool-body > .command pre')].filter((pre: Shown) => /"[^"\n]*\\n[^"\n]*\\n/.test(pre.innerText)).map((pre: Shown) => pre.innerText.slice(0, 200)),
       }));
       for (const key of Object.keys(found) as (keyof typeof found)[]) found[key] += seen[key];
       escaped.push(...seen.escaped.map((text: string) => `${path.basename(file)}: ${text}`));
+      repeated.push(...seen.repeated.map((id: string) => `${path.basename(file)}#${id}`));
     }
     expect(found.shell).toBeGreaterThan(0);
     expect(found.edit).toBeGreaterThan(0);
@@ -116,6 +125,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect(found.thinking).toBeGreaterThan(0);
     expect(found.markdown).toBeGreaterThan(0);
     expect(escaped).toEqual([]);
+    expect(repeated).toEqual([]);
   });
 
   it('has a dark palette of its own, and opens the fold around a linked step', { timeout: 120_000 }, async () => {

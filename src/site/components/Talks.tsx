@@ -100,6 +100,14 @@ const RUNTIME_WORDS: Record<string, string> = {
   'epoch.summary': 'Summary carried into the new context',
 };
 
+/** A part of one short line as a reader reads it, with its runtime context's words; undefined for any other part. */
+function wholeReading(part: PartView): string | undefined {
+  if (part.state !== 'available' || part.segments.length === 0) return undefined;
+  const text = part.segments.map((segment) => segment.text).join('').trim();
+  if (text === '' || text.includes('\n')) return undefined;
+  return part.context !== undefined ? `${part.context}: ${text}` : text;
+}
+
 /** Runtime steps shown open: short, and they change what the reader makes of the turns around them. */
 const OPEN_RUNTIME = new Set(['control.interrupt', 'error.api', 'message.synthetic']);
 
@@ -161,15 +169,18 @@ export function Step({ step, root }: { step: StepView; root: string }): ReactNod
   const words = injected ? 'Context added by the runtime' : (RUNTIME_WORDS[step.kind] ?? 'Runtime record');
   const text = step.parts.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
   const size = step.parts.reduce((sum, part) => sum + part.bytes, 0);
+  const line = text ? runtimeLine(text, step.parts.find((part) => part.context !== undefined)?.context) : '';
+  // A part its summary line already shows whole is not shown again below it.
+  const below = step.parts.filter((part) => line === '' || wholeReading(part) !== line);
   return (
     <details className="step runtime" id={step.anchor} open={OPEN_RUNTIME.has(step.kind)}>
       <summary>
         <span className="label">{words}</span>
         {step.time && <Time value={step.time} />}
         {size > 0 && <span className="size">{bytes(size)}</span>}
-        {text && <span className="first-line">{runtimeLine(text, step.parts.find((part) => part.context !== undefined)?.context)}</span>}
+        {line && <span className="first-line">{line}</span>}
       </summary>
-      <Parts parts={step.parts} />
+      <Parts parts={below} />
       {step.children.map((child) => (
         <Step key={child.id} step={child} root={root} />
       ))}

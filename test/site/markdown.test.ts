@@ -16,6 +16,12 @@ describe('markdown in a transcript', () => {
     expect(html).toContain('<td>1</td>');
   });
 
+  it('keeps a line break as the writer made it', () => {
+    const html = markdownHtml('**Task 1**: the schema\n**Task 2**: the renderer\n\nA new paragraph');
+    expect(html).toContain('<p><strong>Task 1</strong>: the schema<br>\n<strong>Task 2</strong>: the renderer</p>');
+    expect(html).toContain('<p>A new paragraph</p>');
+  });
+
   it('shows raw HTML as text', () => {
     const html = markdownHtml('<script>window.x = 1</script> <img src=x onerror="y()"> <details open>');
     expect(html).not.toMatch(/<(script|img|details)/);

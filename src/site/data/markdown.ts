@@ -10,7 +10,10 @@ import MarkdownIt from 'markdown-it';
 import { WEB_ADDRESS } from './web-address.ts';
 
 function markdownRenderer(): InstanceType<typeof MarkdownIt> {
-  const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
+  // A line break is kept as one (`breaks`): a prompt typed or pasted line by
+  // line, and a reply's lines like "**Task 1**: …" then "**Task 2**: …", were
+  // written to be read as the terminal shows them, not joined into a paragraph.
+  const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: true });
   // Autolinks (<https://…>) and links alike pass through here: anything but http(s) stays text.
   markdown.validateLink = (url) => WEB_ADDRESS.test(url.trim());
   const rules = markdown.renderer.rules;

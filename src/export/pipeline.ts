@@ -8,13 +8,10 @@
 // of is told as it happens, as an ExportEvent, so that it is printed between
 // the steps it belongs to.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Adapter, SessionMatcher, SourceRoot } from '../adapters/adapter.ts';
 import { converterFor } from '../adapters/dialects.ts';
 import { writeArchive, type ArchiveResult } from '../bundle/archive.ts';
 import { frameIndexOf } from '../bundle/archive-frames.ts';
-import { BUNDLE } from '../bundle/manifest.ts';
 import type { StepObserver } from '../bundle/steps.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../collection/collect-all.ts';
 import type { SessionOutcome } from '../collection/outcome.ts';
@@ -146,9 +143,7 @@ async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRende
   }
   try {
     removeLeftoversOfDataFolder(places.data);
-    // The export this one replaces, once refusalOf has found it is one: its bundle is what the child warms up with.
-    const earlierBundle = path.join(places.out, BUNDLE);
-    const waitingRenderer = startWaitingRenderer({ cache: siteCacheOf(places.data), ...(fs.existsSync(earlierBundle) ? { earlierBundle } : {}) });
+    const waitingRenderer = startWaitingRenderer({ cache: siteCacheOf(places.data) });
     try {
       return await run(waitingRenderer);
     } finally {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { conversationToWarmUpWith, loadConversation } from '../../src/site/data/bundle.ts';
+import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
 import { PAGE_BUDGET, planConversation, scaleToFit, slug, splitByWeight, type MeasuredPage } from '../../src/site/data/plan.ts';
 import { singleSpaced, writeSearchScript } from '../../src/site/data/search-text.ts';
@@ -60,28 +60,6 @@ describe('page models from a bundle', () => {
     expect(child.streamLinks).toEqual([{ label: 'started by ← agent.call Agent', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' }]);
     // The header names the call in plain words; the relation and its correlation are in the audit.
     expect(child.startedBy).toEqual({ label: 'the Agent call', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' });
-  });
-
-  it('warms a waiting renderer up with the largest conversation of at most half a megabyte of evidence by its export’s manifest, and none of a bundle that is not there', () => {
-    const bytesOf = (id: string): number => (fs.readdirSync(path.join(bundle, id), { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((entry) => entry.isFile()).reduce((sum, entry) => sum + fs.statSync(path.join(entry.parentPath, entry.name)).size, 0);
-    const sizes = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt].map((id) => ({ id: id!, bytes: bytesOf(id!) }));
-    const largest = sizes.reduce((best, next) => (next.bytes > best.bytes ? next : best));
-    expect(largest.bytes).toBeLessThanOrEqual(512 << 10);
-    expect(conversationToWarmUpWith(bundle)).toBe(largest.id);
-    // Past the bound, the next largest: its evidence grown by half a
-    // megabyte, as the manifest of a copy of the export says (the sizes are
-    // the manifest's; the bundle's folders are not walked).
-    const grown = temporaryFolder();
-    fs.cpSync(path.dirname(bundle), grown, { recursive: true });
-    const manifest = JSON.parse(fs.readFileSync(path.join(grown, 'manifest.json'), 'utf8')) as { files: { path: string; size: number; sha256: string }[] };
-    manifest.files.push({ path: `bundle/${largest.id}/padding`, size: 512 << 10, sha256: '0'.repeat(64) });
-    fs.writeFileSync(path.join(grown, 'manifest.json'), JSON.stringify(manifest));
-    const second = sizes.filter(({ id }) => id !== largest.id).reduce((best, next) => (next.bytes > best.bytes ? next : best));
-    expect(conversationToWarmUpWith(path.join(grown, 'bundle'))).toBe(second.id);
-    // A bundle whose export has no manifest, or an unreadable one, warms up with nothing.
-    fs.writeFileSync(path.join(grown, 'manifest.json'), '{"files": ');
-    expect(conversationToWarmUpWith(path.join(grown, 'bundle'))).toBeUndefined();
-    expect(conversationToWarmUpWith(path.join(temporaryFolder(), 'no bundle'))).toBeUndefined();
   });
 
   it('marks epochs, and gives every step its evidence in the bundle', () => {

@@ -1,7 +1,7 @@
 // The renderer a build keeps: the pages' code bundled with an on-demand
 // route, which renders the pages of a later site without an Astro build.
 // Its pages must be the bytes a build writes, a child started with it before
-// the site is due must render them, warmed up on an earlier bundle or not, and
+// the site is due must render them, and
 // be stopped when unused, a site shared
 // between children must build it first rather than build in each child, and
 // a renderer that fails must cost a build, never the site.
@@ -82,16 +82,6 @@ describe('the kept renderer', () => {
     const warmed = await site('warm', { buildRoots: roots, builds: 1, waitingRenderer: warm });
     expect([warmed.rendererFailure, warm.used]).toEqual([undefined, true]);
     expectSameFiles(filesOf(path.join(folder, 'warm')), reference);
-    // One given the bundle of the export a site replaces renders a page of it
-    // as it waits and throws the page away: nothing is written into the
-    // bundle, and the site is the same.
-    const bundleFiles = filesOf(bundle);
-    const warmingUp = startWaitingRenderer({ roots, cache: path.join(folder, 'cache-warmed-up'), earlierBundle: bundle })!;
-    expect(await warmingUp.warmedUp).toEqual({ conversation: expect.stringMatching(new RegExp(`^(${[FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction].join('|')})$`)) });
-    const warmedUp = await site('warmed-up', { buildRoots: roots, builds: 1, waitingRenderer: warmingUp });
-    expect([warmedUp.rendererFailure, warmingUp.used]).toEqual([undefined, true]);
-    expectSameFiles(filesOf(path.join(folder, 'warmed-up')), reference);
-    expectSameFiles(filesOf(bundle), bundleFiles);
     const elsewhere = startWaitingRenderer({ roots, cache: path.join(folder, 'another-cache') })!;
     await site('not-warm', { buildRoots: roots, builds: 1, waitingRenderer: elsewhere });
     expect(elsewhere.used).toBe(false);

@@ -12,7 +12,6 @@ import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf, type Tree } from '../../branches/tree.ts';
 import type { IndexEntry } from '../../index/session-index.ts';
-import { BUNDLE, conversationOwning, MANIFEST, type Manifest, type ManifestEntry } from '../../bundle/manifest.ts';
 import { readLandedFile } from '../../landing/landed-file.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
@@ -58,46 +57,6 @@ export const refKey = (ref: EvidenceRef): string => `${ref.seq}:${ref.row}`;
 /** The conversations of a bundle, in a stable order. */
 export function conversationsOfBundle(bundle: string): string[] {
   return listFolder(path.join(bundle, '_conversations')).sort();
-}
-
-/** The most bytes of evidence the conversation a waiting renderer warms up with holds (conversationToWarmUpWith). */
-const WARM_UP_MOST_BYTES = 512 << 10;
-
-/** Where a bundle's round chains are, as an export's manifest names them. */
-const CHAINS = `${BUNDLE}/_conversations/`;
-
-/**
- * The conversation of `bundle` a renderer child renders a page of while it
- * waits for its work, to have its code compiled before then
- * (generator/renderer-entry.mjs, warmUp): the largest whose evidence folder
- * holds at most WARM_UP_MOST_BYTES, as a larger one takes more of the wait
- * than it warms, and a smaller one likely has fewer kinds of step to render.
- * The sizes are those of the manifest of the export the bundle is in, beside
- * it: one file read, where measuring every conversation's folder walked the
- * whole bundle and kept the child from its work longer than the warm-up
- * saved. Undefined when the bundle has none, or the manifest cannot be read.
- */
-export function conversationToWarmUpWith(bundle: string): string | undefined {
-  let files: readonly ManifestEntry[];
-  try {
-    files = (JSON.parse(fs.readFileSync(path.join(path.dirname(bundle), MANIFEST), 'utf8')) as Manifest).files;
-  } catch {
-    return undefined;
-  }
-  const chained = new Set<string>();
-  const evidenceBytes = new Map<string, number>();
-  for (const { path: file, size } of Array.isArray(files) ? files : []) {
-    const owner = typeof file === 'string' ? conversationOwning(file) : undefined;
-    if (owner === undefined) continue;
-    if (file.startsWith(CHAINS)) chained.add(owner);
-    else evidenceBytes.set(owner, (evidenceBytes.get(owner) ?? 0) + (Number.isSafeInteger(size) ? size : 0));
-  }
-  let chosen: { id: string; bytes: number } | undefined;
-  for (const id of [...chained].sort()) {
-    const bytes = evidenceBytes.get(id) ?? 0;
-    if (bytes <= WARM_UP_MOST_BYTES && bytes > (chosen?.bytes ?? 0)) chosen = { id, bytes };
-  }
-  return chosen?.id;
 }
 
 /**

@@ -136,38 +136,25 @@ export interface WaitingRenderer {
   dismiss(): void;
   /** Whether the child was given work. */
   readonly used: boolean;
-  /**
-   * What the child warmed up with, once it has: the conversation of the
-   * earlier bundle a page of which it rendered, none when that bundle had
-   * none small enough, or why it could not. Never settles when no earlier
-   * bundle was given, or the child was given its work first.
-   */
-  readonly warmedUp: Promise<WarmUp>;
-}
-
-/** What a waiting renderer's warm-up did (renderer-entry.mjs, warmUp). */
-export interface WarmUp {
-  readonly conversation?: string;
-  readonly failure?: string;
 }
 
 /**
  * A waiting renderer child for the current code, when a renderer is kept for
  * it; none otherwise (a build will make one). `cache` is the highlight cache
  * the site will use, when known: the child reads its indexes as it waits.
- * `earlierBundle` is the bundle of the export this one replaces, when there
- * is one: the child renders a page of it and throws it away as it waits
- * (renderer-entry.mjs, warmUp).
+ *
+ * The child does no more while it waits: rendering a page of the earlier
+ * export to have the page code compiled saved its time in the site step
+ * and took more from the steps it ran beside, on a machine with two busy
+ * cores (docs/performance.md).
  */
-export function startWaitingRenderer(options: { roots?: string; cache?: string; earlierBundle?: string } = {}): WaitingRenderer | undefined {
+export function startWaitingRenderer(options: { roots?: string; cache?: string } = {}): WaitingRenderer | undefined {
   const roots = options.roots ?? BUILD_ROOTS;
   const code = siteCode();
   const entry = keptRenderer(code, roots);
   if (entry === undefined) return undefined;
   const cache = options.cache !== undefined ? path.resolve(options.cache) : undefined;
   const child = startChild(RENDER, [entry, ...(cache !== undefined ? [cache] : [])], roots, siteChildEnvironment());
-  const warmedUp = new Promise<WarmUp>((resolve) => child.onMessage((message) => (message as { warmedUp?: WarmUp }).warmedUp !== undefined && resolve((message as { warmedUp: WarmUp }).warmedUp)));
-  if (options.earlierBundle !== undefined) child.send({ warmUp: { bundle: path.resolve(options.earlierBundle) } });
   // A child dismissed unused ends stopped, which is no failure; the end of
   // one given work is awaited by whoever gave it.
   child.done.catch(() => {});
@@ -178,7 +165,6 @@ export function startWaitingRenderer(options: { roots?: string; cache?: string; 
     code,
     cache,
     pid: child.pid,
-    warmedUp,
     get used() {
       return used;
     },

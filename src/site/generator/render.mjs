@@ -16,10 +16,7 @@
 // (kept-renderer.ts starts a child so before the site step is due), reading
 // the indexes of the highlight cache it was given meanwhile. Before it,
 // `{readAhead: {data, sessions}}` may come: sessions with new evidence, to
-// read from the storage zone while the export parses (data/read-ahead.ts),
-// and `{warmUp: {bundle}}`: the bundle of the export this one replaces, a
-// page of which the child renders and throws away once it has loaded, so
-// that the pages it is then given find their code compiled.
+// read from the storage zone while the export parses (data/read-ahead.ts).
 // Should the channel close first, the export ended without needing it, and
 // so does this process.
 import fs from 'node:fs';
@@ -27,7 +24,7 @@ import { pathToFileURL } from 'node:url';
 
 const [entry, ...rest] = process.argv.slice(2);
 if (!entry || rest.length > 2) throw new Error('usage: node render.mjs <renderer entry.mjs> (<site input.json> <output folder> | [<highlight cache>])');
-const { open, prepare, readAhead, warmUp } = await import(pathToFileURL(entry).href);
+const { open, prepare, readAhead } = await import(pathToFileURL(entry).href);
 const work = rest.length === 2 ? { input: JSON.parse(fs.readFileSync(rest[0], 'utf8')), output: rest[1] } : await workToCome(rest[0]);
 const rendering = open(work.input, work.highlighter);
 for (const file of rendering.pages()) await rendering.render(file, work.output);
@@ -41,8 +38,6 @@ process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });
  */
 async function workToCome(cache) {
   if (!process.send) throw new Error('render.mjs: without a site input, the work comes over an IPC channel, and there is none');
-  let warmUpBundle;
-  let arrived = false;
   const message = new Promise((resolve) => {
     const ended = () => process.exit(0);
     process.once('disconnect', ended);
@@ -51,11 +46,6 @@ async function workToCome(cache) {
         readAhead(message.readAhead.data, message.readAhead.sessions);
         return;
       }
-      if (message.warmUp !== undefined) {
-        warmUpBundle = message.warmUp.bundle;
-        return;
-      }
-      arrived = true;
       // With no listener left, the channel no longer keeps this process
       // alive once the pages are written, as when it is started with them.
       process.removeListener('message', listen);
@@ -64,22 +54,9 @@ async function workToCome(cache) {
     };
     process.on('message', listen);
   });
-  // A warm-up that fails costs nothing but its time: the pages say what is
-  // wrong, if anything is. What it did is said (kept-renderer.ts, warmedUp).
+  // A highlighter that fails to load costs nothing but its time: the pages
+  // make their own, and say what is wrong, if anything is.
   const highlighter = await prepare(cache).catch(() => undefined);
-  // The bundle to warm up with is sent as the child starts: by now its
-  // message has come, if there is one, unless it waits in the channel,
-  // which is read before the next turn of the event loop.
-  await new Promise((resolve) => setImmediate(resolve));
-  if (warmUpBundle !== undefined && cache !== undefined && !arrived) {
-    const warmedUp = await Promise.resolve()
-      .then(() => warmUp(warmUpBundle, cache, highlighter))
-      .then(
-      (conversation) => ({ conversation }),
-      (error) => ({ failure: error.message }),
-    );
-    process.send({ warmedUp });
-  }
   const { input, output } = await message;
   return { input, output, highlighter: cache !== undefined && input.cache === cache ? highlighter : undefined };
 }

@@ -11,7 +11,6 @@ import { relativeLinksOf } from './relative-links.ts';
 import { EarlierPageRecords } from './page-store.ts';
 import { ReadAhead } from '../data/read-ahead.ts';
 import { SITE_WIDE_PAGES } from '../data/site-navigation.ts';
-import { conversationToWarmUpWith } from '../data/bundle.ts';
 
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
@@ -44,27 +43,6 @@ export function createExports(manifest) {
     },
     /** Reads sessions with new evidence from the storage zone while the export parses them (data/read-ahead.ts). */
     readAhead: (data, sessions) => readAhead.read(data, sessions),
-    /**
-     * Renders the first page of a small conversation of `bundle`, an earlier
-     * export's, and throws it away, for a child that waits for its work: a
-     * process's first page costs several times what the next one does, as
-     * the code of the page and of what it renders is compiled then
-     * (docs/performance.md). Nothing is written: no page, no plan, no record
-     * of page digests, as the selection names no plan and no code. Resolves
-     * to the conversation, or to none when the bundle has none small enough.
-     */
-    warmUp: async (bundle, cache, highlighter) => {
-      const id = conversationToWarmUpWith(bundle);
-      if (id === undefined) return;
-      const site = new SiteReader({ bundle, cache, selection: { conversations: [{ id, render: true, plan: '' }] } }, () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(cache)));
-      try {
-        const first = site.pagesAsPlanned().next();
-        if (!first.done) await pageBytes(site, first.value);
-      } finally {
-        site.close();
-      }
-      return id;
-    },
     /**
      * The rendering of the site `input` names (data/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`

@@ -39,7 +39,9 @@ describe('what the runtime added, as a reader is told it', () => {
     expect(runtimeLine('<task-notification>\n<task-id>b1</task-id>\n<summary>Background command "mix test" completed</summary>\n</task-notification>')).toBe('Task notification: Background command "mix test" completed');
     expect(runtimeLine('<task-id>b1</task-id> <summary>Done</summary>', 'Task notification')).toBe('Task notification: Done');
     expect(runtimeLine('{"type":"deferred_tools_delta","addedNames":["A"]}')).toBe('Deferred tools delta');
-    expect(runtimeLine('{"hookCount":1,"hookInfos":[{"command":"x"}],"hookErrors":[],"preventedContinuation":false}')).toBe('hookCount: 1 · hookInfos: 1 entry · hookErrors: 0 entries');
+    // Empty and false fields say nothing; a list of one text is the text.
+    expect(runtimeLine('{"hookCount":1,"hookInfos":[{"command":"x --idle"}],"hookErrors":[],"preventedContinuation":false,"stopReason":"","hasOutput":true}')).toBe('hookCount: 1 · hookInfos: x --idle · hasOutput: true');
+    expect(runtimeLine('{"files":["a.ts","b.ts"],"options":{"deep":true},"labels":["one"]}')).toBe('files: 2 entries · options · labels: one');
     expect(runtimeLine('\u001b[1mStop\u001b[22m [uv run pytest] completed')).toBe('Stop [uv run pytest] completed');
   });
 

@@ -59,10 +59,27 @@ export function runtimeLine(text: string, context?: string): string {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const fields = value as Record<string, unknown>;
     if (typeof fields.type === 'string') return sentenceCase(fields.type);
-    const shown = Object.entries(fields).slice(0, 3).map(([key, field]) => (Array.isArray(field) ? `${key}: ${counted(field.length, 'entry', 'entries')}` : typeof field === 'object' && field !== null ? key : `${key}: ${String(field)}`));
+    const shown = Object.entries(fields)
+      .filter(([, field]) => !saysNothing(field))
+      .slice(0, 3)
+      .map(([key, field]) => (typeof field === 'object' && field !== null && !Array.isArray(field) ? key : `${key}: ${fieldWords(field)}`));
     return firstLine(shown.join(' · '));
   }
   return firstLine(plain);
+}
+
+/** A field that adds nothing to a summary line: empty, false or null. */
+function saysNothing(field: unknown): boolean {
+  return field === null || field === false || field === '' || (Array.isArray(field) && field.length === 0) || (typeof field === 'object' && field !== null && Object.keys(field).length === 0);
+}
+
+/** A field's value in a few words: a list of one entry of one text is that text, a longer list its count. */
+function fieldWords(field: unknown): string {
+  if (!Array.isArray(field)) return String(field);
+  const only = field.length === 1 ? field[0] : undefined;
+  const texts = typeof only === 'object' && only !== null ? Object.values(only) : [only];
+  if (texts.length === 1 && typeof texts[0] === 'string') return texts[0];
+  return counted(field.length, 'entry', 'entries');
 }
 
 /** The first line of a text, for a fold's summary: a fold never hides it. */

@@ -1,5 +1,6 @@
 // On a conversation, branch or stream page: the fold that holds the step a
-// link points to (#anchor) is opened, with every fold around it, and the
+// link points to (#anchor) is opened, with every fold around it (and a long
+// prompt's own fold, when the step is that prompt), and the
 // step scrolled into view; on load and whenever the anchor changes. Without
 // JavaScript the page reads the same, its folds closed.
 (function () {
@@ -9,6 +10,9 @@
     var target = document.getElementById(id);
     if (!target) return;
     for (var at = target; at; at = at.parentElement) if (at.tagName === 'DETAILS') at.open = true;
+    // A long prompt linked to is shown whole.
+    var prompt = target.querySelector(':scope > details.prompt-long');
+    if (prompt) prompt.open = true;
     target.scrollIntoView({ block: 'start' });
   }
   window.addEventListener('hashchange', openTarget);

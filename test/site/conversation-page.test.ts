@@ -89,7 +89,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
 
   it('renders tools for what they are: a command, a diff, files and searches; a failed call open; folds showing their first line', { timeout: 300_000 }, async () => {
     const page = await (await context(1280, false)).newPage();
-    const found = { shell: 0, edit: 0, read: 0, search: 0, agent: 0, errors: 0, errorsClosed: 0, thinking: 0, markdown: 0 };
+    const found = { shell: 0, edit: 0, read: 0, search: 0, agent: 0, errors: 0, errorsClosed: 0, thinking: 0, markdown: 0, longPrompts: 0, longPromptsShown: 0 };
     const escaped: string[] = [];
     const repeated: string[] = [];
     for (const file of pages) {
@@ -104,6 +104,9 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
         errorsClosed: document.querySelectorAll('details.tool.st-error:not([open])').length,
         thinking: [...document.querySelectorAll('details.thinking:not([open]) > summary .first-line')].filter((line: Shown) => line.innerText.length > 0).length,
         markdown: document.querySelectorAll('.markdown :is(h1, h2, h3, li, strong, code, table)').length,
+        // A pasted log or file in a prompt is folded, with its first line and size; none unfolded runs to more than 90 lines (60, and what markdown's blocks add).
+        longPrompts: document.querySelectorAll('article.msg > details.prompt-long:not([open]) > summary .size').length,
+        longPromptsShown: [...document.querySelectorAll('article.msg')].filter((prompt: Folded) => [...prompt.querySelectorAll(':scope > .part')].some((part) => (part.textContent ?? '').split('\n').length > 90)).length,
         // A runtime fold's text, when its summary line shows it whole, is not shown again inside.
         repeated: [...document.querySelectorAll('details.runtime')].filter((fold: Folded) => {
           const line = fold.querySelector(':scope > summary .first-line')?.textContent?.trim();
@@ -124,6 +127,8 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect(found.errorsClosed).toBe(0);
     expect(found.thinking).toBeGreaterThan(0);
     expect(found.markdown).toBeGreaterThan(0);
+    expect(found.longPrompts).toBeGreaterThan(0);
+    expect(found.longPromptsShown).toBe(0);
     expect(escaped).toEqual([]);
     expect(repeated).toEqual([]);
   });
@@ -155,6 +160,17 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect(found, marks.join(', ')).toBeDefined();
     return found!;
   };
+
+  it('opens a long prompt\'s fold when a link names the prompt, and leaves it closed otherwise', { timeout: 120_000 }, async () => {
+    const file = pathToFileURL(pageHolding('class="prompt-long"')).href;
+    const page = await (await context(1280, true)).newPage();
+    await page.goto(file);
+    const id = await page.evaluate(() => document.querySelector('details.prompt-long')?.closest('article.msg')?.id);
+    expect(id).toBeTruthy();
+    expect(await page.evaluate((id) => (document.querySelector(`#${id} > details.prompt-long`) as { open: boolean }).open, id!)).toBe(false);
+    await page.goto(`${file}#${id}`);
+    expect(await page.evaluate((id) => (document.querySelector(`#${id} > details.prompt-long`) as { open: boolean }).open, id!)).toBe(true);
+  });
 
   it('colours highlighted code with a dark theme of its own under a dark colour scheme, and diffs and terminal output for the dark too', { timeout: 120_000 }, async () => {
     const rgb = (hex: string): string => `rgb(${[0, 2, 4].map((at) => parseInt(hex.slice(at, at + 2), 16)).join(', ')})`;

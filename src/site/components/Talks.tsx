@@ -8,7 +8,7 @@
 
 import type { ReactNode } from 'react';
 import { markdownHtml } from '../data/markdown.ts';
-import { bytes, firstLine, runtimeLine, tokensShown } from '../data/shown-text.ts';
+import { bytes, firstLine, lineCount, runtimeLine, tokensShown } from '../data/shown-text.ts';
 import { modelName } from '../data/facts.ts';
 import type { EpochView, EvidenceView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
 import { ToolCard } from './Tools.tsx';
@@ -100,6 +100,33 @@ const RUNTIME_WORDS: Record<string, string> = {
   'epoch.summary': 'Summary carried into the new context',
 };
 
+/** A prompt longer than this many lines is folded, with its first line and its size: a pasted log or file. */
+const LONG_PROMPT_LINES = 60;
+
+/**
+ * A prompt's parts: the runtime's context notes, then what was typed, folded
+ * when it is long (LONG_PROMPT_LINES), so that the turns after a pasted log
+ * are not pages away. A link to the prompt opens the fold (public/page.js).
+ */
+function PromptParts({ parts }: { parts: PartView[] }): ReactNode {
+  const notes = parts.filter((part) => part.context !== undefined);
+  const typed = parts.filter((part) => part.context === undefined);
+  const text = typed.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
+  const lines = lineCount(text);
+  if (lines <= LONG_PROMPT_LINES) return <Parts parts={parts} />;
+  return (
+    <>
+      <Parts parts={notes} />
+      <details className="prompt-long">
+        <summary>
+          <span className="first-line">{firstLine(text)}</span> <span className="size">({lines} lines, {bytes(typed.reduce((sum, part) => sum + part.bytes, 0))})</span>
+        </summary>
+        <Parts parts={typed} />
+      </details>
+    </>
+  );
+}
+
 /** A part of one short line as a reader reads it, with its runtime context's words; undefined for any other part. */
 function wholeReading(part: PartView): string | undefined {
   if (part.state !== 'available' || part.segments.length === 0) return undefined;
@@ -123,7 +150,7 @@ export function Step({ step, root }: { step: StepView; root: string }): ReactNod
           {step.time && <Time value={step.time} />}
           <Evidence step={step} root={root} />
         </header>
-        <Parts parts={step.parts} />
+        <PromptParts parts={step.parts} />
       </article>
     );
   }

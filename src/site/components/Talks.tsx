@@ -100,6 +100,11 @@ const RUNTIME_WORDS: Record<string, string> = {
   'epoch.summary': 'Summary carried into the new context',
 };
 
+/** The text of parts as shown, a part to a line. */
+function textOf(parts: readonly PartView[]): string {
+  return parts.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
+}
+
 /** A prompt longer than this many lines is folded, with its first line and its size: a pasted log or file. */
 const LONG_PROMPT_LINES = 60;
 
@@ -111,7 +116,7 @@ const LONG_PROMPT_LINES = 60;
 function PromptParts({ parts }: { parts: PartView[] }): ReactNode {
   const notes = parts.filter((part) => part.context !== undefined);
   const typed = parts.filter((part) => part.context === undefined);
-  const text = typed.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
+  const text = textOf(typed);
   const lines = lineCount(text);
   if (lines <= LONG_PROMPT_LINES) return <Parts parts={parts} />;
   return (
@@ -180,7 +185,7 @@ export function Step({ step, root }: { step: StepView; root: string }): ReactNod
     );
   }
   if (step.kind === 'thinking') {
-    const text = step.parts.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
+    const text = textOf(step.parts);
     const size = step.parts.reduce((sum, part) => sum + part.bytes, 0);
     return (
       <details className="step thinking" id={step.anchor}>
@@ -194,7 +199,7 @@ export function Step({ step, root }: { step: StepView; root: string }): ReactNod
   }
   if (step.kind === 'tool' || step.kind === 'agent.call') return <ToolCard step={step} root={root} />;
   const words = injected ? 'Context added by the runtime' : (RUNTIME_WORDS[step.kind] ?? 'Runtime record');
-  const text = step.parts.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
+  const text = textOf(step.parts);
   const size = step.parts.reduce((sum, part) => sum + part.bytes, 0);
   const line = text ? runtimeLine(text, step.parts.find((part) => part.context !== undefined)?.context) : '';
   // A part its summary line already shows whole is not shown again below it.

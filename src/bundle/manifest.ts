@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BufferPool } from '../files/buffer-pool.ts';
 import { digestOfFile } from '../files/digest.ts';
+import { listFolder } from '../files/folders.ts';
 
 export const MANIFEST_SCHEMA = 'manifest/1';
 export const MANIFEST = 'manifest.json';
@@ -48,6 +49,11 @@ export function unsafePath(relative: string): string | undefined {
 
 /** The export's folder of evidence and chains: the storage layout for the chosen conversations. */
 export const BUNDLE = 'bundle';
+
+/** The conversations of the bundle folder `bundle`, in a stable order: those with a chain under _conversations/. */
+export function conversationsOfBundle(bundle: string): string[] {
+  return listFolder(path.join(bundle, '_conversations')).sort();
+}
 
 /**
  * The conversation an export path belongs to by its place in the bundle:

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/claude-code-records.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
-import { PAGE_BUDGET } from '../../src/site/data/plan.ts';
+import { PAGE_BUDGET } from '../../src/site/data/page-files.ts';
 import { buildSite } from '../../src/site/generator/site.ts';
 import { collectOnce, expectSameFiles, filesOf, temporaryFolder } from '../helpers.ts';
 import { growingTranscript } from './growing-transcript.ts';

@@ -15,7 +15,6 @@ import type { IndexEntry } from '../../index/session-index.ts';
 import { readLandedFile } from '../../landing/landed-file.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
-import { listFolder } from '../../files/folders.ts';
 import { foldRounds, roundFiles, type Folded } from '../../session-flow/chain.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
 import { rowsOfSessionData, type ReadAhead } from './read-ahead.ts';
@@ -53,11 +52,6 @@ export interface BundleConversation {
 }
 
 export const refKey = (ref: EvidenceRef): string => `${ref.seq}:${ref.row}`;
-
-/** The conversations of a bundle, in a stable order. */
-export function conversationsOfBundle(bundle: string): string[] {
-  return listFolder(path.join(bundle, '_conversations')).sort();
-}
 
 /**
  * One conversation of the bundle. Every row is outlined as it is read; the

@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readingBuffer } from '../../files/buffer-pool.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
-import { pageFileOf, slug } from './plan.ts';
+import { pageFileOf, slug } from './page-files.ts';
 
 export const EVIDENCE_FOLDER = 'e';
 

@@ -1,54 +1,15 @@
-// Which pages the site has, and which talks each one shows.
-//
-//   index.html                          every conversation
-//   c/<conversation>[-N].html           the conversation: its active branch, split into numbered pages
-//   b/<conversation>--<branch>[-N].html a branch that is not the active one: natural or explicit
-//   s/<conversation>--<stream>[-N].html a child stream
-//
-// Every page is one folder below the root, so a relative link is `../` plus
-// the file from the root, and works from file:// and from any sub-folder of
-// a static host. Pages are split by talks so that none passes PAGE_BUDGET;
+// Which pages the site has, and which talks each one shows; where each page
+// lives is page-files.ts. Pages are split by talks so that none passes PAGE_BUDGET;
 // the split uses an estimate of each talk's HTML (streams.ts). The site step
 // measures the pages it rendered, and a conversation with a page over the
 // budget is planned again with its estimate scaled by what was measured
 // (scaleToFit, generator/site.ts).
 
-import crypto from 'node:crypto';
+import { conversationPageBase, ESTIMATE_BUDGET, pageFileOf, slug } from './page-files.ts';
 import { refKey, type BundleConversation } from './bundle.ts';
 import { conversationFacts, spanOf, usageOfCalls, type ConversationFacts } from './facts.ts';
 import { conversationStructure, type ConversationStructure } from './streams.ts';
 import type { TalkView } from './views.ts';
-
-/** The most HTML one page may hold. The largest real sessions have 900+ talks. */
-export const PAGE_BUDGET = 1024 * 1024;
-/** The estimate is rough, so pages are cut well below the budget. */
-const ESTIMATE_BUDGET = PAGE_BUDGET * 0.6;
-
-/** What the site step knows of a page it rendered: its estimate, how many talks it shows, and its bytes as written. */
-export interface MeasuredPage {
-  readonly file: string;
-  /** The estimated HTML of its talks, unscaled (streams.ts). */
-  readonly weight: number;
-  readonly talks: number;
-  readonly bytes: number;
-}
-
-/**
- * The scale of the estimate a conversation is planned again with, when a
- * page of its render at `scale` passed PAGE_BUDGET and holds more than one
- * talk (a talk is never cut, so a page of one talk may pass it): the most
- * bytes rendered per unit of estimate on such a page, so that a page like it
- * is cut at the margin ESTIMATE_BUDGET leaves. Undefined when no page can be
- * made to fit by planning again. Splitting keeps a page of several talks
- * within ESTIMATE_BUDGET / scale, so such a page over PAGE_BUDGET measured
- * more than PAGE_BUDGET / ESTIMATE_BUDGET times `scale` per unit: the scale
- * grows each time, and a scale that would not is no correction.
- */
-export function scaleToFit(pages: readonly MeasuredPage[], scale: number): number | undefined {
-  let ratio: number | undefined;
-  for (const { bytes, weight, talks } of pages) if (bytes > PAGE_BUDGET && talks > 1) ratio = Math.max(ratio ?? 0, bytes / weight);
-  return ratio !== undefined && ratio > scale ? ratio : undefined;
-}
 
 export type PageKind = 'conversation' | 'branch' | 'stream';
 
@@ -94,26 +55,6 @@ export interface ConversationPlan {
   readonly pageOfStream: Map<string, string>;
   /** The first page of each branch, by name; the active branch is the conversation page. */
   readonly pageOfBranch: Map<string, string>;
-}
-
-/** The file of a page, from the site root, of those whose names start `base`: `index` counts them from 0. */
-export function pageFileOf(base: string, index: number): string {
-  return `${base}${index === 0 ? '' : `-${index + 1}`}.html`;
-}
-
-/** The first page of the conversation `id`, from the site root. */
-export function conversationPage(id: string): string {
-  return pageFileOf(conversationPageBase(id), 0);
-}
-
-function conversationPageBase(id: string): string {
-  return `c/${slug(id)}`;
-}
-
-/** A name safe in a file name on every system; anything else gets a digest so two names never meet. */
-export function slug(name: string): string {
-  if (/^[A-Za-z0-9._-]{1,80}$/.test(name) && !name.startsWith('.')) return name;
-  return `${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_').slice(0, 60)}_${crypto.createHash('sha256').update(name).digest('hex').slice(0, 10)}`;
 }
 
 /** The talks of the main stream that a branch's records start, by branch name. */

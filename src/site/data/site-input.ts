@@ -6,7 +6,8 @@
 // cache, and which conversations to render.
 
 import fs from 'node:fs';
-import { slug, type ConversationSummary } from './plan.ts';
+import { slug } from './page-files.ts';
+import type { ConversationSummary } from './plan.ts';
 
 export interface SiteInput {
   /** The bundle folder, whole: the site is a function of it alone. */

@@ -12,7 +12,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { conversationsOfBundle, loadConversation, type BundleConversation } from './bundle.ts';
+import { loadConversation, type BundleConversation } from './bundle.ts';
+import { conversationsOfBundle } from '../../bundle/manifest.ts';
 import { planConversation, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
 import type { ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';

@@ -16,7 +16,7 @@ import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
 import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, PageBytes, prettyJsonHtml, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
 import { bytes } from '../data/sizes.ts';
-import { conversationPage } from '../data/plan.ts';
+import { conversationPage } from '../data/page-files.ts';
 import { SITE_NAVIGATION } from '../data/site-navigation.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { linkOrCopy } from './link-or-copy.ts';

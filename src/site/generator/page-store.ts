@@ -9,7 +9,7 @@
 // scripts and style sheets) depend on every conversation, so they are kept
 // under one key over all of them (siteEntry). And a conversation rendered
 // again keeps each page whose model did not change from its earlier render
-// (EarlierPageRecords, data/earlier-pages.ts).
+// (earlier-page-records.ts, data/earlier-pages.ts).
 //
 // An entry is <cache>/pages/<key>/plan.json, files/<page>, and `complete`,
 // written last, so that an entry an interrupted build left is never used.
@@ -37,8 +37,6 @@ import { compareStamps, stampFromText, stampOf, stampText, type FileStamp, type 
 import { replaceWithoutFlush } from '../../files/atomic-file.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { listFolder } from '../../files/folders.ts';
-import { pageDigest } from '../data/earlier-pages.ts';
-import type { SiteReader } from '../data/site-reader.ts';
 import { readSavedPlan, searchScriptOf, type EarlierPages } from '../data/site-input.ts';
 import { evidenceBeside } from './evidence-pages.ts';
 import { linkOrCopy } from './link-or-copy.ts';
@@ -118,7 +116,7 @@ export class PageStore {
    * For each conversation to render, the entry its earlier render left, when
    * that render recorded its page digests for this code and the entry's
    * files are still those it kept: the pages whose models did not change are
-   * taken from it (EarlierPageRecords). An entry no current key names is one
+   * taken from it (earlier-page-records.ts). An entry no current key names is one
    * that a conversation had before it changed, or before the code did; they
    * are few, as each build removes the entries it does not use.
    */
@@ -300,7 +298,7 @@ function keptAsItWas(file: string, stamp: FileStamp | undefined, sha256: string)
 }
 
 /** What is recorded of a conversation's pages beside its plan: each page's digest, and whether it was kept from the earlier render. */
-interface PageDigests {
+export interface PageDigests {
   /** The site's code the pages were rendered with (kept-renderer.ts, siteCode). */
   readonly code: string;
   readonly pages: Record<string, { readonly digest: string; readonly kept: boolean; readonly sha256?: string }>;
@@ -313,7 +311,7 @@ interface Recorded {
   /**
    * The SHA-256 of the bytes of each page and evidence page that its render
    * wrote, by file, as the writers took them from the bytes they wrote
-   * (EarlierPageRecords, rendered; evidence-pages.ts): the pages kept from
+   * (earlier-page-records.ts, rendered; evidence-pages.ts): the pages kept from
    * its earlier render are not named, and are read again, but its evidence
    * pages all are (writeEvidencePages reads those it keeps).
    */
@@ -336,12 +334,12 @@ function recordedBeside(id: string, plan: string): Recorded {
 }
 
 /** Where the page digests of the conversation whose plan is saved at `plan` are recorded, beside it. */
-function pageDigestsBeside(plan: string): string {
+export function pageDigestsBeside(plan: string): string {
   return plan.replace(/\.json$/, '.pages.jsonl');
 }
 
 /** The page digests recorded beside a plan; none when there are none or they cannot be read. */
-function readPageDigests(file: string): PageDigests | undefined {
+export function readPageDigests(file: string): PageDigests | undefined {
   try {
     const lines = fs.readFileSync(file, 'utf8').split('\n');
     // The last piece is what follows the last newline: nothing, or a line cut short.
@@ -354,78 +352,5 @@ function readPageDigests(file: string): PageDigests | undefined {
     return digests;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * The page side of the store, in the process that renders pages (the kept
- * renderer, renderer-entry.mjs): which pages are kept from their
- * conversation's earlier render, and the record of every page's digest for
- * the next render. One per rendering process, on its site.
- */
-export class EarlierPageRecords {
-  /** The records started by this process, and the earlier ones read, by their files. */
-  private readonly started = new Set<string>();
-  private readonly earlierRead = new Map<string, PageDigests | undefined>();
-  /** The digest of each page being rendered, recorded once it is written (rendered). */
-  private readonly rendering = new Map<string, { readonly record: string; readonly code: string; readonly digest: string }>();
-
-  constructor(private readonly site: SiteReader) {}
-
-  /**
-   * The folder holding the page `file` as its conversation's earlier render
-   * wrote it, when its digest is the one that render recorded; undefined
-   * when it must be rendered. Either way its digest is recorded for the next
-   * render: a page kept at once, a page rendered once it is written
-   * (rendered). A site with no selection (every conversation rendered,
-   * nothing kept) records nothing and keeps nothing.
-   */
-  keptPage(file: string): string | undefined {
-    const { selected, code } = this.site.selectionOf(file);
-    if (code === undefined || selected.plan === '') return undefined;
-    const { model, rows } = this.site.outline(file);
-    const digest = pageDigest(model, file, code, rows);
-    const earlier = selected.earlier !== undefined ? this.earlierFolder(selected.earlier, file, digest) : undefined;
-    if (earlier !== undefined) this.record(pageDigestsBeside(selected.plan), code, { page: file, digest, kept: true });
-    else this.rendering.set(file, { record: pageDigestsBeside(selected.plan), code, digest });
-    return earlier;
-  }
-
-  /**
-   * Records the digest of the page `file`, rendered as `bytes`, with the
-   * SHA-256 of those bytes: the cache of finished pages and the manifest
-   * take it rather than reading every page back once the site is rendered.
-   */
-  rendered(file: string, bytes: Uint8Array): void {
-    const rendering = this.rendering.get(file);
-    if (rendering === undefined) return;
-    this.rendering.delete(file);
-    this.record(rendering.record, rendering.code, { page: file, digest: rendering.digest, kept: false, sha256: crypto.createHash('sha256').update(bytes).digest('hex') });
-  }
-
-  private earlierFolder(earlier: EarlierPages, file: string, digest: string): string | undefined {
-    if (!this.earlierRead.has(earlier.digests)) this.earlierRead.set(earlier.digests, readPageDigests(earlier.digests));
-    if (this.earlierRead.get(earlier.digests)?.pages[file]?.digest !== digest) return undefined;
-    try {
-      return fs.statSync(path.join(earlier.files, file)).isFile() ? earlier.files : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  // Each page's line is written as the page is done rather than all at the
-  // end: a page of the conversation may be the last this process renders. A
-  // render that stops half way leaves a record of the pages it did, which is
-  // never read, as its entry is never made complete.
-  private record(file: string, code: string, page: { page: string; digest: string; kept: boolean; sha256?: string }): void {
-    const line = `${JSON.stringify(page)}\n`;
-    if (this.started.has(file)) {
-      fs.appendFileSync(file, line);
-      return;
-    }
-    // Started afresh: what an interrupted render left there is not this one's.
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, `${JSON.stringify({ code })}\n${line}`);
-    this.started.add(file);
   }
 }

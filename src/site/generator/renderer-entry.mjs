@@ -8,7 +8,7 @@ import { SiteReader } from '../data/site-reader.ts';
 import { createHighlighter } from './highlight.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { relativeLinksOf } from './relative-links.ts';
-import { EarlierPageRecords } from './page-store.ts';
+import { EarlierPageRecords } from './earlier-page-records.ts';
 import { ReadAhead } from '../data/read-ahead.ts';
 import { SITE_WIDE_PAGES } from '../data/site-navigation.ts';
 

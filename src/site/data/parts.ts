@@ -44,7 +44,9 @@ function viewOf(part: Part): PartView {
     }
     case 'call': {
       const tool = describeToolUse(part.name, part.input);
-      return { ...view(part, callText(tool), part.name, callSegments(tool)), tool: shownDescription(tool) };
+      const restText = json(tool.rest);
+      const asTree = restShownAsTree(tool, restText);
+      return { ...view(part, callText(tool, restText), part.name, callSegments(tool, asTree)), tool: shownDescription(tool, asTree) };
     }
     case 'result': {
       const structured = jsonValueOf(part.text) !== undefined;
@@ -106,11 +108,11 @@ export function prose(text: string): Segment[] {
 /**
  * The text of a call as a page shows it and the search index takes it: what
  * its tool works on first (a command, a file's content, a diff's two sides,
- * a prompt), then the input the description did not name, as JSON.
+ * a prompt), then the input the description did not name, as JSON (`restText`).
  */
-function callText(tool: ToolDescription): string {
+function callText(tool: ToolDescription, restText: string): string {
   const pieces = [tool.command, tool.content, ...(tool.edits ?? []).flatMap((edit) => [edit.before, edit.after]), tool.pattern, tool.scope, ...(tool.todos ?? []).map((todo) => todo.text), tool.description, tool.prompt, tool.address, tool.query];
-  return [...pieces.filter((piece): piece is string => piece !== undefined), json(tool.rest)].filter((piece) => piece.length > 0).join('\n');
+  return [...pieces.filter((piece): piece is string => piece !== undefined), restText].filter((piece) => piece.length > 0).join('\n');
 }
 
 /**
@@ -119,13 +121,13 @@ function callText(tool: ToolDescription): string {
  * file's language, the input of any other tool as JSON. The rest of a call
  * is rendered from its description (components/Tools.tsx).
  */
-function callSegments(tool: ToolDescription): (shown: string) => Segment[] {
+function callSegments(tool: ToolDescription, restAsTree: boolean): (shown: string) => Segment[] {
   return (shown) => {
     // The command and the content come first in the call's text (callText).
     if (tool.kind === 'shell') return [{ text: shown.slice(0, tool.command?.length ?? 0), language: 'bash' }];
     if (tool.kind === 'file_write') return [{ text: shown.slice(0, tool.content?.length ?? 0), language: languageOfPath(tool.path) }];
-    // An MCP call's input is shown as a tree of its description's `rest` (shownDescription) when it fits, else as JSON.
-    if ((tool.kind === 'mcp' && !inputAsTree(tool)) || (tool.kind === 'other' && tool.prompt === undefined)) return [{ text: shown, language: 'json' }];
+    // An MCP call's input is shown as a tree of its description's `rest` (restShownAsTree) when it fits, else as JSON.
+    if ((tool.kind === 'mcp' && !restAsTree) || (tool.kind === 'other' && tool.prompt === undefined)) return [{ text: shown, language: 'json' }];
     return [{ text: shown }];
   };
 }
@@ -137,11 +139,11 @@ const REST_LIMIT = 4 * 1024;
 /**
  * A description as a page holds it: what its segments show (a command, a
  * file's content) left out, and every other text cut, so that a call stays
- * within the page's limit for one part as its segments do.
+ * within the page's limit for one part as its segments do. Its `rest` is
+ * kept when it is shown as names and values (restShownAsTree).
  */
-function shownDescription(tool: ToolDescription): ToolDescription {
+function shownDescription(tool: ToolDescription, restAsTree: boolean): ToolDescription {
   const { content: _content, command: _command, rest, subject, edits, prompt, todos, ...kept } = tool;
-  const restText = json(rest);
   let left = SHOWN_LIMIT;
   const cut = (text: string): string => {
     const shown = cutAtBytes(text, Math.max(left, 0));
@@ -154,14 +156,20 @@ function shownDescription(tool: ToolDescription): ToolDescription {
     ...(prompt !== undefined ? { prompt: cut(prompt) } : {}),
     ...(edits !== undefined ? { edits: edits.map((edit) => ({ before: cut(edit.before), after: cut(edit.after) })) } : {}),
     ...(todos !== undefined ? { todos: todos.slice(0, 200) } : {}),
-    // The input of an unknown tool, or of an MCP tool too large for a tree, is shown whole as its segment; what another leaves unnamed, here.
-    ...(rest !== undefined && (tool.kind === 'mcp' ? inputAsTree(tool) : !(tool.kind === 'other' && tool.prompt === undefined) && restText.length <= REST_LIMIT) ? { rest } : {}),
+    ...(restAsTree ? { rest } : {}),
   };
 }
 
-/** An MCP call's input is shown as a tree of names and values when its JSON is within a part's limit. */
-function inputAsTree(tool: ToolDescription): boolean {
-  return tool.kind === 'mcp' && tool.rest !== undefined && Buffer.byteLength(json(tool.rest)) <= SHOWN_LIMIT;
+/**
+ * Whether the input a description did not name (`restText`, its JSON) is
+ * shown as names and values (components/Tools.tsx, Rest): an MCP call's
+ * within a part's limit, another's within REST_LIMIT; never an unknown
+ * tool's, whose whole input is its JSON segment, nor an MCP call's too
+ * large for a tree, which is shown so too.
+ */
+function restShownAsTree(tool: ToolDescription, restText: string): boolean {
+  if (tool.rest === undefined || (tool.kind === 'other' && tool.prompt === undefined)) return false;
+  return tool.kind === 'mcp' ? Buffer.byteLength(restText) <= SHOWN_LIMIT : restText.length <= REST_LIMIT;
 }
 
 function json(value: unknown): string {

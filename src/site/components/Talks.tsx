@@ -100,6 +100,11 @@ const RUNTIME_WORDS: Record<string, string> = {
   'epoch.summary': 'Summary carried into the new context',
 };
 
+/** The text of one part as shown: its segments are pieces of it, in order. */
+export function partText(part: PartView): string {
+  return part.segments.map((segment) => segment.text).join('');
+}
+
 /** The text of parts as shown, a part to a line. */
 function textOf(parts: readonly PartView[]): string {
   return parts.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
@@ -135,7 +140,7 @@ function PromptParts({ parts }: { parts: PartView[] }): ReactNode {
 /** A part of one short line as a reader reads it, with its runtime context's words; undefined for any other part. */
 function wholeReading(part: PartView): string | undefined {
   if (part.state !== 'available' || part.segments.length === 0) return undefined;
-  const text = part.segments.map((segment) => segment.text).join('').trim();
+  const text = partText(part).trim();
   if (text === '' || text.includes('\n')) return undefined;
   return part.context !== undefined ? `${part.context}: ${text}` : text;
 }
@@ -267,7 +272,7 @@ export function Part({ part }: { part: PartView }) {
   if (part.context !== undefined) {
     return (
       <p className="part context-note">
-        <span className="context-label">{part.context}:</span> {part.segments.map((segment) => segment.text).join('')}
+        <span className="context-label">{part.context}:</span> {partText(part)}
       </p>
     );
   }

@@ -8,7 +8,7 @@ import type { ReactNode } from 'react';
 import { bytes, editDiff, lineCount, terminalRuns } from '../data/shown-text.ts';
 import type { PartView, StepView } from '../data/views.ts';
 import type { ToolDescription } from '../../model/tools.ts';
-import { Code, Evidence, Part } from './Talks.tsx';
+import { Code, Evidence, Part, partText } from './Talks.tsx';
 import { markdownHtml } from '../data/markdown.ts';
 import { prose } from '../data/parts.ts';
 
@@ -231,7 +231,7 @@ function Diff({ before, after }: { before: string; after: string }) {
 /** What came back: terminal output with its colours as classes, anything else as its part shows it; long output folded after its first line. */
 function Output({ part, tool }: { part: PartView; tool: ToolDescription }): ReactNode {
   if (part.kind !== 'result' || part.segments.some((segment) => segment.language !== undefined)) return <Part part={part} />;
-  const text = part.segments.map((segment) => segment.text).join('');
+  const text = partText(part);
   // A subagent answers in prose, as the assistant does.
   const lines = lineCount(text);
   if (tool.kind === 'agent') {

@@ -127,7 +127,7 @@ describe('the index', () => {
       { id: 'a', first: 'c/a.html', facts: facts('/app', '2026-03-01T00:00:00Z', 'Warmup', 0) },
       { id: 'b', first: 'c/b.html', facts: facts('/app', '2026-02-01T00:00:00Z', 'the real work') },
     ]);
-    expect([group!.conversations, group!.rows.map((row) => row.title), group!.withoutTurns.map((row) => row.title)]).toEqual([2, ['the real work'], ['Warmup']]);
+    expect([group!.rows.length + group!.withoutTurns.length, group!.rows.map((row) => row.title), group!.withoutTurns.map((row) => row.title)]).toEqual([2, ['the real work'], ['Warmup']]);
   });
 
   it('shows a first prompt once: as the title, at the preview’s length, when the title was made from it', () => {

@@ -253,8 +253,6 @@ export interface ProjectGroup {
   /** The project's path, or a word saying it is unknown. */
   readonly name: string;
   readonly folder?: string;
-  /** How many conversations the project holds, with turns or not. */
-  readonly conversations: number;
   /** The conversations with at least one turn of their own. */
   readonly rows: IndexRow[];
   /**
@@ -303,7 +301,6 @@ export function projectGroups(conversations: readonly IndexedConversation[]): Pr
       return {
         name,
         ...(group.folder !== undefined ? { folder: group.folder } : {}),
-        conversations: rows.length,
         rows: rows.filter((row) => row.facts.turns > 0).map(indexRow),
         withoutTurns: rows.filter((row) => row.facts.turns === 0).map(indexRow),
       };

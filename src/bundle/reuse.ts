@@ -9,7 +9,8 @@
 //
 // A file is reused only when three things still hold from the export that
 // wrote it, each checked by the file's stamp (device, inode, size, and
-// modification and change times in nanoseconds):
+// modification and change times in nanoseconds; the change time as the
+// record settled it, files/file-stamp.ts):
 //   - the storage-zone file it was copied from is the same file, unchanged;
 //   - the previous export's copy is the same file, unchanged since it was
 //     hashed, so its manifest digest still describes it;
@@ -32,7 +33,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KnownFolders, replaceWithoutFlush } from '../files/atomic-file.ts';
-import { compareStamps, stampFromText, stampOf, stampText, type FileStamp, type StampsRecord } from '../files/file-stamp.ts';
+import { compareStamps, settledMarkerOf, settledTime, stampFromText, stampOf, stampText, type FileStamp, type StampsRecord } from '../files/file-stamp.ts';
 import type { ManifestEntry } from './manifest.ts';
 
 const REUSE_SCHEMA = 'export-reuse/1';
@@ -66,6 +67,8 @@ export class ExportReuse {
     private readonly record: string,
     private readonly out: string,
     previous: Map<string, ReuseEntry>,
+    /** When the record's files last changed by the export that wrote it and the removal of the one before (file-stamp.ts, StampsRecord). */
+    private readonly settled: bigint | undefined,
   ) {
     this.previous = previous;
   }
@@ -75,6 +78,8 @@ export class ExportReuse {
     const key = crypto.createHash('sha256').update(path.resolve(out)).digest('hex').slice(0, 16);
     const record = path.join(data, '_exports', `${key}.json`);
     const previous = new Map<string, ReuseEntry>();
+    // Before the record: a marker written after it was read would settle a newer record than this one.
+    const settled = settledTime(settledMarkerOf(record));
     try {
       const parsed = JSON.parse(fs.readFileSync(record, 'utf8')) as { schema?: string; out?: string; files?: Record<string, ReuseEntry> };
       if (parsed.schema === REUSE_SCHEMA && parsed.out === path.resolve(out) && parsed.files) {
@@ -83,7 +88,7 @@ export class ExportReuse {
     } catch {
       // No record, or a damaged one: everything is copied, as the first time.
     }
-    return new ExportReuse(record, path.resolve(out), previous);
+    return new ExportReuse(record, path.resolve(out), previous, settled);
   }
 
   /**
@@ -98,7 +103,7 @@ export class ExportReuse {
     if (sourceStamp === undefined) throw new Error(`${source}: not a readable regular file`);
     const before = this.previous.get(relative);
     const exported = before && before.source === source && compareStamps(sourceStamp, stampFromText(before.sourceStamp)) === 'same' ? stampOf(path.join(this.out, relative)) : undefined;
-    if (before && exported !== undefined && compareStamps(exported, stampFromText(before.exportedStamp)) === 'same') {
+    if (before && exported !== undefined && compareStamps(exported, stampFromText(before.exportedStamp), this.settled) === 'same') {
       try {
         fs.linkSync(path.join(this.out, relative), target);
         this.known.set(relative, before.sha256);
@@ -145,24 +150,21 @@ export class ExportReuse {
 
   /**
    * The record of the stamps of the export now in place at `out`, for the
-   * next export: saved once the export it replaced is removed, whose links
-   * to the same files changed their change times since they were placed.
+   * next export: each file's stamp as it was placed, settled once the export
+   * it replaced is removed (file-stamp.ts, StampsRecord).
    */
   stampsRecord(entries: readonly ManifestEntry[]): StampsRecord {
-    const exported = (entry: ManifestEntry): string => path.join(this.out, entry.path);
-    return { files: entries.map(exported), save: (stamps) => this.save(entries, (entry) => stamps.get(exported(entry))) };
+    return { marker: settledMarkerOf(this.record), save: () => this.save(entries) };
   }
 
-  private save(entries: readonly ManifestEntry[], stampNow: (entry: ManifestEntry) => FileStamp | undefined): void {
+  private save(entries: readonly ManifestEntry[]): void {
     const files: Record<string, ReuseEntry> = {};
     for (const entry of entries) {
       const placed = this.placed.get(entry.path);
-      const now = stampNow(entry);
-      // Only a copy still byte for byte its storage file can stand in for it
-      // next time: the same inode, size and modification time as placed (a
-      // later step, a redaction, replaces a file with a new one).
-      if (placed === undefined || now === undefined || compareStamps(now, placed.placedStamp) === 'different') continue;
-      files[entry.path] = { source: placed.source, sourceStamp: stampText(placed.sourceStamp), exportedStamp: stampText(now), sha256: entry.sha256 };
+      // A file a later step replaced (a redaction) is another inode, which
+      // the next export tells from the one placed here by its stamp.
+      if (placed === undefined || placed.placedStamp === undefined) continue;
+      files[entry.path] = { source: placed.source, sourceStamp: stampText(placed.sourceStamp), exportedStamp: stampText(placed.placedStamp), sha256: entry.sha256 };
     }
     fs.mkdirSync(path.dirname(this.record), { recursive: true });
     replaceWithoutFlush(this.record, `${JSON.stringify({ schema: REUSE_SCHEMA, out: this.out, files })}\n`);

@@ -27,7 +27,7 @@ import { sessionDataBeside } from '../landing/layout.ts';
 import { KnownFolders } from '../files/atomic-file.ts';
 import { listFolder } from '../files/folders.ts';
 import { FolderRemover } from '../files/folder-remover.ts';
-import { stampsNow, type FileStamp, type StampsRecord } from '../files/file-stamp.ts';
+import type { StampsRecord } from '../files/file-stamp.ts';
 import { hasEnded } from '../files/process.ts';
 import type { SiteResult } from '../site/generator/site.ts';
 import type { WaitingRenderer } from '../site/generator/kept-renderer.ts';
@@ -234,11 +234,11 @@ async function completeExport(
   if (moved) fs.renameSync(out, previous);
   fs.renameSync(partial, out);
   const { stamps: reuseStamps, ...counts } = replaced(entries);
-  // The record of reused files, and the stamps of the site's kept pages, are
-  // saved once the earlier export is gone: removing its hard links changes
-  // the stamp (files/file-stamp.ts) of every file the two share.
+  // The record of reused files and the stamps of the site's kept pages are
+  // settled once the earlier export is gone: removing its hard links moves
+  // the change times of every file the two share (files/file-stamp.ts).
   const records = [reuseStamps, site?.keptPageStamps].filter((record) => record !== undefined);
-  if (!moved) saveRecords(records, stampsNow(records.flatMap(({ files }) => files)));
+  if (!moved) earlier.settleNow(out, records);
   else earlier.remove(out, previous, records);
   if (options.earlier === undefined) await earlier.removed();
   return { out, conversations: [...conversations], ...manifest, ...counts, ...(site ? { site } : {}), digests: everyDigest, listed: entries };
@@ -271,6 +271,8 @@ function conversationInputs(digests: ReadonlyMap<string, string>, conversations:
  */
 export class EarlierExports {
   private readonly removals = new Map<string, Promise<string | undefined>>();
+  /** What went wrong before any removal: records that could not be saved or settled. */
+  private readonly problems: string[] = [];
   private readonly remover = new FolderRemover();
 
   /** Waits until the earlier export at `out` is removed, if one is being removed, so that its folder name is free again. */
@@ -279,35 +281,62 @@ export class EarlierExports {
   }
 
   /**
-   * Removes `previous`, the earlier export at `out`, then saves these
-   * records with the stamps of their files as they are once it is gone
-   * (completeExport), taken on the thread that removed it.
+   * Saves these records of the export now at `out`, then removes `previous`,
+   * the earlier export moved aside, and settles them once it is gone.
    */
   remove(out: string, previous: string, records: readonly StampsRecord[]): void {
-    const removal = this.remover.remove(previous, records.flatMap(({ files }) => files));
-    this.removals.set(previous, removal.then(({ failure, stamps }) => (failure !== undefined ? `${previous}: the earlier export could not be removed: ${failure}; the next export removes it` : savedOrWhy(out, records, stamps))));
+    const unsaved = savedOrWhy(out, records);
+    const removal = this.remover.remove(previous, unsaved === undefined ? records.map(({ marker }) => marker) : []);
+    this.removals.set(
+      previous,
+      removal.then(({ removed, failure }) => {
+        if (!removed) return `${previous}: the earlier export could not be removed: ${failure}; the next export removes it`;
+        return unsaved ?? (failure !== undefined ? unsettled(out, failure) : undefined);
+      }),
+    );
   }
 
-  /** Waits until every earlier export moved aside is removed, and ends the thread that removed them; returns what could not be. */
+  /** Saves and settles these records of the export now at `out`, which replaced no earlier export. */
+  settleNow(out: string, records: readonly StampsRecord[]): void {
+    let why = savedOrWhy(out, records);
+    if (why === undefined) {
+      try {
+        for (const { marker } of records) fs.writeFileSync(marker, '');
+      } catch (error) {
+        why = unsettled(out, (error as Error).message);
+      }
+    }
+    if (why !== undefined) this.problems.push(why);
+  }
+
+  /** Waits until every earlier export moved aside is removed, and ends the thread that removed them; returns what could not be done. */
   async removed(): Promise<string[]> {
     const failures = await Promise.all(this.removals.values());
     this.removals.clear();
     this.remover.close();
-    return failures.filter((failure) => failure !== undefined);
+    return [...this.problems.splice(0), ...failures.filter((failure) => failure !== undefined)];
   }
 }
 
-function savedOrWhy(out: string, records: readonly StampsRecord[], stamps: ReadonlyMap<string, FileStamp | undefined>): string | undefined {
+/** Saves each record, its marker removed first (files/file-stamp.ts); says why when it cannot. */
+function savedOrWhy(out: string, records: readonly StampsRecord[]): string | undefined {
   try {
-    saveRecords(records, stamps);
+    for (const record of records) {
+      fs.rmSync(record.marker, { force: true });
+      record.save();
+    }
     return undefined;
   } catch (error) {
-    return `${out}: what the next export reuses could not be recorded (${(error as Error).message}); the next export copies the files or reads the kept pages that record would have spared it`;
+    return unrecorded(out, (error as Error).message);
   }
 }
 
-function saveRecords(records: readonly StampsRecord[], stamps: ReadonlyMap<string, FileStamp | undefined>): void {
-  for (const record of records) record.save(stamps);
+function unsettled(out: string, why: string): string {
+  return unrecorded(out, `its records could not be settled: ${why}`);
+}
+
+function unrecorded(out: string, why: string): string {
+  return `${out}: what the next export reuses could not be recorded (${why}); the next export copies the files or reads the kept pages that record would have spared it`;
 }
 
 /** Where this process moves the earlier export at `out` while the new one takes its place (see recoverInterruptedExports). */

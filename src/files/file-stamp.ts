@@ -11,9 +11,9 @@ import fs from 'node:fs';
  * stamped, and its change time. The change time is there because the
  * modification time can be set back by anyone who can write the file, and
  * the change time cannot: it moves with every write, and with every change
- * of the file's metadata, its count of hard links included. So a stamp is
- * taken once the links to the file are as they stay. Times are in
- * nanoseconds, as decimal text.
+ * of the file's metadata, its count of hard links included (a record of
+ * stamps allows for that: StampsRecord). Times are in nanoseconds, as
+ * decimal text.
  */
 export interface FileStamp {
   readonly device: string;
@@ -40,41 +40,57 @@ export function stampOfOpen(descriptor: number): FileStamp | undefined {
   }
 }
 
-/**
- * The stamp of a file by what `stat` with bigint times says of it, or by the
- * same fields as they come from another thread (folder-remover.ts), which
- * keeps none of its methods; undefined for anything but a regular file.
- */
-export function stampOfStats(stat: Pick<fs.BigIntStats, 'dev' | 'ino' | 'size' | 'mode' | 'mtimeNs' | 'ctimeNs'>): FileStamp | undefined {
-  return (stat.mode & BigInt(fs.constants.S_IFMT)) === BigInt(fs.constants.S_IFREG) ? { device: `${stat.dev}`, inode: `${stat.ino}`, size: `${stat.size}`, modified: `${stat.mtimeNs}`, changed: `${stat.ctimeNs}` } : undefined;
+/** The stamp of a file by what `stat` with bigint times says of it; undefined for anything but a regular file. */
+function stampOfStats(stat: fs.BigIntStats): FileStamp | undefined {
+  return stat.isFile() ? { device: `${stat.dev}`, inode: `${stat.ino}`, size: `${stat.size}`, modified: `${stat.mtimeNs}`, changed: `${stat.ctimeNs}` } : undefined;
 }
 
 /**
- * A record of files' stamps taken only once the links to them are as they
- * stay: after the earlier export, which shares their inodes, is removed
- * (export/export-folder.ts). `files` are those it records; `save` records
- * them, given each one's stamp as it then is, by file.
+ * A record of the stamps of files an export placed, saved as the export is
+ * swapped into place, with each file's stamp as it was checked or placed.
+ * Removing the earlier export, whose hard links share many of those files,
+ * then moves their change times. Rather than stamp every file again once it
+ * is gone, a marker is written beside the record (`marker`): its own change
+ * time, later than every change the removal made, is the record's settled
+ * time. A file whose change time alone differs from its recorded stamp, and
+ * is no later than that, changed only by the export and the removal
+ * (compareStamps). A record without its marker, as when the process ended
+ * before the removal did, is held to its stamps exactly.
  */
 export interface StampsRecord {
-  readonly files: readonly string[];
-  save(stamps: ReadonlyMap<string, FileStamp | undefined>): void;
+  /** Where the record's marker goes: removed before the record is saved, written once the earlier export is gone. */
+  readonly marker: string;
+  save(): void;
 }
 
-/** Each file's stamp as it is now, by file. */
-export function stampsNow(files: readonly string[]): Map<string, FileStamp | undefined> {
-  return new Map(files.map((file) => [file, stampOf(file)]));
+/** The marker of the record saved at `record` (StampsRecord). */
+export function settledMarkerOf(record: string): string {
+  return `${record}.settled`;
+}
+
+/** The settled time of a record, from its marker (StampsRecord); undefined when it has none. */
+export function settledTime(marker: string): bigint | undefined {
+  try {
+    return fs.statSync(marker, { bigint: true }).ctimeNs;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * How a file's stamp now compares with one taken before: the same; the same
  * but for the change time, which a hard link made or removed since gives,
  * and so does a write whose modification time was set back, which only the
- * bytes can tell apart; or another file, or other bytes.
+ * bytes can tell apart; or another file, or other bytes. Given the settled
+ * time of the record that holds `before` (StampsRecord), a change time moved
+ * on to no later than that is the same file.
  */
-export function compareStamps(now: FileStamp | undefined, before: FileStamp | undefined): 'same' | 'change time only' | 'different' {
+export function compareStamps(now: FileStamp | undefined, before: FileStamp | undefined, settled?: bigint): 'same' | 'change time only' | 'different' {
   if (now === undefined || before === undefined) return 'different';
   if (now.device !== before.device || now.inode !== before.inode || now.size !== before.size || now.modified !== before.modified) return 'different';
-  return now.changed === before.changed ? 'same' : 'change time only';
+  if (now.changed === before.changed) return 'same';
+  const changed = BigInt(now.changed);
+  return settled !== undefined && BigInt(before.changed) <= changed && changed <= settled ? 'same' : 'change time only';
 }
 
 /** A stamp as the records on disk hold it: `device:inode:size:modified:changed`. */

@@ -9,28 +9,18 @@
 // a folder to remove.
 //
 // Removing a folder whose files are hard links of others' changes their
-// change times, and so their stamps (file-stamp.ts). The records of those
-// stamps are saved once it is done, with stamps the remover takes on its
-// thread as soon as the folder is gone, rather than on the calling thread
-// after it, which is still busy with the archive.
+// change times. The records of those files' stamps are settled by markers
+// the remover writes as soon as the folder is gone (file-stamp.ts,
+// StampsRecord), on its own thread rather than on the calling one, which is
+// still busy with the archive.
 
 import { Worker } from 'node:worker_threads';
-import { stampOfStats, type FileStamp } from './file-stamp.ts';
 
 // CommonJS evaluated as it is, and without the process's TypeScript loader.
 const REMOVER = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
-// What a stamp is made of (file-stamp.ts, stampOfStats), and no more to send.
-const statOf = (file) => {
-  try {
-    const { dev, ino, size, mode, mtimeNs, ctimeNs } = fs.statSync(file, { bigint: true });
-    return { dev, ino, size, mode, mtimeNs, ctimeNs };
-  } catch {
-    return null;
-  }
-};
 // Each file unlinked as its folder lists it and each folder removed once
 // emptied: about half the calls of fs.rmSync, which looks at every entry
 // first and tries to remove every folder before emptying it too. The
@@ -64,37 +54,40 @@ const remove = (folder) => {
   if (kind.isDirectory()) removeTree(folder);
   else unlinkIfThere(folder);
 };
-parentPort.on('message', ({ folder, stampAfter }) => {
+parentPort.on('message', ({ folder, markers }) => {
   try {
     remove(folder);
   } catch (error) {
-    parentPort.postMessage({ folder, failure: error.message });
+    parentPort.postMessage({ folder, removed: false, failure: error.message });
     return;
   }
-  parentPort.postMessage({ folder, stats: stampAfter.map(statOf) });
+  try {
+    // A marker says what it is by its change time alone: written, never kept open.
+    for (const marker of markers) fs.writeFileSync(marker, '');
+  } catch (error) {
+    parentPort.postMessage({ folder, removed: true, failure: error.message });
+    return;
+  }
+  parentPort.postMessage({ folder, removed: true });
 });
 `;
 
-/** A folder removed, with the stamps asked for, by file; or why it could not be removed. */
+/** Whether a folder was removed, and what went wrong: why it was not, or why its markers were not written. */
 export interface Removal {
+  readonly removed: boolean;
   readonly failure?: string;
-  readonly stamps: ReadonlyMap<string, FileStamp | undefined>;
 }
 
 export class FolderRemover {
   private readonly worker: Worker;
   /** What each folder given and not yet removed resolves to, by folder. */
   private readonly pending = new Map<string, (removal: Removal) => void>();
-  /** The files whose stamps are taken once each folder is removed, by folder. */
-  private readonly stampAfter = new Map<string, readonly string[]>();
   /** Why the thread ended, once it has: every later folder fails with it. */
   private ended: string | undefined;
 
   constructor() {
     this.worker = new Worker(REMOVER, { eval: true, execArgv: [] });
-    this.worker.on('message', ({ folder, failure, stats }: { folder: string; failure?: string; stats?: (Parameters<typeof stampOfStats>[0] | null)[] }) =>
-      this.settle(folder, failure !== undefined ? { failure, stamps: new Map() } : { stamps: new Map(this.stampAfter.get(folder)!.map((file, index) => [file, stats![index] ? stampOfStats(stats![index]!) : undefined])) }),
-    );
+    this.worker.on('message', ({ folder, ...removal }: Removal & { folder: string }) => this.settle(folder, removal));
     this.worker.on('error', (error) => this.end(error.message));
     this.worker.on('exit', () => this.end('the thread that removes it ended'));
     // After the listeners: a listener for messages holds the process open again.
@@ -102,17 +95,15 @@ export class FolderRemover {
   }
 
   /**
-   * Removes `folder` and what it holds, then takes the stamps of the files
-   * `stampAfter` names; resolves to them, or to why the folder could not be
-   * removed, if it could not.
+   * Removes `folder` and what it holds, then writes the `markers` of the
+   * records of stamps it settles (file-stamp.ts, StampsRecord).
    */
-  remove(folder: string, stampAfter: readonly string[] = []): Promise<Removal> {
-    if (this.ended !== undefined) return Promise.resolve({ failure: this.ended, stamps: new Map() });
+  remove(folder: string, markers: readonly string[] = []): Promise<Removal> {
+    if (this.ended !== undefined) return Promise.resolve({ removed: false, failure: this.ended });
     return new Promise((resolve) => {
       this.pending.set(folder, resolve);
-      this.stampAfter.set(folder, stampAfter);
       this.worker.ref();
-      this.worker.postMessage({ folder, stampAfter });
+      this.worker.postMessage({ folder, markers });
     });
   }
 
@@ -125,12 +116,11 @@ export class FolderRemover {
   private settle(folder: string, removal: Removal): void {
     this.pending.get(folder)?.(removal);
     this.pending.delete(folder);
-    this.stampAfter.delete(folder);
     if (this.pending.size === 0) this.worker.unref();
   }
 
   private end(why: string): void {
     this.ended ??= why;
-    for (const folder of [...this.pending.keys()]) this.settle(folder, { failure: why, stamps: new Map() });
+    for (const folder of [...this.pending.keys()]) this.settle(folder, { removed: false, failure: why });
   }
 }

@@ -1,19 +1,19 @@
 // The thread that removes the earlier export: it removes a whole folder,
-// takes the stamps asked for once the folder is gone (a removed hard link
-// changes the change time of the file it shared), says why when a folder
-// cannot be removed, and never holds the process open while it has nothing
-// to remove.
+// writes the markers that settle the records of stamps once the folder is
+// gone (a removed hard link changes the change time of the file it shared),
+// says why when a folder cannot be removed, and never holds the process open
+// while it has nothing to remove.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FolderRemover } from '../../src/files/folder-remover.ts';
-import { compareStamps, stampOf } from '../../src/files/file-stamp.ts';
+import { compareStamps, settledTime, stampOf } from '../../src/files/file-stamp.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 describe('the folder remover', () => {
-  it('removes a folder whole and stamps the files asked for as they are once it is gone', async () => {
+  it('removes a folder whole, then writes the markers whose change time settles what the removal changed', async () => {
     const folder = temporaryFolder();
     const kept = path.join(folder, 'kept');
     fs.writeFileSync(kept, 'a page the next export keeps');
@@ -25,18 +25,22 @@ describe('the folder remover', () => {
     // The change time moves with the link count only if the clock has moved on.
     await new Promise((resolve) => setTimeout(resolve, 20));
 
+    const marker = path.join(folder, 'record.settled');
     const remover = new FolderRemover();
     try {
-      const removal = await remover.remove(earlier, [kept, path.join(folder, 'never written')]);
-      expect(removal.failure).toBeUndefined();
-      expect(fs.existsSync(earlier)).toBe(false);
-      expect(removal.stamps.get(kept)).toEqual(stampOf(kept));
-      expect(compareStamps(removal.stamps.get(kept), before)).toBe('change time only');
-      expect([...removal.stamps.keys()]).toEqual([kept, path.join(folder, 'never written')]);
-      expect(removal.stamps.get(path.join(folder, 'never written'))).toBeUndefined();
+      expect(await remover.remove(earlier, [marker])).toEqual({ removed: true });
     } finally {
       remover.close();
     }
+    expect(fs.existsSync(earlier)).toBe(false);
+    const settled = settledTime(marker);
+    expect(settled).toBeGreaterThanOrEqual(BigInt(stampOf(kept)!.changed));
+    expect(compareStamps(stampOf(kept), before)).toBe('change time only');
+    expect(compareStamps(stampOf(kept), before, settled)).toBe('same');
+    // A change after the marker is one the removal did not make.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    fs.chmodSync(kept, 0o600);
+    expect(compareStamps(stampOf(kept), before, settled)).toBe('change time only');
   });
 
   it('removes a symbolic link, given or inside, and never what it names', async () => {
@@ -53,8 +57,8 @@ describe('the folder remover', () => {
 
     const remover = new FolderRemover();
     try {
-      expect((await remover.remove(earlier)).failure).toBeUndefined();
-      expect((await remover.remove(named)).failure).toBeUndefined();
+      expect(await remover.remove(earlier)).toEqual({ removed: true });
+      expect(await remover.remove(named)).toEqual({ removed: true });
     } finally {
       remover.close();
     }
@@ -63,16 +67,22 @@ describe('the folder remover', () => {
     expect(fs.readFileSync(path.join(elsewhere, 'deep', 'not ours.txt'), 'utf8')).toBe('kept');
   });
 
-  it('says why a folder could not be removed, and once closed, that it no longer removes', async () => {
+  it('says why a folder could not be removed or its markers not written, and once closed, that it no longer removes', async () => {
     const folder = temporaryFolder();
     const file = path.join(folder, 'a file');
     fs.writeFileSync(file, 'not a folder');
     const remover = new FolderRemover();
-    const removal = await remover.remove(path.join(file, 'inside'), [file]);
+    const marker = path.join(folder, 'record.settled');
+    const removal = await remover.remove(path.join(file, 'inside'), [marker]);
+    expect(removal.removed).toBe(false);
     expect(removal.failure).toContain('ENOTDIR');
-    expect(removal.stamps.size).toBe(0);
+    // A folder not removed settles nothing.
+    expect(fs.existsSync(marker)).toBe(false);
+    const unwritable = await remover.remove(path.join(folder, 'no such folder'), [path.join(file, 'inside', 'record.settled')]);
+    expect(unwritable.removed).toBe(true);
+    expect(unwritable.failure).toContain('ENOTDIR');
     remover.close();
-    expect((await remover.remove(folder)).failure).toBe('the remover was closed');
+    expect(await remover.remove(folder)).toEqual({ removed: false, failure: 'the remover was closed' });
     expect(fs.existsSync(file)).toBe(true);
   });
 
@@ -85,7 +95,7 @@ describe('the folder remover', () => {
       import { FolderRemover } from ${JSON.stringify(module)};
       new FolderRemover();
       const busy = new FolderRemover();
-      busy.remove(${JSON.stringify(path.join(folder, 'earlier'))}).then(({ failure }) => console.log(failure ?? 'removed'));
+      busy.remove(${JSON.stringify(path.join(folder, 'earlier'))}).then(({ removed, failure }) => console.log(failure ?? (removed ? 'removed' : 'not removed')));
     `;
     // The process holds nothing else open: it ends once the removal has said it is done.
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], { encoding: 'utf8', timeout: 20_000 });

@@ -21,9 +21,10 @@
 // another inode, so either way the stamp no longer matches and the entry is
 // rendered again rather than trusted. Every export links the kept pages and
 // removes the earlier export's links, which moves their change times: so
-// once the earlier export is gone, the stamps of every kept file are
-// recorded again, all in one file beside the store (`page-stamps`), which
-// the next build compares with before the stamps in `complete`.
+// the stamps of every file kept by a build are recorded again, all in one
+// file beside the store (`page-stamps`), settled once the earlier export is
+// gone (files/file-stamp.ts, StampsRecord), which the next build compares
+// with before the stamps in `complete`.
 //
 // Beside an entry's plan, `plan.pages.jsonl` records the digest of each page
 // as it was rendered or kept: a line naming the code, then a line for each
@@ -33,7 +34,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { compareStamps, stampFromText, stampOf, stampText, type FileStamp, type StampsRecord } from '../../files/file-stamp.ts';
+import { compareStamps, settledMarkerOf, settledTime, stampFromText, stampOf, stampText, type FileStamp, type StampsRecord } from '../../files/file-stamp.ts';
 import { replaceWithoutFlush } from '../../files/atomic-file.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { listFolder } from '../../files/folders.ts';
@@ -76,6 +77,8 @@ export class PageStore {
   private readonly stampsFile: string;
   /** Those stamps, by `<entry>/<file>`. */
   private readonly stamps: ReadonlyMap<string, FileStamp>;
+  /** When the files of those stamps last changed by the export that recorded them and the removal of the one before it. */
+  private readonly settled: bigint | undefined;
   /** The files of each entry this build found finished or kept, by its folder, with the stamp each was checked or kept with. */
   private readonly keptIn = new Map<string, readonly KeptFile[]>();
   /**
@@ -94,6 +97,8 @@ export class PageStore {
   ) {
     this.folder = path.join(cache, 'pages');
     this.stampsFile = path.join(cache, STAMPS);
+    // Before the stamps: a marker written after they were read would settle newer ones.
+    this.settled = settledTime(settledMarkerOf(this.stampsFile));
     this.stamps = readStamps(this.stampsFile);
   }
 
@@ -155,23 +160,14 @@ export class PageStore {
   }
 
   /**
-   * The record of the stamps of the files of these entries (STAMPS), saved
-   * again once the earlier export is gone. Each entry was checked or kept by
-   * this build; a file changed in more than its change time since is left
-   * out, for the next build to check against its entry.
+   * The record of the stamps of the files of these entries (STAMPS), each as
+   * this build checked or kept it, settled once the earlier export is gone.
    */
   stampsRecord(entries: readonly Entry[]): StampsRecord {
-    const kept = entries.flatMap(({ folder }) => (this.keptIn.get(folder) ?? []).map(({ file, stamp }) => ({ key: `${path.basename(folder)}/${file}`, path: path.join(folder, FILES, file), stamp })));
+    const kept = entries.flatMap(({ folder }) => (this.keptIn.get(folder) ?? []).map(({ file, stamp }) => ({ key: `${path.basename(folder)}/${file}`, stamp })));
     return {
-      files: kept.map(({ path: file }) => file),
-      save: (stamps) => {
-        const lines: string[] = [];
-        for (const { key, path: file, stamp } of kept) {
-          const now = stamps.get(file);
-          if (now !== undefined && compareStamps(now, stamp) !== 'different') lines.push(`${stampText(now)} ${key}\n`);
-        }
-        replaceWithoutFlush(this.stampsFile, lines.join(''));
-      },
+      marker: settledMarkerOf(this.stampsFile),
+      save: () => replaceWithoutFlush(this.stampsFile, kept.map(({ key, stamp }) => (stamp !== undefined ? `${stampText(stamp)} ${key}\n` : '')).join('')),
     };
   }
 
@@ -184,8 +180,11 @@ export class PageStore {
     const kept = keptFilesOf(folder);
     if (kept === undefined) return { folder, render: true };
     const entry = path.basename(folder);
-    const latest = kept.map(({ file, stamp, sha256 }) => ({ file, stamp: this.stamps.get(`${entry}/${file}`) ?? stamp, sha256 }));
-    if (latest.every(({ file, stamp, sha256 }) => keptAsItWas(path.join(folder, FILES, file), stamp, sha256))) {
+    const latest = kept.map(({ file, stamp, sha256 }) => {
+      const recorded = this.stamps.get(`${entry}/${file}`);
+      return recorded !== undefined ? { file, stamp: recorded, sha256, settled: this.settled } : { file, stamp, sha256, settled: undefined };
+    });
+    if (latest.every(({ file, stamp, sha256, settled }) => keptAsItWas(path.join(folder, FILES, file), stamp, sha256, settled))) {
       this.keptIn.set(folder, latest);
       return { folder, render: false, kept };
     }
@@ -288,12 +287,13 @@ function readStamps(file: string): Map<string, FileStamp> {
 
 /**
  * Whether a kept file is as it was kept: its stamp unchanged, or changed in
- * its change time alone (every export links the file and removes the
- * earlier export's link, and an edit whose modification time was set back
- * looks the same) with its bytes still of its digest.
+ * its change time alone by no later than the `settled` time of the record
+ * the stamp is from, or else (a later link made or removed, and an edit
+ * whose modification time was set back, look the same) with its bytes still
+ * of its digest.
  */
-function keptAsItWas(file: string, stamp: FileStamp | undefined, sha256: string): boolean {
-  const compared = compareStamps(stampOf(file), stamp);
+function keptAsItWas(file: string, stamp: FileStamp | undefined, sha256: string, settled: bigint | undefined): boolean {
+  const compared = compareStamps(stampOf(file), stamp, settled);
   return compared === 'same' || (compared === 'change time only' && digestOfFile(file) === sha256);
 }
 

@@ -47,6 +47,11 @@ interface ReuseEntry {
   readonly sha256: string;
 }
 
+/** Where the data folder `data` keeps a record of the export folder `out`, of the kind `extension` names. */
+export function exportRecordOf(data: string, out: string, extension: string): string {
+  return path.join(data, '_exports', `${crypto.createHash('sha256').update(path.resolve(out)).digest('hex').slice(0, 16)}.${extension}`);
+}
+
 export class ExportReuse {
   private readonly previous: Map<string, ReuseEntry>;
   /**
@@ -75,8 +80,7 @@ export class ExportReuse {
 
   /** The reuse record of the export folder `out`, kept in the data folder. */
   static load(data: string, out: string): ExportReuse {
-    const key = crypto.createHash('sha256').update(path.resolve(out)).digest('hex').slice(0, 16);
-    const record = path.join(data, '_exports', `${key}.json`);
+    const record = exportRecordOf(data, out, 'json');
     const previous = new Map<string, ReuseEntry>();
     // Before the record: a marker written after it was read would settle a newer record than this one.
     const settled = settledTime(settledMarkerOf(record));

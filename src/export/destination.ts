@@ -7,8 +7,10 @@
 //   --out      must not be, hold or lie inside the source, the data folder or
 //              a merged export; when it exists and is not empty it must be an
 //              earlier export of this tool: one with the marker file that every
-//              export writes and nothing its manifest does not list, or one
-//              made before the marker (none) that verifies whole;
+//              export writes and nothing its manifest does not list (or whose
+//              folders are all as the last export into it recorded them,
+//              folder-record.ts), or one made before the marker (none) that
+//              verifies whole;
 //   --archive  must not be or lie inside the source, the data folder or --out;
 //              when it exists it must be an earlier archive of this tool: its
 //              first tar entries, decompressed from its first frames, are the
@@ -29,6 +31,7 @@ import { TarReader } from '../verify/tar-reader.ts';
 import { ZstdDecompression } from '../files/zstd.ts';
 import { ARCHIVE_TOP } from '../bundle/archive.ts';
 import { EXPORT_MARKER, EXPORT_MARKER_SCHEMA } from './export-folder.ts';
+import { unchangedSinceRecorded } from './folder-record.ts';
 import { BUNDLE, exportFiles, MANIFEST, META_FILES, type Manifest } from '../bundle/manifest.ts';
 
 /** The places an export was asked to use; `source` and `merged` are what it reads. */
@@ -55,7 +58,7 @@ export function refusalOf(places: ExportPlaces): string | undefined {
     const relation = relationOf(out, where);
     if (relation !== undefined) return `--out ${places.out}: it ${relation} ${what} (${where}); an export replaces its folder whole, so it goes in a folder of its own`;
   }
-  const outRefusal = earlierExportRefusal(out);
+  const outRefusal = earlierExportRefusal(out, () => unchangedSinceRecorded(places.data, places.out));
   if (outRefusal !== undefined) return `--out ${places.out}: ${outRefusal}`;
   if (places.archive !== undefined) {
     const archive = realPathOf(places.archive);
@@ -114,7 +117,8 @@ export function storageZoneRefusal(data: string): string | undefined {
   return undefined;
 }
 
-function earlierExportRefusal(out: string): string | undefined {
+/** Why `out` may not be replaced by an export; `unchanged` says whether it holds just what the last export into it left (folder-record.ts), which spares listing it. */
+function earlierExportRefusal(out: string, unchanged: () => boolean): string | undefined {
   const kind = kindOf(out);
   if (kind === 'none') return undefined;
   if (kind !== 'folder') return 'it is not a folder';
@@ -128,6 +132,7 @@ function earlierExportRefusal(out: string): string | undefined {
     return undefined;
   }
   if (!fs.readFileSync(path.join(out, EXPORT_MARKER), 'utf8').startsWith(`${EXPORT_MARKER_SCHEMA}\n`)) return `its ${EXPORT_MARKER} is not one this tool writes; ${replacing}`;
+  if (unchanged()) return undefined;
   let listed: Set<string>;
   try {
     listed = new Set((JSON.parse(fs.readFileSync(path.join(out, MANIFEST), 'utf8')) as Manifest).files.map((entry) => entry.path));

@@ -31,7 +31,8 @@ import type { StampsRecord } from '../files/file-stamp.ts';
 import { hasEnded } from '../files/process.ts';
 import type { SiteResult } from '../site/generator/site.ts';
 import type { WaitingRenderer } from '../site/generator/kept-renderer.ts';
-import { BUNDLE, compareBytes, conversationOwning, digestFiles, MANIFEST, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
+import { BUNDLE, compareBytes, conversationOwning, digestFiles, MANIFEST, META_FILES, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
+import { recordFolders } from './folder-record.ts';
 import { ExportReuse } from '../bundle/reuse.ts';
 import { UNOBSERVED, type StepObserver } from '../bundle/steps.ts';
 import { applyRedaction } from '../redaction/apply.ts';
@@ -119,7 +120,10 @@ export async function writeExport(data: string, out: string, conversations: read
       observer.step('redact');
       applyRedaction(path.join(partial, BUNDLE), options.redaction);
     }
-    return await completeExport(partial, out, conversations, reuse.knownOfPlaced(), options.siteCache ?? siteCacheOf(data), options, (entries) => ({ reused: reuse.reused, copied: reuse.copied, stamps: reuse.stampsRecord(entries) }));
+    return await completeExport(partial, out, conversations, reuse.knownOfPlaced(), options.siteCache ?? siteCacheOf(data), options, (entries, swapped) => {
+      recordFolders(data, out, [...entries.map((entry) => entry.path), ...META_FILES], swapped);
+      return { reused: reuse.reused, copied: reuse.copied, stamps: reuse.stampsRecord(entries) };
+    });
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
@@ -201,7 +205,8 @@ async function completeExport(
   known: { readonly digests: ReadonlyMap<string, string>; readonly sizes: ReadonlyMap<string, number> },
   siteCache: string,
   options: ExportOptions,
-  replaced: (entries: ManifestEntry[]) => { reused: number; copied: number; stamps?: StampsRecord },
+  /** What is done once the export is swapped into place, which `swapped` says when (Date.now, in nanoseconds, just before). */
+  replaced: (entries: ManifestEntry[], swapped: bigint) => { reused: number; copied: number; stamps?: StampsRecord },
 ): Promise<ExportResult> {
   const observer = options.observer ?? UNOBSERVED;
   const bundle = path.join(partial, BUNDLE);
@@ -232,8 +237,9 @@ async function completeExport(
   await earlier.removing(out);
   const moved = fs.existsSync(out);
   if (moved) fs.renameSync(out, previous);
+  const swapped = BigInt(Date.now()) * 1_000_000n;
   fs.renameSync(partial, out);
-  const { stamps: reuseStamps, ...counts } = replaced(entries);
+  const { stamps: reuseStamps, ...counts } = replaced(entries, swapped);
   // The record of reused files and the stamps of the site's kept pages are
   // settled once the earlier export is gone: removing its hard links moves
   // the change times of every file the two share (files/file-stamp.ts).

@@ -40,9 +40,23 @@ export function stampOfOpen(descriptor: number): FileStamp | undefined {
   }
 }
 
+/** The stamp of a folder, by the same fields as a file's: its change time moves with every entry made, removed or renamed in it. Undefined for anything but a folder. */
+export function folderStampOf(folder: string): FileStamp | undefined {
+  try {
+    const stat = fs.statSync(folder, { bigint: true });
+    return stat.isDirectory() ? fieldsOf(stat) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The stamp of a file by what `stat` with bigint times says of it; undefined for anything but a regular file. */
 function stampOfStats(stat: fs.BigIntStats): FileStamp | undefined {
-  return stat.isFile() ? { device: `${stat.dev}`, inode: `${stat.ino}`, size: `${stat.size}`, modified: `${stat.mtimeNs}`, changed: `${stat.ctimeNs}` } : undefined;
+  return stat.isFile() ? fieldsOf(stat) : undefined;
+}
+
+function fieldsOf(stat: fs.BigIntStats): FileStamp {
+  return { device: `${stat.dev}`, inode: `${stat.ino}`, size: `${stat.size}`, modified: `${stat.mtimeNs}`, changed: `${stat.ctimeNs}` };
 }
 
 /**

@@ -120,10 +120,12 @@ export async function writeExport(data: string, out: string, conversations: read
       observer.step('redact');
       applyRedaction(path.join(partial, BUNDLE), options.redaction);
     }
-    return await completeExport(partial, out, conversations, reuse.knownOfPlaced(), options.siteCache ?? siteCacheOf(data), options, (entries, swapped) => {
-      recordFolders(data, out, [...entries.map((entry) => entry.path), ...META_FILES], swapped);
-      return { reused: reuse.reused, copied: reuse.copied, stamps: reuse.stampsRecord(entries) };
-    });
+    return await completeExport(partial, out, conversations, reuse.knownOfPlaced(), options.siteCache ?? siteCacheOf(data), options, (entries) => ({
+      reused: reuse.reused,
+      copied: reuse.copied,
+      stamps: reuse.stampsRecord(entries),
+      recordFolders: (swapped) => recordFolders(data, out, [...entries.map((entry) => entry.path), ...META_FILES], swapped),
+    }));
   } catch (error) {
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
@@ -205,8 +207,12 @@ async function completeExport(
   known: { readonly digests: ReadonlyMap<string, string>; readonly sizes: ReadonlyMap<string, number> },
   siteCache: string,
   options: ExportOptions,
-  /** What is done once the export is swapped into place, which `swapped` says when (Date.now, in nanoseconds, just before). */
-  replaced: (entries: ManifestEntry[], swapped: bigint) => { reused: number; copied: number; stamps?: StampsRecord },
+  /**
+   * What the export's placing of files came to, once it is swapped into
+   * place: its counts, its record of stamps, and what records its folders,
+   * given when the swap was (Date.now, in nanoseconds, just before it).
+   */
+  replaced: (entries: ManifestEntry[]) => { reused: number; copied: number; stamps?: StampsRecord; recordFolders?: (swapped: bigint) => void },
 ): Promise<ExportResult> {
   const observer = options.observer ?? UNOBSERVED;
   const bundle = path.join(partial, BUNDLE);
@@ -239,13 +245,15 @@ async function completeExport(
   if (moved) fs.renameSync(out, previous);
   const swapped = BigInt(Date.now()) * 1_000_000n;
   fs.renameSync(partial, out);
-  const { stamps: reuseStamps, ...counts } = replaced(entries, swapped);
+  const { stamps: reuseStamps, recordFolders: recordFoldersOfExport, ...counts } = replaced(entries);
   // The record of reused files and the stamps of the site's kept pages are
   // settled once the earlier export is gone: removing its hard links moves
   // the change times of every file the two share (files/file-stamp.ts).
   const records = [reuseStamps, site?.keptPageStamps].filter((record) => record !== undefined);
   if (!moved) earlier.settleNow(out, records);
   else earlier.remove(out, previous, records);
+  // While the earlier export is removed, which is the longer to wait for.
+  recordFoldersOfExport?.(swapped);
   if (options.earlier === undefined) await earlier.removed();
   return { out, conversations: [...conversations], ...manifest, ...counts, ...(site ? { site } : {}), digests: everyDigest, listed: entries };
 }
@@ -287,12 +295,18 @@ export class EarlierExports {
   }
 
   /**
-   * Saves these records of the export now at `out`, then removes `previous`,
-   * the earlier export moved aside, and settles them once it is gone.
+   * Removes `previous`, the earlier export moved aside, and settles these
+   * records of the export now at `out` once it is gone; they are saved while
+   * it is removed. Their markers go first, so that none settles a record
+   * saved before this export. Should a record not be saved, its marker
+   * settles the one before, whose stamps name the files of the earlier
+   * export: those the new one shares are the same files, and the others no
+   * longer match.
    */
   remove(out: string, previous: string, records: readonly StampsRecord[]): void {
-    const unsaved = savedOrWhy(out, records);
-    const removal = this.remover.remove(previous, unsaved === undefined ? records.map(({ marker }) => marker) : []);
+    const unmarked = markersRemovedOrWhy(out, records);
+    const removal = this.remover.remove(previous, unmarked === undefined ? records.map(({ marker }) => marker) : []);
+    const unsaved = unmarked ?? savedOrWhy(out, records);
     this.removals.set(
       previous,
       removal.then(({ removed, failure }) => {
@@ -304,7 +318,7 @@ export class EarlierExports {
 
   /** Saves and settles these records of the export now at `out`, which replaced no earlier export. */
   settleNow(out: string, records: readonly StampsRecord[]): void {
-    let why = savedOrWhy(out, records);
+    let why = markersRemovedOrWhy(out, records) ?? savedOrWhy(out, records);
     if (why === undefined) {
       try {
         for (const { marker } of records) fs.writeFileSync(marker, '');
@@ -324,13 +338,20 @@ export class EarlierExports {
   }
 }
 
-/** Saves each record, its marker removed first (files/file-stamp.ts); says why when it cannot. */
+/** Removes the marker of each record (files/file-stamp.ts); says why when it cannot. */
+function markersRemovedOrWhy(out: string, records: readonly StampsRecord[]): string | undefined {
+  try {
+    for (const { marker } of records) fs.rmSync(marker, { force: true });
+    return undefined;
+  } catch (error) {
+    return unrecorded(out, (error as Error).message);
+  }
+}
+
+/** Saves each record; says why when it cannot. */
 function savedOrWhy(out: string, records: readonly StampsRecord[]): string | undefined {
   try {
-    for (const record of records) {
-      fs.rmSync(record.marker, { force: true });
-      record.save();
-    }
+    for (const record of records) record.save();
     return undefined;
   } catch (error) {
     return unrecorded(out, (error as Error).message);

@@ -258,17 +258,21 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const children = [start('lead', leadSelection, path.resolve(out), waitingRenderer), ...helperBuilds.map(({ child }) => child)];
       placedMeanwhile = undefined;
       notPlaced = undefined;
-      if (renderer !== undefined && store !== undefined) {
+      if (renderer !== undefined) {
         try {
-          placedMeanwhile = store.placeKept();
+          if (store !== undefined) placedMeanwhile = store.placeKept();
+          // While the children render: the renderer writes pages alone.
+          await writeSiteFiles(out, false);
         } catch (error) {
           notPlaced = { error };
         }
       }
       await allSucceed(children, observer);
-      if (renderer === undefined) await keepRenderer(path.join(root, `${name}-lead`, 'server'), code, roots);
-      // What a build copies from the public folder, and the renderer does not.
-      else fs.cpSync(PUBLIC, out, { recursive: true });
+      // An Astro build empties its output folder as it starts, and copies the public folder itself.
+      if (renderer === undefined) {
+        await keepRenderer(path.join(root, `${name}-lead`, 'server'), code, roots);
+        await writeSiteFiles(out, true);
+      }
       for (const { group, output } of helperBuilds) {
         for (const selected of conversations) {
           if (!group.has(selected.id)) continue;
@@ -296,7 +300,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     fs.rmSync(root, { recursive: true, force: true });
   }
   if (notPlaced) throw notPlaced.error;
-  return { pages: await finishPages(out, renderer !== undefined, placedMeanwhile ?? new Set()), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
+  return { pages: finishPages(out, renderer !== undefined, placedMeanwhile ?? new Set()), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
 }
 
 /**
@@ -388,12 +392,17 @@ export async function prepareRenderer(roots = BUILD_ROOTS): Promise<'kept' | 'ma
 }
 
 /**
- * What every rendering ends with: no build leftovers, the highlight style
- * sheet, and links relative, which the kept renderer made so already.
+ * The site's files that are no page: the highlight style sheet, and what a
+ * build copies from the public folder, unless `builtByAstro` (which did).
  */
-async function finishPages(out: string, byKeptRenderer: boolean, placed: ReadonlySet<string>): Promise<{ file: string; bytes: number }[]> {
-  removeBuildLeftovers(out);
+async function writeSiteFiles(out: string, builtByAstro: boolean): Promise<void> {
+  if (!builtByAstro) fs.cpSync(PUBLIC, out, { recursive: true });
   fs.writeFileSync(path.join(out, 'highlight.css'), await highlightStyleSheet());
+}
+
+/** What every rendering ends with: no build leftovers, and links relative, which the kept renderer made so already. */
+function finishPages(out: string, byKeptRenderer: boolean, placed: ReadonlySet<string>): { file: string; bytes: number }[] {
+  removeBuildLeftovers(out);
   return byKeptRenderer ? pagesUnder(out, undefined, placed) : relativeLinks(out);
 }
 

@@ -133,6 +133,31 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect(repeated).toEqual([]);
   });
 
+  it('gives each assistant turn one evidence fold, which holds its replies\' landed records too', { timeout: 300_000 }, async () => {
+    const page = await (await context(1280, false)).newPage();
+    let turns = 0;
+    let replies = 0;
+    for (const file of pages) {
+      await page.goto(pathToFileURL(file).href);
+      const seen = await page.evaluate(() =>
+        [...document.querySelectorAll('article.turn')].map((turn: { querySelectorAll(selector: string): { length: number } & Iterable<Texted> }) => ({
+          folds: turn.querySelectorAll(':scope > header details.ev').length,
+          underReplies: turn.querySelectorAll(':scope > .prose-step details.ev').length,
+          replies: [...turn.querySelectorAll(':scope > .prose-step')].filter((reply) => (reply.textContent ?? '').trim() !== '').length,
+          notes: turn.querySelectorAll(':scope > header details.ev .ev-also .evidence a').length,
+        })),
+      );
+      for (const turn of seen) {
+        expect([turn.folds, turn.underReplies], path.basename(file)).toEqual([1, 0]);
+        if (turn.replies > 0) expect(turn.notes, path.basename(file)).toBeGreaterThanOrEqual(turn.replies);
+        replies += turn.replies;
+      }
+      turns += seen.length;
+    }
+    expect(turns).toBeGreaterThan(100);
+    expect(replies).toBeGreaterThan(50);
+  });
+
   it('has a dark palette of its own, and opens the fold around a linked step', { timeout: 120_000 }, async () => {
     const file = pathToFileURL(firsts[0]!).href;
     const background = async (scheme: 'light' | 'dark'): Promise<string> => {

@@ -148,7 +148,11 @@ function wholeReading(part: PartView): string | undefined {
 /** Runtime steps shown open: short, and they change what the reader makes of the turns around them. */
 const OPEN_RUNTIME = new Set(['control.interrupt', 'error.api', 'message.synthetic']);
 
-export function Step({ step, root }: { step: StepView; root: string }): ReactNode {
+/**
+ * A step as a reader sees it. `withinTurn` is for the replies of an
+ * assistant turn, whose evidence its turn's fold holds (Evidence).
+ */
+export function Step({ step, root, withinTurn = false }: { step: StepView; root: string; withinTurn?: boolean }): ReactNode {
   const injected = step.flags.includes('injected');
   if (step.kind === 'message.external' && !injected) {
     // In a subagent's transcript the prompt comes from the agent that started it, not from the person.
@@ -165,27 +169,29 @@ export function Step({ step, root }: { step: StepView; root: string }): ReactNod
     );
   }
   if (step.kind === 'llm.call') {
+    // One fold per turn: a reply's own beside the turn's would be a second "evidence" under its text.
+    const replies = step.children.filter((child) => child.kind === 'message.assistant' && !isEmptyReply(child));
     return (
       <article className="step turn assistant" id={step.anchor}>
         <header className="who">
           <span className="role">Assistant</span>
           <TurnFacts step={step} />
-          <Evidence step={step} root={root} />
+          <Evidence step={step} root={root} also={replies} />
         </header>
         {step.parts.length > 0 && <Parts parts={step.parts} />}
         {step.children.map((child) => (
-          <Step key={child.id} step={child} root={root} />
+          <Step key={child.id} step={child} root={root} withinTurn />
         ))}
       </article>
     );
   }
   if (step.kind === 'message.assistant') {
     // A reply with no text of its own (its provider call's fold holds the same rows) shows nothing but its anchor.
-    if (step.parts.every((part) => part.state === 'available' && part.segments.every((segment) => segment.text.trim() === ''))) return <div className="step prose-step" id={step.anchor} />;
+    if (isEmptyReply(step)) return <div className="step prose-step" id={step.anchor} />;
     return (
       <div className="step prose-step" id={step.anchor}>
         <Parts parts={step.parts} />
-        <Evidence step={step} root={root} />
+        {!withinTurn && <Evidence step={step} root={root} />}
       </div>
     );
   }
@@ -224,6 +230,11 @@ export function Step({ step, root }: { step: StepView; root: string }): ReactNod
       <Evidence step={step} root={root} />
     </details>
   );
+}
+
+/** Whether a reply has no text of its own to show. */
+function isEmptyReply(step: StepView): boolean {
+  return step.parts.every((part) => part.state === 'available' && part.segments.every((segment) => segment.text.trim() === ''));
 }
 
 /** An assistant turn's model, tokens and time, on one line. */
@@ -345,10 +356,27 @@ export function Fold({ label, children }: { label: string; children: ReactNode }
   );
 }
 
-/** A step's evidence fold: its landed rows, its qualifications, its relations and what is unresolved about it. */
-export function Evidence({ step, root }: { step: StepView; root: string }) {
+/**
+ * A step's evidence fold: its landed rows, its qualifications, its relations
+ * and what is unresolved about it; and those of the steps `also` names
+ * (an assistant turn's replies), each under its own kind.
+ */
+export function Evidence({ step, root, also = [] }: { step: StepView; root: string; also?: readonly StepView[] }) {
   return (
-    <Fold label={step.kind}>
+    <Fold label={[step, ...also].map(({ kind }) => kind).join(', ')}>
+      <EvidenceNotes step={step} root={root} />
+      {also.map((other) => (
+        <div className="ev-also" key={other.id}>
+          <EvidenceNotes step={other} root={root} />
+        </div>
+      ))}
+    </Fold>
+  );
+}
+
+function EvidenceNotes({ step, root }: { step: StepView; root: string }) {
+  return (
+    <>
       <p>
         <a href={`${root}glossary.html#${glossaryAnchor(step.kind)}`}>{step.kind}</a>
         {step.toolName && <> · tool {step.toolName}</>}
@@ -376,7 +404,7 @@ export function Evidence({ step, root }: { step: StepView; root: string }) {
           Unresolved {entry.kind} ({entry.state}): {entry.meaning}
         </p>
       ))}
-    </Fold>
+    </>
   );
 }
 

@@ -25,7 +25,7 @@ const INTERNAL = /\b(llm\.call|context\.injection|message\.external|message\.ass
 // The page's globals, inside page.evaluate: the project compiles without the DOM's types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const document: any;
-declare function getComputedStyle(element: unknown): { backgroundColor: string; color: string; filter: string };
+declare function getComputedStyle(element: unknown): { backgroundColor: string; color: string; filter: string; whiteSpace: string };
 type Shown = { innerText: string; classList: { contains(name: string): boolean } };
 type Texted = { textContent: string | null };
 type Folded = Texted & { id: string; querySelector(selector: string): Texted | null; querySelectorAll(selector: string): Iterable<Texted> };
@@ -195,6 +195,18 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect(await page.evaluate((id) => (document.querySelector(`#${id} > details.prompt-long`) as { open: boolean }).open, id!)).toBe(false);
     await page.goto(`${file}#${id}`);
     expect(await page.evaluate((id) => (document.querySelector(`#${id} > details.prompt-long`) as { open: boolean }).open, id!)).toBe(true);
+  });
+
+  it('keeps the indentation of a line pasted into a prompt, as spaces laid out as written', { timeout: 120_000 }, async () => {
+    const page = await (await context(1280, false)).newPage();
+    await page.goto(pathToFileURL(pageHolding('<span class="indent">')).href);
+    const indent = await page.evaluate(() => {
+      const span = document.querySelector('.markdown .indent');
+      return { text: span.textContent, whiteSpace: getComputedStyle(span).whiteSpace, width: span.getBoundingClientRect().width };
+    });
+    expect(indent.text).toMatch(/^[ \t]+$/);
+    expect(indent.whiteSpace).toBe('pre');
+    expect(indent.width).toBeGreaterThan(0);
   });
 
   it('colours highlighted code with a dark theme of its own under a dark colour scheme, and diffs and terminal output for the dark too', { timeout: 120_000 }, async () => {

@@ -22,6 +22,15 @@ describe('markdown in a transcript', () => {
     expect(html).toContain('<p>A new paragraph</p>');
   });
 
+  it('keeps the spaces that start a line after a line break, as spaces', () => {
+    const html = markdownHtml('The config:\n{\n  "a": 1,\n  "b": {\n\t"c": 2\n  }\n}');
+    expect(html).toContain('{<br>\n<span class="indent">  </span>&quot;a&quot;: 1,<br>\n<span class="indent">  </span>&quot;b&quot;: {<br>\n<span class="indent">\t</span>&quot;c&quot;: 2<br>');
+    // Markup in the spaces' place is text, as everywhere.
+    expect(markdownHtml('a\n  <b>x</b>')).toContain('<span class="indent">  </span>&lt;b&gt;x&lt;/b&gt;');
+    // A list item's own indentation is the list's, not the text's.
+    expect(markdownHtml('- item\n  continues')).toContain('<li>item<br>\ncontinues</li>');
+  });
+
   it('shows raw HTML as text', () => {
     const html = markdownHtml('<script>window.x = 1</script> <img src=x onerror="y()"> <details open>');
     expect(html).not.toMatch(/<(script|img|details)/);

@@ -14,6 +14,7 @@ function markdownRenderer(): InstanceType<typeof MarkdownIt> {
   // line, and a reply's lines like "**Task 1**: …" then "**Task 2**: …", were
   // written to be read as the terminal shows them, not joined into a paragraph.
   const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: true });
+  keepIndentsAfterBreaks(markdown);
   // Autolinks (<https://…>) and links alike pass through here: anything but http(s) stays text.
   markdown.validateLink = (url) => WEB_ADDRESS.test(url.trim());
   const rules = markdown.renderer.rules;
@@ -37,6 +38,29 @@ function markdownRenderer(): InstanceType<typeof MarkdownIt> {
     return `<span class="image-ref">[image: ${markdown.utils.escapeHtml(token.content)}] ${markdown.utils.escapeHtml(source)}</span>`;
   };
   return markdown;
+}
+
+/**
+ * The spaces that start a line after a line break, kept: markdown drops
+ * them, and a JSON object, a stack trace or a command's output pasted into a
+ * prompt without a fence then reads as one flat column. They are written as
+ * they are, in a span the style sheet lays out as written, so that a copy
+ * of the text copies spaces.
+ */
+function keepIndentsAfterBreaks(markdown: InstanceType<typeof MarkdownIt>): void {
+  // The rule by the name markdown-it registered it under: a function's own name need not survive a bundler.
+  type InlineRule = Parameters<typeof markdown.inline.ruler.at>[1];
+  const newline = (markdown.inline.ruler as unknown as { __rules__: { name: string; fn: InlineRule }[] }).__rules__.find((rule) => rule.name === 'newline')?.fn;
+  if (newline === undefined) throw new Error('markdown-it has no newline rule to keep indents after');
+  markdown.inline.ruler.at('newline', (state, silent) => {
+    const start = state.pos;
+    if (!newline(state, silent)) return false;
+    // The rule skipped the next line's leading spaces and tabs after the line feed.
+    const indent = state.src.slice(start + 1, state.pos);
+    if (!silent && indent !== '') state.push('line_indent', '', 0).content = indent;
+    return true;
+  });
+  markdown.renderer.rules.line_indent = (tokens, index) => `<span class="indent">${markdown.utils.escapeHtml(tokens[index]!.content)}</span>`;
 }
 
 /** One renderer for the process: markdown-it's settings never change after it is made. */

@@ -8,7 +8,9 @@
 // stamp is the one recorded holds what it held then. A folder the export
 // changed just before its stamp was taken is recorded without one, with
 // the names it held: a change in the same tick of the clock would not move
-// its change time. The record is derived and disposable, beside the record
+// its change time. So is a folder on a file system that keeps times to the
+// millisecond or coarser (FAT, exFAT, HFS+ keep seconds), where a change
+// could fall in the same second as the one recorded. The record is derived and disposable, beside the record
 // of reused files; without it, or with any folder changed, the export folder
 // is checked against its manifest as before.
 
@@ -26,6 +28,15 @@ const SCHEMA = 'export-folders/1';
  * change times are taken from, which runs behind the one Date.now reads.
  */
 const SETTLED_BEFORE_NANOSECONDS = 50_000_000n;
+
+/**
+ * Whether a folder's stamp, whose change time is `changed`, can tell a later
+ * change from the export's own (recordFolders): it changed well before the
+ * swap, on a file system that keeps times finer than a millisecond.
+ */
+export function stampTrusted(changed: bigint, swapped: bigint): boolean {
+  return changed < swapped - SETTLED_BEFORE_NANOSECONDS && changed % 1_000_000n !== 0n;
+}
 
 /** A folder as recorded, by its path inside the export ('' for the export folder): its stamp (stampText), or, when it had changed too lately to have one, the names it held. */
 type Recorded = Record<string, string | readonly string[]>;
@@ -54,7 +65,7 @@ export function recordFolders(data: string, out: string, files: readonly string[
   for (const [folder, expected] of [...children].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const stamp = folderStampOf(path.join(out, folder));
     if (stamp === undefined) return;
-    if (BigInt(stamp.changed) < swapped - SETTLED_BEFORE_NANOSECONDS) {
+    if (stampTrusted(BigInt(stamp.changed), swapped)) {
       recorded[folder] = stampText(stamp);
       continue;
     }

@@ -10,7 +10,7 @@ import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { META_FILES, exportFiles } from '../../src/bundle/manifest.ts';
 import { refusalOf } from '../../src/export/destination.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
-import { recordFolders, unchangedSinceRecorded } from '../../src/export/folder-record.ts';
+import { recordFolders, stampTrusted, unchangedSinceRecorded } from '../../src/export/folder-record.ts';
 import { parsedFixtures, temporaryFolder } from '../helpers.ts';
 
 /** Nanoseconds since the epoch, as Date.now says them. */
@@ -64,8 +64,22 @@ describe('the record of an export folder', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     recordFolders(data, out, files, nowInNanoseconds());
     const stamped = (JSON.parse(fs.readFileSync(path.join(data, '_exports', record), 'utf8')) as { folders: Record<string, unknown> }).folders;
-    expect(Object.values(stamped).every((value) => typeof value === 'string')).toBe(true);
+    // Every one but a folder whose change time happens to be a whole millisecond, taken as a coarse file system's.
+    for (const [folder, value] of Object.entries(stamped)) {
+      if (typeof value !== 'string') expect(fs.statSync(path.join(out, folder), { bigint: true }).ctimeNs % 1_000_000n, folder).toBe(0n);
+    }
+    expect(Object.values(stamped).filter((value) => typeof value === 'string').length).toBeGreaterThan(Object.keys(stamped).length / 2);
     expect(unchangedSinceRecorded(data, out)).toBe(true);
+  });
+
+  it('trusts a folder\'s stamp only from well before the swap, on a file system that keeps times finer than a millisecond', () => {
+    const swapped = 1_800_000_000_000_000_000n;
+    expect(stampTrusted(swapped - 1_000_000_000n + 123_456n, swapped)).toBe(true);
+    // Changed in the last ticks before the swap: a change after it could have the same time.
+    expect(stampTrusted(swapped - 10_000_000n + 123_456n, swapped)).toBe(false);
+    // Whole seconds or milliseconds: FAT, exFAT, HFS+.
+    expect(stampTrusted(swapped - 5_000_000_000n, swapped)).toBe(false);
+    expect(stampTrusted(swapped - 5_000_000_000n + 7_000_000n, swapped)).toBe(false);
   });
 
   it('is not trusted when it is damaged or names another folder', { timeout: 120_000 }, async () => {

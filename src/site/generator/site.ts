@@ -200,12 +200,12 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * renderer is kept for the next time.
  *
  * With the kept renderer, `store.placeKept` places the pages of the other
- * conversations as the children render: this thread only waits for them
- * then, and the renderer writes only the pages it renders (an Astro build
- * empties its output folder as it starts). What it placed is returned as
- * `placedMeanwhile`, and left out of the pages written; what went wrong as
- * it did is the site's failure once the children are done, not the
- * renderer's.
+ * conversations, and the site's files that are no page are written, as the
+ * children render: this thread only waits for them then, and the renderer
+ * writes only the pages it renders (an Astro build empties its output folder
+ * as it starts). What was placed is returned as `placedMeanwhile`, and left
+ * out of the pages written; what went wrong meanwhile is the site's failure
+ * once the children are done, not the renderer's.
  */
 async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
   // Inside node_modules, so that the build resolves astro and react from the
@@ -224,7 +224,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   let rendererFailure: string | undefined;
   let splitAgain: SplitAgain[];
   let placedMeanwhile: ReadonlySet<string> | undefined;
-  let notPlaced: { error: unknown } | undefined;
+  let failedMeanwhile: { error: unknown } | undefined;
   const staging = path.join(root, 'evidence');
   const evidenceOf = conversations.filter(({ render }) => render);
   const evidence = writeEvidenceOnThread(bundle, staging, evidenceOf, code);
@@ -257,14 +257,14 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
       const children = [start('lead', leadSelection, path.resolve(out), waitingRenderer), ...helperBuilds.map(({ child }) => child)];
       placedMeanwhile = undefined;
-      notPlaced = undefined;
+      failedMeanwhile = undefined;
       if (renderer !== undefined) {
         try {
           if (store !== undefined) placedMeanwhile = store.placeKept();
           // While the children render: the renderer writes pages alone.
           await writeSiteFiles(out, false);
         } catch (error) {
-          notPlaced = { error };
+          failedMeanwhile = { error };
         }
       }
       await allSucceed(children, observer);
@@ -299,7 +299,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  if (notPlaced) throw notPlaced.error;
+  if (failedMeanwhile) throw failedMeanwhile.error;
   return { pages: finishPages(out, renderer !== undefined, placedMeanwhile ?? new Set()), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
 }
 

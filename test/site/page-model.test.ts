@@ -87,6 +87,26 @@ describe('a page model made by plain functions', () => {
     conversation.conversation.rows.close();
   });
 
+  it('gives a branch page the timeline of its own path, and the conversation’s first page that of every path', () => {
+    const conversation = planned(FIXTURE_SESSIONS.rewind);
+    const { plan } = conversation;
+    const first = pageOutline(conversation, plan.pages[0]!);
+    const branches = plan.pages.filter((page) => page.kind === 'branch' && page.number === 1);
+    expect(branches.length).toBeGreaterThan(0);
+    const pageOf = (href: string): string => href.split('#')[0]!;
+    // The first page lists the talks of every path, those on branch pages too.
+    expect(first.timeline.some(({ href }) => pageOf(href).startsWith('b/'))).toBe(true);
+    for (const page of branches) {
+      const outline = pageOutline(conversation, page);
+      expect(outline.timeline.length).toBeGreaterThan(0);
+      expect(outline.timeline.every(({ href }) => page.siblings.includes(pageOf(href)))).toBe(true);
+      const own = first.timeline.filter(({ href }) => page.siblings.includes(pageOf(href)));
+      const talk = ({ label, href, time }: (typeof own)[number]): object => ({ label, href, time });
+      expect(outline.timeline.map(talk)).toEqual(own.map(talk));
+    }
+    conversation.conversation.rows.close();
+  });
+
   it('models the index and search pages from the conversations’ summaries', () => {
     const cache = temporaryFolder();
     const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));

@@ -282,8 +282,18 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
     forksAtStart,
     ...(branch ? { branch } : {}),
     ...(page.file === plan.summary.first ? { overview: overviewOf(plan, structure, conversation, activeName) } : {}),
-    timeline: page.number === 1 ? timeline(stream.talks, plan) : [],
+    timeline: page.number === 1 ? timeline(page.kind === 'branch' ? talksOfPages(stream.talks, page.siblings, plan) : stream.talks, plan) : [],
   };
+}
+
+/**
+ * The talks placed on these pages: those of a branch, after its fork. The
+ * main stream holds every path's talks, and a branch page's timeline is of
+ * its own path; the conversation's first page has the timeline of them all.
+ */
+function talksOfPages(talks: readonly TalkView[], pages: readonly string[], plan: ConversationPlan): TalkView[] {
+  const own = new Set(pages);
+  return talks.filter((talk) => own.has(plan.pageOfTalk.get(talk.id) ?? ''));
 }
 
 

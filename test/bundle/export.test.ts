@@ -84,10 +84,13 @@ describe('the export folder', () => {
     await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false });
     expect(fs.existsSync(`${out}.partial-${process.pid}`)).toBe(false);
     expect(fs.readFileSync(path.join(out, 'root-digest.txt'), 'utf8').trim()).toBe(first.rootDigest);
-    // The export it replaced is removed in the background, and a third export right after waits for that.
+    // The export it replaced is removed in the background, and a third export
+    // right after waits for that, and for what the one before it recorded:
+    // it links every file but the export's marker.
     const earlier = new EarlierExports();
-    await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false, earlier });
-    await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false, earlier });
+    const third = await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false, earlier });
+    const fourth = await writeExport(data, out, [FIXTURE_SESSIONS.rewind], { site: false, earlier });
+    expect([fourth.reused, fourth.copied]).toEqual([third.files - 1, 0]);
     expect(await earlier.removed()).toEqual([]);
     expect(fs.readdirSync(path.dirname(out))).toEqual(['export']);
   });

@@ -55,6 +55,21 @@ for (const tree of trees) {
   exportOnce(tree);
 }
 
+// The trees are compared on copies that have had as many lines added: a copy
+// that had lines added outside this benchmark exports a larger conversation
+// each round, which made one tree look slower than another by its copy alone.
+const copies = trees.map(({ name, scratch }) => ({ name, bytes: bytesUnder(path.join(scratch, 'projects')) }));
+if (new Set(copies.map(({ bytes }) => bytes)).size > 1) {
+  throw new Error(`the trees' copies of the corpus differ (${copies.map(({ name, bytes }) => `${name} ${bytes} bytes`).join(', ')}): lines were added to some outside this benchmark; remove their folders under bench/work/ to start them again`);
+}
+
+function bytesUnder(folder: string): number {
+  return (fs.readdirSync(folder, { recursive: true }) as string[]).reduce((bytes, file) => {
+    const stats = fs.statSync(path.join(folder, file));
+    return stats.isFile() ? bytes + stats.size : bytes;
+  }, 0);
+}
+
 const seconds = new Map<string, number[]>(trees.map(({ name }) => [name, []]));
 const steps = new Map<string, Map<string, number[]>>(trees.map(({ name }) => [name, new Map()]));
 for (let round = 0; round < rounds; round++) {
@@ -85,8 +100,31 @@ const lines = [
   `| **second export** | ${trees.map(({ name }) => `${median(seconds.get(name)!).toFixed(3)} s`).join(' | ')} |`,
   ...stepNames.map((step) => `| · ${step} | ${trees.map(({ name }) => `${median(steps.get(name)!.get(step) ?? [0]).toFixed(0)}`).join(' | ')} |`),
   '',
+  ...pairedRatios(),
 ];
 const table = lines.join('\n');
 process.stdout.write(table);
 fs.mkdirSync(path.join(bench, 'results'), { recursive: true });
 fs.writeFileSync(path.join(bench, 'results', `second-export-rounds-${new Date().toISOString().slice(0, 10)}.md`), table);
+
+/**
+ * Each tree against the first, round by round: the trees of a round run back
+ * to back, so their ratio is freer of the machine's drift than the ratio of
+ * medians. The median ratio is given with its 95% interval from the order
+ * of the ratios (the ranks (n ± 1.96√n) / 2 from either end, rounded outwards, which hold the median with 95%
+ * chance whatever the distribution), and how many rounds were slower.
+ */
+function pairedRatios(): string[] {
+  const [first, ...others] = trees;
+  if (first === undefined || others.length === 0) return [];
+  const lines = [`Each tree against ${first.name}, round by round (its time over ${first.name}'s in the same round):`, '', '| | median ratio | 95% interval of the median | middle half | rounds slower |', '| --- | ---: | ---: | ---: | ---: |'];
+  for (const { name } of others) {
+    const ratios = seconds.get(name)!.map((value, round) => value / seconds.get(first.name)![round]!).sort((a, b) => a - b);
+    const n = ratios.length;
+    const low = Math.max(0, Math.floor(n / 2 - 0.98 * Math.sqrt(n)) - 1);
+    const high = Math.min(n - 1, Math.ceil(n / 2 + 0.98 * Math.sqrt(n)));
+    const quarter = (q: number): number => ratios[Math.min(n - 1, Math.floor(q * n))]!;
+    lines.push(`| ${name} | ${median(ratios).toFixed(3)} | ${ratios[low]!.toFixed(3)}-${ratios[high]!.toFixed(3)} | ${quarter(0.25).toFixed(3)}-${quarter(0.75).toFixed(3)} | ${ratios.filter((ratio) => ratio > 1).length} of ${n} |`);
+  }
+  return [...lines, ''];
+}

@@ -18,12 +18,8 @@
 // change since the previous export into the same folder are hard links to it,
 // with their digests taken from it (reuse.ts).
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { conversationFolder } from '../session-flow/chain.ts';
-import { landedFilesOfSession } from '../landing/session-state.ts';
-import { sessionDataBeside } from '../landing/layout.ts';
 import { KnownFolders } from '../files/atomic-file.ts';
 import { listFolder } from '../files/folders.ts';
 import { FolderRemover } from '../files/folder-remover.ts';
@@ -34,6 +30,7 @@ import type { WaitingRenderer } from '../site/generator/kept-renderer.ts';
 import { BUNDLE, compareBytes, conversationOwning, digestFiles, MANIFEST, META_FILES, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
 import { recordFolders } from './folder-record.ts';
 import { ExportReuse } from '../bundle/reuse.ts';
+import { conversationFiles, conversationInput, exportPathOf } from '../bundle/conversation-files.ts';
 import { UNOBSERVED, type StepObserver } from '../bundle/steps.ts';
 import { applyRedaction } from '../redaction/apply.ts';
 import type { RedactionPlan } from '../redaction/scan.ts';
@@ -94,25 +91,11 @@ export async function writeExport(data: string, out: string, conversations: read
   fs.rmSync(partial, { recursive: true, force: true });
   const observer = options.observer ?? UNOBSERVED;
   const reuse = ExportReuse.load(data, out);
-  const copy = (from: string, relative: string): void => observer.advance(1, reuse.place(from, partial, `${BUNDLE}/${relative}`));
+  const copy = (from: string, relative: string): void => observer.advance(1, reuse.place(from, partial, exportPathOf(relative)));
   try {
     observer.step('bundle');
     for (const conversation of conversations) {
-      // The conversation is its session unless one was supplied; the session
-      // a chain was built from is in its rounds.
-      const session = conversation;
-      for (const landed of landedFilesOfSession(data, session)) {
-        copy(landed.path, `${session}/${landed.relative}`);
-        const sd = sessionDataBeside(landed.path);
-        if (fs.existsSync(sd)) copy(sd, `${session}/${path.posix.dirname(landed.relative)}/${path.basename(sd)}`);
-      }
-      const chain = conversationFolder(data, conversation);
-      for (const part of ['rounds', 'branches']) {
-        for (const name of listFolder(path.join(chain, part))) copy(path.join(chain, part, name), `_conversations/${conversation}/${part}/${name}`);
-      }
-      for (const branch of listFolder(path.join(chain, 'labels'))) {
-        for (const name of listFolder(path.join(chain, 'labels', branch))) copy(path.join(chain, 'labels', branch, name), `_conversations/${conversation}/labels/${branch}/${name}`);
-      }
+      for (const { source, relative } of conversationFiles(data, conversation)) copy(source, relative);
     }
     if (options.redaction) {
       // Before anything reads the bundle: the digests, the site, the manifest
@@ -263,15 +246,11 @@ function withSite<Value>(bundle: ReadonlyMap<string, Value>, site: ReadonlyMap<s
   return site ? new Map([...bundle, ...[...site].map(([file, value]) => [`${SITE}/${file}`, value] as const)]) : bundle;
 }
 
-/**
- * One digest per conversation over the digests of every bundle file it owns
- * (its session's evidence and its chain, branch and label records): what its
- * site pages are a function of.
- */
+/** The digest of each conversation's bundle files (conversationInput): what its site pages are a function of. */
 function conversationInputs(digests: ReadonlyMap<string, string>, conversations: readonly string[]): Map<string, string> {
-  const owned = new Map<string, string[]>(conversations.map((conversation) => [conversation, []]));
-  for (const [file, digest] of digests) owned.get(conversationOwning(file) ?? '')?.push(`${digest}  ${file}\n`);
-  return new Map([...owned].map(([conversation, lines]) => [conversation, crypto.createHash('sha256').update(lines.sort().join('')).digest('hex')]));
+  const owned = new Map<string, { file: string; sha256: string }[]>(conversations.map((conversation) => [conversation, []]));
+  for (const [file, sha256] of digests) owned.get(conversationOwning(file) ?? '')?.push({ file, sha256 });
+  return new Map([...owned].map(([conversation, files]) => [conversation, conversationInput(files)]));
 }
 
 /**

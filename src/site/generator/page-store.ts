@@ -11,7 +11,7 @@
 // again keeps each page whose model did not change from its earlier render
 // (earlier-page-records.ts, data/earlier-pages.ts).
 //
-// An entry is <cache>/pages/<key>/plan.json, files/<page>, and `complete`,
+// An entry is <cache>/pages/<conversation>.<key>/plan.json, files/<page>, and `complete`,
 // written last, so that an entry an interrupted build left is never used.
 // The pages in files/ and in the export are one file, hard links to each
 // other: copying them would cost about as much as the rest of a second
@@ -38,6 +38,7 @@ import { compareStamps, settledMarkerOf, settledTime, stampFromText, stampOf, st
 import { replaceWithoutFlush } from '../../files/atomic-file.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { listFolder } from '../../files/folders.ts';
+import { slug } from '../data/page-files.ts';
 import { readSavedPlan, searchScriptOf, type EarlierPages } from '../data/site-input.ts';
 import { evidenceBeside } from './evidence-pages.ts';
 import { linkOrCopy } from './link-or-copy.ts';
@@ -75,8 +76,8 @@ export class PageStore {
   private readonly folder: string;
   /** Where the stamps of the kept files are recorded again after each export (stampsRecord). */
   private readonly stampsFile: string;
-  /** Those stamps, by `<entry>/<file>`. */
-  private readonly stamps: ReadonlyMap<string, FileStamp>;
+  /** Those stamps as text, by `<entry>/<file>`: read as a stamp only when its entry is looked at (a child rendering ahead looks at two). */
+  private readonly stamps: ReadonlyMap<string, string>;
   /** When the files of those stamps last changed by the export that recorded them and the removal of the one before it. */
   private readonly settled: bigint | undefined;
   /** The files of each entry this build found finished or kept, by its folder, with the stamp each was checked or kept with. */
@@ -106,7 +107,7 @@ export class PageStore {
   find(inputs: ReadonlyMap<string, string>): Finished[] {
     return [...inputs].map(([id, input]) => {
       const key = crypto.createHash('sha256').update(`${this.code}\n${id}\n${input}`).digest('hex');
-      const entry = this.entryOf(path.join(this.folder, key));
+      const entry = this.entryOf(path.join(this.folder, `${entryPrefixOf(id)}${key}`));
       const plan = path.join(entry.folder, PLAN);
       return { id, plan, ...entry, pages: () => (entry.kept ? entry.kept.map(({ file }) => file) : this.recordedOf(id, plan).files) };
     });
@@ -130,8 +131,10 @@ export class PageStore {
     const current = new Set(finished.map(({ folder }) => path.basename(folder)));
     const found = new Map<string, EarlierPages>();
     if (rendering.size === 0) return found;
+    const prefixes = [...rendering].map(entryPrefixOf);
     for (const name of listFolder(this.folder)) {
-      if (current.has(name)) continue;
+      // Named for another conversation: its plan need not be read to know it.
+      if (current.has(name) || !prefixes.some((prefix) => name.startsWith(prefix))) continue;
       const folder = path.join(this.folder, name);
       const digests = pageDigestsBeside(path.join(folder, PLAN));
       if (readPageDigests(digests)?.code !== this.code) continue;
@@ -181,7 +184,8 @@ export class PageStore {
     if (kept === undefined) return { folder, render: true };
     const entry = path.basename(folder);
     const latest = kept.map(({ file, stamp, sha256 }) => {
-      const recorded = this.stamps.get(`${entry}/${file}`);
+      const text = this.stamps.get(`${entry}/${file}`);
+      const recorded = text !== undefined ? stampFromText(text) : undefined;
       return recorded !== undefined ? { file, stamp: recorded, sha256, settled: this.settled } : { file, stamp, sha256, settled: undefined };
     });
     if (latest.every(({ file, stamp, sha256, settled }) => keptAsItWas(path.join(folder, FILES, file), stamp, sha256, settled))) {
@@ -249,6 +253,16 @@ export class PageStore {
 }
 
 
+/**
+ * How the name of every entry of the conversation `id` begins: its name in
+ * the site's files, so that the entries of one conversation are found by
+ * their names. Two conversations' prefixes may still begin alike, and an
+ * entry is taken for one only by the id its plan names.
+ */
+function entryPrefixOf(id: string): string {
+  return `${slug(id)}.`;
+}
+
 /** The files an entry's `complete` names; undefined when there is none. */
 function keptFilesOf(folder: string): KeptFile[] | undefined {
   let text: string;
@@ -265,12 +279,13 @@ function keptFilesOf(folder: string): KeptFile[] | undefined {
 }
 
 /**
- * The stamps recorded again after the last export, by `<entry>/<file>`;
- * none when they cannot be read. A line that is not whole, as a crash may
- * leave the unflushed file, names no stamp and is left out.
+ * The stamps recorded again after the last export, as text, by
+ * `<entry>/<file>`; none when they cannot be read. A line that is not whole,
+ * as a crash may leave the unflushed file, names no stamp (stampFromText)
+ * and is taken for no record.
  */
-function readStamps(file: string): Map<string, FileStamp> {
-  const stamps = new Map<string, FileStamp>();
+function readStamps(file: string): Map<string, string> {
+  const stamps = new Map<string, string>();
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -279,8 +294,7 @@ function readStamps(file: string): Map<string, FileStamp> {
   }
   for (const line of text.split('\n')) {
     const space = line.indexOf(' ');
-    const stamp = space > 0 ? stampFromText(line.slice(0, space)) : undefined;
-    if (stamp !== undefined) stamps.set(line.slice(space + 1), stamp);
+    if (space > 0) stamps.set(line.slice(space + 1), line.slice(0, space));
   }
   return stamps;
 }

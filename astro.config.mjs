@@ -43,7 +43,7 @@ function keptRenderer() {
         setAdapter({
           name: 'sessionizer-kept-renderer',
           serverEntrypoint: fileURLToPath(new URL('./src/site/generator/renderer-entry.mjs', import.meta.url)),
-          exports: ['open', 'prepare', 'readAhead'],
+          exports: ['open', 'prepare', 'readAhead', 'renderAhead'],
           supportedAstroFeatures: { staticOutput: 'stable', hybridOutput: 'stable', serverOutput: 'stable' },
         }),
     },

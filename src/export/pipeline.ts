@@ -179,8 +179,9 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   const unknown = chosen.filter((id) => !stored.includes(id));
   for (const conversation of unknown) tell({ type: 'unknown conversation', conversation, data });
   if (unknown.length > 0) return { type: 'unknown conversations' };
-  // A redacted export renders copies that differ from the storage zone: nothing read ahead would be used.
-  if (!request.redaction) waitingRenderer?.readAhead(data, sessionToReadAhead(report.sessions, chosen));
+  // A redacted export renders copies that differ from the storage zone: nothing read or rendered ahead would be used.
+  const changed = request.redaction ? undefined : onlyChangedSession(report.sessions, chosen);
+  if (changed !== undefined) waitingRenderer?.readAhead(data, [changed]);
   observer.step('parse');
   let newRounds = 0;
   let unchangedConversations = 0;
@@ -198,6 +199,8 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
     rejected = true;
   }
   const exported = chosen.filter((session) => !leftOut.has(session));
+  // Its files are all in the storage zone now, as the bundle will hold them.
+  if (changed !== undefined && !leftOut.has(changed)) waitingRenderer?.renderAhead(data, changed);
   // Said after every error, with why.
   for (const session of report.sessions) for (const source of session.sources) if (source.inFlightBytes > 0) tell({ type: 'write in progress', session: session.session, source: source.source, message: source.message });
   let redaction: RedactionPlan | undefined;
@@ -218,15 +221,16 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
 
 /**
  * The session a waiting renderer reads from the storage zone while the
- * export parses (site/data/read-ahead.ts): the one chosen session with new
- * evidence, when there is exactly one, as after a person worked on in one
- * conversation. Not more: the child would hold each one's rows from now
+ * export parses (site/data/read-ahead.ts), and renders the pages of once it
+ * is parsed (site/generator/render-ahead.ts): the one chosen session with
+ * new evidence, when there is exactly one, as after a person worked on in
+ * one conversation. Not more: the child would hold each one's rows from now
  * until it renders it, where it holds one conversation at a time otherwise.
  */
-function sessionToReadAhead(sessions: readonly SessionOutcome[], chosen: readonly string[]): string[] {
+function onlyChangedSession(sessions: readonly SessionOutcome[], chosen: readonly string[]): string | undefined {
   const wanted = new Set(chosen);
   const changed = sessions.filter((outcome) => outcome.sources.some((source) => source.landed.length > 0) && wanted.has(outcome.session));
-  return changed.length === 1 ? [changed[0]!.session] : [];
+  return changed.length === 1 ? changed[0]!.session : undefined;
 }
 
 async function verifyAndMerge(inputs: readonly string[], destination: ExportDestination, waitingRenderer: WaitingRenderer | undefined, { observer, tell }: ExportHooks): Promise<MergeOutcome> {

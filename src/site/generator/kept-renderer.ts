@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listFolder } from '../../files/folders.ts';
+import { cachedBlocks } from '../data/highlighted.ts';
 import type { SiteInput } from '../data/site-input.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 
@@ -132,6 +133,21 @@ export interface WaitingRenderer {
    * likely to render. Before begin only; a later call is ignored.
    */
   readAhead(data: string, sessions: readonly string[]): void;
+  /**
+   * Tells the child to render the pages of `conversation` from the storage
+   * zone `data`, once it is parsed, while the export writes its bundle
+   * (render-ahead.ts). Before begin only, and once; only for a child given a
+   * highlight cache, into which it renders.
+   */
+  renderAhead(data: string, conversation: string): void;
+  /**
+   * The code blocks the highlight cache held when the child was told to
+   * render ahead, which highlights into it: what the site step counts the
+   * blocks it highlighted from. Undefined when it was not told to.
+   */
+  readonly blocksBeforeAhead: number | undefined;
+  /** How many pages the child placed from its render ahead, once it has rendered its site. */
+  readonly renderedAhead: number;
   /** Stops the child, unless it was given its work: an export that renders nothing does not need it. */
   dismiss(): void;
   /** Whether the child was given work. */
@@ -160,6 +176,12 @@ export function startWaitingRenderer(options: { roots?: string; cache?: string }
   child.done.catch(() => {});
   let settled = false;
   let used = false;
+  let blocksBeforeAhead: number | undefined;
+  let renderedAhead = 0;
+  child.onMessage((message) => {
+    const said = (message as { renderedAhead?: unknown }).renderedAhead;
+    if (typeof said === 'number') renderedAhead = said;
+  });
   return {
     entry,
     code,
@@ -168,8 +190,19 @@ export function startWaitingRenderer(options: { roots?: string; cache?: string }
     get used() {
       return used;
     },
+    get blocksBeforeAhead() {
+      return blocksBeforeAhead;
+    },
+    get renderedAhead() {
+      return renderedAhead;
+    },
     readAhead(data, sessions) {
       if (!settled && sessions.length > 0) child.send({ readAhead: { data: path.resolve(data), sessions } });
+    },
+    renderAhead(data, conversation) {
+      if (settled || cache === undefined || blocksBeforeAhead !== undefined) return;
+      blocksBeforeAhead = cachedBlocks(cache);
+      child.send({ renderAhead: { data: path.resolve(data), conversation, code } });
     },
     begin(output, input) {
       if (settled) throw new Error('the waiting renderer was already given its work, or dismissed');

@@ -11,6 +11,7 @@ import { relativeLinksOf } from './relative-links.ts';
 import { EarlierPageRecords } from './earlier-page-records.ts';
 import { ReadAhead } from '../data/read-ahead.ts';
 import { SITE_WIDE_PAGES } from '../data/site-navigation.ts';
+import { renderAhead, takeRenderedAhead } from './render-ahead.ts';
 
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
@@ -25,6 +26,23 @@ export function createExports(manifest) {
     const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
     if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
     return relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file);
+  };
+  /**
+   * Writes the page `file` of `site` under `output` (pageBytes). A page of a
+   * conversation whose model did not change is the file its earlier render
+   * wrote (page-store.ts), linked rather than read and written again, which
+   * for a large conversation would be a good part of the renderer's time.
+   * The index and the search page list every conversation and are always
+   * rendered.
+   */
+  const writePage = async (site, earlier, file, output) => {
+    const kept = SITE_WIDE_PAGES.includes(file) ? undefined : earlier.keptPage(file);
+    if (kept !== undefined) return linkOrCopy(kept, output, file);
+    const bytes = await pageBytes(site, file);
+    const target = path.join(output, file);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, bytes);
+    earlier.rendered(file, bytes);
   };
   return {
     /**
@@ -44,12 +62,21 @@ export function createExports(manifest) {
     /** Reads sessions with new evidence from the storage zone while the export parses them (data/read-ahead.ts). */
     readAhead: (data, sessions) => readAhead.read(data, sessions),
     /**
+     * Renders the pages of the conversation `request` names from the storage
+     * zone while the export writes its bundle, with the highlighter `prepare`
+     * made for `cache` (render-ahead.ts); resolves to what `open` takes.
+     */
+    renderAhead: (request, cache, highlighter) => renderAhead(request, cache, () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(cache)), readAhead, writePage),
+    /**
      * The rendering of the site `input` names (data/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`
      * (pages/render/[...file].astro); with the highlighter `prepare` made, when it is of
-     * the input's cache.
+     * the input's cache. The pages `ahead` rendered of a conversation are
+     * placed under `output` when the input selects them (render-ahead.ts),
+     * and that conversation is not rendered again.
      */
-    open: (input, highlighter) => {
+    open: (given, output, highlighter, ahead) => {
+      const { input, placed } = takeRenderedAhead(ahead, given, output);
       const site = new SiteReader(input, () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(input.cache)), readAhead);
       const earlier = new EarlierPageRecords(site);
       return {
@@ -63,23 +90,10 @@ export function createExports(manifest) {
           yield* site.pagesAsPlanned();
           yield* SITE_WIDE_PAGES;
         },
-        /**
-         * Writes the page `file` under `output` (pageBytes). A page
-         * of a conversation whose model did not change is the file its earlier
-         * render wrote (page-store.ts), linked rather than read and written
-         * again, which for a large conversation would be a good part of the
-         * renderer's time. The index and the
-         * search page list every conversation and are always rendered.
-         */
-        render: async (file, output) => {
-          const kept = SITE_WIDE_PAGES.includes(file) ? undefined : earlier.keptPage(file);
-          if (kept !== undefined) return linkOrCopy(kept, output, file);
-          const bytes = await pageBytes(site, file);
-          const target = path.join(output, file);
-          fs.mkdirSync(path.dirname(target), { recursive: true });
-          fs.writeFileSync(target, bytes);
-          earlier.rendered(file, bytes);
-        },
+        /** Writes the page `file` under the output folder (writePage). */
+        render: (file) => writePage(site, earlier, file, output),
+        /** How many pages were placed from the render ahead. */
+        renderedAhead: placed,
         close: () => site.close(),
       };
     },

@@ -56,6 +56,8 @@ export interface SiteResult {
   readonly built: number;
   /** Of the pages not rendered, those of conversations rendered again that were the bytes of their earlier render, as their models did not change (data/earlier-pages.ts). */
   readonly keptFromEarlier: number;
+  /** Of the pages built, or kept from their earlier render, those the waiting renderer rendered or kept before the site step, from the storage zone (render-ahead.ts). */
+  readonly renderedAhead: number;
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
@@ -141,7 +143,8 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   try {
     const started = performance.now();
     removeEarlierBlocks(cache);
-    const entriesBefore = cachedBlocks(cache);
+    // A waiting renderer told to render ahead highlights into the cache from then on.
+    const entriesBefore = options.waitingRenderer?.cache === path.resolve(cache) ? (options.waitingRenderer.blocksBeforeAhead ?? cachedBlocks(cache)) : cachedBlocks(cache);
     const observer = options.observer ?? UNOBSERVED;
     // The waiting renderer's child was started for the code it read.
     const code = options.waitingRenderer?.code ?? siteCode();
@@ -184,7 +187,9 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let largestPage = { file: '', bytes: 0 };
     for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
     const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-    return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
+    // Pages of the waiting renderer's render ahead are in the site only when it rendered the site.
+    const renderedAhead = byKeptRenderer && options.waitingRenderer?.used ? options.waitingRenderer.renderedAhead : 0;
+    return { pages: pages.length, built, keptFromEarlier, renderedAhead, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
   } finally {
     // Unused, when nothing was rendered or a build rendered instead.
     options.waitingRenderer?.dismiss();

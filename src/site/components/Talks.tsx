@@ -7,6 +7,7 @@
 // character of the text it renders (data/markdown.ts).
 
 import type { ReactNode } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { markdownHtml } from '../data/markdown.ts';
 import { bytes, firstLine, lineCount, runtimeLine, tokensShown } from '../data/shown-text.ts';
 import { modelName } from '../data/facts.ts';
@@ -21,6 +22,16 @@ export interface TalksProps {
   readonly forksAfter: Map<string, LinkView[]>;
   /** From this page to the site root, and to the export root (where the bundle is). */
   readonly root: string;
+}
+
+/**
+ * The talks as HTML, rendered here rather than as a component of the page:
+ * Astro searches the HTML of every component it renders for slots to take
+ * out, which a page's talks, most of its bytes, never hold, and that search
+ * was some 3.5% of a renderer's time (docs/performance.md).
+ */
+export function talksHtml(props: TalksProps): string {
+  return renderToStaticMarkup(<Talks {...props} />);
 }
 
 export function Talks({ talks, epochBefore, forksAfter, root }: TalksProps) {

@@ -51,12 +51,16 @@ type Recorded = Record<string, string | readonly string[]>;
 export function recordFolders(data: string, out: string, files: readonly string[], swapped: bigint): void {
   const children = new Map<string, Set<string>>([['', new Set()]]);
   for (const file of files) {
-    for (let entry = file; entry !== '.'; entry = path.posix.dirname(entry)) {
-      const folder = path.posix.dirname(entry) === '.' ? '' : path.posix.dirname(entry);
+    // Up from the file, until a folder already names the entry below it: the folders above it are known too.
+    for (let entry = file; entry !== '.'; ) {
+      const parent = path.posix.dirname(entry);
+      const name = path.posix.basename(entry);
+      const folder = parent === '.' ? '' : parent;
       const known = children.get(folder);
-      if (known === undefined) children.set(folder, new Set([path.posix.basename(entry)]));
-      else if (known.has(path.posix.basename(entry))) break;
-      else known.add(path.posix.basename(entry));
+      if (known?.has(name)) break;
+      if (known === undefined) children.set(folder, new Set([name]));
+      else known.add(name);
+      entry = parent;
     }
   }
   const record = recordOf(data, out);

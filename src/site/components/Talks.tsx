@@ -34,7 +34,7 @@ export function talksHtml(props: TalksProps): string {
   return renderToStaticMarkup(<Talks {...props} />);
 }
 
-export function Talks({ talks, epochBefore, forksAfter, root }: TalksProps) {
+function Talks({ talks, epochBefore, forksAfter, root }: TalksProps) {
   return (
     <>
       {talks.map((talk) => {

@@ -35,6 +35,8 @@ export function createExports(manifest) {
    * The index and the search page list every conversation and are always
    * rendered.
    */
+  /** The highlighter `prepare` made, when there is one; else one made for `cache` when a page first needs it. */
+  const highlighterOf = (highlighter, cache) => () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(cache));
   const writePage = async (site, earlier, file, output) => {
     const kept = SITE_WIDE_PAGES.includes(file) ? undefined : earlier.keptPage(file);
     if (kept !== undefined) return linkOrCopy(kept, output, file);
@@ -66,7 +68,7 @@ export function createExports(manifest) {
      * zone while the export writes its bundle, with the highlighter `prepare`
      * made for `cache` (render-ahead.ts); resolves to what `open` takes.
      */
-    renderAhead: (request, cache, highlighter) => renderAhead(request, cache, () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(cache)), readAhead, writePage),
+    renderAhead: (request, cache, highlighter) => renderAhead(request, cache, highlighterOf(highlighter, cache), readAhead, writePage),
     /**
      * The rendering of the site `input` names (data/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`
@@ -77,7 +79,7 @@ export function createExports(manifest) {
      */
     open: (given, output, highlighter, ahead) => {
       const { input, placed } = takeRenderedAhead(ahead, given, output);
-      const site = new SiteReader(input, () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(input.cache)), readAhead);
+      const site = new SiteReader(input, highlighterOf(highlighter, input.cache), readAhead);
       const earlier = new EarlierPageRecords(site);
       return {
         /**

@@ -144,7 +144,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     const started = performance.now();
     removeEarlierBlocks(cache);
     // A waiting renderer told to render ahead highlights into the cache from then on.
-    const entriesBefore = options.waitingRenderer?.cache === path.resolve(cache) ? (options.waitingRenderer.blocksBeforeAhead ?? cachedBlocks(cache)) : cachedBlocks(cache);
+    const entriesBefore = (options.waitingRenderer?.cache === path.resolve(cache) ? options.waitingRenderer.blocksBeforeAhead : undefined) ?? cachedBlocks(cache);
     const observer = options.observer ?? UNOBSERVED;
     // The waiting renderer's child was started for the code it read.
     const code = options.waitingRenderer?.code ?? siteCode();

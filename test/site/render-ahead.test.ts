@@ -49,10 +49,11 @@ describe('rendering ahead', () => {
     talk('first');
     talk('second');
     writeNewLines();
-    const exported = (): { site_pages_rendered_ahead: number; site_pages_built: number } => {
+    type Said = { site_pages_rendered_ahead: number; site_pages_built: number; site_pages_kept_from_earlier: number };
+    const exported = (): Said => {
       const result = sessionizer(['export', '--source', root, '--data', data, '--out', out, '--json']);
       expect(result.code, result.error).toBe(0);
-      return JSON.parse(result.out) as { site_pages_rendered_ahead: number; site_pages_built: number };
+      return JSON.parse(result.out) as Said;
     };
     // The one conversation of a first export is rendered ahead too.
     expect(exported().site_pages_rendered_ahead).toBeGreaterThan(0);
@@ -60,7 +61,8 @@ describe('rendering ahead', () => {
     writeNewLines();
     const second = exported();
     expect(second.site_pages_rendered_ahead).toBeGreaterThan(0);
-    expect(second.site_pages_built).toBeGreaterThanOrEqual(second.site_pages_rendered_ahead);
+    // A page rendered ahead was rendered, or kept from its earlier render, as any other.
+    expect(second.site_pages_built + second.site_pages_kept_from_earlier).toBeGreaterThanOrEqual(second.site_pages_rendered_ahead);
     expect(fs.readFileSync(path.join(out, 'site', 'c', `${id}.html`), 'utf8')).toContain('Look at third, please.');
     // No folder of pages rendered ahead is left in the cache.
     expect(fs.readdirSync(path.join(data, '_site-cache')).filter((name) => name.startsWith('ahead-'))).toEqual([]);

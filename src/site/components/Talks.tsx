@@ -2,16 +2,19 @@
 // transcript (the person's prompt, the assistant's turns with their prose
 // and tool cards, the runtime's notices), rendered at build time only (no
 // client code). Each step's evidence and qualifications sit in a small fold
-// of their own. React escapes every string; the only raw HTML is shiki's,
-// which escapes the code it wraps, and markdown-it's, which escapes every
-// character of the text it renders (data/markdown.ts).
+// of their own, made as HTML text by evidence-html.ts, which escapes every
+// string the way React does. React escapes every other string; the only
+// other raw HTML is shiki's, which escapes the code it wraps, and
+// markdown-it's, which escapes every character of the text it renders
+// (data/markdown.ts).
 
 import type { ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { markdownHtml } from '../data/markdown.ts';
 import { bytes, firstLine, lineCount, runtimeLine, tokensShown } from '../data/shown-text.ts';
 import { modelName } from '../data/facts.ts';
-import type { EpochView, EvidenceView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
+import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
+import { escapeHtml, evidenceLinksHtml, foldInnerHtml, linkItemsHtml, linksHtml, stepFoldInnerHtml } from './evidence-html.ts';
 import { ToolCard } from './Tools.tsx';
 
 export { bytes };
@@ -54,13 +57,7 @@ function Talks({ talks, epochBefore, forksAfter, root }: TalksProps) {
                   ))}
                 </div>
               ))}
-              {talk.links.length > 0 && (
-                <Fold label={`talk ${talk.number}`}>
-                  <p>Talk {talk.number}, started by {talk.startedBy}.</p>
-                  {talk.start && <EvidenceLinks refs={[talk.start]} root={root} />}
-                  <Links links={talk.links} root={root} />
-                </Fold>
-              )}
+              {talk.links.length > 0 && <Fold inner={foldInnerHtml(`talk ${talk.number}`, `<p>Talk ${talk.number}, started by ${escapeHtml(talk.startedBy)}.</p>${evidenceLinksHtml(talk.start ? [talk.start] : [], root)}${linksHtml(talk.links, root)}`)} />}
             </section>
             {forks && (
               <nav className="forks" aria-label="other paths from here">
@@ -89,9 +86,7 @@ function Epoch({ epoch, root }: { epoch: EpochView; root: string }) {
         <Step key={step.id} step={step} root={root} />
       ))}
       {epoch.links.length > 0 && (epoch.number > 1 || boundary) && (
-        <Fold label="links">
-          <Links links={epoch.links} root={root} />
-        </Fold>
+        <Fold inner={foldInnerHtml('links', linksHtml(epoch.links, root))} />
       )}
     </section>
   );
@@ -357,14 +352,9 @@ export function Code({ segment }: { segment: Segment }) {
   return <pre className={segment.language ? 'code' : 'text'}>{segment.text}</pre>;
 }
 
-/** A fold of the evidence and the audit's notes on one item, small and closed. */
-export function Fold({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <details className="ev">
-      <summary title={`evidence and notes: ${label}`}>evidence</summary>
-      <div className="ev-body">{children}</div>
-    </details>
-  );
+/** A fold of the evidence and the audit's notes on one item, small and closed, its inside made as HTML (evidence-html.ts). */
+function Fold({ inner }: { inner: string }) {
+  return <details className="ev" dangerouslySetInnerHTML={{ __html: inner }} />;
 }
 
 /**
@@ -373,94 +363,11 @@ export function Fold({ label, children }: { label: string; children: ReactNode }
  * (an assistant turn's replies), each under its own kind.
  */
 export function Evidence({ step, root, also = [] }: { step: StepView; root: string; also?: readonly StepView[] }) {
-  return (
-    <Fold label={[step, ...also].map(({ kind }) => kind).join(', ')}>
-      <EvidenceNotes step={step} root={root} />
-      {also.map((other) => (
-        <div className="ev-also" key={other.id}>
-          <EvidenceNotes step={other} root={root} />
-        </div>
-      ))}
-    </Fold>
-  );
+  return <Fold inner={stepFoldInnerHtml(step, root, also)} />;
 }
 
-function EvidenceNotes({ step, root }: { step: StepView; root: string }) {
-  return (
-    <>
-      <p>
-        <a href={`${root}glossary.html#${glossaryAnchor(step.kind)}`}>{step.kind}</a>
-        {step.toolName && <> · tool {step.toolName}</>}
-        {step.flags.length > 0 && <> · {step.flags.join(', ')}</>}
-        {typeof step.fragments === 'number' && <> · {step.fragments} fragments</>}
-      </p>
-      {step.qualities.length > 0 && (
-        <ul className="qualities">
-          {step.qualities.map((quality) => (
-            <li key={quality.name}>
-              {quality.name}: {quality.value}
-            </li>
-          ))}
-        </ul>
-      )}
-      {step.usage && (
-        <p className="usage">
-          tokens: input {step.usage.input ?? '–'}, output {step.usage.output ?? '–'}, cache read {step.usage.cache_read ?? '–'}, cache write {step.usage.cache_write ?? '–'}
-        </p>
-      )}
-      <EvidenceLinks refs={step.evidence} root={root} />
-      <Links links={step.links} root={root} />
-      {step.unresolved.map((entry, index) => (
-        <p className="unresolved" key={index}>
-          Unresolved {entry.kind} ({entry.state}): {entry.meaning}
-        </p>
-      ))}
-    </>
-  );
-}
-
-/** The glossary page's anchor of a term. */
-export function glossaryAnchor(term: string): string {
-  return `g-${term.replace(/[^A-Za-z0-9_-]/g, '-')}`;
-}
-
+/** Links to other steps, talks or paths, the reader's own marked (evidence-html.ts). */
 export function Links({ links, root }: { links: LinkView[]; root: string }) {
   if (links.length === 0) return null;
-  return (
-    <ul className="links">
-      {links.map((link, index) => (
-        <li key={index}>
-          {link.current ? (
-            <strong aria-current="page">
-              {link.label} <span className="here">(you are here)</span>
-            </strong>
-          ) : link.href ? (
-            <a href={`${root}${link.href}`}>{link.label}</a>
-          ) : (
-            <span>{link.label} (on no page)</span>
-          )}
-          {link.quality && <span className="quality"> correlation: {link.quality}</span>}
-          {link.via && <span className="via"> via {link.via}</span>}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-export function EvidenceLinks({ refs, root }: { refs: EvidenceView[]; root: string }): ReactNode {
-  if (refs.length === 0) return null;
-  return (
-    <p className="evidence">
-      Landed records:
-      {refs.map((ref, index) =>
-        ref.file ? (
-          <a key={index} href={ref.page !== undefined ? `${root}${ref.page}` : `${root}../${ref.file}`} title={`landed record: row ${ref.row} of ${ref.file}`}>
-            {`{seq ${ref.seq}, row ${ref.row}}`}
-          </a>
-        ) : (
-          <span key={index}>{` {seq ${ref.seq}, row ${ref.row}} (landed file not in the bundle)`}</span>
-        ),
-      )}
-    </p>
-  );
+  return <ul className="links" dangerouslySetInnerHTML={{ __html: linkItemsHtml(links, root) }} />;
 }

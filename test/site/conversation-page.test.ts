@@ -268,20 +268,23 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
 
   it('heads a conversation with its title, project, git branch, start and duration, models and tokens, and a branch page with the path it shows', { timeout: 300_000 }, async () => {
     const page = await (await context(390, false)).newPage();
-    const shown = { project: 0, gitBranch: 0, models: 0 };
+    const shown = { project: 0, gitBranch: 0, models: 0, timeline: 0 };
     for (const file of firsts) {
       await page.goto(pathToFileURL(file).href);
       const head = await page.evaluate(() => {
         const facts = document.querySelector('header.page-head .facts');
-        return { title: document.querySelector('header.page-head h1')?.innerText ?? '', messages: document.querySelectorAll('main .msg, main .turn').length, time: facts?.querySelector('time')?.innerText, tokens: facts?.querySelector('.tokens')?.innerText, project: facts?.querySelector('.project')?.innerText, gitBranch: facts?.querySelector('.git-branch')?.innerText, models: facts?.querySelector('.model')?.innerText };
+        return { title: document.querySelector('header.page-head h1')?.innerText ?? '', messages: document.querySelectorAll('main .msg, main .turn').length, time: facts?.querySelector('time')?.innerText, timeline: [...document.querySelectorAll('ol.timeline time')].map((time) => time.textContent ?? ''), tokens: facts?.querySelector('.tokens')?.innerText, project: facts?.querySelector('.project')?.innerText, gitBranch: facts?.querySelector('.git-branch')?.innerText, models: facts?.querySelector('.model')?.innerText };
       });
       expect(head.title, file).not.toBe('');
       if (head.messages > 0) {
-        expect(head.time, file).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+        expect(head.time, file).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+        // The audit's timeline shows its times as the header does, never as raw ISO text.
+        for (const time of head.timeline) expect(time, file).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
         expect(head.tokens, file).toMatch(/tokens/);
       }
       if (head.project) shown.project++;
       if (head.models) shown.models++;
+      if (head.timeline.length > 0) shown.timeline++;
       if (head.gitBranch) {
         shown.gitBranch++;
         expect(head.gitBranch, file).toMatch(/^git (branch \S+( \(after \d+ others\))?|branches \S+(, \S+){1,2})$/);

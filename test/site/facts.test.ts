@@ -7,7 +7,7 @@ import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
-import { conversationFacts, cut, duration, gitBranchesShown, modelName, projectGroups, projectOf, streamTitle, type ConversationFacts, type IndexedConversation } from '../../src/site/data/facts.ts';
+import { conversationFacts, cut, duration, gitBranchesShown, modelName, projectGroups, projectOf, streamTitle, timeShown, type ConversationFacts, type IndexedConversation } from '../../src/site/data/facts.ts';
 import { planConversation } from '../../src/site/data/plan.ts';
 import { compact, counted, tokensShown } from '../../src/site/data/shown-text.ts';
 import { writeSearchScript, type SearchScriptData } from '../../src/site/data/search-text.ts';
@@ -74,6 +74,7 @@ describe('the facts of a conversation', () => {
 
   it('says how long in words, cuts text at a space and counts tokens in a few characters', () => {
     expect([duration(20_000), duration(5 * 60_000), duration(90 * 60_000), duration(50 * 3_600_000)]).toEqual(['under a minute', '5 min', '1 h 30 min', '2 days 2 h']);
+    expect([timeShown('2026-01-04T19:00:01.000Z'), timeShown('2026-01-04T21:00:01+02:00'), timeShown('2026-01-04T19:00:01')]).toEqual(['2026-01-04 19:00 UTC', '2026-01-04 21:00 UTC+02:00', '2026-01-04 19:00']);
     expect(cut('alpha beta gamma delta epsilon', 25)).toBe('alpha beta gamma delta…');
     expect(cut('abcdefghijkl', 5)).toBe('abcd…');
     expect(cut('short', 10)).toBe('short');

@@ -333,7 +333,7 @@ function indexRow({ first, facts }: IndexedConversation): IndexRow {
     href: first,
     title: titleIsPrompt && prompt.length > facts.title.length ? prompt : facts.title,
     ...(prompt !== undefined && !titleIsPrompt ? { firstPrompt: prompt } : {}),
-    ...(facts.from !== undefined ? { started: { iso: facts.from, shown: `${facts.from.slice(0, 10)} ${facts.from.slice(11, 16)} UTC` } } : {}),
+    ...(facts.from !== undefined ? { started: { iso: facts.from, shown: timeShown(facts.from) } } : {}),
     ...(facts.from !== undefined && facts.to !== undefined ? { duration: duration(Date.parse(facts.to) - Date.parse(facts.from)) } : {}),
     turns: facts.turns,
     models: facts.models.map(modelName),
@@ -358,6 +358,12 @@ export function gitBranchesShown(names: readonly string[]): string {
   if (names.length === 1) return `git branch ${names[0]}`;
   if (names.length <= 3) return `git branches ${names.join(', ')}`;
   return `git branch ${names.at(-1)} (after ${names.length - 1} others)`;
+}
+
+/** An ISO time as a reader is shown it, to the minute, in the zone the transcript gives: 2026-01-04 19:00 UTC, or UTC+02:00. */
+export function timeShown(iso: string): string {
+  const zone = /(Z|[+-]\d\d:?\d\d)$/.exec(iso)?.[1];
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}${zone === undefined ? '' : zone === 'Z' ? ' UTC' : ` UTC${zone}`}`;
 }
 
 /** How long something lasted, in words: under a minute, minutes, hours and minutes, or days and hours. */

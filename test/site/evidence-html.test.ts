@@ -70,5 +70,6 @@ describe('evidence folds as HTML text', () => {
     expect(linksHtml([], '../')).toBe('');
     const fold = stepFoldInnerHtml(step({ kind: 'llm.call', usage: { input: 10, output: 20 } as StepView['usage'], fragments: 3 }), '../', []);
     expect(fold).toBe('<summary title="evidence and notes: llm.call">evidence</summary><div class="ev-body"><p><a href="../glossary.html#g-llm-call">llm.call</a> · 3 fragments</p><p class="usage">tokens: input 10, output 20, cache read –, cache write –</p></div>');
+    expect(stepFoldInnerHtml(step({ kind: 'llm.call', fragments: 1 }), '../', [])).toContain('llm.call</a> · 1 fragment</p>');
   });
 });

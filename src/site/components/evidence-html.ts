@@ -8,6 +8,7 @@
 // the one React made, escaped the way React escapes: every string from the
 // model goes through escapeHtml.
 
+import { counted } from '../data/shown-text.ts';
 import type { EvidenceView, LinkView, StepView } from '../data/views.ts';
 
 const ESCAPES: Record<string, string> = { '"': '&quot;', '&': '&amp;', "'": '&#x27;', '<': '&lt;', '>': '&gt;' };
@@ -39,7 +40,7 @@ function evidenceNotesHtml(step: StepView, root: string): string {
   let html = `<p><a href="${escapeHtml(`${root}glossary.html#${glossaryAnchor(step.kind)}`)}">${escapeHtml(step.kind)}</a>`;
   if (step.toolName) html += ` · tool ${escapeHtml(step.toolName)}`;
   if (step.flags.length > 0) html += ` · ${escapeHtml(step.flags.join(', '))}`;
-  if (typeof step.fragments === 'number') html += ` · ${step.fragments} fragments`;
+  if (typeof step.fragments === 'number') html += ` · ${counted(step.fragments, 'fragment', 'fragments')}`;
   html += '</p>';
   if (step.qualities.length > 0) html += `<ul class="qualities">${step.qualities.map((quality) => `<li>${escapeHtml(quality.name)}: ${escapeHtml(quality.value)}</li>`).join('')}</ul>`;
   if (step.usage) {

@@ -2,7 +2,7 @@
 // relations and what is unresolved; a talk's start and links) as HTML
 // text, made by plain functions of the model rather than as React
 // elements. A fold is closed and small, but there is one for nearly every
-// step: its elements were about half of those React made for a page, and
+// step, so its elements were much of what React made for a page, and
 // React's work for each element, attributes escaped one by one, was the
 // largest part of a renderer's time (docs/performance.md). The markup is
 // the one React made, escaped the way React escapes: every string from the

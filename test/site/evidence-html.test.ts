@@ -5,8 +5,8 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, evidenceLinksHtml, linksHtml, stepFoldInnerHtml } from '../../src/site/components/evidence-html.ts';
-import type { StepView } from '../../src/site/data/views.ts';
+import { escapeHtml, evidenceLinksHtml, linksHtml, stepFoldInnerHtml, talkFoldInnerHtml } from '../../src/site/components/evidence-html.ts';
+import type { StepView, TalkView } from '../../src/site/data/views.ts';
 
 const HOSTILE = `"><script>alert('x')</script><img src=x onerror=alert(1)> & &amp; ' "`;
 
@@ -71,5 +71,9 @@ describe('evidence folds as HTML text', () => {
     const fold = stepFoldInnerHtml(step({ kind: 'llm.call', usage: { input: 10, output: 20 } as StepView['usage'], fragments: 3 }), '../', []);
     expect(fold).toBe('<summary title="evidence and notes: llm.call">evidence</summary><div class="ev-body"><p><a href="../glossary.html#g-llm-call">llm.call</a> · 3 fragments</p><p class="usage">tokens: input 10, output 20, cache read –, cache write –</p></div>');
     expect(stepFoldInnerHtml(step({ kind: 'llm.call', fragments: 1 }), '../', [])).toContain('llm.call</a> · 1 fragment</p>');
+    const talk = { number: 2, startedBy: HOSTILE, start: { seq: 1, row: 7, file: 'bundle/s/t.jsonl', page: 'e/s--1.html#row-7' }, links: [{ label: 'turn', href: 'c/s.html#n1' }] } as unknown as TalkView;
+    expect(talkFoldInnerHtml(talk, '../')).toBe(
+      `<summary title="evidence and notes: talk 2">evidence</summary><div class="ev-body"><p>Talk 2, started by ${escapeHtml(HOSTILE)}.</p><p class="evidence">Landed records:<a href="../e/s--1.html#row-7" title="landed record: row 7 of bundle/s/t.jsonl">{seq 1, row 7}</a></p><ul class="links"><li><a href="../c/s.html#n1">turn</a></li></ul></div>`,
+    );
   });
 });

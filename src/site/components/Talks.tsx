@@ -14,7 +14,7 @@ import { markdownHtml } from '../data/markdown.ts';
 import { bytes, firstLine, lineCount, runtimeLine, tokensShown } from '../data/shown-text.ts';
 import { modelName } from '../data/facts.ts';
 import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
-import { escapeHtml, evidenceLinksHtml, foldInnerHtml, linkItemsHtml, linksHtml, stepFoldInnerHtml } from './evidence-html.ts';
+import { foldInnerHtml, linkItemsHtml, linksHtml, stepFoldInnerHtml, talkFoldInnerHtml } from './evidence-html.ts';
 import { ToolCard } from './Tools.tsx';
 
 export { bytes };
@@ -57,7 +57,7 @@ function Talks({ talks, epochBefore, forksAfter, root }: TalksProps) {
                   ))}
                 </div>
               ))}
-              {talk.links.length > 0 && <Fold inner={foldInnerHtml(`talk ${talk.number}`, `<p>Talk ${talk.number}, started by ${escapeHtml(talk.startedBy)}.</p>${evidenceLinksHtml(talk.start ? [talk.start] : [], root)}${linksHtml(talk.links, root)}`)} />}
+              {talk.links.length > 0 && <Fold inner={talkFoldInnerHtml(talk, root)} />}
             </section>
             {forks && (
               <nav className="forks" aria-label="other paths from here">

@@ -9,7 +9,7 @@
 // model goes through escapeHtml.
 
 import { counted } from '../data/shown-text.ts';
-import type { EvidenceView, LinkView, StepView } from '../data/views.ts';
+import type { EvidenceView, LinkView, StepView, TalkView } from '../data/views.ts';
 
 const ESCAPES: Record<string, string> = { '"': '&quot;', '&': '&amp;', "'": '&#x27;', '<': '&lt;', '>': '&gt;' };
 const TO_ESCAPE = /["&'<>]/g;
@@ -34,6 +34,11 @@ export function foldInnerHtml(label: string, body: string): string {
 export function stepFoldInnerHtml(step: StepView, root: string, also: readonly StepView[]): string {
   const label = [step, ...also].map(({ kind }) => kind).join(', ');
   return foldInnerHtml(label, evidenceNotesHtml(step, root) + also.map((other) => `<div class="ev-also">${evidenceNotesHtml(other, root)}</div>`).join(''));
+}
+
+/** The inside of a talk's fold: who started it, the record it starts at, and its links. */
+export function talkFoldInnerHtml(talk: TalkView, root: string): string {
+  return foldInnerHtml(`talk ${talk.number}`, `<p>Talk ${talk.number}, started by ${escapeHtml(talk.startedBy)}.</p>${evidenceLinksHtml(talk.start ? [talk.start] : [], root)}${linksHtml(talk.links, root)}`);
 }
 
 function evidenceNotesHtml(step: StepView, root: string): string {

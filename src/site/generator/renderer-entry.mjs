@@ -27,6 +27,8 @@ export function createExports(manifest) {
     if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
     return relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file);
   };
+  /** The highlighter `prepare` made, when there is one; else one made for `cache` when a page first needs it. */
+  const highlighterOf = (highlighter, cache) => () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(cache));
   /**
    * Writes the page `file` of `site` under `output` (pageBytes). A page of a
    * conversation whose model did not change is the file its earlier render
@@ -35,8 +37,6 @@ export function createExports(manifest) {
    * The index and the search page list every conversation and are always
    * rendered.
    */
-  /** The highlighter `prepare` made, when there is one; else one made for `cache` when a page first needs it. */
-  const highlighterOf = (highlighter, cache) => () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(cache));
   const writePage = async (site, earlier, file, output) => {
     const kept = SITE_WIDE_PAGES.includes(file) ? undefined : earlier.keptPage(file);
     if (kept !== undefined) return linkOrCopy(kept, output, file);

@@ -116,20 +116,27 @@ function textOf(parts: readonly PartView[]): string {
   return parts.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
 }
 
-/** A prompt longer than this many lines is folded, with its first line and its size: a pasted log or file. */
+/**
+ * A prompt longer than this many lines, or characters, is folded, with its
+ * first line and its size: a pasted log or file. The characters are about
+ * as many lines of a wide screen; a page pasted as one line (HTML, minified
+ * code) wraps into many more on a phone.
+ */
 const LONG_PROMPT_LINES = 60;
+const LONG_PROMPT_CHARACTERS = 6000;
 
 /**
  * A prompt's parts: the runtime's context notes, then what was typed, folded
- * when it is long (LONG_PROMPT_LINES), so that the turns after a pasted log
- * are not pages away. A link to the prompt opens the fold (public/page.js).
+ * when it is long (LONG_PROMPT_LINES, LONG_PROMPT_CHARACTERS), so that the
+ * turns after a pasted log are not pages away. A link to the prompt opens
+ * the fold (public/page.js).
  */
 function PromptParts({ parts }: { parts: PartView[] }): ReactNode {
   const notes = parts.filter((part) => part.context !== undefined);
   const typed = parts.filter((part) => part.context === undefined);
   const text = textOf(typed);
   const lines = lineCount(text);
-  if (lines <= LONG_PROMPT_LINES) return <Parts parts={parts} />;
+  if (lines <= LONG_PROMPT_LINES && text.length <= LONG_PROMPT_CHARACTERS) return <Parts parts={parts} />;
   return (
     <>
       <Parts parts={notes} />

@@ -4,13 +4,20 @@ import { describe, expect, it } from 'vitest';
 import { talksHtml } from '../../src/site/components/Talks.tsx';
 import type { PartView, StepView, TalkView } from '../../src/site/data/views.ts';
 
-function prompt(text: string): TalkView {
-  const part: PartView = { kind: 'text', state: 'available', bytes: text.length, shownBytes: text.length, heldBytes: text.length, segments: [{ text }], long: false };
-  const step = { id: 'n1', anchor: 'n1', kind: 'message.external', evidence: [], parts: [part], flags: [], qualities: [], links: [], unresolved: [], children: [] } as StepView;
+function talkOf(kind: string, part: PartView): TalkView {
+  const step = { id: 'n1', anchor: 'n1', kind, evidence: [], parts: [part], flags: [], qualities: [], links: [], unresolved: [], children: [] } as StepView;
   return { id: 't1', anchor: 't1', number: 1, epoch: 'e1', startedBy: 'human', runs: [], loose: [step], links: [], weight: 0, keys: [] };
 }
 
-const folded = (text: string): boolean => talksHtml({ talks: [prompt(text)], epochBefore: new Map(), forksAfter: new Map(), root: '../' }).includes('class="prompt-long"');
+function html(talk: TalkView): string {
+  return talksHtml({ talks: [talk], epochBefore: new Map(), forksAfter: new Map(), root: '../' });
+}
+
+function prompt(text: string): TalkView {
+  return talkOf('message.external', { kind: 'text', state: 'available', bytes: text.length, shownBytes: text.length, heldBytes: text.length, segments: [{ text }], long: false });
+}
+
+const folded = (text: string): boolean => html(prompt(text)).includes('class="prompt-long"');
 
 describe('a prompt in the transcript', () => {
   it('is folded when a person pasted something long into it, by its lines or, pasted as one line, by its characters', () => {
@@ -18,5 +25,12 @@ describe('a prompt in the transcript', () => {
     expect(folded(Array.from({ length: 40 }, (_, line) => `line ${line} of a short paste`).join('\n'))).toBe(false);
     expect(folded(Array.from({ length: 61 }, (_, line) => `line ${line}`).join('\n'))).toBe(true);
     expect(folded(`<div class="o_data_cell">${'x'.repeat(7000)}</div>`)).toBe(true);
+    expect(html(prompt('y'.repeat(7000)))).toContain('(1 line, ');
+  });
+
+  it('says of a thought whose text the source did not keep that it is not held, not that it is empty', () => {
+    const thinking = (state: PartView['state'], text: string): string => html(talkOf('thinking', { kind: 'reasoning', state, bytes: text.length, shownBytes: text.length, heldBytes: text.length, segments: text ? [{ text }] : [], long: false }));
+    expect(thinking('unavailable', '')).toContain('<span class="size">not held by the source</span>');
+    expect(thinking('available', 'weigh the two options')).toContain('<span class="size">21 B</span>');
   });
 });

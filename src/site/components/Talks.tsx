@@ -11,7 +11,7 @@
 import type { ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { markdownHtml } from '../data/markdown.ts';
-import { bytes, firstLine, lineCount, runtimeLine, tokensShown } from '../data/shown-text.ts';
+import { bytes, counted, firstLine, lineCount, runtimeLine, tokensShown } from '../data/shown-text.ts';
 import { modelName } from '../data/facts.ts';
 import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
 import { foldInnerHtml, linkItemsHtml, linksHtml, stepFoldInnerHtml, talkFoldInnerHtml } from './evidence-html.ts';
@@ -142,7 +142,7 @@ function PromptParts({ parts }: { parts: PartView[] }): ReactNode {
       <Parts parts={notes} />
       <details className="prompt-long">
         <summary>
-          <span className="first-line">{firstLine(text)}</span> <span className="size">({lines} lines, {bytes(typed.reduce((sum, part) => sum + part.bytes, 0))})</span>
+          <span className="first-line">{firstLine(text)}</span> <span className="size">({counted(lines, 'line', 'lines')}, {bytes(typed.reduce((sum, part) => sum + part.bytes, 0))})</span>
         </summary>
         <Parts parts={typed} />
       </details>
@@ -211,10 +211,12 @@ export function Step({ step, root, withinTurn = false }: { step: StepView; root:
   if (step.kind === 'thinking') {
     const text = textOf(step.parts);
     const size = step.parts.reduce((sum, part) => sum + part.bytes, 0);
+    // A source may keep a thinking block's signature and not its text: "0 B" would read as an empty thought.
+    const held = step.parts.some((part) => part.state !== 'unavailable');
     return (
       <details className="step thinking" id={step.anchor}>
         <summary>
-          <span className="label">Thinking</span> <span className="size">{bytes(size)}</span> <span className="first-line">{firstLine(text)}</span>
+          <span className="label">Thinking</span> <span className="size">{held ? bytes(size) : 'not held by the source'}</span> <span className="first-line">{firstLine(text)}</span>
         </summary>
         <Parts parts={step.parts} />
         <Evidence step={step} root={root} />

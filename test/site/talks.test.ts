@@ -1,7 +1,7 @@
-// A page's talks as components/Talks.tsx renders them, from a model made here.
+// A page's talks as components/talks.ts renders them, from a model made here.
 
 import { describe, expect, it } from 'vitest';
-import { talksHtml } from '../../src/site/components/Talks.tsx';
+import { talksHtml } from '../../src/site/components/talks.ts';
 import type { PartView, StepView, TalkView } from '../../src/site/data/views.ts';
 
 function talkOf(kind: string, part: PartView): TalkView {

@@ -1,6 +1,6 @@
 // The page models: what a site page shows, already in the model's words and
 // already decided (which parts, which links, which badges). The Astro pages
-// and React components only render these; nothing below them reads a bundle.
+// and the components only render these; nothing below them reads a bundle.
 
 import type { ContentState, PartKind } from '../../model/vocabulary.ts';
 import type { Usage } from '../../session-data/format.ts';

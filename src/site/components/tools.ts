@@ -1,0 +1,111 @@
+// A tool use as a card: one line when closed (the tool, what it works on,
+// how it ended), and when open its input rendered for what the tool is
+// (model/tools.ts: a command, a file, a diff, a checklist, a prompt) and
+// what came back. A failed call starts open; a subagent's call starts open
+// too, with its prompt folded, so that its transcript's link is in view.
+
+import { bytes, editDiff, lineCount, terminalRuns } from '../data/shown-text.ts';
+import type { PartView, StepView } from '../data/views.ts';
+import type { ToolDescription } from '../../model/tools.ts';
+import { markdownHtml } from '../data/markdown.ts';
+import { prose } from '../data/parts.ts';
+import { flag, html, preStart, trusted, type Html } from './html.ts';
+import { codeHtml, evidenceHtml, partHtml, partText } from './talks.ts';
+
+type Status = 'ok' | 'error' | 'no-result';
+
+const STATUS_WORDS: Record<Status, string> = { ok: '✓ ok', error: '✗ error', 'no-result': '… no result' };
+
+/** Output longer than this many lines is folded after its first line. */
+const LONG_OUTPUT_LINES = 20;
+
+export function toolCardHtml(step: StepView, root: string): Html {
+  const call = step.parts.find((part) => part.kind === 'call');
+  const results = step.parts.filter((part) => part.kind !== 'call');
+  const tool: ToolDescription = call?.tool ?? { kind: 'other' };
+  const status: Status = results.length === 0 ? 'no-result' : results.some((part) => part.failed === true) ? 'error' : 'ok';
+  const agent = step.kind === 'agent.call' || tool.kind === 'agent';
+  const name = step.toolName ?? call?.label ?? 'tool';
+  const transcripts = agent ? step.links.filter((link) => link.href?.startsWith('s/')) : [];
+  return html`<details class="step tool t-${tool.kind} st-${status}" id="${step.anchor}"${flag('open', status === 'error' || agent)}><summary><span class="tool-name">${agent ? `Subagent (${name})` : name}</span>${
+    tool.subject && html`<code class="subject${tool.path !== undefined && tool.subject === tool.path ? ' subject-path' : ''}" title="${tool.subject}"><bdi>${tool.subject}</bdi></code>`
+  }<span class="mark m-${status}">${STATUS_WORDS[status]}</span></summary><div class="tool-body">${call && toolInputHtml(tool, call)}${
+    transcripts.length > 0 && html`<p class="subagent-link">${transcripts.map((link) => html`<a href="${root}${link.href}">Open the subagent’s transcript</a>`)}</p>`
+  }${results.map((part) => outputHtml(part, tool))}${results.length === 0 && html`<p class="no-result">No result was recorded for this call.</p>`}${evidenceHtml(step, root)}</div></details>`;
+}
+
+function toolInputHtml(tool: ToolDescription, call: PartView): Html | undefined {
+  const code = call.segments[0];
+  switch (tool.kind) {
+    case 'shell':
+      return html`${tool.description && html`<p class="tool-note">${tool.description}</p>`}<div class="command"><span class="prompt" aria-hidden="true">$</span>${code && codeHtml(code)}</div>${restHtml(tool)}`;
+    case 'file_write':
+      return html`<p class="tool-note">Writes <code>${tool.path}</code></p>${code && codeHtml(code)}${restHtml(tool)}`;
+    case 'edit':
+      return html`<p class="tool-note">Edits <code>${tool.path}</code></p>${(tool.edits ?? []).map((edit) => diffHtml(edit.before, edit.after))}${restHtml(tool)}`;
+    case 'file_read':
+      return html`<p class="tool-note">Reads <code>${tool.path}</code></p>${restHtml(tool)}`;
+    case 'search':
+      return html`<p class="tool-note">Looks for <code>${tool.pattern}</code>${tool.scope && html` in <code>${tool.scope}</code>`}</p>${restHtml(tool)}`;
+    case 'todo':
+      return html`<ul class="todos">${(tool.todos ?? []).map(
+        (todo) =>
+          html`<li class="todo-${todo.state}"><span class="check" aria-label="${todo.state.replace('_', ' ')}">${todo.state === 'completed' ? '☑' : todo.state === 'in_progress' ? '◐' : '☐'}</span> ${todo.text}</li>`,
+      )}</ul>`;
+    case 'agent':
+      return html`${tool.description && tool.description !== tool.subject && html`<p class="tool-note">${tool.description}</p>`}${
+        tool.prompt !== undefined && html`<details class="prompt-fold"><summary>Prompt given to the subagent</summary><div class="markdown">${trusted(markdownHtml(tool.prompt))}</div></details>`
+      }${restHtml(tool)}`;
+    case 'web':
+      return html`${tool.address && html`<p class="tool-note">Fetches <code>${tool.address}</code></p>`}${tool.query && html`<p class="tool-note">Searches the web for <code>${tool.query}</code></p>`}${
+        tool.prompt && html`<p class="tool-note">${tool.prompt}</p>`
+      }${restHtml(tool)}`;
+    case 'mcp':
+      return html`<p class="tool-note">MCP server <code>${tool.server}</code>, tool <code>${tool.tool}</code></p>${tool.rest !== undefined ? restHtml(tool) : code && codeHtml(code)}`;
+    default:
+      // A tool the adapter gives prose for (a plan, a question) shows it as markdown; any other, its input as JSON.
+      if (tool.prompt !== undefined) return html`<div class="markdown">${trusted(markdownHtml(tool.prompt))}</div>${restHtml(tool)}`;
+      return code && codeHtml(code);
+  }
+}
+
+/** The input a description did not name, when there is any, each parameter by its name: `replace_all false`, not a JSON object. */
+function restHtml(tool: ToolDescription): Html | undefined {
+  return tool.rest === undefined ? undefined : valueHtml(tool.rest);
+}
+
+/** A value as a readable tree: an object's fields by name, a list's items in order, text as text. */
+function valueHtml(value: unknown): Html {
+  if (typeof value === 'string') return value.includes('\n') ? html`<pre class="text">${preStart(value)}${value}</pre>` : html`<span class="value-text">${value}</span>`;
+  if (typeof value !== 'object' || value === null) return html`<code class="value-scalar">${String(value)}</code>`;
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, index) => [String(index + 1), item]) : Object.entries(value);
+  if (entries.length === 0) return html`<code class="value-scalar">${Array.isArray(value) ? '[]' : '{}'}</code>`;
+  return html`<dl class="parameters${Array.isArray(value) ? ' list' : ''}">${entries.map(([key, item]) => html`<div><dt>${key}</dt><dd>${valueHtml(item)}</dd></div>`)}</dl>`;
+}
+
+function diffHtml(before: string, after: string): Html {
+  return html`<pre class="diff">${editDiff(before, after).map(
+    (line) => html`<span class="${line.sign === '+' ? 'd-add' : line.sign === '-' ? 'd-remove' : 'd-same'}"><span class="sign">${line.sign}</span>${line.text}\n</span>`,
+  )}</pre>`;
+}
+
+/** What came back: terminal output with its colours as classes, anything else as its part shows it; long output folded after its first line. */
+function outputHtml(part: PartView, tool: ToolDescription): Html {
+  if (part.kind !== 'result' || part.segments.some((segment) => segment.language !== undefined)) return partHtml(part);
+  const text = partText(part);
+  const lines = lineCount(text);
+  if (tool.kind === 'agent') {
+    // A subagent answers in prose, as the assistant does.
+    const answer = partHtml({ ...part, kind: 'text', segments: prose(text) });
+    // A long answer is folded like long output, so that the turns after it are not pages away.
+    if (lines <= LONG_OUTPUT_LINES) return html`<div class="result agent-result"><p class="tool-note">The subagent’s answer:</p>${answer}</div>`;
+    return html`<details class="result agent-result answer-fold"><summary>The subagent’s answer <span class="size">(${lines} lines, ${bytes(part.heldBytes)})</span></summary>${answer}</details>`;
+  }
+  if (text.length === 0) return html`<p class="no-result">${part.state === 'available' ? 'The call returned nothing.' : `Output ${part.state}.`}</p>`;
+  const body = html`<pre class="output${part.failed ? ' failed' : ''}">${terminalRuns(text).map((run) => (run.classes ? html`<span class="${run.classes}">${run.text}</span>` : run.text))}</pre>`;
+  const note = part.shownBytes < part.heldBytes && html`<p class="part-note">The first ${Math.round(part.shownBytes / 1024)} KB of ${Math.round(part.heldBytes / 1024)} KB shown; the whole is in the evidence.</p>`;
+  const terminal = tool.kind === 'shell' ? ' terminal' : '';
+  if (lines <= LONG_OUTPUT_LINES) return html`<div class="result${terminal}">${body}${note}</div>`;
+  const first = text.split('\n', 1)[0]!;
+  return html`<details class="result long${terminal}"><summary><span class="first-line">${first.length > 160 ? `${first.slice(0, 160)}…` : first}</span> <span class="size">(${lines} lines)</span></summary>${body}${note}</details>`;
+}

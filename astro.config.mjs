@@ -3,30 +3,7 @@
 // folder, so paths here are absolute: nothing Astro writes lands in the
 // repository or in the export beyond the pages.
 import { fileURLToPath } from 'node:url';
-import react from '@astrojs/react';
 import { defineConfig, passthroughImageService } from 'astro/config';
-
-/**
- * React renders the pages at build time and nothing else: no page hydrates an
- * island (no `client:` directive under src/site), so the renderer is registered
- * without its client entry point. With it, every build would bundle React
- * DOM for the browser and then delete the chunk again.
- */
-function reactOnTheServer() {
-  // renderToString rather than React's stream: the pages are rendered whole
-  // anyway, and each stream leaves React's request, its streams and timers
-  // reachable after the page is done, so a renderer that renders page after
-  // page would grow with every page.
-  const integration = react({ experimentalDisableStreaming: true });
-  const setup = integration.hooks['astro:config:setup'];
-  return {
-    ...integration,
-    hooks: {
-      ...integration.hooks,
-      'astro:config:setup': (options) => setup({ ...options, addRenderer: ({ clientEntrypoint, ...renderer }) => options.addRenderer(renderer) }),
-    },
-  };
-}
 
 /**
  * Keeps what renders the pages, for the next export: the build bundles the
@@ -56,7 +33,6 @@ export default defineConfig({
   output: 'static',
   // c/<id>.html rather than c/<id>/index.html: file:// resolves no directory index.
   build: { format: 'file', inlineStylesheets: 'never' },
-  integrations: [reactOnTheServer()],
   adapter: keptRenderer(),
   // No page shows an image through Astro; the renderer needs no image service.
   image: { service: passthroughImageService() },

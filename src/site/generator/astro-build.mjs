@@ -40,6 +40,6 @@ const siteInputModule = {
 
 // The pages go to the output; the server chunks, with which the pages are
 // rendered and which the kept renderer is (astro.config.mjs), stay in the
-// root, where they import react and astro from the project.
+// root, where they import astro and the site's packages from the project.
 await build({ root, configFile, outDir, build: { client: outDir, server: path.join(root, 'server') }, cacheDir: path.join(root, 'cache'), logLevel: 'error', mode: 'production', vite: { plugins: [siteInputModule] } });
 process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });

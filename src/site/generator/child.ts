@@ -16,10 +16,9 @@ export interface Child {
 
 /**
  * The environment of every site child: the caller's, with Astro's telemetry
- * off (it would make a network request; a build makes none) and React's
- * production build, whatever the caller's NODE_ENV (vitest sets test): the
- * page code is compiled for the production build and the renderer must run
- * that same build, or it finds no jsxDEV. NODE_ENV is read as React is
+ * off (it would make a network request; a build makes none) and NODE_ENV
+ * production, whatever the caller's (vitest sets test): the page code is
+ * built for production, and Vite and Astro read NODE_ENV as they are
  * imported, so it is set when the child starts, not later. What the child
  * renders is no part of its environment: it comes as a SiteInput
  * (data/site-input.ts), in its arguments or its first message.
@@ -100,9 +99,9 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * little more time in the site step; by a fifth it was lower still but
  * markedly slower (docs/performance.md, where the figures are).
  *
- * A page's garbage is mostly short-lived (rows parsed, strings joined, React's
- * pieces), and V8's default young generation is small enough that much of it
- * is copied into the old one before it dies, where only a full collection
+ * A page's garbage is mostly short-lived (rows parsed, strings joined),
+ * and V8's default young generation is small enough that much of it is
+ * copied into the old one before it dies, where only a full collection
  * frees it. A larger young generation lets it die young, for more memory
  * in each child (docs/performance.md).
  */

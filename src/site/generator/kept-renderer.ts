@@ -52,14 +52,14 @@ export async function keepRenderer(server: string, code: string, roots: string):
 }
 
 /**
- * The server chunks bundled by esbuild with the packages they import (React,
- * Astro's runtime, shiki), in a folder beside them; undefined when that
+ * The server chunks bundled by esbuild with the packages they import
+ * (Astro's runtime, shiki, markdown-it), in a folder beside them; undefined when that
  * fails. A renderer child loads one module and its chunks rather than many
  * files resolved through node_modules, which makes its import much shorter
  * (docs/performance.md), and a child that renders the pages of one changed
  * conversation spends most of its time loading.
  * Shiki's languages stay chunks of their own, loaded as a page needs them.
- * The renderer always runs React's production build (child.ts), so the
+ * The renderer always runs with NODE_ENV production (child.ts), so the
  * bundle is made for it alone.
  */
 async function bundledRenderer(server: string): Promise<string | undefined> {
@@ -77,10 +77,6 @@ async function bundledRenderer(server: string): Promise<string | undefined> {
       outExtension: { '.js': '.mjs' },
       chunkNames: 'chunks/[name]-[hash]',
       define: { 'process.env.NODE_ENV': '"production"' },
-      // The CommonJS of React calls require, which an ES module lacks. (The
-      // module's file name, not its URL: the command's own bundle rewrites
-      // every import.meta.url in the source, kept-command.mjs.)
-      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.filename);" },
       logLevel: 'silent',
     });
     return out;

@@ -126,7 +126,7 @@ export interface SiteOptions {
   readonly builds?: number;
   /**
    * Where the builds run and the renderer is kept: inside node_modules, so
-   * that they resolve astro and react from the project. By default
+   * that they resolve astro and the site's packages from the project. By default
    * node_modules/.cache/sessionizer-site; a test that must not share its
    * kept renderer with the others gives a folder of its own under it.
    */
@@ -213,8 +213,8 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * once the children are done, not the renderer's.
  */
 async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
-  // Inside node_modules, so that the build resolves astro and react from the
-  // project, yet outside what git tracks; removed after the build.
+  // Inside node_modules, so that the build resolves astro and the site's
+  // packages from the project, yet outside what git tracks; removed after the build.
   fs.mkdirSync(roots, { recursive: true });
   removeAbandonedRoots(roots);
   const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
@@ -244,8 +244,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       renderer = keptRenderer(code, roots);
     }
     // Astro writes its server-side chunks inside the working folder (see
-    // astro-build.mjs); from the throwaway root they import react and astro
-    // from the project and leave no trace but the kept renderer.
+    // astro-build.mjs); from the throwaway root they import astro and the
+    // site's packages from the project and leave no trace but the kept renderer.
     // Astro joins the config file to the root, so it is given relative to it.
     // The helpers render their conversations' pages into folders of their
     // own; the lead renders the rest, and the index and search pages, which
@@ -446,8 +446,7 @@ function writeSearchScripts(out: string, conversations: readonly SelectedConvers
 /**
  * Astro leaves module stubs of its content layer (`content-assets.mjs`,
  * `content-modules.mjs`) beside the pages, and would leave any chunk under
- * `_astro/` that no page links (the React renderer is registered without its
- * client chunk, astro.config.mjs). Neither is part of the site, and every
+ * `_astro/` that no page links. Neither is part of the site, and every
  * file of an export is listed in its manifest.
  */
 function removeBuildLeftovers(out: string): void {

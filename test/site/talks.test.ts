@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { talksHtml } from '../../src/site/components/talks.ts';
 import type { PartView, StepView, TalkView } from '../../src/site/data/views.ts';
+import { bytes } from '../../src/site/data/shown-text.ts';
 
 function talkOf(kind: string, part: PartView): TalkView {
   const step = { id: 'n1', anchor: 'n1', kind, evidence: [], parts: [part], flags: [], qualities: [], links: [], unresolved: [], children: [] } as StepView;
@@ -32,5 +33,14 @@ describe('a prompt in the transcript', () => {
     const thinking = (state: PartView['state'], text: string): string => html(talkOf('thinking', { kind: 'reasoning', state, bytes: text.length, shownBytes: text.length, heldBytes: text.length, segments: text ? [{ text }] : [], long: false }));
     expect(thinking('unavailable', '')).toContain('<span class="size">not held by the source</span>');
     expect(thinking('available', 'weigh the two options')).toContain('<span class="size">21 B</span>');
+  });
+});
+
+describe('a part the page does not show', () => {
+  it('names an image by its type and size, and fetches nothing', () => {
+    const image: PartView = { kind: 'media', state: 'available', bytes: 48_213, shownBytes: 0, heldBytes: 0, segments: [], label: 'image/png', long: false };
+    const page = html(talkOf('message.external', image));
+    expect(page).toContain(`<div class="part p-media"><span class="state">image/png, ${bytes(48_213)}: not shown</span></div>`);
+    expect(page).not.toContain('<img');
   });
 });

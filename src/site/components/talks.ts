@@ -168,11 +168,16 @@ export function partsHtml(parts: readonly PartView[]): Html {
   return html`${parts.map(partHtml)}`;
 }
 
-/** One part: prose as markdown, code highlighted, anything else as text, long content folded after its first line. */
+/**
+ * One part: prose as markdown, code highlighted, anything else as text,
+ * long content folded after its first line. Media (an image pasted into a
+ * prompt, a screenshot a tool returned) is never shown, nor fetched: it is
+ * named by its type and size.
+ */
 export function partHtml(part: PartView): Html {
   if (part.context !== undefined) return html`<p class="part context-note"><span class="context-label">${part.context}:</span> ${partText(part)}</p>`;
   const notes = partNotesHtml(part);
-  if (part.segments.length === 0) return html`<div class="part p-${part.kind}">${notes}</div>`;
+  if (part.segments.length === 0) return html`<div class="part p-${part.kind}">${part.kind === 'media' && html`<span class="state">${part.label ?? 'media'}, ${bytes(part.bytes)}: not shown</span>`}${notes}</div>`;
   const content = part.kind === 'text' || part.kind === 'reasoning' ? proseHtml(part.segments) : segmentsHtml(part.segments);
   if (part.long && part.kind !== 'reasoning' && part.kind !== 'text') {
     const text = part.segments.map((segment) => segment.text).join('\n');

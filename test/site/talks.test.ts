@@ -44,3 +44,12 @@ describe('a part the page does not show', () => {
     expect(page).not.toContain('<img');
   });
 });
+
+describe('a tool output', () => {
+  it('keeps a blank first line, which a browser would drop after <pre>', () => {
+    const output = '\nline after a blank one';
+    const result: PartView = { kind: 'result', state: 'available', bytes: output.length, shownBytes: output.length, heldBytes: output.length, segments: [{ text: output }], long: false };
+    const page = html(talkOf('tool', result));
+    expect(page).toContain(`<pre class="output">\n${output}</pre>`);
+  });
+});

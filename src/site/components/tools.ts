@@ -102,7 +102,7 @@ function outputHtml(part: PartView, tool: ToolDescription): Html {
     return html`<details class="result agent-result answer-fold"><summary>The subagent’s answer <span class="size">(${lines} lines, ${bytes(part.heldBytes)})</span></summary>${answer}</details>`;
   }
   if (text.length === 0) return html`<p class="no-result">${part.state === 'available' ? 'The call returned nothing.' : `Output ${part.state}.`}</p>`;
-  const body = html`<pre class="output${part.failed ? ' failed' : ''}">${terminalRuns(text).map((run) => (run.classes ? html`<span class="${run.classes}">${run.text}</span>` : run.text))}</pre>`;
+  const body = html`<pre class="output${part.failed ? ' failed' : ''}">${preStart(text)}${terminalRuns(text).map((run) => (run.classes ? html`<span class="${run.classes}">${run.text}</span>` : run.text))}</pre>`;
   const note = part.shownBytes < part.heldBytes && html`<p class="part-note">The first ${Math.round(part.shownBytes / 1024)} KB of ${Math.round(part.heldBytes / 1024)} KB shown; the whole is in the evidence.</p>`;
   const terminal = tool.kind === 'shell' ? ' terminal' : '';
   if (lines <= LONG_OUTPUT_LINES) return html`<div class="result${terminal}">${body}${note}</div>`;

@@ -103,6 +103,10 @@ export interface SessionIndex {
 export function indexEntryOf(seq: number, place: string, kind: string, row: SessionDataRow, asBytes = false): IndexEntry {
   const flags = row.flags ?? [];
   const opening = flags.includes('sidechain') && row.parent === undefined ? row.parts.flatMap((part) => (part.k === 'text' ? [part.text] : [])) : [];
+  const typed = row.prompt !== undefined ? row.parts[row.prompt] : undefined;
+  const prompted = typed?.k === 'text';
+  // The first row of a landed file names its working directory and git branch too: a child's file may hold no typed prompt.
+  const located = prompted || row.project !== undefined;
   return {
     seq,
     row: row.row,
@@ -120,13 +124,13 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
     batch: row.batch,
     startedBy: row.started_by,
     leaf: row.leaf,
-    ...(row.title !== undefined ? { label: row.label, title: row.title } : {}),
+    label: row.title !== undefined ? row.label : undefined,
+    title: row.title,
     model: row.model,
     project: row.project,
-    // The first row of a landed file names its working directory and git branch too: a child's file may hold no typed prompt.
-    ...(row.project !== undefined && row.cwd !== undefined ? { cwd: row.cwd } : {}),
-    ...(row.project !== undefined && row.git_branch !== undefined ? { gitBranch: row.git_branch } : {}),
-    ...promptOf(row),
+    prompt: prompted ? typed.text.slice(0, PROMPT_KEPT) : undefined,
+    cwd: located ? row.cwd : undefined,
+    gitBranch: located ? row.git_branch : undefined,
     stop: row.stop,
     from: row.from,
     flags,
@@ -149,10 +153,6 @@ function handedOf(name: string, input: unknown, asBytes: boolean): { handed?: st
 /** A short SHA-256 of a text's UTF-8 bytes: equal texts, equal digests, whichever form the string is in. */
 export function textDigest(value: string, asBytes: boolean): string {
   return crypto.createHash('sha256').update(value, asBytes ? 'latin1' : 'utf8').digest('hex').slice(0, 32);
-}
-function promptOf(row: SessionDataRow): Pick<IndexEntry, 'prompt' | 'cwd' | 'gitBranch'> {
-  const typed = row.prompt !== undefined ? row.parts[row.prompt] : undefined;
-  return typed?.k === 'text' ? { prompt: typed.text.slice(0, PROMPT_KEPT), cwd: row.cwd, gitBranch: row.git_branch } : {};
 }
 
 // How much of a prompt the index keeps, in the row's string units: bytes or

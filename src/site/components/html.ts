@@ -4,13 +4,9 @@
 // two ways only: as the result of `html`, or as `trusted`, the output of a
 // library that escapes the text it wraps (shiki, markdown-it).
 //
-// The components were React components rendered at build time. React's
-// work for each element (its props walked, each attribute escaped on its
-// own, the string assembled from a piece per chunk) was the largest part
-// of a renderer's time, and the pages need none of what React adds
-// (docs/performance.md). The markup is the one React wrote: the same
-// escaping, `open=""` for an open fold, and the newline React adds after
-// `<pre>` when its text starts with one.
+// Plain functions rather than a component library: the pages run no client
+// code, and a library's work for each element was the largest part of a
+// renderer's time (docs/dependencies.md).
 
 /** Markup: put into `html` as it is, never escaped again. */
 export class Html {
@@ -61,7 +57,7 @@ export function contentText(value: Content): string {
   return text;
 }
 
-export const NOTHING = new Html('');
+const NOTHING = new Html('');
 const NEWLINE = new Html('\n');
 
 const ESCAPES: Record<string, string> = { '"': '&quot;', '&': '&amp;', "'": '&#x27;', '<': '&lt;', '>': '&gt;' };

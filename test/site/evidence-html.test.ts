@@ -3,7 +3,7 @@
 // escaped, in text and in attribute values alike.
 
 import { describe, expect, it } from 'vitest';
-import { evidenceLinksHtml, linksHtml, stepFoldInnerHtml, talkFoldInnerHtml } from '../../src/site/components/evidence-html.ts';
+import { evidenceLinksHtml, linksHtml, stepFoldHtml, talkFoldHtml } from '../../src/site/components/evidence-html.ts';
 import { attribute, contentText, escapeHtml, flag, html, preStart, trusted } from '../../src/site/components/html.ts';
 import type { StepView, TalkView } from '../../src/site/data/views.ts';
 
@@ -53,7 +53,7 @@ describe('markup made by the html template', () => {
 describe('evidence folds', () => {
 
   it('shows every string of a hostile step as text, never as markup', () => {
-    const fold = stepFoldInnerHtml(
+    const fold = stepFoldHtml(
       step({
         kind: HOSTILE,
         toolName: HOSTILE,
@@ -72,7 +72,7 @@ describe('evidence folds', () => {
     const tags = [...fold.matchAll(/<\/?([a-z]+)([^>]*)>/g)];
     expect(tags.length).toBeGreaterThan(10);
     for (const [, tag, attributes] of tags) {
-      expect(['summary', 'div', 'p', 'a', 'ul', 'li', 'span']).toContain(tag);
+      expect(['details', 'summary', 'div', 'p', 'a', 'ul', 'li', 'span']).toContain(tag);
       expect(attributes!.replace(/ (class|href|title|aria-current)="[^"<>]*"/g, '')).toBe('');
     }
     expect(fold).toContain('&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;');
@@ -87,12 +87,12 @@ describe('evidence folds', () => {
     );
     expect(evidenceLinksHtml([], '../')).toBeUndefined();
     expect(linksHtml([], '../')).toBeUndefined();
-    const fold = stepFoldInnerHtml(step({ kind: 'llm.call', usage: { input: 10, output: 20 } as StepView['usage'], fragments: 3 }), '../', []).text;
-    expect(fold).toBe('<summary title="evidence and notes: llm.call">evidence</summary><div class="ev-body"><p><a href="../glossary.html#g-llm-call">llm.call</a> · 3 fragments</p><p class="usage">tokens: input 10, output 20, cache read –, cache write –</p></div>');
-    expect(stepFoldInnerHtml(step({ kind: 'llm.call', fragments: 1 }), '../', []).text).toContain('llm.call</a> · 1 fragment</p>');
+    const fold = stepFoldHtml(step({ kind: 'llm.call', usage: { input: 10, output: 20 } as StepView['usage'], fragments: 3 }), '../', []).text;
+    expect(fold).toBe('<details class="ev"><summary title="evidence and notes: llm.call">evidence</summary><div class="ev-body"><p><a href="../glossary.html#g-llm-call">llm.call</a> · 3 fragments</p><p class="usage">tokens: input 10, output 20, cache read –, cache write –</p></div></details>');
+    expect(stepFoldHtml(step({ kind: 'llm.call', fragments: 1 }), '../', []).text).toContain('llm.call</a> · 1 fragment</p>');
     const talk = { number: 2, startedBy: HOSTILE, start: { seq: 1, row: 7, file: 'bundle/s/t.jsonl', page: 'e/s--1.html#row-7' }, links: [{ label: 'turn', href: 'c/s.html#n1' }] } as unknown as TalkView;
-    expect(talkFoldInnerHtml(talk, '../').text).toBe(
-      `<summary title="evidence and notes: talk 2">evidence</summary><div class="ev-body"><p>Talk 2, started by ${escapeHtml(HOSTILE)}.</p><p class="evidence">Landed records:<a href="../e/s--1.html#row-7" title="landed record: row 7 of bundle/s/t.jsonl">{seq 1, row 7}</a></p><ul class="links"><li><a href="../c/s.html#n1">turn</a></li></ul></div>`,
+    expect(talkFoldHtml(talk, '../').text).toBe(
+      `<details class="ev"><summary title="evidence and notes: talk 2">evidence</summary><div class="ev-body"><p>Talk 2, started by ${escapeHtml(HOSTILE)}.</p><p class="evidence">Landed records:<a href="../e/s--1.html#row-7" title="landed record: row 7 of bundle/s/t.jsonl">{seq 1, row 7}</a></p><ul class="links"><li><a href="../c/s.html#n1">turn</a></li></ul></div></details>`,
     );
   });
 });

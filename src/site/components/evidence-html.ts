@@ -6,23 +6,29 @@ import { counted } from '../data/shown-text.ts';
 import type { EvidenceView, LinkView, StepView, TalkView } from '../data/views.ts';
 import { html, type Content, type Html } from './html.ts';
 
-/** The inside of a fold (`<details class="ev">`): its summary, and `body` beneath it. */
-export function foldInnerHtml(label: string, body: Content): Html {
-  return html`<summary title="evidence and notes: ${label}">evidence</summary><div class="ev-body">${body}</div>`;
+/** A fold, small and closed: its summary, and `body` beneath it. */
+function foldHtml(label: string, body: Content): Html {
+  return html`<details class="ev"><summary title="evidence and notes: ${label}">evidence</summary><div class="ev-body">${body}</div></details>`;
 }
 
 /**
- * The inside of a step's fold: its own notes, then those of the steps
- * `also` names (an assistant turn's replies), each under its own kind.
+ * A step's fold: its own notes, then those of the steps `also` names (an
+ * assistant turn's replies, whose evidence their turn's fold holds), each
+ * under its own kind.
  */
-export function stepFoldInnerHtml(step: StepView, root: string, also: readonly StepView[]): Html {
+export function stepFoldHtml(step: StepView, root: string, also: readonly StepView[] = []): Html {
   const label = [step, ...also].map(({ kind }) => kind).join(', ');
-  return foldInnerHtml(label, html`${evidenceNotesHtml(step, root)}${also.map((other) => html`<div class="ev-also">${evidenceNotesHtml(other, root)}</div>`)}`);
+  return foldHtml(label, html`${evidenceNotesHtml(step, root)}${also.map((other) => html`<div class="ev-also">${evidenceNotesHtml(other, root)}</div>`)}`);
 }
 
-/** The inside of a talk's fold: who started it, the record it starts at, and its links. */
-export function talkFoldInnerHtml(talk: TalkView, root: string): Html {
-  return foldInnerHtml(`talk ${talk.number}`, html`<p>Talk ${talk.number}, started by ${talk.startedBy}.</p>${evidenceLinksHtml(talk.start ? [talk.start] : [], root)}${linksHtml(talk.links, root)}`);
+/** A talk's fold: who started it, the record it starts at, and its links. */
+export function talkFoldHtml(talk: TalkView, root: string): Html {
+  return foldHtml(`talk ${talk.number}`, html`<p>Talk ${talk.number}, started by ${talk.startedBy}.</p>${evidenceLinksHtml(talk.start ? [talk.start] : [], root)}${linksHtml(talk.links, root)}`);
+}
+
+/** The fold of a compaction's links. */
+export function linksFoldHtml(links: readonly LinkView[], root: string): Html {
+  return foldHtml('links', linksHtml(links, root));
 }
 
 function evidenceNotesHtml(step: StepView, root: string): Html {

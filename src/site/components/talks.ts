@@ -12,7 +12,7 @@ import { markdownHtml } from '../data/markdown.ts';
 import { bytes, counted, firstLine, lineCount, runtimeLine, tokensShown } from '../data/shown-text.ts';
 import { modelName } from '../data/facts.ts';
 import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
-import { foldInnerHtml, linksHtml, stepFoldInnerHtml, talkFoldInnerHtml } from './evidence-html.ts';
+import { linksFoldHtml, linksHtml, stepFoldHtml, talkFoldHtml } from './evidence-html.ts';
 import { attribute, contentText, flag, html, preStart, trusted, type Html } from './html.ts';
 import { toolCardHtml } from './tools.ts';
 
@@ -32,7 +32,7 @@ export function talksHtml({ talks, epochBefore, forksAfter, root }: TalksProps):
       const forks = forksAfter.get(talk.id);
       return html`<div>${epoch && epochHtml(epoch, root)}<section class="talk" id="${talk.anchor}" aria-label="Talk ${talk.number}">${talk.loose.map((step) => stepHtml(step, root))}${talk.runs.map(
         (run) => html`<div class="run" id="${run.anchor}">${run.steps.map((step) => stepHtml(step, root))}</div>`,
-      )}${talk.links.length > 0 && foldHtml(talkFoldInnerHtml(talk, root))}</section>${forks && html`<nav class="forks" aria-label="other paths from here"><strong>The conversation forks here:</strong>${linksHtml(forks, root)}</nav>`}</div>`;
+      )}${talk.links.length > 0 && talkFoldHtml(talk, root)}</section>${forks && html`<nav class="forks" aria-label="other paths from here"><strong>The conversation forks here:</strong>${linksHtml(forks, root)}</nav>`}</div>`;
     }),
   );
 }
@@ -43,7 +43,7 @@ function epochHtml(epoch: EpochView, root: string): Html {
   const compacted = epoch.number > 1 || boundary !== undefined;
   return html`<section class="epoch" id="${epoch.anchor}" aria-label="${compacted ? 'Conversation compacted' : 'Start of the conversation'}">${
     compacted && html`<p class="compaction" role="separator">Conversation compacted${boundary?.time && html` at ${timeHtml(boundary.time)}`}: the model continues from a summary</p>`
-  }${epoch.steps.map((step) => stepHtml(step, root))}${epoch.links.length > 0 && compacted && foldHtml(foldInnerHtml('links', linksHtml(epoch.links, root)))}</section>`;
+  }${epoch.steps.map((step) => stepHtml(step, root))}${epoch.links.length > 0 && compacted && linksFoldHtml(epoch.links, root)}</section>`;
 }
 
 /** What the runtime did, in plain words: a reader of the transcript is not expected to know the model's step kinds. */
@@ -70,6 +70,11 @@ function textOf(parts: readonly PartView[]): string {
   return parts.flatMap((part) => part.segments.map((segment) => segment.text)).join('\n');
 }
 
+/** The original size of parts, whatever of them is held. */
+function bytesOf(parts: readonly PartView[]): number {
+  return parts.reduce((sum, part) => sum + part.bytes, 0);
+}
+
 /**
  * A prompt longer than this many lines, or characters, is folded, with its
  * first line and its size: a pasted log or file. The characters are about
@@ -91,7 +96,7 @@ function promptPartsHtml(parts: PartView[]): Html {
   const text = textOf(typed);
   const lines = lineCount(text);
   if (lines <= LONG_PROMPT_LINES && text.length <= LONG_PROMPT_CHARACTERS) return partsHtml(parts);
-  const size = bytes(typed.reduce((sum, part) => sum + part.bytes, 0));
+  const size = bytes(bytesOf(typed));
   return html`${partsHtml(notes)}<details class="prompt-long"><summary><span class="first-line">${firstLine(text)}</span> <span class="size">(${counted(lines, 'line', 'lines')}, ${size})</span></summary>${partsHtml(typed)}</details>`;
 }
 
@@ -108,40 +113,40 @@ const OPEN_RUNTIME = new Set(['control.interrupt', 'error.api', 'message.synthet
 
 /**
  * A step as a reader sees it. `withinTurn` is for the replies of an
- * assistant turn, whose evidence its turn's fold holds (evidenceHtml).
+ * assistant turn, whose evidence its turn's fold holds (stepFoldHtml).
  */
 export function stepHtml(step: StepView, root: string, withinTurn = false): Html {
   const injected = step.flags.includes('injected');
   if (step.kind === 'message.external' && !injected) {
     // In a subagent's transcript the prompt comes from the agent that started it, not from the person.
     const fromAgent = step.flags.includes('sidechain');
-    return html`<article class="step msg ${fromAgent ? 'parent-agent' : 'human'}" id="${step.anchor}"><header class="who"><span class="role">${fromAgent ? 'Parent agent' : 'You'}</span>${step.time && timeHtml(step.time)}${evidenceHtml(step, root)}</header>${promptPartsHtml(step.parts)}</article>`;
+    return html`<article class="step msg ${fromAgent ? 'parent-agent' : 'human'}" id="${step.anchor}"><header class="who"><span class="role">${fromAgent ? 'Parent agent' : 'You'}</span>${step.time && timeHtml(step.time)}${stepFoldHtml(step, root)}</header>${promptPartsHtml(step.parts)}</article>`;
   }
   if (step.kind === 'llm.call') {
     // One fold per turn: a reply's own beside the turn's would be a second "evidence" under its text.
     const replies = step.children.filter((child) => child.kind === 'message.assistant' && !isEmptyReply(child));
-    return html`<article class="step turn assistant" id="${step.anchor}"><header class="who"><span class="role">Assistant</span>${turnFactsHtml(step)}${evidenceHtml(step, root, replies)}</header>${step.parts.length > 0 && partsHtml(step.parts)}${step.children.map((child) => stepHtml(child, root, true))}</article>`;
+    return html`<article class="step turn assistant" id="${step.anchor}"><header class="who"><span class="role">Assistant</span>${turnFactsHtml(step)}${stepFoldHtml(step, root, replies)}</header>${step.parts.length > 0 && partsHtml(step.parts)}${step.children.map((child) => stepHtml(child, root, true))}</article>`;
   }
   if (step.kind === 'message.assistant') {
     // A reply with no text of its own (its provider call's fold holds the same rows) shows nothing but its anchor.
     if (isEmptyReply(step)) return html`<div class="step prose-step" id="${step.anchor}"></div>`;
-    return html`<div class="step prose-step" id="${step.anchor}">${partsHtml(step.parts)}${!withinTurn && evidenceHtml(step, root)}</div>`;
+    return html`<div class="step prose-step" id="${step.anchor}">${partsHtml(step.parts)}${!withinTurn && stepFoldHtml(step, root)}</div>`;
   }
   if (step.kind === 'thinking') {
     const text = textOf(step.parts);
-    const size = step.parts.reduce((sum, part) => sum + part.bytes, 0);
+    const size = bytesOf(step.parts);
     // A source may keep a thinking block's signature and not its text: "0 B" would read as an empty thought.
     const held = step.parts.some((part) => part.state !== 'unavailable');
-    return html`<details class="step thinking" id="${step.anchor}"><summary><span class="label">Thinking</span> <span class="size">${held ? bytes(size) : 'not held by the source'}</span> <span class="first-line">${firstLine(text)}</span></summary>${partsHtml(step.parts)}${evidenceHtml(step, root)}</details>`;
+    return html`<details class="step thinking" id="${step.anchor}"><summary><span class="label">Thinking</span> <span class="size">${held ? bytes(size) : 'not held by the source'}</span> <span class="first-line">${firstLine(text)}</span></summary>${partsHtml(step.parts)}${stepFoldHtml(step, root)}</details>`;
   }
   if (step.kind === 'tool' || step.kind === 'agent.call') return toolCardHtml(step, root);
   const words = injected ? 'Context added by the runtime' : (RUNTIME_WORDS[step.kind] ?? 'Runtime record');
   const text = textOf(step.parts);
-  const size = step.parts.reduce((sum, part) => sum + part.bytes, 0);
+  const size = bytesOf(step.parts);
   const line = text ? runtimeLine(text, step.parts.find((part) => part.context !== undefined)?.context) : '';
   // A part its summary line already shows whole is not shown again below it.
   const below = step.parts.filter((part) => line === '' || wholeReading(part) !== line);
-  return html`<details class="step runtime" id="${step.anchor}"${flag('open', OPEN_RUNTIME.has(step.kind))}><summary><span class="label">${words}</span>${step.time && timeHtml(step.time)}${size > 0 && html`<span class="size">${bytes(size)}</span>`}${line && html`<span class="first-line">${line}</span>`}</summary>${partsHtml(below)}${step.children.map((child) => stepHtml(child, root))}${evidenceHtml(step, root)}</details>`;
+  return html`<details class="step runtime" id="${step.anchor}"${flag('open', OPEN_RUNTIME.has(step.kind))}><summary><span class="label">${words}</span>${step.time && timeHtml(step.time)}${size > 0 && html`<span class="size">${bytes(size)}</span>`}${line && html`<span class="first-line">${line}</span>`}</summary>${partsHtml(below)}${step.children.map((child) => stepHtml(child, root))}${stepFoldHtml(step, root)}</details>`;
 }
 
 /** Whether a reply has no text of its own to show. */
@@ -163,7 +168,7 @@ export function timeHtml(value: string): Html {
   return html`<time class="when" dateTime="${value}" title="${value}">${shown}</time>`;
 }
 
-/** The parts of a step: prose as markdown, code highlighted, anything else as text, long content folded after its first line. */
+/** The parts of a step, in order (partHtml). */
 export function partsHtml(parts: readonly PartView[]): Html {
   return html`${parts.map(partHtml)}`;
 }
@@ -180,8 +185,7 @@ export function partHtml(part: PartView): Html {
   if (part.segments.length === 0) return html`<div class="part p-${part.kind}">${part.kind === 'media' && html`<span class="state">${part.label ?? 'media'}, ${bytes(part.bytes)}: not shown</span>`}${notes}</div>`;
   const content = part.kind === 'text' || part.kind === 'reasoning' ? proseHtml(part.segments) : segmentsHtml(part.segments);
   if (part.long && part.kind !== 'reasoning' && part.kind !== 'text') {
-    const text = part.segments.map((segment) => segment.text).join('\n');
-    return html`<details class="part p-${part.kind} long"><summary><span class="first-line">${firstLine(text)}</span> <span class="size">(${bytes(part.bytes)})</span></summary>${content}${notes}</details>`;
+    return html`<details class="part p-${part.kind} long"><summary><span class="first-line">${firstLine(textOf([part]))}</span> <span class="size">(${bytes(part.bytes)})</span></summary>${content}${notes}</details>`;
   }
   return html`<div class="part p-${part.kind}">${content}${notes}</div>`;
 }
@@ -211,18 +215,4 @@ function segmentsHtml(segments: readonly Segment[]): Html {
 export function codeHtml(segment: Segment): Html {
   if (segment.html !== undefined) return html`<pre class="code"${attribute('data-language', segment.language)}>${preStart(segment.html)}${trusted(segment.html)}</pre>`;
   return html`<pre class="${segment.language ? 'code' : 'text'}">${preStart(segment.text)}${segment.text}</pre>`;
-}
-
-/** A fold of the evidence and the audit's notes on one item, small and closed (evidence-html.ts). */
-function foldHtml(inner: Html): Html {
-  return html`<details class="ev">${inner}</details>`;
-}
-
-/**
- * A step's evidence fold: its landed rows, its qualifications, its relations
- * and what is unresolved about it; and those of the steps `also` names
- * (an assistant turn's replies), each under its own kind.
- */
-export function evidenceHtml(step: StepView, root: string, also: readonly StepView[] = []): Html {
-  return foldHtml(stepFoldInnerHtml(step, root, also));
 }

@@ -10,7 +10,8 @@ import type { ToolDescription } from '../../model/tools.ts';
 import { markdownHtml } from '../data/markdown.ts';
 import { prose } from '../data/parts.ts';
 import { flag, html, preStart, trusted, type Html } from './html.ts';
-import { codeHtml, evidenceHtml, partHtml, partText } from './talks.ts';
+import { stepFoldHtml } from './evidence-html.ts';
+import { codeHtml, partHtml, partText } from './talks.ts';
 
 type Status = 'ok' | 'error' | 'no-result';
 
@@ -31,7 +32,7 @@ export function toolCardHtml(step: StepView, root: string): Html {
     tool.subject && html`<code class="subject${tool.path !== undefined && tool.subject === tool.path ? ' subject-path' : ''}" title="${tool.subject}"><bdi>${tool.subject}</bdi></code>`
   }<span class="mark m-${status}">${STATUS_WORDS[status]}</span></summary><div class="tool-body">${call && toolInputHtml(tool, call)}${
     transcripts.length > 0 && html`<p class="subagent-link">${transcripts.map((link) => html`<a href="${root}${link.href}">Open the subagent’s transcript</a>`)}</p>`
-  }${results.map((part) => outputHtml(part, tool))}${results.length === 0 && html`<p class="no-result">No result was recorded for this call.</p>`}${evidenceHtml(step, root)}</div></details>`;
+  }${results.map((part) => outputHtml(part, tool))}${results.length === 0 && html`<p class="no-result">No result was recorded for this call.</p>`}${stepFoldHtml(step, root)}</div></details>`;
 }
 
 function toolInputHtml(tool: ToolDescription, call: PartView): Html | undefined {

@@ -53,11 +53,11 @@ export async function keepRenderer(server: string, code: string, roots: string):
 
 /**
  * The server chunks bundled by esbuild with the packages they import
- * (Astro's runtime, shiki, markdown-it), in a folder beside them; undefined when that
- * fails. A renderer child loads one module and its chunks rather than many
- * files resolved through node_modules, which makes its import much shorter
- * (docs/performance.md), and a child that renders the pages of one changed
- * conversation spends most of its time loading.
+ * (Astro's runtime, shiki, markdown-it), in a folder beside them; undefined
+ * when that fails. A renderer child loads one module and its chunks rather
+ * than many files resolved through node_modules, which makes its import
+ * much shorter (docs/performance.md), and a child that renders the pages of
+ * one changed conversation spends most of its time loading.
  * Shiki's languages stay chunks of their own, loaded as a page needs them.
  * The renderer always runs with NODE_ENV production (child.ts), so the
  * bundle is made for it alone.

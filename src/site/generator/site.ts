@@ -126,8 +126,8 @@ export interface SiteOptions {
   readonly builds?: number;
   /**
    * Where the builds run and the renderer is kept: inside node_modules, so
-   * that they resolve astro and the site's packages from the project. By default
-   * node_modules/.cache/sessionizer-site; a test that must not share its
+   * that they resolve astro and the site's packages from the project. By
+   * default node_modules/.cache/sessionizer-site; a test that must not share its
    * kept renderer with the others gives a folder of its own under it.
    */
   readonly buildRoots?: string;
@@ -214,7 +214,8 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  */
 async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
   // Inside node_modules, so that the build resolves astro and the site's
-  // packages from the project, yet outside what git tracks; removed after the build.
+  // packages from the project, yet outside what git tracks; removed after
+  // the build.
   fs.mkdirSync(roots, { recursive: true });
   removeAbandonedRoots(roots);
   const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
@@ -245,7 +246,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     }
     // Astro writes its server-side chunks inside the working folder (see
     // astro-build.mjs); from the throwaway root they import astro and the
-    // site's packages from the project and leave no trace but the kept renderer.
+    // site's packages from the project and leave no trace but the kept
+    // renderer.
     // Astro joins the config file to the root, so it is given relative to it.
     // The helpers render their conversations' pages into folders of their
     // own; the lead renders the rest, and the index and search pages, which

@@ -53,3 +53,18 @@ describe('a tool output', () => {
     expect(page).toContain(`<pre class="output">\n${output}</pre>`);
   });
 });
+
+describe('a long tool output', () => {
+  const output = (state: PartView['state'], text: string, extra: Partial<PartView> = {}): string =>
+    html(talkOf('tool', { kind: 'result', state, bytes: text.length + 40, shownBytes: text.length, heldBytes: text.length, segments: [{ text }], long: false, ...extra }));
+  const lines = Array.from({ length: 30 }, (_, line) => `line ${line}`).join('\n');
+
+  it('says what a redaction or the source did to it, as any part does, and how much is shown', () => {
+    expect(output('redacted', `key [redacted:aws-key]\n${lines}`, { removed: 40 })).toContain(`<p class="part-note s-redacted">Secrets taken out; content state: redacted, ${bytes(lines.length + 63)} (${bytes(40)} removed)</p>`);
+    expect(output('available', lines, { heldBytes: lines.length * 3 })).toContain(`<p class="part-note s-available">The first ${bytes(lines.length)} of ${bytes(lines.length * 3)} shown; the whole is in the evidence</p>`);
+  });
+
+  it('is summed up by its first line with text', () => {
+    expect(output('available', `\n\n  first words\n${lines}`)).toContain('<summary><span class="first-line">first words</span> <span class="size">(33 lines)</span></summary>');
+  });
+});

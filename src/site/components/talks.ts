@@ -193,13 +193,14 @@ export function partHtml(part: PartView): Html {
 const STATE_WORDS: Record<PartView['state'], string> = { available: 'Held whole', redacted: 'Secrets taken out', truncated: 'Cut short in the source', unavailable: 'Not held by the source' };
 
 /** What a reader must know about a part's content: redacted, cut, unavailable; nothing when it is all there. */
-function partNotesHtml(part: PartView): Html | undefined {
+export function partNotesHtml(part: PartView): Html | undefined {
   const notes: string[] = [];
   // The state in the glossary's word, with the size it had and what a redaction took out of it.
   if (part.state !== 'available') notes.push(`${STATE_WORDS[part.state]}; content state: ${part.state}, ${bytes(part.bytes)}${part.removed !== undefined ? ` (${bytes(part.removed)} removed)` : ''}`);
   if (part.shownBytes < part.heldBytes) notes.push(`the first ${bytes(part.shownBytes)} of ${bytes(part.heldBytes)} shown; the whole is in the evidence`);
   if (notes.length === 0) return undefined;
-  return html`<p class="part-note s-${part.state}">${notes.join('; ')}</p>`;
+  const text = notes.join('; ');
+  return html`<p class="part-note s-${part.state}">${text[0]!.toUpperCase()}${text.slice(1)}</p>`;
 }
 
 /** Prose as markdown, with its fenced code highlighted. */

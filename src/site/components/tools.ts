@@ -4,14 +4,14 @@
 // what came back. A failed call starts open; a subagent's call starts open
 // too, with its prompt folded, so that its transcript's link is in view.
 
-import { bytes, editDiff, lineCount, terminalRuns } from '../data/shown-text.ts';
+import { bytes, editDiff, firstLine, lineCount, terminalRuns } from '../data/shown-text.ts';
 import type { PartView, StepView } from '../data/views.ts';
 import type { ToolDescription } from '../../model/tools.ts';
 import { markdownHtml } from '../data/markdown.ts';
 import { prose } from '../data/parts.ts';
 import { flag, html, preStart, trusted, type Html } from './html.ts';
 import { stepFoldHtml } from './evidence-html.ts';
-import { codeHtml, partHtml, partText } from './talks.ts';
+import { codeHtml, partHtml, partNotesHtml, partText } from './talks.ts';
 
 type Status = 'ok' | 'error' | 'no-result';
 
@@ -104,9 +104,9 @@ function outputHtml(part: PartView, tool: ToolDescription): Html {
   }
   if (text.length === 0) return html`<p class="no-result">${part.state === 'available' ? 'The call returned nothing.' : `Output ${part.state}.`}</p>`;
   const body = html`<pre class="output${part.failed ? ' failed' : ''}">${preStart(text)}${terminalRuns(text).map((run) => (run.classes ? html`<span class="${run.classes}">${run.text}</span>` : run.text))}</pre>`;
-  const note = part.shownBytes < part.heldBytes && html`<p class="part-note">The first ${Math.round(part.shownBytes / 1024)} KB of ${Math.round(part.heldBytes / 1024)} KB shown; the whole is in the evidence.</p>`;
+  // What a redaction or the source did to the output, and how much of it is shown, as for any part.
+  const notes = partNotesHtml(part);
   const terminal = tool.kind === 'shell' ? ' terminal' : '';
-  if (lines <= LONG_OUTPUT_LINES) return html`<div class="result${terminal}">${body}${note}</div>`;
-  const first = text.split('\n', 1)[0]!;
-  return html`<details class="result long${terminal}"><summary><span class="first-line">${first.length > 160 ? `${first.slice(0, 160)}…` : first}</span> <span class="size">(${lines} lines)</span></summary>${body}${note}</details>`;
+  if (lines <= LONG_OUTPUT_LINES) return html`<div class="result${terminal}">${body}${notes}</div>`;
+  return html`<details class="result long${terminal}"><summary><span class="first-line">${firstLine(text)}</span> <span class="size">(${lines} lines)</span></summary>${body}${notes}</details>`;
 }

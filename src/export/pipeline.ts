@@ -25,6 +25,7 @@ import type { RuleSet } from '../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../redaction/scan.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../site/generator/kept-renderer.ts';
 import { verifyExport } from '../verify/export.ts';
+import { claimDataFolder } from './data-folder.ts';
 import { refusalOf, type ExportPlaces } from './destination.ts';
 import { EarlierExports, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from './export-folder.ts';
 
@@ -142,6 +143,8 @@ async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRende
     return { type: 'locked', message: error.message };
   }
   try {
+    // Accepted above; marked once it is the export's own.
+    claimDataFolder(places.data, 'create');
     removeLeftoversOfDataFolder(places.data);
     const waitingRenderer = startWaitingRenderer({ cache: siteCacheOf(places.data) });
     try {

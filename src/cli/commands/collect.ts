@@ -6,11 +6,9 @@
 
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import { type SessionMatcher } from '../../adapters/adapter.ts';
-import path from 'node:path';
 import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/outcome.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
-import { realPathOf, storageZoneRefusal } from '../../export/destination.ts';
+import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 
 const OPTIONS = {
@@ -33,13 +31,8 @@ async function collectSources({ values }: Given<typeof OPTIONS>, io: Io): Promis
   const interval = Number(values.interval);
   if (!Number.isFinite(interval) || interval <= 0) throw new UsageError(`collect: --interval must be a number of seconds above 0, not ${JSON.stringify(values.interval)}`);
   const source = DEFAULT_ADAPTER.resolveSourceRoot(values.source);
-  const data = path.resolve(values.data);
   const selected = DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
-  const refusal = storageZoneRefusal(realPathOf(data));
-  if (refusal !== undefined) {
-    io.error(`sessionizer collect: --data ${data}: ${refusal}\n`);
-    return EXIT_USAGE;
-  }
+  const data = dataFolderOf(values.data, 'create');
   if (!values.json) io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\ndata ${data}\n`);
 
   if (values.once) return onePass(source.root, data, selected, values.json === true, io);

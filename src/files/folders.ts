@@ -13,6 +13,13 @@ export function listFolder(folder: string): string[] {
   }
 }
 
+/** What an error of the file system says, without the path and the call it names (Node appends them): `EACCES: permission denied`. */
+export function systemErrorText(error: unknown): string {
+  const { message, syscall, path: where } = error as NodeJS.ErrnoException;
+  const named = syscall !== undefined && where !== undefined ? `, ${syscall} '${where}'` : undefined;
+  return named !== undefined && message.endsWith(named) ? message.slice(0, -named.length) : message;
+}
+
 /** What is at `where`: nothing (a path through a file leads nowhere too), a folder, a regular file, or something else (a socket, a device). */
 export function kindOf(where: string): 'none' | 'folder' | 'file' | 'other' {
   try {

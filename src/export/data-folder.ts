@@ -11,6 +11,8 @@
 //     and a bundle folder;
 //   - DIR exists and is not a folder;
 //   - DIR holds the data folder's marker with a text this tool does not write;
+//   - the command writes into DIR and this user cannot write in it (or, when
+//     it is not there yet, in the folder above it where it is made);
 //   - DIR has no marker, is not empty, and is not a data folder made before
 //     the marker: every entry at its top must be a session folder (holding an
 //     entry of SESSION_ENTRIES), one of the tool's own entries (a name that
@@ -27,7 +29,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { replaceFile, writerOfTemporary } from '../files/atomic-file.ts';
-import { kindOf, listFolder, realPathOf } from '../files/folders.ts';
+import { kindOf, listFolder, realPathOf, systemErrorText } from '../files/folders.ts';
 import { DATA_MARKER, DATA_MARKER_SCHEMA, SESSION_ENTRIES, SESSION_STATE } from '../landing/layout.ts';
 import { BUNDLE, MANIFEST, ROOT_DIGEST } from '../bundle/manifest.ts';
 import { EXPORT_MARKER } from './export-folder.ts';
@@ -40,9 +42,9 @@ export type DataFolderUse = 'read' | 'write' | 'create';
 /** What `--data` is, once accepted: not there yet, an empty folder, a folder with the marker, or a data folder made before the marker. */
 type Accepted = 'none' | 'empty' | 'marked' | 'unmarked';
 
-/** Why `data` may not be a data folder, in one line that names it and says what to do; undefined when it may. */
-export function dataFolderRefusal(data: string): string | undefined {
-  const judged = judge(data);
+/** Why `data` may not be a data folder for a command that uses it as `use` says, in one line that names it and says what to do; undefined when it may. */
+export function dataFolderRefusal(data: string, use: DataFolderUse): string | undefined {
+  const judged = judge(data, use);
   return typeof judged === 'object' ? judged.refusal : undefined;
 }
 
@@ -54,7 +56,7 @@ export function dataFolderRefusal(data: string): string | undefined {
  * refusal, in one line, and touches nothing when `data` may not be used.
  */
 export function claimDataFolder(data: string, use: DataFolderUse): string | undefined {
-  const judged = judge(data);
+  const judged = judge(data, use);
   if (typeof judged === 'object') return judged.refusal;
   const marks = judged === 'unmarked' ? use !== 'read' : judged !== 'marked' && use === 'create';
   if (!marks) return undefined;
@@ -63,14 +65,24 @@ export function claimDataFolder(data: string, use: DataFolderUse): string | unde
   return undefined;
 }
 
-function judge(data: string): Accepted | { refusal: string } {
+function judge(data: string, use: DataFolderUse): Accepted | { refusal: string } {
+  let judged: Accepted | { refusal: string };
   try {
-    return judgeReadable(data);
+    judged = judgeReadable(data);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === undefined) throw error;
-    return { refusal: `it cannot be read (${(error as Error).message}); give a data folder this user can read and write` };
+    if ((error as NodeJS.ErrnoException).code === undefined) throw error;
+    return { refusal: `it cannot be read (${systemErrorText(error)}); give a data folder this user can read and write` };
   }
+  if (typeof judged === 'object' || use === 'read' || (judged === 'none' && use === 'write')) return judged;
+  // What the command writes first: the folder, or, when it is not there yet, the nearest folder above it, where it is made.
+  let written = realPathOf(data);
+  while (kindOf(written) === 'none') written = path.dirname(written);
+  try {
+    fs.accessSync(written, fs.constants.W_OK | fs.constants.X_OK);
+  } catch (error) {
+    return { refusal: `this user cannot write in ${written === realPathOf(data) ? 'it' : written} (${systemErrorText(error)}); give a data folder this user can write` };
+  }
+  return judged;
 }
 
 function judgeReadable(data: string): Accepted | { refusal: string } {

@@ -51,7 +51,7 @@ export function refusalOf(places: ExportPlaces): string | undefined {
     { what: 'the data folder', where: data },
     ...(places.merged ?? []).map((input) => ({ what: 'an export to merge', where: realPathOf(input) })),
   ];
-  const dataRefusal = dataFolderRefusal(data);
+  const dataRefusal = dataFolderRefusal(data, 'create');
   if (dataRefusal !== undefined) return `--data ${places.data}: ${dataRefusal}`;
   for (const { what, where } of read) {
     const relation = relationOf(out, where);

@@ -75,6 +75,11 @@ describeWhere(anotherUserMissing(), 'a source that cannot be read', () => {
     const report = JSON.parse(json.out) as { unreadable_sources: unknown; warnings: string[] };
     expect(report.unreadable_sources).toEqual(unreadable.map((where) => ({ path: where, error: 'EACCES: permission denied' })));
     expect(report.warnings).toEqual(discovered.map((where) => `${where}: EACCES: permission denied`));
+
+    // A data folder this user cannot write in is refused in one line, as any other --data is.
+    const roots = path.dirname(own);
+    const refused = asAnotherUser(['collect', '--once', '--source', source, '--data', path.join(roots, 'data')], own);
+    expect([refused.code, refused.error]).toEqual([2, `sessionizer collect: --data ${path.join(roots, 'data')}: this user cannot write in ${roots} (EACCES: permission denied); give a data folder this user can write\n`]);
   });
 
   it('is named by the export, in its summary and its --json; the export is written from the rest, verifies, and exits 1', { timeout: 300_000 }, () => {

@@ -19,14 +19,14 @@ describe('what --data may be', () => {
     fs.mkdirSync(path.join(earlier, 'bundle', '_conversations'), { recursive: true });
     fs.writeFileSync(path.join(earlier, 'manifest.json'), '{}');
     fs.writeFileSync(path.join(earlier, 'root-digest.txt'), 'x\n');
-    expect(dataFolderRefusal(earlier)).toMatch(/^it is an export folder \(it holds manifest\.json\); /);
-    expect(dataFolderRefusal(path.join(earlier, 'bundle'))).toMatch(new RegExp(`^it is inside the export folder ${earlier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(which holds manifest\\.json\\); `));
-    expect(dataFolderRefusal(path.join(earlier, 'bundle', 'not-yet', 'there'))).toMatch(/^it is inside the export folder /);
+    expect(dataFolderRefusal(earlier, 'read')).toMatch(/^it is an export folder \(it holds manifest\.json\); /);
+    expect(dataFolderRefusal(path.join(earlier, 'bundle'), 'read')).toMatch(new RegExp(`^it is inside the export folder ${earlier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(which holds manifest\\.json\\); `));
+    expect(dataFolderRefusal(path.join(earlier, 'bundle', 'not-yet', 'there'), 'read')).toMatch(/^it is inside the export folder /);
     // A manifest alone is no export: a data folder may sit beside such a file.
     const beside = path.join(work, 'beside');
     fs.mkdirSync(path.join(beside, 'data'), { recursive: true });
     fs.writeFileSync(path.join(beside, 'manifest.json'), '{}');
-    expect(dataFolderRefusal(path.join(beside, 'data'))).toBeUndefined();
+    expect(dataFolderRefusal(path.join(beside, 'data'), 'read')).toBeUndefined();
   });
 
   it('takes a folder made before the marker by its layout, with a session state somewhere, and refuses one without any', () => {
@@ -35,13 +35,13 @@ describe('what --data may be', () => {
     sessionFolder(data, 'b', ['collect.lock']);
     fs.mkdirSync(path.join(data, '_conversations'));
     fs.writeFileSync(path.join(data, `.session.state.${process.pid}-0.tmp`), '');
-    expect(dataFolderRefusal(data)).toBeUndefined();
+    expect(dataFolderRefusal(data, 'read')).toBeUndefined();
     fs.rmSync(path.join(data, 'a', 'session.state'));
-    expect(dataFolderRefusal(data)).toMatch(/^it has the layout of a data folder but no session state in any session folder/);
+    expect(dataFolderRefusal(data, 'read')).toMatch(/^it has the layout of a data folder but no session state in any session folder/);
     // Only the tool's own entries: the caches of an export that exported nothing.
     const caches = temporaryFolder();
     fs.mkdirSync(path.join(caches, '_site-cache'));
-    expect(dataFolderRefusal(caches)).toBeUndefined();
+    expect(dataFolderRefusal(caches, 'read')).toBeUndefined();
   });
 
   it('marks a folder only for a command that writes into it, and creates one only for a command that lands into it', () => {

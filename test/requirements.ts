@@ -29,6 +29,23 @@ export function filesMissing(...files: string[]): string | undefined {
   return absent === undefined ? undefined : `${path.relative(REPOSITORY, absent)} is not there`;
 }
 
+/** The user a test runs the command as, to make a folder unreadable to it: root reads everything. */
+export const ANOTHER_USER = 65534;
+
+/**
+ * Why a test cannot run the command as ANOTHER_USER here, or undefined when
+ * it can: that takes root, setpriv, and a checkout every user may reach.
+ */
+export function anotherUserMissing(): string | undefined {
+  if (process.getuid?.() !== 0) return 'running the command as another user takes root';
+  const missing = programMissing('/usr/bin/setpriv');
+  if (missing !== undefined) return missing;
+  for (let folder = REPOSITORY; ; folder = path.dirname(folder)) {
+    if ((fs.statSync(folder).mode & 0o005) !== 0o005) return `${folder} cannot be read by another user`;
+    if (folder === path.dirname(folder)) return undefined;
+  }
+}
+
 /** The first reason of several, or undefined when there is none. */
 export function firstMissing(...reasons: (string | undefined)[]): string | undefined {
   return reasons.find((reason) => reason !== undefined);

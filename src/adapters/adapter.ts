@@ -40,11 +40,20 @@ export interface DiscoveredSession {
   readonly sources: CollectableSource[];
 }
 
+/** A folder or file under the source root that could not be read, so that what it holds was not collected. */
+export interface UnreadableSource {
+  readonly path: string;
+  /** What the system said, without the path: `EACCES: permission denied`. */
+  readonly error: string;
+}
+
 export interface Discovery {
   readonly root: string;
   readonly sessions: DiscoveredSession[];
-  /** Things that hid part of the source tree, such as an unreadable folder. */
+  /** Things that hid part of the source tree other than a failed read, such as a child transcript that names no session. */
   readonly warnings: string[];
+  /** Every folder and file discovery could not read; a source file discovered but unreadable is found by its collection (SourceOutcome.unreadable). */
+  readonly unreadable: UnreadableSource[];
 }
 
 /** How the source root was chosen: by the option, the environment, the home folder, or the sample corpus when none exists. */

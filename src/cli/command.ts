@@ -9,13 +9,18 @@
 // input is rejected, 2 on a usage error. Every error names the file, line,
 // id or option.
 
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { claimDataFolder, type DataFolderUse } from '../export/data-folder.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_REJECTED = 1;
 export const EXIT_USAGE = 2;
 
 export class UsageError extends Error {}
+
+/** A place given to a command that it may not use (a refused --data, say): one line, exit 2, with no synopsis, since the options were well formed. */
+export class PlaceRefused extends Error {}
 
 export interface Io {
   readonly out: (text: string) => void;
@@ -194,6 +199,18 @@ function helpOf(made: Command): string {
 // Options several commands share, declared once.
 
 export const DATA_OPTION = { type: 'string', value: 'DIR', default: 'data', description: 'the data folder: the storage zone of landed files, .sd files and rounds' } as const;
+
+/**
+ * The data folder given to `--data`, made absolute, once it may be used as
+ * `use` says (export/data-folder.ts), marked as a data folder when the
+ * command writes into it; else PlaceRefused, naming it and why.
+ */
+export function dataFolderOf(given: string, use: DataFolderUse): string {
+  const data = path.resolve(given);
+  const refusal = claimDataFolder(data, use);
+  if (refusal !== undefined) throw new PlaceRefused(`--data ${data}: ${refusal}`);
+  return data;
+}
 
 export const SOURCE_OPTIONS = {
   source: { type: 'string', value: 'DIR', description: 'the Claude Code projects folder to read (see "Source" in sessionizer --help)' },

@@ -11,7 +11,7 @@ import { glossary } from './commands/glossary.ts';
 import { branches } from './commands/branches.ts';
 import { fork, label, restore } from './commands/fork.ts';
 import { exportCommand } from './commands/export.ts';
-import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, type Command, type Io } from './command.ts';
+import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, PlaceRefused, UsageError, type Command, type Io } from './command.ts';
 
 export const COMMANDS: readonly Command[] = [sources, collect, parse, conversation, branches, fork, restore, label, exportCommand, verify, glossary];
 
@@ -51,6 +51,10 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   } catch (error) {
     if (error instanceof UsageError) {
       io.error(`sessionizer ${error.message}\nusage: sessionizer ${command.synopsis}\nsessionizer ${command.name} --help says what each option does\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof PlaceRefused) {
+      io.error(`sessionizer ${name}: ${error.message}\n`);
       return EXIT_USAGE;
     }
     if (error instanceof SourceRootError) {

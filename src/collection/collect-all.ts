@@ -5,6 +5,7 @@
 // stops the others, and the pass reports every problem rather than the first.
 
 import fs from 'node:fs';
+import path from 'node:path';
 import { sessionStatePath } from '../landing/layout.ts';
 import { collectSessions } from './collector.ts';
 import type { SessionOutcome } from './outcome.ts';
@@ -12,7 +13,7 @@ import { quietSession } from './quiet-session.ts';
 import { vanishedSession } from './vanished-sources.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
 import { collectInParallel, PARALLEL_FROM_BYTES, pendingBytes } from './parallel.ts';
-import type { Adapter, DiscoveredSession, Discovery } from '../adapters/adapter.ts';
+import type { Adapter, DiscoveredSession, Discovery, UnreadableSource } from '../adapters/adapter.ts';
 import { rememberSessionsOfSource } from './source-sessions.ts';
 
 export interface CollectAllOptions {
@@ -146,6 +147,17 @@ export function landedTotals(report: CollectAllReport): { files: number; records
     }
   }
   return { files, records, bytes };
+}
+
+/**
+ * Every folder and file under the source root that a pass could not read,
+ * by path: those discovery could not read, and the source files whose
+ * collection failed on reading them. What they hold was not collected.
+ */
+export function unreadableSources(discovery: Discovery, report: CollectAllReport): UnreadableSource[] {
+  const found = [...discovery.unreadable];
+  for (const session of report.sessions) for (const source of session.sources) if (source.unreadable !== undefined) found.push({ path: path.join(discovery.root, source.source), error: source.unreadable });
+  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**

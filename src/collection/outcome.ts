@@ -38,6 +38,8 @@ export interface SourceOutcome {
   /** Bytes after the last newline: a write still in progress, left for the next pass. */
   readonly inFlightBytes: number;
   readonly unknownShapes: Map<string, number>;
+  /** What the system said when the source file itself could not be read (`EACCES: permission denied`); the status is then `failed`. */
+  readonly unreadable?: string;
 }
 
 export interface SessionOutcome {

@@ -16,22 +16,21 @@
 //              first tar entries, decompressed from its first frames, are the
 //              top folder `export/` and then the marker, or `export/bundle/`
 //              for an archive made before the marker;
-//   --data     when it exists and is not empty, every entry at its top must be
-//              one the storage layout has a place for.
+//   --data     must be a data folder the tool made, an empty folder or none,
+//              and never part of an export (data-folder.ts).
 // docs/export-folder.md says the same for users.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { listFolder } from '../files/folders.ts';
+import { kindOf, listFolder, realPathOf } from '../files/folders.ts';
 import { withOpenFile } from '../files/line-reader.ts';
-import { SESSION_ENTRIES } from '../landing/layout.ts';
-import { writerOfTemporary } from '../files/atomic-file.ts';
 import { verifyExport } from '../verify/export.ts';
 import { TarReader } from '../verify/tar-reader.ts';
 import { ZstdDecompression } from '../files/zstd.ts';
 import { ARCHIVE_TOP } from '../bundle/archive.ts';
 import { EXPORT_MARKER, EXPORT_MARKER_SCHEMA } from './export-folder.ts';
 import { unchangedSinceRecorded } from './folder-record.ts';
+import { dataFolderRefusal } from './data-folder.ts';
 import { BUNDLE, exportFiles, MANIFEST, META_FILES, type Manifest } from '../bundle/manifest.ts';
 
 /** The places an export was asked to use; `source` and `merged` are what it reads. */
@@ -52,7 +51,7 @@ export function refusalOf(places: ExportPlaces): string | undefined {
     { what: 'the data folder', where: data },
     ...(places.merged ?? []).map((input) => ({ what: 'an export to merge', where: realPathOf(input) })),
   ];
-  const dataRefusal = storageZoneRefusal(data);
+  const dataRefusal = dataFolderRefusal(data, 'create');
   if (dataRefusal !== undefined) return `--data ${places.data}: ${dataRefusal}`;
   for (const { what, where } of read) {
     const relation = relationOf(out, where);
@@ -72,48 +71,10 @@ export function refusalOf(places: ExportPlaces): string | undefined {
   return undefined;
 }
 
-/** The real path of `where`: the part that exists with every symbolic link resolved, the rest appended as given. */
-export function realPathOf(where: string): string {
-  const absolute = path.resolve(where);
-  const rest: string[] = [];
-  for (let at = absolute; ; at = path.dirname(at)) {
-    try {
-      return path.join(fs.realpathSync(at), ...rest.reverse());
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || at === path.dirname(at)) throw error;
-      rest.push(path.basename(at));
-    }
-  }
-}
-
 function relationOf(place: string, other: string): 'is' | 'is inside' | 'holds' | undefined {
   if (place === other) return 'is';
   if (other.startsWith(`${place.replace(/\/$/, '')}${path.sep}`)) return 'holds';
   if (place.startsWith(`${other.replace(/\/$/, '')}${path.sep}`)) return 'is inside';
-  return undefined;
-}
-
-function kindOf(where: string): 'none' | 'folder' | 'file' | 'other' {
-  try {
-    const stat = fs.statSync(where);
-    return stat.isDirectory() ? 'folder' : stat.isFile() ? 'file' : 'other';
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'none';
-    throw error;
-  }
-}
-
-/** Why `data` cannot be used as a data folder: not empty and not a storage zone; undefined when it can. */
-export function storageZoneRefusal(data: string): string | undefined {
-  const kind = kindOf(data);
-  if (kind === 'none') return undefined;
-  if (kind !== 'folder') return 'it is not a folder';
-  for (const name of listFolder(data)) {
-    // Folders and files of the tool's own (`_conversations`, `_site-cache`, the export lock…), and temporary files a crash left.
-    if (name.startsWith('_') || writerOfTemporary(name) !== undefined) continue;
-    const entries = kindOf(path.join(data, name)) === 'folder' ? listFolder(path.join(data, name)) : [];
-    if (!entries.some((entry) => SESSION_ENTRIES.has(entry))) return `it is not empty and not a Sessionizer storage zone (${name} is nothing the storage layout holds); give a new folder or an earlier --data`;
-  }
   return undefined;
 }
 

@@ -8,12 +8,12 @@
 // of is told as it happens, as an ExportEvent, so that it is printed between
 // the steps it belongs to.
 
-import type { Adapter, SessionMatcher, SourceRoot } from '../adapters/adapter.ts';
+import type { Adapter, SessionMatcher, SourceRoot, UnreadableSource } from '../adapters/adapter.ts';
 import { converterFor } from '../adapters/dialects.ts';
 import { writeArchive, type ArchiveResult } from '../bundle/archive.ts';
 import { frameIndexOf } from '../bundle/archive-frames.ts';
 import type { StepObserver } from '../bundle/steps.ts';
-import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../collection/collect-all.ts';
+import { collectAllOnCores, landedTotals, sessionErrors, storedSessions, unreadableSources } from '../collection/collect-all.ts';
 import type { SessionOutcome } from '../collection/outcome.ts';
 import { sessionsOfSource } from '../collection/source-sessions.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
@@ -25,6 +25,7 @@ import type { RuleSet } from '../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../redaction/scan.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../site/generator/kept-renderer.ts';
 import { verifyExport } from '../verify/export.ts';
+import { claimDataFolder } from './data-folder.ts';
 import { refusalOf, type ExportPlaces } from './destination.ts';
 import { EarlierExports, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from './export-folder.ts';
 
@@ -52,6 +53,8 @@ export type ExportEvent =
   /** The data folder is the export's own, and the first step begins. */
   | { readonly type: 'started' }
   | { readonly type: 'collection error'; readonly message: string }
+  /** Something discovery found that hid part of the source other than a failed read (those are the outcome's `unreadable`). */
+  | { readonly type: 'source warning'; readonly message: string }
   | { readonly type: 'unknown conversation'; readonly conversation: string; readonly data: string }
   /** A round chain that could not be extended: the conversation is still exported as it was. */
   | { readonly type: 'chain error'; readonly message: string }
@@ -77,7 +80,7 @@ export type ExportOutcome =
   | { readonly type: 'locked'; readonly message: string }
   /** A conversation asked for by name has nothing landed; each was told as an event. */
   | { readonly type: 'unknown conversations' }
-  | { readonly type: 'dry run'; readonly report: RedactionReport; readonly rejected: boolean }
+  | { readonly type: 'dry run'; readonly report: RedactionReport; readonly rejected: boolean; readonly unreadable: readonly UnreadableSource[] }
   | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined; readonly rejected: boolean; readonly counts: ExportCounts };
 
 export interface ExportCounts {
@@ -87,6 +90,8 @@ export interface ExportCounts {
   /** Conversations the data folder holds that are not of sessions under the source, and so were not exported. */
   readonly otherConversations: number;
   readonly redacted: RedactionReport['totals'] | undefined;
+  /** Every folder and file under the source that could not be read: what they hold is not in the export, which is incomplete. */
+  readonly unreadable: readonly UnreadableSource[];
 }
 
 export type MergeOutcome =
@@ -142,6 +147,8 @@ async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRende
     return { type: 'locked', message: error.message };
   }
   try {
+    // Accepted above; marked once it is the export's own.
+    claimDataFolder(places.data, 'create');
     removeLeftoversOfDataFolder(places.data);
     const waitingRenderer = startWaitingRenderer({ cache: siteCacheOf(places.data) });
     try {
@@ -158,10 +165,11 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   const { data, adapter } = request;
   tell({ type: 'started' });
   observer.step('collect');
+  const discovery = adapter.discover(request.source.root);
   const report = await collectAllOnCores({
     data,
     adapter,
-    discovery: adapter.discover(request.source.root),
+    discovery,
     selected: request.selected,
     onSession(outcome) {
       let landed = 0;
@@ -171,7 +179,10 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   });
   const errors = report.sessions.flatMap(sessionErrors);
   for (const message of errors) tell({ type: 'collection error', message });
-  let rejected = errors.length > 0;
+  for (const message of discovery.warnings) tell({ type: 'source warning', message });
+  // The export is still written, from what could be read, and says it is incomplete.
+  const unreadable = unreadableSources(discovery, report);
+  let rejected = errors.length > 0 || unreadable.length > 0;
   const stored = storedSessions(data);
   const ofSource = sessionsOfSource(data, request.source.root);
   const chosen = request.conversations !== undefined ? [...request.conversations] : request.all ? stored : stored.filter((id) => ofSource.has(id));
@@ -210,13 +221,13 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
     redaction = await scanForSecrets(data, exported, { rules: request.redaction.rules, paths: request.redaction.paths, converterFor });
     const found = redactionReport(redaction);
     redacted = found.totals;
-    if (request.redaction.dryRun) return { type: 'dry run', report: found, rejected };
+    if (request.redaction.dryRun) return { type: 'dry run', report: found, rejected, unreadable };
     tell({ type: 'secrets found', totals: found.totals });
   }
   const earlier = new EarlierExports();
   const result = await writeExport(data, request.out, exported, { observer, redaction, waitingRenderer, earlier });
   const archive = await archiveAndTidy(request, result, earlier, { observer, tell });
-  return { type: 'written', result, archive, rejected, counts: { landed: landedTotals(report), newRounds, unchangedConversations, otherConversations, redacted } };
+  return { type: 'written', result, archive, rejected, counts: { landed: landedTotals(report), newRounds, unchangedConversations, otherConversations, redacted, unreadable } };
 }
 
 /**

@@ -16,6 +16,14 @@ import path from 'node:path';
 
 export const MAIN_STREAM = 'main';
 
+/**
+ * The file at the top of a data folder that says the tool made it one
+ * (export/data-folder.ts decides what --data may be), and the first line
+ * of its text.
+ */
+export const DATA_MARKER = '.sessionizer-data';
+export const DATA_MARKER_SCHEMA = 'sessionizer-data/1';
+
 /** The folders of a session folder: its streams, and its workflow runs. */
 export const STREAMS = 'streams';
 export const RUNS = 'runs';

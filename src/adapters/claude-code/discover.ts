@@ -22,10 +22,15 @@
 // A session whose main transcript was pruned while its children survive is
 // normal, and so is a non-session folder beside the sessions: `memory/` is
 // not a session.
+//
+// A folder or file that cannot be read hides sources, so each is named in
+// `unreadable` with what the system said, never skipped in silence; one that
+// vanished during the scan is normal, since the tree is live.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CollectableSource, DiscoveredSession, Discovery } from '../adapter.ts';
+import type { CollectableSource, DiscoveredSession, Discovery, UnreadableSource } from '../adapter.ts';
+import { systemErrorText } from '../../files/folders.ts';
 import { MAIN_STREAM, type Place } from '../../landing/layout.ts';
 import { readLines, withOpenFile } from '../../files/line-reader.ts';
 import { agentFileName, isRunId, isSessionId, scriptName } from './identifiers.ts';
@@ -39,6 +44,7 @@ interface SessionBuilder {
 
 export function discoverSessions(root: string): Discovery {
   const warnings: string[] = [];
+  const unreadable: UnreadableSource[] = [];
   const sessions = new Map<string, SessionBuilder>();
   const sessionOf = (id: string): SessionBuilder => {
     let session = sessions.get(id);
@@ -48,14 +54,14 @@ export function discoverSessions(root: string): Discovery {
     }
     return session;
   };
-  const list = (folder: string): fs.Dirent[] => {
+  /** The folder's entries; none when it is not there, and undefined, with the folder named as unreadable, when it cannot be read. */
+  const list = (folder: string): fs.Dirent[] | undefined => {
     try {
       return fs.readdirSync(folder, { withFileTypes: true });
     } catch (error) {
-      // A folder that vanished during the scan is normal: the corpus is live.
-      // Anything else hides sources, so it is said rather than skipped.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warnings.push(`${folder}: ${(error as Error).message}`);
-      return [];
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      unreadable.push({ path: folder, error: systemErrorText(error) });
+      return undefined;
     }
   };
   const add = (session: SessionBuilder, project: string, source: CollectableSource): void => {
@@ -63,10 +69,10 @@ export function discoverSessions(root: string): Discovery {
     session.sources.push(source);
   };
 
-  for (const project of list(root)) {
+  for (const project of list(root) ?? []) {
     if (!project.isDirectory()) continue;
     const projectPath = path.join(root, project.name);
-    for (const entry of list(projectPath)) {
+    for (const entry of list(projectPath) ?? []) {
       const name = entry.name;
       if (entry.isFile() && name.endsWith('.jsonl') && isSessionId(name.slice(0, -'.jsonl'.length))) {
         const id = name.slice(0, -'.jsonl'.length);
@@ -81,6 +87,10 @@ export function discoverSessions(root: string): Discovery {
         if (agent?.type !== 'transcript') continue;
         const relative = `${project.name}/${name}`;
         const id = sessionNamedInside(path.join(projectPath, name));
+        if (typeof id === 'object') {
+          unreadable.push({ path: path.join(projectPath, name), error: id.error });
+          continue;
+        }
         if (id === undefined) {
           warnings.push(`${relative}: a project-level child transcript whose records name no session; it was not collected`);
           continue;
@@ -99,12 +109,17 @@ export function discoverSessions(root: string): Discovery {
       sources: session.sources.sort((a, b) => compareText(a.relative, b.relative)),
     }))
     .sort((a, b) => compareText(a.id, b.id));
-  return { root, sessions: discovered, warnings };
+  return { root, sessions: discovered, warnings, unreadable: unreadable.sort((a, b) => compareText(a.path, b.path)) };
 }
 
-function sessionFolderSources(root: string, project: string, session: string, list: (folder: string) => fs.Dirent[]): CollectableSource[] {
+function sessionFolderSources(root: string, project: string, session: string, listOrUnreadable: (folder: string) => fs.Dirent[] | undefined): CollectableSource[] {
   const sources: CollectableSource[] = [];
   const base = [project, session];
+  // The session folder first: when it cannot be read, it is named once, rather than each folder under it.
+  const top = listOrUnreadable(path.join(root, ...base));
+  if (top === undefined) return sources;
+  const held = new Set(top.map((entry) => entry.name));
+  const list = (folder: string): fs.Dirent[] => listOrUnreadable(folder) ?? [];
   const children = (parts: string[]): void => {
     for (const entry of list(path.join(root, ...parts))) {
       if (!entry.isFile()) continue;
@@ -118,8 +133,8 @@ function sessionFolderSources(root: string, project: string, session: string, li
     }
   };
 
-  children([...base, 'subagents']);
-  for (const run of list(path.join(root, ...base, 'subagents', 'workflows'))) {
+  if (held.has('subagents')) children([...base, 'subagents']);
+  for (const run of held.has('subagents') ? list(path.join(root, ...base, 'subagents', 'workflows')) : []) {
     if (!run.isDirectory() || !isRunId(run.name)) continue;
     const parts = [...base, 'subagents', 'workflows', run.name];
     children(parts);
@@ -127,14 +142,14 @@ function sessionFolderSources(root: string, project: string, session: string, li
       sources.push(source(root, [...parts, 'journal.jsonl'], session, { type: 'run', run: run.name }, 'journal', 'journal', 'journal', 'append'));
     }
   }
-  for (const entry of list(path.join(root, ...base, 'workflows'))) {
+  for (const entry of held.has('workflows') ? list(path.join(root, ...base, 'workflows')) : []) {
     const name = entry.name;
     if (entry.isFile() && name.endsWith('.json') && isRunId(name.slice(0, -'.json'.length))) {
       const run = name.slice(0, -'.json'.length);
       sources.push(source(root, [...base, 'workflows', name], session, { type: 'run', run }, 'manifest', 'manifest', 'workflow_manifest', 'snapshot'));
     }
   }
-  for (const entry of list(path.join(root, ...base, 'workflows', 'scripts'))) {
+  for (const entry of held.has('workflows') ? list(path.join(root, ...base, 'workflows', 'scripts')) : []) {
     const script = entry.isFile() ? scriptName(entry.name) : undefined;
     if (!script) continue;
     // One run can have more than one script, so each has its own cursor,
@@ -165,8 +180,9 @@ function source(
 // Older Claude Code versions wrote child transcripts beside the sessions, as
 // <project>/agent-<id>.jsonl. The file name does not say which session the
 // child belongs to; its records do, in `sessionId`. Only the first few lines
-// are read: that is enough, and the file may be large.
-function sessionNamedInside(file: string): string | undefined {
+// are read: that is enough, and the file may be large. A file that cannot be
+// read gives what the system said.
+function sessionNamedInside(file: string): string | undefined | { readonly error: string } {
   try {
     return withOpenFile(file, (descriptor) => {
       const size = fs.fstatSync(descriptor).size;
@@ -182,8 +198,8 @@ function sessionNamedInside(file: string): string | undefined {
       }
       return undefined;
     });
-  } catch {
-    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : { error: systemErrorText(error) };
   }
 }
 

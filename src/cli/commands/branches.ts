@@ -2,10 +2,9 @@
 // read from the folded round chain: the active path and every path a rewind
 // left, each with its fork point, length, turns and summary.
 
-import path from 'node:path';
 import { explicitBranches } from '../../branches/explicit.ts';
 import { currentLabels } from '../../branches/labels.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 import { readConversation } from './read-conversation.ts';
 
 interface BranchAttributes {
@@ -34,7 +33,7 @@ export const branches = command({
 
 function listBranches({ values, operands }: Given<typeof OPTIONS>, io: Io): number {
   const id = operands[0]!;
-  const data = path.resolve(values.data);
+  const data = dataFolderOf(values.data, 'read');
   const folded = readConversation(data, id, io);
   if (!folded) return EXIT_REJECTED;
   const labels = currentLabels(data, id);

@@ -6,11 +6,10 @@
 
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import { type SessionMatcher } from '../../adapters/adapter.ts';
-import path from 'node:path';
-import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
+import { collectAllOnCores, landedTotals, sessionErrors, unreadableSources, type CollectAllReport } from '../../collection/collect-all.ts';
+import type { Discovery } from '../../adapters/adapter.ts';
 import type { SessionOutcome } from '../../collection/outcome.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
-import { realPathOf, storageZoneRefusal } from '../../export/destination.ts';
+import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 
 const OPTIONS = {
@@ -33,13 +32,8 @@ async function collectSources({ values }: Given<typeof OPTIONS>, io: Io): Promis
   const interval = Number(values.interval);
   if (!Number.isFinite(interval) || interval <= 0) throw new UsageError(`collect: --interval must be a number of seconds above 0, not ${JSON.stringify(values.interval)}`);
   const source = DEFAULT_ADAPTER.resolveSourceRoot(values.source);
-  const data = path.resolve(values.data);
   const selected = DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
-  const refusal = storageZoneRefusal(realPathOf(data));
-  if (refusal !== undefined) {
-    io.error(`sessionizer collect: --data ${data}: ${refusal}\n`);
-    return EXIT_USAGE;
-  }
+  const data = dataFolderOf(values.data, 'create');
   if (!values.json) io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\ndata ${data}\n`);
 
   if (values.once) return onePass(source.root, data, selected, values.json === true, io);
@@ -92,16 +86,19 @@ async function onePass(root: string, data: string, selected: SessionMatcher, jso
   });
   bar.done();
   const elapsed = performance.now() - started;
-  const failed = report.sessions.some((session) => sessionErrors(session).length > 0);
-  if (json) io.out(`${JSON.stringify(reportJson(report, discovery.warnings, elapsed))}\n`);
-  else printReport(report, discovery.warnings, elapsed, io);
+  // A source that could not be read is left out of the pass, which lands the rest and exits 1, as for a conflict.
+  const failed = report.sessions.some((session) => sessionErrors(session).length > 0) || discovery.unreadable.length > 0;
+  if (json) io.out(`${JSON.stringify(reportJson(report, discovery, elapsed))}\n`);
+  else printReport(report, discovery, elapsed, io);
   return failed ? EXIT_REJECTED : EXIT_OK;
 }
 
-function printReport(report: CollectAllReport, warnings: string[], elapsed: number, io: Io): void {
+function printReport(report: CollectAllReport, discovery: Discovery, elapsed: number, io: Io): void {
   const totals = landedTotals(report);
   for (const session of report.sessions) printSession(session, io);
-  for (const warning of warnings) io.error(`warning: ${warning}\n`);
+  // A source file that could not be read is said with its session's errors.
+  for (const { path: where, error } of discovery.unreadable) io.error(`error: ${where}: cannot be read (${error}); nothing under it is collected\n`);
+  for (const warning of discovery.warnings) io.error(`warning: ${warning}\n`);
   const unchanged = report.sessions.filter((session) => session.sources.every((source) => source.landed.length === 0)).length;
   io.out(
     `landed ${totals.files} file${totals.files === 1 ? '' : 's'}, ${totals.records} records, ${megabytes(totals.bytes)} from ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'} ` +
@@ -123,12 +120,13 @@ function printSession(session: SessionOutcome, io: Io): void {
 }
 
 /** The --json form. Stable: fields are added, never renamed or removed. */
-export function reportJson(report: CollectAllReport, warnings: string[], elapsed: number) {
+export function reportJson(report: CollectAllReport, discovery: Discovery, elapsed: number) {
   return {
     elapsed_ms: Math.round(elapsed),
     totals: landedTotals(report),
     left_out: report.skipped,
-    warnings,
+    warnings: warningsJson(discovery),
+    unreadable_sources: unreadableSources(discovery, report),
     sessions: report.sessions.map((session) => ({
       session: session.session,
       locked: session.locked,
@@ -147,4 +145,9 @@ export function reportJson(report: CollectAllReport, warnings: string[], elapsed
       })),
     })),
   };
+}
+
+/** The `warnings` of --json: discovery's warnings, then each folder or file it could not read as `PATH: ERROR`, as this field has always listed them. */
+export function warningsJson(discovery: Discovery): string[] {
+  return [...discovery.warnings, ...discovery.unreadable.map(({ path: where, error }) => `${where}: ${error}`)];
 }

@@ -2,9 +2,8 @@
 // the folded conversation, as stable JSON or as a readable tree.
 
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
-import path from 'node:path';
 import type { Folded } from '../../session-flow/chain.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 import { readConversation } from './read-conversation.ts';
 
 const OPTIONS = {
@@ -27,7 +26,7 @@ export const conversation = command({
 function showConversation({ values, operands }: Given<typeof OPTIONS>, io: Io): number {
   const id = operands[0]!;
   const terms: Terms = values.terms;
-  const data = path.resolve(values.data);
+  const data = dataFolderOf(values.data, 'read');
   const folded = readConversation(data, id, io);
   if (!folded) return EXIT_REJECTED;
   const head = folded.rounds.at(-1)!;

@@ -16,6 +16,7 @@
 
 import path from 'node:path';
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
+import type { UnreadableSource } from '../../adapters/adapter.ts';
 import type { ArchiveResult } from '../../bundle/archive.ts';
 import type { ExportResult } from '../../export/export-folder.ts';
 import { exportConversations, mergeExportFolders, type ExportEvent, type ExportRequest } from '../../export/pipeline.ts';
@@ -128,6 +129,7 @@ class Telling {
         io.error(`error: ${event.input}: ${event.path}: ${event.what}\n`);
         return;
       case 'earlier export left':
+      case 'source warning':
         io.error(`warning: ${event.message}\n`);
         return;
     }
@@ -147,14 +149,15 @@ async function runExport(request: ExportRequest, json: boolean, io: Io): Promise
       return EXIT_REJECTED;
     case 'dry run': {
       const scan = telling.clock.end();
-      io.out(json ? `${JSON.stringify(outcome.report)}\n` : `${reportText(outcome.report)}nothing was written (--dry-run); scanned in ${((scan?.ms ?? 0) / 1000).toFixed(2)} s\n`);
+      io.out(json ? `${JSON.stringify(outcome.report)}\n` : `${reportText(outcome.report)}${incompleteText(outcome.unreadable, 'scan')}nothing was written (--dry-run); scanned in ${((scan?.ms ?? 0) / 1000).toFixed(2)} s\n`);
       return outcome.rejected ? EXIT_REJECTED : EXIT_OK;
     }
     case 'written': {
       const { result, counts } = outcome;
-      const { redacted, otherConversations: others, newRounds: rounds, unchangedConversations: unchanged, landed: totals } = counts;
+      const { redacted, otherConversations: others, newRounds: rounds, unchangedConversations: unchanged, landed: totals, unreadable } = counts;
       finish(request.out, json, result, outcome.archive, telling, io, {
-        json: { ...(redacted ? { redacted: { findings: redacted.findings, bytes: redacted.bytes } } : {}), other_conversations_in_data: others, landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied },
+        json: { ...(redacted ? { redacted: { findings: redacted.findings, bytes: redacted.bytes } } : {}), other_conversations_in_data: others, landed: totals, new_rounds: rounds, unchanged_conversations: unchanged, reused_files: result.reused, copied_files: result.copied, unreadable_sources: unreadable },
+        incomplete: incompleteText(unreadable, 'export'),
         text: `${request.source.origin === 'sample' ? 'Exported the sample corpus (no Claude Code history was found).\n' : ''}${others > 0 ? `The data folder holds ${others} other conversation${others === 1 ? '' : 's'}, not of sessions under this source; --all exports them too.\n` : ''}export written to ${request.out}: ${result.conversations.length} conversations, ${result.files} files, ${megabytes(result.bytes)}; landed ${totals.records} new records, ${rounds} new rounds (${unchanged} conversations unchanged), ${result.copied} files copied and ${result.reused} unchanged ones kept from the previous export`,
       });
       return outcome.rejected ? EXIT_REJECTED : EXIT_OK;
@@ -193,8 +196,19 @@ async function runMerge(inputs: string[], destination: { data: string; out: stri
   }
 }
 
+/**
+ * What a person is told of the sources that could not be read, one line
+ * each after a line that says the export leaves them out; nothing when
+ * every source was read.
+ */
+function incompleteText(unreadable: readonly UnreadableSource[], what: 'export' | 'scan'): string {
+  if (unreadable.length === 0) return '';
+  const count = `${unreadable.length} source${unreadable.length === 1 ? '' : 's'}`;
+  return `The ${what} is incomplete: ${count} could not be read, and what ${unreadable.length === 1 ? 'it holds is' : 'they hold is'} not in it:\n${unreadable.map(({ path: where, error }) => `  not read: ${where} (${error})\n`).join('')}`;
+}
+
 /** What the command says at the end: a line of JSON, or words for a person. */
-function finish(out: string, json: boolean, result: ExportResult, archive: ArchiveResult | undefined, telling: Telling, io: Io, said: { json: Record<string, unknown>; text: string }): void {
+function finish(out: string, json: boolean, result: ExportResult, archive: ArchiveResult | undefined, telling: Telling, io: Io, said: { json: Record<string, unknown>; text: string; incomplete?: string }): void {
   const { clock } = telling;
   clock.end();
   const elapsed = performance.now() - telling.started;
@@ -205,6 +219,7 @@ function finish(out: string, json: boolean, result: ExportResult, archive: Archi
   const shown = path.relative(process.cwd(), out) || '.';
   io.out(
     `${said.text}, in ${(elapsed / 1000).toFixed(2)} s\n` +
+      (said.incomplete ?? '') +
       `root digest ${result.rootDigest}\n` +
       (archive ? `archive ${archive.archive}: ${megabytes(archive.bytes)}${archive.framesReused > 0 ? `, ${archive.framesReused} of its ${archive.frames} frames unchanged from the last archive` : ''} (tar --zstd -xf it, or npx sessionizer verify it)\n` : '') +
       `verify it with: npx sessionizer verify ${shown}   or, with stock tools: (cd ${shown} && sha256sum -c --quiet manifest-sha256.txt)\n` +

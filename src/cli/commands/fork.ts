@@ -8,7 +8,7 @@ import { branchPath, fork as makeFork, ForkRejected } from '../../branches/expli
 import { labelBranch } from '../../branches/labels.ts';
 import { restoreBranch } from '../../branches/restore.ts';
 import { ChainError } from '../../session-flow/chain.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 
 const CONVERSATION_OPERAND = { name: 'ID', required: true, description: 'the conversation (its session id)' } as const;
 const BY_OPTION = { type: 'string', value: 'ACTOR', description: 'who makes the record (default: $SESSIONIZER_ACTOR, else the user name)' } as const;
@@ -67,7 +67,7 @@ export const label = command({
 function forkConversation({ values, operands }: Given<typeof FORK_OPTIONS>, io: Io): number {
   const conversation = operands[0]!;
   try {
-    const { record, file } = makeFork(path.resolve(values.data), { conversation, at: values.at, name: values.name, by: values.by, reason: values.reason, allowToolClosed: values['allow-tool-closed'] });
+    const { record, file } = makeFork(dataFolderOf(values.data, 'write'), { conversation, at: values.at, name: values.name, by: values.by, reason: values.reason, allowToolClosed: values['allow-tool-closed'] });
     if (values.json) {
       io.out(`${JSON.stringify({ file, record })}\n`);
       return EXIT_OK;
@@ -85,7 +85,7 @@ function forkConversation({ values, operands }: Given<typeof FORK_OPTIONS>, io: 
 function restoreConversationBranch({ values, operands }: Given<typeof RESTORE_OPTIONS>, io: Io): number {
   const conversation = operands[0]!;
   try {
-    const restored = restoreBranch(path.resolve(values.data), conversation, values.branch, path.resolve(values.out));
+    const restored = restoreBranch(dataFolderOf(values.data, 'read'), conversation, values.branch, path.resolve(values.out));
     io.out(`restored branch ${values.branch} as session ${restored.session}, ${restored.records} records: ${restored.file}\n`);
     return EXIT_OK;
   } catch (error) {
@@ -97,7 +97,7 @@ function restoreConversationBranch({ values, operands }: Given<typeof RESTORE_OP
 
 function labelConversationBranch({ values, operands }: Given<typeof LABEL_OPTIONS>, io: Io): number {
   const conversation = operands[0]!;
-  const data = path.resolve(values.data);
+  const data = dataFolderOf(values.data, 'write');
   try {
     // The branch must exist, natural or explicit; its path is the check.
     branchPath(data, conversation, values.branch);

@@ -3,11 +3,10 @@
 // printed in the order they were asked for, each as soon as it and those
 // before it are done.
 
-import path from 'node:path';
 import { storedSessions } from '../../collection/collect-all.ts';
 import { defaultThreads, inTheOrderOf } from '../../cores/work-on-cores.ts';
 import { parseSessionsOnCores, type SessionParse } from '../../parse/parallel.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 
 const OPTIONS = {
   data: DATA_OPTION,
@@ -24,7 +23,7 @@ export const parse = command({
 });
 
 async function parseSessions({ values, operands }: Given<typeof OPTIONS>, io: Io): Promise<number> {
-  const data = path.resolve(values.data);
+  const data = dataFolderOf(values.data, 'write');
   const stored = new Set(storedSessions(data));
   const asked = operands[0] !== undefined ? [operands[0]] : [...stored];
   let failed = false;

@@ -4,7 +4,8 @@
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import fs from 'node:fs';
 import type { DiscoveredSession } from '../../adapters/adapter.ts';
-import { command, EXIT_OK, SOURCE_OPTIONS, type Given, type Io } from '../command.ts';
+import { command, EXIT_OK, EXIT_REJECTED, SOURCE_OPTIONS, type Given, type Io } from '../command.ts';
+import { warningsJson } from './collect.ts';
 import { megabytes } from '../progress.ts';
 
 const OPTIONS = {
@@ -27,8 +28,8 @@ function listSources({ values }: Given<typeof OPTIONS>, io: Io): number {
   const sessions = discovery.sessions.filter(selected);
   const described = sessions.map(describe);
   if (values.json) {
-    io.out(`${JSON.stringify({ root: source.root, origin: source.origin, sessions: described, left_out: discovery.sessions.length - sessions.length, warnings: discovery.warnings }, null, 2)}\n`);
-    return EXIT_OK;
+    io.out(`${JSON.stringify({ root: source.root, origin: source.origin, sessions: described, left_out: discovery.sessions.length - sessions.length, warnings: warningsJson(discovery), unreadable_sources: discovery.unreadable }, null, 2)}\n`);
+    return discovery.unreadable.length > 0 ? EXIT_REJECTED : EXIT_OK;
   }
   io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\n`);
   for (const session of described) {
@@ -44,8 +45,9 @@ function listSources({ values }: Given<typeof OPTIONS>, io: Io): number {
     io.out(`${session.id}  ${session.primary ?? session.folders[0] ?? ''}${session.folders.length > 1 ? ` (+${session.folders.length - 1} more folders)` : ''}  ${notes.join(', ')}\n`);
   }
   io.error(`${sessions.length} session${sessions.length === 1 ? '' : 's'}${sessions.length < discovery.sessions.length ? `, ${discovery.sessions.length - sessions.length} left out by filters` : ''}\n`);
+  for (const { path: where, error } of discovery.unreadable) io.error(`error: ${where}: cannot be read (${error}); what it holds is not listed\n`);
   for (const warning of discovery.warnings) io.error(`warning: ${warning}\n`);
-  return EXIT_OK;
+  return discovery.unreadable.length > 0 ? EXIT_REJECTED : EXIT_OK;
 }
 
 function describe(session: DiscoveredSession) {

@@ -10,6 +10,7 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listFolder } from '../../files/folders.ts';
@@ -17,8 +18,60 @@ import { cachedBlocks } from '../data/highlighted.ts';
 import type { SiteInput } from '../data/site-input.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 
-/** Where the site's builds run and the renderer is kept, unless a caller names another folder (SiteOptions.buildRoots). */
+/** Where the site's builds run and the renderer is kept, when this user may write there (siteBuildRoots), unless a caller names another folder (SiteOptions.buildRoots). */
 export const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
+
+const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * Where the site's builds run and its renderer is kept: BUILD_ROOTS, in the
+ * checkout's node_modules, when this user may write there. Otherwise (a
+ * checkout of another user's, a read-only file system) a folder of this
+ * user's own under the system's temporary folder, one per checkout, whose
+ * `node_modules` links to the checkout's, so that the builds and the
+ * renderer resolve astro and the site's packages from the project as they
+ * do from BUILD_ROOTS. A folder of that name that is not this user's alone
+ * is left alone, and a new private one is made instead.
+ */
+export function siteBuildRoots(): string {
+  if (writableFolder(BUILD_ROOTS)) return BUILD_ROOTS;
+  const user = process.getuid?.() ?? os.userInfo().username;
+  const checkout = crypto.createHash('sha256').update(REPOSITORY).digest('hex').slice(0, 12);
+  const own = path.join(os.tmpdir(), `sessionizer-site-${user}-${checkout}`);
+  try {
+    fs.mkdirSync(own, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const roots = privateFolder(own) ? own : fs.mkdtempSync(`${own}-`);
+  const link = path.join(roots, 'node_modules');
+  if (!fs.existsSync(link)) {
+    try {
+      fs.symlinkSync(path.join(REPOSITORY, 'node_modules'), link, 'dir');
+    } catch (error) {
+      // Another export of this user's linked it first.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return roots;
+}
+
+/** Whether this process can make `folder` (when it is not there) and write in it. */
+function writableFolder(folder: string): boolean {
+  try {
+    fs.mkdirSync(folder, { recursive: true });
+    fs.accessSync(folder, fs.constants.W_OK | fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `folder` is a folder (not a link to one) of this user's that no one else may read or write. */
+function privateFolder(folder: string): boolean {
+  const stat = fs.lstatSync(folder);
+  return stat.isDirectory() && (process.getuid === undefined || stat.uid === process.getuid()) && (stat.mode & 0o077) === 0;
+}
 
 export const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
 
@@ -161,7 +214,7 @@ export interface WaitingRenderer {
  * cores (docs/performance.md).
  */
 export function startWaitingRenderer(options: { roots?: string; cache?: string } = {}): WaitingRenderer | undefined {
-  const roots = options.roots ?? BUILD_ROOTS;
+  const roots = options.roots ?? siteBuildRoots();
   const code = siteCode();
   const entry = keptRenderer(code, roots);
   if (entry === undefined) return undefined;

@@ -47,7 +47,7 @@ import { pagesUnder, relativeLinks } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { PageStore, type Finished } from './page-store.ts';
-import { BUILD_ROOTS, filesUnder, keepRenderer, keptRenderer, RENDER, siteCode, type WaitingRenderer } from './kept-renderer.ts';
+import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode, type WaitingRenderer } from './kept-renderer.ts';
 import { placeEvidence, writeEvidenceOnThread } from './evidence-pages.ts';
 
 export interface SiteResult {
@@ -127,8 +127,10 @@ export interface SiteOptions {
   /**
    * Where the builds run and the renderer is kept: inside node_modules, so
    * that they resolve astro and the site's packages from the project. By
-   * default node_modules/.cache/sessionizer-site; a test that must not share its
-   * kept renderer with the others gives a folder of its own under it.
+   * default node_modules/.cache/sessionizer-site, or, when this user cannot
+   * write there, a private folder that links to the project's node_modules
+   * (siteBuildRoots); a test that must not share its kept renderer with the
+   * others gives a folder of its own under it.
    */
   readonly buildRoots?: string;
   /**
@@ -212,10 +214,10 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * out of the pages written; what went wrong meanwhile is the site's failure
  * once the children are done, not the renderer's.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = BUILD_ROOTS, waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
-  // Inside node_modules, so that the build resolves astro and the site's
-  // packages from the project, yet outside what git tracks; removed after
-  // the build.
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots(), waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
+  // Inside node_modules (or a folder linked to it, siteBuildRoots), so that
+  // the build resolves astro and the site's packages from the project, yet
+  // outside what git tracks; removed after the build.
   fs.mkdirSync(roots, { recursive: true });
   removeAbandonedRoots(roots);
   const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
@@ -384,7 +386,7 @@ async function buildRenderer(folder: string, code: string, observer: StepObserve
  * already, was made now, or could not be: a build that fails keeps none,
  * and the export builds with Astro as it would have.
  */
-export async function prepareRenderer(roots = BUILD_ROOTS): Promise<'kept' | 'made' | 'failed'> {
+export async function prepareRenderer(roots = siteBuildRoots()): Promise<'kept' | 'made' | 'failed'> {
   const code = siteCode();
   if (keptRenderer(code, roots) !== undefined) return 'kept';
   fs.mkdirSync(roots, { recursive: true });

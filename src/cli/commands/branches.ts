@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { explicitBranches } from '../../branches/explicit.ts';
 import { currentLabels } from '../../branches/labels.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, CONVERSATION_ID, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 import { readConversation } from './read-conversation.ts';
 
 interface BranchAttributes {
@@ -26,7 +26,7 @@ const OPTIONS = {
 export const branches = command({
   name: 'branches',
   summary: 'natural and explicit branches',
-  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)' }],
+  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)', shape: CONVERSATION_ID }],
   options: OPTIONS,
   examples: ['sessionizer branches 185ec7f2-62f0-481d-ac41-9661f74a6094'],
   run: listBranches,

@@ -4,7 +4,7 @@
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import path from 'node:path';
 import type { Folded } from '../../session-flow/chain.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, CONVERSATION_ID, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
 import { readConversation } from './read-conversation.ts';
 
 const OPTIONS = {
@@ -18,7 +18,7 @@ type Terms = (typeof OPTIONS.terms.choices)[number];
 export const conversation = command({
   name: 'conversation',
   summary: 'the folded conversation',
-  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)' }],
+  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)', shape: CONVERSATION_ID }],
   options: OPTIONS,
   examples: ['sessionizer conversation 185ec7f2-62f0-481d-ac41-9661f74a6094 --terms both'],
   run: showConversation,

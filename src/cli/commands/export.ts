@@ -22,7 +22,7 @@ import { exportConversations, mergeExportFolders, type ExportEvent, type ExportR
 import { reportText } from '../../redaction/report.ts';
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
 import type { SiteResult } from '../../site/generator/site.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
+import { command, CONVERSATION_ID, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
 import { StepClock } from '../step-clock.ts';
 
@@ -31,7 +31,7 @@ const OPTIONS = {
   data: DATA_OPTION,
   out: { type: 'string', value: 'DIR', default: 'export', description: 'the export folder to write' },
   archive: { type: 'string', value: 'FILE', description: 'also write the export folder as one .tar.zst' },
-  conversation: { type: 'string', value: 'ID', multiple: true, description: 'export only this conversation; without it, those of the sessions under the source' },
+  conversation: { type: 'string', value: 'ID', multiple: true, description: 'export only this conversation; without it, those of the sessions under the source', shape: CONVERSATION_ID },
   all: { type: 'boolean', description: 'export every conversation the data folder holds, not only those of the sessions under the source' },
   merge: { type: 'string', value: 'EXPORT', multiple: true, description: 'an export folder made apart: the exports given are verified and put together, and nothing is collected' },
   redact: { type: 'boolean', description: 'find secrets in the exported copy and replace them there (never in the data folder)' },

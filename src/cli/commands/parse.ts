@@ -7,7 +7,7 @@ import path from 'node:path';
 import { storedSessions } from '../../collection/collect-all.ts';
 import { defaultThreads, inTheOrderOf } from '../../cores/work-on-cores.ts';
 import { parseSessionsOnCores, type SessionParse } from '../../parse/parallel.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, SESSION_ID, type Given, type Io } from '../command.ts';
 
 const OPTIONS = {
   data: DATA_OPTION,
@@ -17,7 +17,7 @@ const OPTIONS = {
 export const parse = command({
   name: 'parse',
   summary: 'append a round to each changed chain',
-  operands: [{ name: 'SESSION', required: false, description: 'parse only this session (a session id); every stored session without it' }],
+  operands: [{ name: 'SESSION', required: false, description: 'parse only this session (a session id); every stored session without it', shape: SESSION_ID }],
   options: OPTIONS,
   examples: ['sessionizer parse --data ~/sessionizer-data'],
   run: parseSessions,

@@ -11,6 +11,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BRANCH_NAME_RULE, isBranchName, isNewBranchName } from '../branches/explicit.ts';
+import { realPathOf, storageZoneRefusal } from '../export/destination.ts';
 import { isStoredId, STORED_ID_RULE } from '../landing/layout.ts';
 
 export const EXIT_OK = 0;
@@ -235,3 +236,13 @@ export const SOURCE_OPTIONS = {
   exclude: { type: 'string', value: 'PATTERN', multiple: true, description: 'leave out sessions whose id or project folder matches this glob' },
 } as const;
 
+/**
+ * Whether the data folder `data` a command writes to is refused: one that is
+ * not a storage zone (export/destination.ts, storageZoneRefusal) is named on
+ * standard error, and the command exits 2 without writing.
+ */
+export function refusesDataFolder(name: string, data: string, io: Io): boolean {
+  const refusal = storageZoneRefusal(realPathOf(data));
+  if (refusal !== undefined) io.error(`sessionizer ${name}: --data ${data}: ${refusal}\n`);
+  return refusal !== undefined;
+}

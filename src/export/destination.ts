@@ -17,7 +17,11 @@
 //              top folder `export/` and then the marker, or `export/bundle/`
 //              for an archive made before the marker;
 //   --data     when it exists and is not empty, every entry at its top must be
-//              one the storage layout has a place for.
+//              one the storage layout has a place for (collect, parse, fork,
+//              label and restore write there too, and check the same).
+// `restore --out` adds a project folder and a new transcript, never replacing
+// one, so it is refused only where a new folder does harm: the data folder
+// or inside it, and a path that is not a folder.
 // docs/export-folder.md says the same for users.
 
 import fs from 'node:fs';
@@ -115,6 +119,16 @@ export function storageZoneRefusal(data: string): string | undefined {
     if (!entries.some((entry) => SESSION_ENTRIES.has(entry))) return `it is not empty and not a Sessionizer storage zone (${name} is nothing the storage layout holds); give a new folder or an earlier --data`;
   }
   return undefined;
+}
+
+/** Why `restore` must not write its transcript into `out`, with `data` its data folder; undefined when it may. */
+export function restoreRefusal(out: string, data: string): string | undefined {
+  const where = realPathOf(out);
+  const zone = realPathOf(data);
+  const relation = relationOf(where, zone);
+  if (relation === 'is' || relation === 'is inside') return `it ${relation} the data folder (${zone}), which holds only what the tool lands and derives; give a projects folder of Claude Code, or a new folder`;
+  const kind = kindOf(where);
+  return kind === 'none' || kind === 'folder' ? undefined : 'it is not a folder';
 }
 
 /** Why `out` may not be replaced by an export; `unchanged` says whether it holds just what the last export into it left (folder-record.ts), which spares listing it. */

@@ -1,7 +1,8 @@
 // Every id and branch name given on the command line becomes part of a path
 // in the data folder: each is checked as an id before any path is built, and
 // anything else is a usage error (exit 2) naming the operand or option and
-// its value.
+// its value. The places restore and the other writers write to are checked
+// as an export's are.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -82,5 +83,38 @@ describe('ids on the command line', () => {
     const [project] = fs.readdirSync(out);
     expect(project).toMatch(/^-restored-[0-9a-f]{8}-from-[A-Za-z0-9]{8}-[A-Za-z0-9]{8}$/);
     expect(fs.readdirSync(path.join(out, project!))).toHaveLength(1);
+  });
+});
+
+describe('the places a command writes to', () => {
+  it('restore refuses an --out that is or lies inside the data folder, or is a file (exit 2), and writes nothing', () => {
+    const data = temporaryFolder();
+    fs.mkdirSync(path.join(data, '_conversations'));
+    const file = path.join(temporaryFolder(), 'a-file');
+    fs.writeFileSync(file, 'mine\n');
+    const id = FIXTURE_SESSIONS.rewind;
+    for (const [out, why] of [
+      [data, `it is the data folder (${fs.realpathSync(data)})`],
+      [path.join(data, '_conversations'), `it is inside the data folder (${fs.realpathSync(data)})`],
+      [file, 'it is not a folder'],
+    ] as const) {
+      const result = sessionizer(['restore', id, '--branch', 'active', '--out', out, '--data', data]);
+      expect(result.code).toBe(2);
+      expect(result.error.split('\n')[0]).toMatch(new RegExp(`^sessionizer restore: --out ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: ${why.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    }
+    expect(everythingUnder(data)).toEqual(['_conversations']);
+    expect(fs.readFileSync(file, 'utf8')).toBe('mine\n');
+  });
+
+  it('parse, fork, label and restore refuse a --data that is not a storage zone (exit 2), as collect and export do', () => {
+    const home = temporaryFolder();
+    fs.mkdirSync(path.join(home, 'Documents'));
+    const id = FIXTURE_SESSIONS.rewind;
+    for (const args of [['parse'], ['fork', id, '--at', 'root'], ['label', id, '--branch', 'active'], ['restore', id, '--branch', 'active', '--out', path.join(temporaryFolder(), 'out')]]) {
+      const result = sessionizer([...args, '--data', home]);
+      expect([args[0], result.code]).toEqual([args[0], 2]);
+      expect(result.error).toBe(`sessionizer ${args[0]}: --data ${home}: it is not empty and not a Sessionizer storage zone (Documents is nothing the storage layout holds); give a new folder or an earlier --data\n`);
+    }
+    expect(everythingUnder(home)).toEqual(['Documents']);
   });
 });

@@ -9,8 +9,7 @@ import { type SessionMatcher } from '../../adapters/adapter.ts';
 import path from 'node:path';
 import { collectAllOnCores, landedTotals, sessionErrors, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { SessionOutcome } from '../../collection/outcome.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
-import { realPathOf, storageZoneRefusal } from '../../export/destination.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, refusesDataFolder, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 
 const OPTIONS = {
@@ -35,11 +34,7 @@ async function collectSources({ values }: Given<typeof OPTIONS>, io: Io): Promis
   const source = DEFAULT_ADAPTER.resolveSourceRoot(values.source);
   const data = path.resolve(values.data);
   const selected = DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
-  const refusal = storageZoneRefusal(realPathOf(data));
-  if (refusal !== undefined) {
-    io.error(`sessionizer collect: --data ${data}: ${refusal}\n`);
-    return EXIT_USAGE;
-  }
+  if (refusesDataFolder('collect', data, io)) return EXIT_USAGE;
   if (!values.json) io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\ndata ${data}\n`);
 
   if (values.once) return onePass(source.root, data, selected, values.json === true, io);

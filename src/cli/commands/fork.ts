@@ -8,7 +8,8 @@ import { branchPath, fork as makeFork, ForkRejected } from '../../branches/expli
 import { labelBranch } from '../../branches/labels.ts';
 import { restoreBranch } from '../../branches/restore.ts';
 import { ChainError } from '../../session-flow/chain.ts';
-import { BRANCH_NAME, command, CONVERSATION_ID, DATA_OPTION, EXIT_OK, EXIT_REJECTED, NEW_BRANCH_NAME, type Given, type Io } from '../command.ts';
+import { restoreRefusal } from '../../export/destination.ts';
+import { BRANCH_NAME, command, CONVERSATION_ID, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, NEW_BRANCH_NAME, refusesDataFolder, type Given, type Io } from '../command.ts';
 
 const CONVERSATION_OPERAND = { name: 'ID', required: true, description: 'the conversation (its session id)', shape: CONVERSATION_ID } as const;
 const BY_OPTION = { type: 'string', value: 'ACTOR', description: 'who makes the record (default: $SESSIONIZER_ACTOR, else the user name)' } as const;
@@ -67,6 +68,7 @@ export const label = command({
 function forkConversation({ values, operands }: Given<typeof FORK_OPTIONS>, io: Io): number {
   const conversation = operands[0]!;
   const data = path.resolve(values.data);
+  if (refusesDataFolder('fork', data, io)) return EXIT_USAGE;
   try {
     const { record, file } = makeFork(data, { conversation, at: values.at, name: values.name, by: values.by, reason: values.reason, allowToolClosed: values['allow-tool-closed'] });
     if (values.json) {
@@ -87,6 +89,12 @@ function restoreConversationBranch({ values, operands }: Given<typeof RESTORE_OP
   const conversation = operands[0]!;
   const data = path.resolve(values.data);
   const out = path.resolve(values.out);
+  if (refusesDataFolder('restore', data, io)) return EXIT_USAGE;
+  const refusal = restoreRefusal(out, data);
+  if (refusal !== undefined) {
+    io.error(`sessionizer restore: --out ${values.out}: ${refusal}\n`);
+    return EXIT_USAGE;
+  }
   try {
     const restored = restoreBranch(data, conversation, values.branch, out);
     io.out(`restored branch ${values.branch} as session ${restored.session}, ${restored.records} records: ${restored.file}\n`);
@@ -101,6 +109,7 @@ function restoreConversationBranch({ values, operands }: Given<typeof RESTORE_OP
 function labelConversationBranch({ values, operands }: Given<typeof LABEL_OPTIONS>, io: Io): number {
   const conversation = operands[0]!;
   const data = path.resolve(values.data);
+  if (refusesDataFolder('label', data, io)) return EXIT_USAGE;
   try {
     // The branch must exist, natural or explicit; its path is the check.
     branchPath(data, conversation, values.branch);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { storedSessions } from '../../collection/collect-all.ts';
 import { defaultThreads, inTheOrderOf } from '../../cores/work-on-cores.ts';
 import { parseSessionsOnCores, type SessionParse } from '../../parse/parallel.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, SESSION_ID, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, refusesDataFolder, SESSION_ID, type Given, type Io } from '../command.ts';
 
 const OPTIONS = {
   data: DATA_OPTION,
@@ -25,6 +25,7 @@ export const parse = command({
 
 async function parseSessions({ values, operands }: Given<typeof OPTIONS>, io: Io): Promise<number> {
   const data = path.resolve(values.data);
+  if (refusesDataFolder('parse', data, io)) return EXIT_USAGE;
   const stored = new Set(storedSessions(data));
   const asked = operands[0] !== undefined ? [operands[0]] : [...stored];
   let failed = false;

@@ -12,6 +12,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BRANCH_NAME_RULE, isBranchName, isNewBranchName } from '../branches/explicit.ts';
 import { realPathOf, storageZoneRefusal } from '../export/destination.ts';
+import { printable } from '../files/printable.ts';
 import { isStoredId, STORED_ID_RULE } from '../landing/layout.ts';
 
 export const EXIT_OK = 0;
@@ -19,6 +20,15 @@ export const EXIT_REJECTED = 1;
 export const EXIT_USAGE = 2;
 
 export class UsageError extends Error {}
+
+/**
+ * One line of a command's output for a person: `text` with every character
+ * a terminal would act on shown escaped (files/printable.ts), a newline in a
+ * name among them, then the newline that ends the line.
+ */
+export function line(text: string): string {
+  return `${printable(text)}\n`;
+}
 
 /**
  * What a value must look like when it becomes part of a path: an id or a
@@ -243,6 +253,6 @@ export const SOURCE_OPTIONS = {
  */
 export function refusesDataFolder(name: string, data: string, io: Io): boolean {
   const refusal = storageZoneRefusal(realPathOf(data));
-  if (refusal !== undefined) io.error(`sessionizer ${name}: --data ${data}: ${refusal}\n`);
+  if (refusal !== undefined) io.error(line(`sessionizer ${name}: --data ${data}: ${refusal}`));
   return refusal !== undefined;
 }

@@ -9,7 +9,7 @@ import { labelBranch } from '../../branches/labels.ts';
 import { restoreBranch } from '../../branches/restore.ts';
 import { ChainError } from '../../session-flow/chain.ts';
 import { restoreRefusal } from '../../export/destination.ts';
-import { BRANCH_NAME, command, CONVERSATION_ID, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, NEW_BRANCH_NAME, refusesDataFolder, type Given, type Io } from '../command.ts';
+import { BRANCH_NAME, command, CONVERSATION_ID, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, line, NEW_BRANCH_NAME, refusesDataFolder, type Given, type Io } from '../command.ts';
 
 const CONVERSATION_OPERAND = { name: 'ID', required: true, description: 'the conversation (its session id)', shape: CONVERSATION_ID } as const;
 const BY_OPTION = { type: 'string', value: 'ACTOR', description: 'who makes the record (default: $SESSIONIZER_ACTOR, else the user name)' } as const;
@@ -75,12 +75,12 @@ function forkConversation({ values, operands }: Given<typeof FORK_OPTIONS>, io: 
       io.out(`${JSON.stringify({ file, record })}\n`);
       return EXIT_OK;
     }
-    io.out(`branch ${record.name} at ${record.boundary.event} (${record.boundary.kind}), cut from round ${record.cut_from.round}: ${file}\n`);
-    for (const effect of record.side_effects) io.out(`  ${effect.name} ${effect.tool_use} (${effect.category}): ${effect.effect}\n`);
+    io.out(line(`branch ${record.name} at ${record.boundary.event} (${record.boundary.kind}), cut from round ${record.cut_from.round}: ${file}`));
+    for (const effect of record.side_effects) io.out(line(`  ${effect.name} ${effect.tool_use} (${effect.category}): ${effect.effect}`));
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof ForkRejected) && !(error instanceof ChainError)) throw error;
-    io.error(`error: ${error.message}\n`);
+    io.error(line(`error: ${error.message}`));
     return EXIT_REJECTED;
   }
 }
@@ -92,16 +92,16 @@ function restoreConversationBranch({ values, operands }: Given<typeof RESTORE_OP
   if (refusesDataFolder('restore', data, io)) return EXIT_USAGE;
   const refusal = restoreRefusal(out, data);
   if (refusal !== undefined) {
-    io.error(`sessionizer restore: --out ${values.out}: ${refusal}\n`);
+    io.error(line(`sessionizer restore: --out ${values.out}: ${refusal}`));
     return EXIT_USAGE;
   }
   try {
     const restored = restoreBranch(data, conversation, values.branch, out);
-    io.out(`restored branch ${values.branch} as session ${restored.session}, ${restored.records} records: ${restored.file}\n`);
+    io.out(line(`restored branch ${values.branch} as session ${restored.session}, ${restored.records} records: ${restored.file}`));
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof ForkRejected) && !(error instanceof TranscriptExists)) throw error;
-    io.error(`error: ${error.message}\n`);
+    io.error(line(`error: ${error.message}`));
     return EXIT_REJECTED;
   }
 }
@@ -115,7 +115,7 @@ function labelConversationBranch({ values, operands }: Given<typeof LABEL_OPTION
     branchPath(data, conversation, values.branch);
   } catch (error) {
     if (!(error instanceof ForkRejected)) throw error;
-    io.error(`error: ${error.message}\n`);
+    io.error(line(`error: ${error.message}`));
     return EXIT_REJECTED;
   }
   const { record, file } = labelBranch(data, conversation, values.branch, { labels: values.label ?? [], summary: values.summary, by: values.by });

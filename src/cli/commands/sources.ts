@@ -4,7 +4,7 @@
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import fs from 'node:fs';
 import type { DiscoveredSession } from '../../adapters/adapter.ts';
-import { command, EXIT_OK, SOURCE_OPTIONS, type Given, type Io } from '../command.ts';
+import { command, EXIT_OK, line, SOURCE_OPTIONS, type Given, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
 
 const OPTIONS = {
@@ -30,7 +30,7 @@ function listSources({ values }: Given<typeof OPTIONS>, io: Io): number {
     io.out(`${JSON.stringify({ root: source.root, origin: source.origin, sessions: described, left_out: discovery.sessions.length - sessions.length, warnings: discovery.warnings }, null, 2)}\n`);
     return EXIT_OK;
   }
-  io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\n`);
+  io.error(line(DEFAULT_ADAPTER.describeSourceRoot(source)));
   for (const session of described) {
     const streams = new Set(session.sources.filter((item) => item.place.startsWith('streams/')).map((item) => item.place));
     const runs = new Set(session.sources.filter((item) => item.place.startsWith('runs/')).map((item) => item.place));
@@ -41,10 +41,10 @@ function listSources({ values }: Given<typeof OPTIONS>, io: Io): number {
       megabytes(session.bytes),
       ...(session.primary === undefined ? ['main transcript pruned'] : []),
     ];
-    io.out(`${session.id}  ${session.primary ?? session.folders[0] ?? ''}${session.folders.length > 1 ? ` (+${session.folders.length - 1} more folders)` : ''}  ${notes.join(', ')}\n`);
+    io.out(line(`${session.id}  ${session.primary ?? session.folders[0] ?? ''}${session.folders.length > 1 ? ` (+${session.folders.length - 1} more folders)` : ''}  ${notes.join(', ')}`));
   }
-  io.error(`${sessions.length} session${sessions.length === 1 ? '' : 's'}${sessions.length < discovery.sessions.length ? `, ${discovery.sessions.length - sessions.length} left out by filters` : ''}\n`);
-  for (const warning of discovery.warnings) io.error(`warning: ${warning}\n`);
+  io.error(line(`${sessions.length} session${sessions.length === 1 ? '' : 's'}${sessions.length < discovery.sessions.length ? `, ${discovery.sessions.length - sessions.length} left out by filters` : ''}`));
+  for (const warning of discovery.warnings) io.error(line(`warning: ${warning}`));
   return EXIT_OK;
 }
 

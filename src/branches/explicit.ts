@@ -57,7 +57,23 @@ export class ForkRejected extends Error {
   }
 }
 
+// A branch name is a file name in the conversation's branches and labels
+// folders: one plain name, never a path. Natural branches are named `active`
+// and `from-<8>-<8>` (natural.ts), explicit ones by `fork --name`.
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** What a branch name may be, in words, for an error that refuses one. */
+export const BRANCH_NAME_RULE = "letters, digits, '.', '_' or '-', starting with a letter or digit, at most 64";
+
+/** Whether `name` can name a branch, natural or explicit. */
+export function isBranchName(name: string): boolean {
+  return NAME.test(name);
+}
+
+/** Whether `name` is one `fork` may give: natural branches keep `active` and `from-…`. */
+export function isNewBranchName(name: string): boolean {
+  return NAME.test(name) && name !== 'active' && !name.startsWith('from-');
+}
 
 export interface ForkOptions {
   readonly conversation: string;
@@ -92,8 +108,8 @@ export function fork(data: string, options: ForkOptions): { record: BranchRecord
   if (!check.valid) {
     throw new ForkRejected(check.rule, `cannot fork at ${options.at}: ${check.rule}: ${check.why}.${check.nearest ? ` The nearest valid boundary is ${check.nearest.id} (${check.nearest.kind}).` : ''}`);
   }
-  const name = options.name ?? `fork-${options.at === 'root' ? 'root' : options.at.replace(/-/g, '').slice(0, 8)}`;
-  if (!NAME.test(name) || name === 'active' || name.startsWith('from-')) throw new ForkRejected('name', `branch name ${JSON.stringify(name)} must be letters, digits, '.', '_' or '-', up to 64, and not 'active' or 'from-…', which natural branches use`);
+  const name = options.name ?? `fork-${options.at === 'root' ? 'root' : options.at.replace(/[^A-Za-z0-9]/g, '').slice(0, 8)}`;
+  if (!isNewBranchName(name)) throw new ForkRejected('name', `branch name ${JSON.stringify(name)} must be ${BRANCH_NAME_RULE}, and not 'active' or 'from-…', which natural branches use`);
   if (explicitBranches(data, options.conversation).some((branch) => branch.record.name === name)) throw new ForkRejected('name', `conversation ${options.conversation} already has a branch named ${name}`);
 
   // The parent path: the natural branch the boundary lies on, and the tool

@@ -181,6 +181,8 @@ function describe(active: boolean, forkPoint: IndexEntry | undefined, first: Ind
   return { name, active, forkPoint, first, tip, path, turns, summary: summaries.get(name) ?? `[${turns} turn${turns === 1 ? '' : 's'}, unsummarized]` };
 }
 
+// Letters and digits only: a record id is the transcript's, and a branch's
+// name must be a plain file name (explicit.ts, isBranchName).
 function short(id: string): string {
-  return id.replace(/-/g, '').slice(0, 8);
+  return id.replace(/[^A-Za-z0-9]/g, '').slice(0, 8);
 }

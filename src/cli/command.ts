@@ -12,6 +12,9 @@
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { claimDataFolder, type DataFolderUse } from '../export/data-folder.ts';
+import { BRANCH_NAME_RULE, isBranchName, isNewBranchName } from '../branches/explicit.ts';
+import { printable } from '../files/printable.ts';
+import { isStoredId, STORED_ID_RULE } from '../landing/layout.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_REJECTED = 1;
@@ -21,6 +24,32 @@ export class UsageError extends Error {}
 
 /** A place given to a command that it may not use (a refused --data, say): one line, exit 2, with no synopsis, since the options were well formed. */
 export class PlaceRefused extends Error {}
+/**
+ * One line of a command's output for a person: `text` with every character
+ * a terminal would act on shown escaped (files/printable.ts), a newline in a
+ * name among them, then the newline that ends the line.
+ */
+export function line(text: string): string {
+  return `${printable(text)}\n`;
+}
+
+/**
+ * What a value must look like when it becomes part of a path: an id or a
+ * name. The parser refuses any other value as a usage error, before the
+ * command runs, so no path is ever built from it.
+ */
+export interface ValueShape {
+  /** What the value is, after "is not": `a conversation id`. */
+  readonly what: string;
+  readonly accepts: (value: string) => boolean;
+  /** What it may be, in words. */
+  readonly rule: string;
+}
+
+export const CONVERSATION_ID: ValueShape = { what: 'a conversation id', accepts: isStoredId, rule: STORED_ID_RULE };
+export const SESSION_ID: ValueShape = { what: 'a session id', accepts: isStoredId, rule: STORED_ID_RULE };
+export const BRANCH_NAME: ValueShape = { what: 'a branch name', accepts: isBranchName, rule: BRANCH_NAME_RULE };
+export const NEW_BRANCH_NAME: ValueShape = { what: 'a name fork may give', accepts: isNewBranchName, rule: `${BRANCH_NAME_RULE}, and not 'active' or 'from-…', which natural branches use` };
 
 export interface Io {
   readonly out: (text: string) => void;
@@ -44,6 +73,8 @@ export interface OptionDeclaration {
   readonly required?: boolean;
   /** One line for --help and docs/commands.md. */
   readonly description: string;
+  /** What every value given must look like, when it names a folder or file. */
+  readonly shape?: ValueShape;
 }
 
 /** One operand of a command: an argument that is not an option, such as the ID of `conversation ID`. */
@@ -51,6 +82,8 @@ export interface OperandDeclaration {
   readonly name: string;
   readonly required: boolean;
   readonly description: string;
+  /** What the value must look like, when it names a folder or file. */
+  readonly shape?: ValueShape;
 }
 
 export type OptionDeclarations = Readonly<Record<string, OptionDeclaration>>;
@@ -147,14 +180,24 @@ function parseArguments(name: string, argv: string[], operands: readonly Operand
   if (parsed.positionals.length > operands.length) throw new UsageError(`${name}: unexpected argument ${JSON.stringify(parsed.positionals[operands.length])}`);
   const missingOperand = operands.find((operand, index) => operand.required && parsed.positionals[index] === undefined);
   if (missingOperand) throw new UsageError(`${name}: ${missingOperand.name} is missing`);
+  operands.forEach((operand, index) => {
+    const value = parsed.positionals[index];
+    if (operand.shape && value !== undefined) checkShape(name, operand.name, value, operand.shape);
+  });
   for (const [option, declaration] of Object.entries(declared)) {
     const value = values[option];
     if (declaration.required && value === undefined) throw new UsageError(`${name}: --${option} ${declaration.value ?? ''} is missing`.trimEnd());
     if (declaration.choices && typeof value === 'string' && !declaration.choices.includes(value)) {
       throw new UsageError(`${name}: --${option} is ${listed(declaration.choices, 'or')}, not ${JSON.stringify(value)}`);
     }
+    if (declaration.shape) for (const each of [value].flat()) if (typeof each === 'string') checkShape(name, `--${option}`, each, declaration.shape);
   }
   return { values: values as OptionValues<OptionDeclarations>, operands: parsed.positionals };
+}
+
+/** A UsageError naming `given` (an operand or option) and its value, unless the value has the shape. */
+function checkShape(name: string, given: string, value: string, shape: ValueShape): void {
+  if (!shape.accepts(value)) throw new UsageError(`${name}: ${given} ${JSON.stringify(value)} is not ${shape.what}: ${shape.rule}`);
 }
 
 /** `a, b or c`. */
@@ -217,3 +260,4 @@ export const SOURCE_OPTIONS = {
   include: { type: 'string', value: 'PATTERN', multiple: true, description: 'only sessions whose id or project folder matches this glob' },
   exclude: { type: 'string', value: 'PATTERN', multiple: true, description: 'leave out sessions whose id or project folder matches this glob' },
 } as const;
+

@@ -2,6 +2,7 @@
 // line. Each command declares its own options (command.ts).
 
 import { SourceRootError } from '../adapters/adapter.ts';
+import { printableLines } from '../files/printable.ts';
 import { collect } from './commands/collect.ts';
 import { sources } from './commands/sources.ts';
 import { verify } from './commands/verify.ts';
@@ -11,7 +12,7 @@ import { glossary } from './commands/glossary.ts';
 import { branches } from './commands/branches.ts';
 import { fork, label, restore } from './commands/fork.ts';
 import { exportCommand } from './commands/export.ts';
-import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, PlaceRefused, UsageError, type Command, type Io } from './command.ts';
+import { EXIT_OK, EXIT_REJECTED, EXIT_USAGE, line, PlaceRefused, UsageError, type Command, type Io } from './command.ts';
 
 export const COMMANDS: readonly Command[] = [sources, collect, parse, conversation, branches, fork, restore, label, exportCommand, verify, glossary];
 
@@ -35,7 +36,12 @@ const defaultIo: Io = {
   interactive: process.stderr.isTTY === true,
 };
 
-export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+export async function main(argv: string[], given: Io = defaultIo): Promise<number> {
+  // Everything a command prints reaches the terminal with every character it
+  // would act on escaped, newlines kept (files/printable.ts): a name from
+  // outside that a message carries cannot change the terminal, and JSON,
+  // escaped so, is the same JSON.
+  const io: Io = { ...given, out: (text) => given.out(printableLines(text)), error: (text) => given.error(printableLines(text)) };
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     (name === undefined ? io.error : io.out)(usage());
@@ -50,15 +56,15 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.error(`sessionizer ${error.message}\nusage: sessionizer ${command.synopsis}\nsessionizer ${command.name} --help says what each option does\n`);
+      io.error(`${line(`sessionizer ${error.message}`)}usage: sessionizer ${command.synopsis}\nsessionizer ${command.name} --help says what each option does\n`);
       return EXIT_USAGE;
     }
     if (error instanceof PlaceRefused) {
-      io.error(`sessionizer ${name}: ${error.message}\n`);
+      io.error(line(`sessionizer ${name}: ${error.message}`));
       return EXIT_USAGE;
     }
     if (error instanceof SourceRootError) {
-      io.error(`sessionizer ${name}: ${error.message}\n`);
+      io.error(line(`sessionizer ${name}: ${error.message}`));
       return EXIT_REJECTED;
     }
     throw error;

@@ -18,6 +18,9 @@
 //              for an archive made before the marker;
 //   --data     must be a data folder the tool made, an empty folder or none,
 //              and never part of an export (data-folder.ts).
+// `restore --out` adds a project folder and a new transcript, never replacing
+// one, so it is refused only where a new folder does harm: the data folder
+// or inside it, and a path that is not a folder.
 // docs/export-folder.md says the same for users.
 
 import fs from 'node:fs';
@@ -76,6 +79,16 @@ function relationOf(place: string, other: string): 'is' | 'is inside' | 'holds' 
   if (other.startsWith(`${place.replace(/\/$/, '')}${path.sep}`)) return 'holds';
   if (place.startsWith(`${other.replace(/\/$/, '')}${path.sep}`)) return 'is inside';
   return undefined;
+}
+
+/** Why `restore` must not write its transcript into `out`, with `data` its data folder; undefined when it may. */
+export function restoreRefusal(out: string, data: string): string | undefined {
+  const where = realPathOf(out);
+  const zone = realPathOf(data);
+  const relation = relationOf(where, zone);
+  if (relation === 'is' || relation === 'is inside') return `it ${relation} the data folder (${zone}), which holds only what the tool lands and derives; give a projects folder of Claude Code, or a new folder`;
+  const kind = kindOf(where);
+  return kind === 'none' || kind === 'folder' ? undefined : 'it is not a folder';
 }
 
 /** Why `out` may not be replaced by an export; `unchanged` says whether it holds just what the last export into it left (folder-record.ts), which spares listing it. */

@@ -258,20 +258,22 @@ export function textOf<Value>(value: Value): Value {
     }
     return (copy ?? value) as Value;
   }
-  let copy: Record<string, unknown> | undefined;
+  // The copy is made from its entries, never by assignment: a key of the
+  // record's (`__proto__`) would set the copy's prototype, not a field.
+  let entries: [string, unknown][] | undefined;
   for (const key in value) {
     const item: unknown = value[key];
     const text = textOf(item);
     const textKey = textOf(key);
-    if (copy === undefined && (text !== item || textKey !== key)) {
+    if (entries === undefined && (text !== item || textKey !== key)) {
       // The keys before this one are ASCII and their items unchanged.
-      copy = {};
+      entries = [];
       for (const earlier in value) {
         if (earlier === key) break;
-        copy[earlier] = value[earlier];
+        entries.push([earlier, value[earlier]]);
       }
     }
-    if (copy !== undefined) copy[textKey] = text;
+    entries?.push([textKey, text]);
   }
-  return (copy ?? value) as Value;
+  return (entries !== undefined ? Object.fromEntries(entries) : value) as Value;
 }

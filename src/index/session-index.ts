@@ -201,7 +201,9 @@ export function loadSessionIndex(data: string, session: string, options: { persi
     }
   }
   const index: SessionIndex = { session, throughSeq, files, entries };
-  if (options.persist === false) return index;
+  // Nothing landed, nothing to keep: a command asked about an id the data
+  // folder does not hold makes no folder for it.
+  if (options.persist === false || landed.length === 0) return index;
   // Not flushed: after a crash the file is the old index, the new one, or
   // damaged, and a damaged one is rebuilt (readSavedIndex checks its summary
   // against its entries). The index is large beside the rounds, so flushing

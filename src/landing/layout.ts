@@ -40,6 +40,23 @@ export type Place =
   | { readonly type: 'stream'; readonly stream: string }
   | { readonly type: 'run'; readonly run: string };
 
+// A session's or a conversation's id, as the storage zone names a folder by
+// it. Claude Code's session ids are UUIDs, in either case; the sessions this
+// tool writes (a restored branch) are UUIDs too. The rule is wider, so that
+// another runtime's ids fit, and narrow enough to be one plain name inside
+// the data folder: no path separator, never `.` or `..`, nothing the tool's
+// own entries (`_conversations`, `_site-cache`) or its temporary files
+// (`.<name>.<pid>-<thread>.tmp`) start with.
+const STORED_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** What a stored id may be, in words, for an error that refuses one. */
+export const STORED_ID_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit, at most 128";
+
+/** Whether `id` can name a session or conversation folder of the storage zone. */
+export function isStoredId(id: string): boolean {
+  return STORED_ID.test(id);
+}
+
 export function sessionFolder(data: string, session: string): string {
   return path.join(data, session);
 }

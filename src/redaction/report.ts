@@ -9,6 +9,7 @@
 //    "findings":[{"conversation","file","row","record"?,"part","rule","preview","bytes"}, …]}
 // Findings are in file order, then row, then position.
 
+import { printable } from '../files/printable.ts';
 import type { RedactionPlan } from './scan.ts';
 import type { Finding } from './scan.ts';
 
@@ -40,7 +41,7 @@ export function redactionReport(plan: Pick<RedactionPlan, 'rules' | 'paths' | 'f
   };
 }
 
-/** The report as a person reads it: one line a finding, grouped by conversation. */
+/** The report as a person reads it: one line a finding, grouped by conversation, each line safe to print on a terminal (files/printable.ts). */
 export function reportText(report: RedactionReport): string {
   const lines = [`redaction: ${report.totals.findings} secrets (${report.totals.bytes} bytes) in ${report.totals.records} records of ${report.totals.files} files, ${report.totals.conversations} conversations${report.paths ? '; home folders and user names masked' : ''}`, `rules: ${report.rules.join('; ')}`];
   let conversation: string | undefined;
@@ -52,5 +53,5 @@ export function reportText(report: RedactionReport): string {
     const where = finding.row === 0 ? finding.file : `${finding.file} row ${finding.row}${finding.record !== undefined ? ` record ${finding.record}` : ''}`;
     lines.push(`  ${where}, ${finding.part}: ${finding.rule} ${finding.preview}`);
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(printable).join('\n')}\n`;
 }

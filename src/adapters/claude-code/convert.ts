@@ -520,15 +520,11 @@ function usageOf(value: unknown): Usage | undefined {
   return Object.values(usage).some((count) => count !== undefined) ? usage : undefined;
 }
 
+// Made from entries, never by assignment: a record's own `__proto__` field
+// would set the prototype of what it was assigned to and be lost.
 function restOf(value: Json): Json | undefined {
-  const rest: Json = {};
-  let any = false;
-  for (const key of Object.keys(value)) {
-    if (IDENTITY_FIELDS.has(key)) continue;
-    rest[key] = value[key];
-    any = true;
-  }
-  return any ? rest : undefined;
+  const rest = Object.entries(value).filter(([key]) => !IDENTITY_FIELDS.has(key));
+  return rest.length > 0 ? Object.fromEntries(rest) : undefined;
 }
 
 function textPart(form: StringForm, content: string): Part {

@@ -135,10 +135,14 @@ export const GLOSSARY: Record<string, GlossaryEntry> = {
   resolved: NONE('derived here'),
 };
 
+// The names asked about are read from rounds, which a bundle brings: looked
+// up in a Map, never through the prototype of GLOSSARY.
+const BY_NAME: ReadonlyMap<string, GlossaryEntry> = new Map(Object.entries(GLOSSARY));
+
 /** How a model name reads in the chosen terms. */
 export function termFor(name: string, terms: 'unified' | 'native' | 'both'): string {
   if (terms === 'unified') return name;
-  const native = (GLOSSARY[name] ?? GLOSSARY[`role:${name}`])?.native;
+  const native = (BY_NAME.get(name) ?? BY_NAME.get(`role:${name}`))?.native;
   if (terms === 'native') return native || name;
   return native ? `${name} (${native})` : name;
 }

@@ -16,9 +16,15 @@ function defined<T extends object>(description: T): T {
   return Object.fromEntries(Object.entries(description).filter(([, value]) => value !== undefined)) as T;
 }
 
-const TODO_STATES: Record<string, TodoState> = { pending: 'pending', in_progress: 'in_progress', completed: 'completed' };
+// A tool's name and a todo's state are the transcript's: both tables are
+// Maps, so that a name like `constructor` finds nothing.
+const TODO_STATES: ReadonlyMap<string, TodoState> = new Map([
+  ['pending', 'pending'],
+  ['in_progress', 'in_progress'],
+  ['completed', 'completed'],
+]);
 
-const DESCRIBE: Record<string, (input: Input) => ToolDescription> = {
+const DESCRIBED: Record<string, (input: Input) => ToolDescription> = {
   Bash: (input) => defined({ kind: 'shell', subject: text(input.command), command: text(input.command), description: text(input.description), rest: without(input, 'command', 'description') }),
   Read: (input) => defined({ kind: 'file_read', subject: text(input.file_path), path: text(input.file_path), rest: without(input, 'file_path') }),
   NotebookRead: (input) => defined({ kind: 'file_read', subject: text(input.notebook_path), path: text(input.notebook_path), rest: without(input, 'notebook_path') }),
@@ -39,7 +45,7 @@ const DESCRIBE: Record<string, (input: Input) => ToolDescription> = {
     defined({
       kind: 'todo',
       subject: Array.isArray(input.todos) ? `${input.todos.length} items` : undefined,
-      todos: Array.isArray(input.todos) ? input.todos.map((todo: Input) => ({ text: text(todo?.content) ?? '', state: TODO_STATES[text(todo?.status) ?? ''] ?? 'pending' })) : [],
+      todos: Array.isArray(input.todos) ? input.todos.map((todo: Input) => ({ text: text(todo?.content) ?? '', state: TODO_STATES.get(text(todo?.status) ?? '') ?? 'pending' })) : [],
       rest: without(input, 'todos'),
     }),
   Task: (input) => defined({ kind: 'agent', subject: text(input.description), description: text(input.description), prompt: text(input.prompt), rest: without(input, 'description', 'prompt') }),
@@ -49,11 +55,11 @@ const DESCRIBE: Record<string, (input: Input) => ToolDescription> = {
   ExitPlanMode: (input) => defined({ kind: 'other', subject: 'a plan to approve', prompt: text(input.plan), rest: without(input, 'plan') }),
   AskUserQuestion: (input) => defined({ kind: 'other', subject: text(input.question) ?? 'questions for the person', prompt: text(input.question), rest: without(input, 'question') }),
 };
-DESCRIBE.Agent = DESCRIBE.Task!;
+const DESCRIBE: ReadonlyMap<string, (input: Input) => ToolDescription> = new Map([...Object.entries(DESCRIBED), ['Agent', DESCRIBED.Task!]]);
 
 /** A Claude Code tool use, by its tool's name and its input, in the model's words. */
 export function describeClaudeCodeTool(name: string, input: unknown): ToolDescription {
-  const known = Object.hasOwn(DESCRIBE, name) ? DESCRIBE[name] : undefined;
+  const known = DESCRIBE.get(name);
   if (known && isObject(input)) return known(input);
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
   if (mcp) return defined({ kind: 'mcp', subject: `${mcp[1]} · ${mcp[2]}`, server: mcp[1], tool: mcp[2], rest: input });

@@ -4,7 +4,7 @@
 
 import { explicitBranches } from '../../branches/explicit.ts';
 import { currentLabels } from '../../branches/labels.ts';
-import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, CONVERSATION_ID, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, line, type Given, type Io } from '../command.ts';
 import { readConversation } from './read-conversation.ts';
 
 interface BranchAttributes {
@@ -25,7 +25,7 @@ const OPTIONS = {
 export const branches = command({
   name: 'branches',
   summary: 'natural and explicit branches',
-  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)' }],
+  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)', shape: CONVERSATION_ID }],
   options: OPTIONS,
   examples: ['sessionizer branches 185ec7f2-62f0-481d-ac41-9661f74a6094'],
   run: listBranches,
@@ -52,15 +52,15 @@ function listBranches({ values, operands }: Given<typeof OPTIONS>, io: Io): numb
     return explicit.every((entry) => entry.intact) ? EXIT_OK : EXIT_REJECTED;
   }
   for (const branch of list) {
-    io.out(`${branch.active ? '* ' : '  '}${branch.name}  ${branch.origin}, from ${branch.fork_point}, ${branch.length} records, ${branch.turns} turns  ${branch.summary}${branch.labels.length > 0 ? `  [${branch.labels.join(', ')}]` : ''}\n`);
+    io.out(line(`${branch.active ? '* ' : '  '}${branch.name}  ${branch.origin}, from ${branch.fork_point}, ${branch.length} records, ${branch.turns} turns  ${branch.summary}${branch.labels.length > 0 ? `  [${branch.labels.join(', ')}]` : ''}`));
   }
   for (const { record, intact, problem, file } of explicit) {
     if (!intact) {
-      io.error(`error: ${file}: ${problem}\n`);
+      io.error(line(`error: ${file}: ${problem}`));
       continue;
     }
-    io.out(`  ${record.name}  explicit, from ${record.boundary.event} (${record.boundary.kind}) on ${record.parent_branch}, cut from round ${record.cut_from.round}, by ${record.provenance.actor}${record.provenance.reason ? `: ${record.provenance.reason}` : ''}${'summary' in record && record.summary ? `  ${record.summary}` : ''}${record.labels.length > 0 ? `  [${record.labels.join(', ')}]` : ''}\n`);
-    for (const effect of record.side_effects) io.out(`      ${effect.name} ${effect.tool_use} (${effect.category}): ${effect.effect}\n`);
+    io.out(line(`  ${record.name}  explicit, from ${record.boundary.event} (${record.boundary.kind}) on ${record.parent_branch}, cut from round ${record.cut_from.round}, by ${record.provenance.actor}${record.provenance.reason ? `: ${record.provenance.reason}` : ''}${'summary' in record && record.summary ? `  ${record.summary}` : ''}${record.labels.length > 0 ? `  [${record.labels.join(', ')}]` : ''}`));
+    for (const effect of record.side_effects) io.out(line(`      ${effect.name} ${effect.tool_use} (${effect.category}): ${effect.effect}`));
   }
   if (list.length === 0 && explicit.length === 0) io.out('no branches: the conversation has no main stream\n');
   return explicit.every((entry) => entry.intact) ? EXIT_OK : EXIT_REJECTED;

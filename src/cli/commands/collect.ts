@@ -9,7 +9,7 @@ import { type SessionMatcher } from '../../adapters/adapter.ts';
 import { collectAllOnCores, landedTotals, sessionErrors, unreadableSources, type CollectAllReport } from '../../collection/collect-all.ts';
 import type { Discovery } from '../../adapters/adapter.ts';
 import type { SessionOutcome } from '../../collection/outcome.ts';
-import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, line, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes, progress, rate } from '../progress.ts';
 
 const OPTIONS = {
@@ -34,7 +34,7 @@ async function collectSources({ values }: Given<typeof OPTIONS>, io: Io): Promis
   const source = DEFAULT_ADAPTER.resolveSourceRoot(values.source);
   const selected = DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] });
   const data = dataFolderOf(values.data, 'create');
-  if (!values.json) io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\ndata ${data}\n`);
+  if (!values.json) io.error(`${line(DEFAULT_ADAPTER.describeSourceRoot(source))}${line(`data ${data}`)}`);
 
   if (values.once) return onePass(source.root, data, selected, values.json === true, io);
 
@@ -97,8 +97,8 @@ function printReport(report: CollectAllReport, discovery: Discovery, elapsed: nu
   const totals = landedTotals(report);
   for (const session of report.sessions) printSession(session, io);
   // A source file that could not be read is said with its session's errors.
-  for (const { path: where, error } of discovery.unreadable) io.error(`error: ${where}: cannot be read (${error}); nothing under it is collected\n`);
-  for (const warning of discovery.warnings) io.error(`warning: ${warning}\n`);
+  for (const { path: where, error } of discovery.unreadable) io.error(line(`error: ${where}: cannot be read (${error}); nothing under it is collected`));
+  for (const warning of discovery.warnings) io.error(line(`warning: ${warning}`));
   const unchanged = report.sessions.filter((session) => session.sources.every((source) => source.landed.length === 0)).length;
   io.out(
     `landed ${totals.files} file${totals.files === 1 ? '' : 's'}, ${totals.records} records, ${megabytes(totals.bytes)} from ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'} ` +
@@ -108,15 +108,15 @@ function printReport(report: CollectAllReport, discovery: Discovery, elapsed: nu
 }
 
 function printSession(session: SessionOutcome, io: Io): void {
-  for (const error of sessionErrors(session)) io.error(`error: ${error}\n`);
+  for (const error of sessionErrors(session)) io.error(line(`error: ${error}`));
   for (const source of session.sources) {
-    if (source.status === 'gone') io.error(`${session.session} ${source.source}: ${source.message}\n`);
-    for (const problem of source.problems) io.error(`note: ${source.source}:${problem.ord}: ${problem.what}\n`);
-    if (source.problemCount > source.problems.length) io.error(`note: ${source.source}: ${source.problemCount - source.problems.length} more such lines\n`);
-    if (source.inFlightBytes > 0) io.error(`note: ${source.source}: ${source.message}\n`);
-    for (const [why, count] of source.unknownShapes) io.error(`note: ${source.source}: ${count} part${count === 1 ? '' : 's'} kept as unknown: ${why}\n`);
+    if (source.status === 'gone') io.error(line(`${session.session} ${source.source}: ${source.message}`));
+    for (const problem of source.problems) io.error(line(`note: ${source.source}:${problem.ord}: ${problem.what}`));
+    if (source.problemCount > source.problems.length) io.error(line(`note: ${source.source}: ${source.problemCount - source.problems.length} more such lines`));
+    if (source.inFlightBytes > 0) io.error(line(`note: ${source.source}: ${source.message}`));
+    for (const [why, count] of source.unknownShapes) io.error(line(`note: ${source.source}: ${count} part${count === 1 ? '' : 's'} kept as unknown: ${why}`));
   }
-  if (session.mended > 0) io.error(`${session.session}: derived ${session.mended} missing .sd file${session.mended === 1 ? '' : 's'}\n`);
+  if (session.mended > 0) io.error(line(`${session.session}: derived ${session.mended} missing .sd file${session.mended === 1 ? '' : 's'}`));
 }
 
 /** The --json form. Stable: fields are added, never renamed or removed. */

@@ -3,7 +3,7 @@
 
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import type { Folded } from '../../session-flow/chain.ts';
-import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, CONVERSATION_ID, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, line, type Given, type Io } from '../command.ts';
 import { readConversation } from './read-conversation.ts';
 
 const OPTIONS = {
@@ -17,7 +17,7 @@ type Terms = (typeof OPTIONS.terms.choices)[number];
 export const conversation = command({
   name: 'conversation',
   summary: 'the folded conversation',
-  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)' }],
+  operands: [{ name: 'ID', required: true, description: 'the conversation (its session id)', shape: CONVERSATION_ID }],
   options: OPTIONS,
   examples: ['sessionizer conversation 185ec7f2-62f0-481d-ac41-9661f74a6094 --terms both'],
   run: showConversation,
@@ -57,15 +57,15 @@ function showConversation({ values, operands }: Given<typeof OPTIONS>, io: Io): 
     return EXIT_OK;
   }
   printTree(folded, terms, io);
-  io.out(`\nround ${head.header.round} of ${folded.rounds.length}, through landed sequence ${head.header.through_seq}\n`);
+  io.out(`\n${line(`round ${head.header.round} of ${folded.rounds.length}, through landed sequence ${head.header.through_seq}`)}`);
   const project = attrs.project as { folder: string; cwd?: string } | undefined;
   if (attrs.title !== undefined) io.out(`title ${JSON.stringify(attrs.title)} (${String(attrs.title_source)})\n`);
-  if (project !== undefined) io.out(`project ${project.folder}${project.cwd !== undefined ? ` (${project.cwd})` : ''}\n`);
-  if (Array.isArray(attrs.git_branches) && attrs.git_branches.length > 0) io.out(`git ${attrs.git_branches.length === 1 ? 'branch' : 'branches'} ${attrs.git_branches.join(', ')}\n`);
-  if (Array.isArray(attrs.models) && attrs.models.length > 0) io.out(`models ${attrs.models.join(', ')}\n`);
-  io.out(`${counts.talks ?? 0} talks, ${counts.runs ?? 0} runs, ${counts.provider_calls ?? 0} provider calls, ${counts.tool_uses_joined ?? 0} of ${counts.tool_uses ?? 0} tool uses joined, ${counts.child_streams_started ?? 0} of ${counts.child_streams ?? 0} child streams started by a known call\n`);
+  if (project !== undefined) io.out(line(`project ${project.folder}${project.cwd !== undefined ? ` (${project.cwd})` : ''}`));
+  if (Array.isArray(attrs.git_branches) && attrs.git_branches.length > 0) io.out(line(`git ${attrs.git_branches.length === 1 ? 'branch' : 'branches'} ${attrs.git_branches.join(', ')}`));
+  if (Array.isArray(attrs.models) && attrs.models.length > 0) io.out(line(`models ${attrs.models.join(', ')}`));
+  io.out(line(`${counts.talks ?? 0} talks, ${counts.runs ?? 0} runs, ${counts.provider_calls ?? 0} provider calls, ${counts.tool_uses_joined ?? 0} of ${counts.tool_uses ?? 0} tool uses joined, ${counts.child_streams_started ?? 0} of ${counts.child_streams ?? 0} child streams started by a known call`));
   const open = [...folded.unresolved.values()].filter((entry) => entry.state !== 'resolved');
-  for (const entry of open) io.out(`unresolved ${DEFAULT_ADAPTER.glossary.termFor(entry.kind, terms)} ${entry.ref} (${entry.state})\n`);
+  for (const entry of open) io.out(line(`unresolved ${DEFAULT_ADAPTER.glossary.termFor(entry.kind, terms)} ${entry.ref} (${entry.state})`));
   return EXIT_OK;
 }
 
@@ -92,8 +92,8 @@ function printTree(folded: Folded, terms: Terms, io: Io): void {
     const attrs = node.attrs ?? {};
     const detail = node.kind === 'tool' || node.kind === 'agent.call' ? ` ${attrs.name}${attrs.result === 'unavailable' ? ' (result unavailable)' : ''}` : node.kind === 'llm.call' ? ` ${attrs.fragments} fragments` : '';
     const where = node.ref ? ` @${node.ref.seq}:${node.ref.row}` : '';
-    io.out(`${'  '.repeat(depth)}${DEFAULT_ADAPTER.glossary.termFor(node.kind, terms)}${detail}${where}  ${id}\n`);
-    for (const text of relationsFrom.get(id) ?? []) io.out(`${'  '.repeat(depth + 1)}${text}\n`);
+    io.out(line(`${'  '.repeat(depth)}${DEFAULT_ADAPTER.glossary.termFor(node.kind, terms)}${detail}${where}  ${id}`));
+    for (const text of relationsFrom.get(id) ?? []) io.out(line(`${'  '.repeat(depth + 1)}${text}`));
     for (const child of (children.get(id) ?? []).sort((a, b) => position(a) - position(b) || (a < b ? -1 : 1))) visit(child, depth + 1);
   };
   for (const root of children.get('') ?? []) visit(root, 0);

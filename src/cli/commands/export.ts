@@ -23,7 +23,7 @@ import { exportConversations, mergeExportFolders, type ExportEvent, type ExportR
 import { reportText } from '../../redaction/report.ts';
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
 import type { SiteResult } from '../../site/generator/site.ts';
-import { command, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
+import { command, CONVERSATION_ID, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, line, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
 import { megabytes } from '../progress.ts';
 import { StepClock } from '../step-clock.ts';
 
@@ -32,7 +32,7 @@ const OPTIONS = {
   data: DATA_OPTION,
   out: { type: 'string', value: 'DIR', default: 'export', description: 'the export folder to write' },
   archive: { type: 'string', value: 'FILE', description: 'also write the export folder as one .tar.zst' },
-  conversation: { type: 'string', value: 'ID', multiple: true, description: 'export only this conversation; without it, those of the sessions under the source' },
+  conversation: { type: 'string', value: 'ID', multiple: true, description: 'export only this conversation; without it, those of the sessions under the source', shape: CONVERSATION_ID },
   all: { type: 'boolean', description: 'export every conversation the data folder holds, not only those of the sessions under the source' },
   merge: { type: 'string', value: 'EXPORT', multiple: true, description: 'an export folder made apart: the exports given are verified and put together, and nothing is collected' },
   redact: { type: 'boolean', description: 'find secrets in the exported copy and replace them there (never in the data folder)' },
@@ -69,7 +69,7 @@ async function runExportCommand({ values }: Given<typeof OPTIONS>, io: Io): Prom
     rules = redact ? ruleSet(values['redact-rules'] !== undefined ? path.resolve(values['redact-rules']) : undefined) : undefined;
   } catch (error) {
     if (!(error instanceof RulesFileError)) throw error;
-    io.error(`error: ${error.message}\n`);
+    io.error(line(`error: ${error.message}`));
     return EXIT_REJECTED;
   }
   return runExport(
@@ -111,26 +111,26 @@ class Telling {
         return;
       case 'collection error':
       case 'chain error':
-        io.error(`error: ${event.message}\n`);
+        io.error(line(`error: ${event.message}`));
         return;
       case 'unknown conversation':
-        io.error(`error: conversation ${event.conversation}: nothing is landed for it in ${event.data}\n`);
+        io.error(line(`error: conversation ${event.conversation}: nothing is landed for it in ${event.data}`));
         return;
       case 'left out':
-        io.error(`error: conversation ${event.conversation} is left out of this export: ${event.message}\n`);
+        io.error(line(`error: conversation ${event.conversation} is left out of this export: ${event.message}`));
         return;
       case 'write in progress':
-        io.error(`note: ${event.session} ${event.source}: ${event.message}\n`);
+        io.error(line(`note: ${event.session} ${event.source}: ${event.message}`));
         return;
       case 'secrets found':
-        if (!this.json) io.error(`redaction: ${event.totals.findings} secrets (${event.totals.bytes} bytes) found; they are replaced in the export, and listed in its bundle/redaction-report.json\n`);
+        if (!this.json) io.error(line(`redaction: ${event.totals.findings} secrets (${event.totals.bytes} bytes) found; they are replaced in the export, and listed in its bundle/redaction-report.json`));
         return;
       case 'merge input problem':
-        io.error(`error: ${event.input}: ${event.path}: ${event.what}\n`);
+        io.error(line(`error: ${event.input}: ${event.path}: ${event.what}`));
         return;
       case 'earlier export left':
       case 'source warning':
-        io.error(`warning: ${event.message}\n`);
+        io.error(line(`warning: ${event.message}`));
         return;
     }
   };
@@ -138,7 +138,7 @@ class Telling {
 
 async function runExport(request: ExportRequest, json: boolean, io: Io): Promise<number> {
   const telling = new Telling(io, json, () => {
-    if (!json) io.error(`${request.adapter.describeSourceRoot(request.source)}\ndata ${request.data}\n`);
+    if (!json) io.error(`${line(request.adapter.describeSourceRoot(request.source))}${line(`data ${request.data}`)}`);
   });
   const outcome = await exportConversations(request, { observer: telling.clock, tell: telling.tell });
   switch (outcome.type) {
@@ -168,10 +168,10 @@ async function runExport(request: ExportRequest, json: boolean, io: Io): Promise
 /** An export or merge that did not start: its destination was refused (a usage error) or another export holds the data folder. */
 function notStarted(outcome: { type: 'refused'; reason: string } | { type: 'locked'; message: string }, io: Io): number {
   if (outcome.type === 'refused') {
-    io.error(`sessionizer export: ${outcome.reason}\n`);
+    io.error(line(`sessionizer export: ${outcome.reason}`));
     return EXIT_USAGE;
   }
-  io.error(`error: ${outcome.message}\n`);
+  io.error(line(`error: ${outcome.message}`));
   return EXIT_REJECTED;
 }
 
@@ -188,7 +188,7 @@ async function runMerge(inputs: string[], destination: { data: string; out: stri
       return EXIT_REJECTED;
     case 'conflict':
       telling.clock.end();
-      io.error(`error: ${outcome.message}; nothing was written\n`);
+      io.error(line(`error: ${outcome.message}; nothing was written`));
       return EXIT_REJECTED;
     case 'written':
       finish(destination.out, json, outcome.result, outcome.archive, telling, io, { json: { merged: inputs }, text: `merged export written to ${destination.out} from ${inputs.length} exports: ${outcome.result.conversations.length} conversations, ${outcome.result.files} files, ${megabytes(outcome.result.bytes)}` });

@@ -8,14 +8,15 @@ import { branchPath, fork as makeFork, ForkRejected } from '../../branches/expli
 import { labelBranch } from '../../branches/labels.ts';
 import { restoreBranch } from '../../branches/restore.ts';
 import { ChainError } from '../../session-flow/chain.ts';
-import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { restoreRefusal } from '../../export/destination.ts';
+import { BRANCH_NAME, command, CONVERSATION_ID, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, line, NEW_BRANCH_NAME, type Given, type Io } from '../command.ts';
 
-const CONVERSATION_OPERAND = { name: 'ID', required: true, description: 'the conversation (its session id)' } as const;
+const CONVERSATION_OPERAND = { name: 'ID', required: true, description: 'the conversation (its session id)', shape: CONVERSATION_ID } as const;
 const BY_OPTION = { type: 'string', value: 'ACTOR', description: 'who makes the record (default: $SESSIONIZER_ACTOR, else the user name)' } as const;
 
 const FORK_OPTIONS = {
   at: { type: 'string', value: 'EVENT', required: true, description: 'the boundary: a record id of the main stream, or root' },
-  name: { type: 'string', value: 'NAME', description: 'the branch name (default: one made from the boundary)' },
+  name: { type: 'string', value: 'NAME', description: 'the branch name (default: one made from the boundary)', shape: NEW_BRANCH_NAME },
   data: DATA_OPTION,
   by: BY_OPTION,
   reason: { type: 'string', value: 'TEXT', description: 'why the branch is made, kept in its provenance' },
@@ -33,7 +34,7 @@ export const fork = command({
 });
 
 const RESTORE_OPTIONS = {
-  branch: { type: 'string', value: 'NAME', required: true, description: 'the branch to restore, natural or explicit' },
+  branch: { type: 'string', value: 'NAME', required: true, description: 'the branch to restore, natural or explicit', shape: BRANCH_NAME },
   out: { type: 'string', value: 'DIR', required: true, description: 'the folder to write the transcript into (a projects folder of Claude Code, say)' },
   data: DATA_OPTION,
 } as const;
@@ -48,7 +49,7 @@ export const restore = command({
 });
 
 const LABEL_OPTIONS = {
-  branch: { type: 'string', value: 'NAME', required: true, description: 'the branch to label, natural or explicit' },
+  branch: { type: 'string', value: 'NAME', required: true, description: 'the branch to label, natural or explicit', shape: BRANCH_NAME },
   label: { type: 'string', value: 'LABEL', multiple: true, description: 'a label; the labels given replace the earlier ones' },
   summary: { type: 'string', value: 'TEXT', description: "the branch's summary, in place of the stub" },
   data: DATA_OPTION,
@@ -66,31 +67,39 @@ export const label = command({
 
 function forkConversation({ values, operands }: Given<typeof FORK_OPTIONS>, io: Io): number {
   const conversation = operands[0]!;
+  const data = dataFolderOf(values.data, 'write');
   try {
-    const { record, file } = makeFork(dataFolderOf(values.data, 'write'), { conversation, at: values.at, name: values.name, by: values.by, reason: values.reason, allowToolClosed: values['allow-tool-closed'] });
+    const { record, file } = makeFork(data, { conversation, at: values.at, name: values.name, by: values.by, reason: values.reason, allowToolClosed: values['allow-tool-closed'] });
     if (values.json) {
       io.out(`${JSON.stringify({ file, record })}\n`);
       return EXIT_OK;
     }
-    io.out(`branch ${record.name} at ${record.boundary.event} (${record.boundary.kind}), cut from round ${record.cut_from.round}: ${file}\n`);
-    for (const effect of record.side_effects) io.out(`  ${effect.name} ${effect.tool_use} (${effect.category}): ${effect.effect}\n`);
+    io.out(line(`branch ${record.name} at ${record.boundary.event} (${record.boundary.kind}), cut from round ${record.cut_from.round}: ${file}`));
+    for (const effect of record.side_effects) io.out(line(`  ${effect.name} ${effect.tool_use} (${effect.category}): ${effect.effect}`));
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof ForkRejected) && !(error instanceof ChainError)) throw error;
-    io.error(`error: ${error.message}\n`);
+    io.error(line(`error: ${error.message}`));
     return EXIT_REJECTED;
   }
 }
 
 function restoreConversationBranch({ values, operands }: Given<typeof RESTORE_OPTIONS>, io: Io): number {
   const conversation = operands[0]!;
+  const data = dataFolderOf(values.data, 'read');
+  const out = path.resolve(values.out);
+  const refusal = restoreRefusal(out, data);
+  if (refusal !== undefined) {
+    io.error(line(`sessionizer restore: --out ${values.out}: ${refusal}`));
+    return EXIT_USAGE;
+  }
   try {
-    const restored = restoreBranch(dataFolderOf(values.data, 'read'), conversation, values.branch, path.resolve(values.out));
-    io.out(`restored branch ${values.branch} as session ${restored.session}, ${restored.records} records: ${restored.file}\n`);
+    const restored = restoreBranch(data, conversation, values.branch, out);
+    io.out(line(`restored branch ${values.branch} as session ${restored.session}, ${restored.records} records: ${restored.file}`));
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof ForkRejected) && !(error instanceof TranscriptExists)) throw error;
-    io.error(`error: ${error.message}\n`);
+    io.error(line(`error: ${error.message}`));
     return EXIT_REJECTED;
   }
 }
@@ -103,7 +112,7 @@ function labelConversationBranch({ values, operands }: Given<typeof LABEL_OPTION
     branchPath(data, conversation, values.branch);
   } catch (error) {
     if (!(error instanceof ForkRejected)) throw error;
-    io.error(`error: ${error.message}\n`);
+    io.error(line(`error: ${error.message}`));
     return EXIT_REJECTED;
   }
   const { record, file } = labelBranch(data, conversation, values.branch, { labels: values.label ?? [], summary: values.summary, by: values.by });

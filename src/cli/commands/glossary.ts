@@ -1,7 +1,7 @@
 // `sessionizer glossary [--json]`: the model's words beside Claude Code's.
 
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
-import { command, EXIT_OK, type Given, type Io } from '../command.ts';
+import { command, EXIT_OK, line, type Given, type Io } from '../command.ts';
 
 const OPTIONS = {
   json: { type: 'boolean', description: 'print the glossary as one line of JSON' },
@@ -22,7 +22,7 @@ function printGlossary({ values }: Given<typeof OPTIONS>, io: Io): number {
   }
   const width = Math.max(...Object.keys(DEFAULT_ADAPTER.glossary.entries).map((name) => name.length));
   for (const [name, entry] of Object.entries(DEFAULT_ADAPTER.glossary.entries)) {
-    io.out(`${name.padEnd(width)}  ${entry.native || '(no native name)'}  — ${entry.where}\n`);
+    io.out(line(`${name.padEnd(width)}  ${entry.native || '(no native name)'}  — ${entry.where}`));
   }
   return EXIT_OK;
 }

@@ -6,7 +6,7 @@
 import { storedSessions } from '../../collection/collect-all.ts';
 import { defaultThreads, inTheOrderOf } from '../../cores/work-on-cores.ts';
 import { parseSessionsOnCores, type SessionParse } from '../../parse/parallel.ts';
-import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, line, SESSION_ID, type Given, type Io } from '../command.ts';
 
 const OPTIONS = {
   data: DATA_OPTION,
@@ -16,7 +16,7 @@ const OPTIONS = {
 export const parse = command({
   name: 'parse',
   summary: 'append a round to each changed chain',
-  operands: [{ name: 'SESSION', required: false, description: 'parse only this session (a session id); every stored session without it' }],
+  operands: [{ name: 'SESSION', required: false, description: 'parse only this session (a session id); every stored session without it', shape: SESSION_ID }],
   options: OPTIONS,
   examples: ['sessionizer parse --data ~/sessionizer-data'],
   run: parseSessions,
@@ -29,13 +29,13 @@ async function parseSessions({ values, operands }: Given<typeof OPTIONS>, io: Io
   let failed = false;
   for (const session of asked) {
     if (stored.has(session)) continue;
-    io.error(`error: session ${session}: nothing is landed for it in ${data}\n`);
+    io.error(line(`error: session ${session}: nothing is landed for it in ${data}`));
     failed = true;
   }
   const sessions = asked.filter((session) => stored.has(session));
   const say = inTheOrderOf(sessions, (outcome: SessionParse) => outcome.session, (parsed) => {
-    if (parsed.failure !== undefined) io.error(`error: ${parsed.failure.chain ? '' : `session ${parsed.session}: `}${parsed.failure.message}\n`);
-    else if (!values.json) io.out(parsed.round !== undefined ? `${parsed.session}: round ${parsed.round} through landed sequence ${parsed.throughSeq}: ${parsed.changed!.written} written, ${parsed.changed!.resolved} resolved, ${parsed.changed!.tombstones} removed\n` : `${parsed.session}: unchanged\n`);
+    if (parsed.failure !== undefined) io.error(line(`error: ${parsed.failure.chain ? '' : `session ${parsed.session}: `}${parsed.failure.message}`));
+    else if (!values.json) io.out(line(parsed.round !== undefined ? `${parsed.session}: round ${parsed.round} through landed sequence ${parsed.throughSeq}: ${parsed.changed!.written} written, ${parsed.changed!.resolved} resolved, ${parsed.changed!.tombstones} removed` : `${parsed.session}: unchanged`));
   });
   const outcomes = await parseSessionsOnCores(data, sessions, { threads: defaultThreads(), onSession: say });
   if (outcomes.some((outcome) => outcome.failure !== undefined)) failed = true;

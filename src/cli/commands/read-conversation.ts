@@ -2,7 +2,7 @@
 // error that says why there is none (exit 1): a broken chain, or no rounds.
 
 import { ChainError, readChain, type Folded } from '../../session-flow/chain.ts';
-import type { Io } from '../command.ts';
+import { line, type Io } from '../command.ts';
 
 export function readConversation(data: string, id: string, io: Io): Folded | undefined {
   let folded: Folded;
@@ -10,11 +10,11 @@ export function readConversation(data: string, id: string, io: Io): Folded | und
     folded = readChain(data, id);
   } catch (error) {
     if (!(error instanceof ChainError)) throw error;
-    io.error(`error: ${error.message}\n`);
+    io.error(line(`error: ${error.message}`));
     return undefined;
   }
   if (folded.rounds.length === 0) {
-    io.error(`error: conversation ${id}: no rounds in ${data}; run sessionizer parse first\n`);
+    io.error(line(`error: conversation ${id}: no rounds in ${data}; run sessionizer parse first`));
     return undefined;
   }
   return folded;

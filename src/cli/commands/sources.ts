@@ -4,7 +4,7 @@
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import fs from 'node:fs';
 import type { DiscoveredSession } from '../../adapters/adapter.ts';
-import { command, EXIT_OK, EXIT_REJECTED, SOURCE_OPTIONS, type Given, type Io } from '../command.ts';
+import { command, EXIT_OK, EXIT_REJECTED, line, SOURCE_OPTIONS, type Given, type Io } from '../command.ts';
 import { warningsJson } from './collect.ts';
 import { megabytes } from '../progress.ts';
 
@@ -31,7 +31,7 @@ function listSources({ values }: Given<typeof OPTIONS>, io: Io): number {
     io.out(`${JSON.stringify({ root: source.root, origin: source.origin, sessions: described, left_out: discovery.sessions.length - sessions.length, warnings: warningsJson(discovery), unreadable_sources: discovery.unreadable }, null, 2)}\n`);
     return discovery.unreadable.length > 0 ? EXIT_REJECTED : EXIT_OK;
   }
-  io.error(`${DEFAULT_ADAPTER.describeSourceRoot(source)}\n`);
+  io.error(line(DEFAULT_ADAPTER.describeSourceRoot(source)));
   for (const session of described) {
     const streams = new Set(session.sources.filter((item) => item.place.startsWith('streams/')).map((item) => item.place));
     const runs = new Set(session.sources.filter((item) => item.place.startsWith('runs/')).map((item) => item.place));
@@ -42,11 +42,11 @@ function listSources({ values }: Given<typeof OPTIONS>, io: Io): number {
       megabytes(session.bytes),
       ...(session.primary === undefined ? ['main transcript pruned'] : []),
     ];
-    io.out(`${session.id}  ${session.primary ?? session.folders[0] ?? ''}${session.folders.length > 1 ? ` (+${session.folders.length - 1} more folders)` : ''}  ${notes.join(', ')}\n`);
+    io.out(line(`${session.id}  ${session.primary ?? session.folders[0] ?? ''}${session.folders.length > 1 ? ` (+${session.folders.length - 1} more folders)` : ''}  ${notes.join(', ')}`));
   }
-  io.error(`${sessions.length} session${sessions.length === 1 ? '' : 's'}${sessions.length < discovery.sessions.length ? `, ${discovery.sessions.length - sessions.length} left out by filters` : ''}\n`);
-  for (const { path: where, error } of discovery.unreadable) io.error(`error: ${where}: cannot be read (${error}); what it holds is not listed\n`);
-  for (const warning of discovery.warnings) io.error(`warning: ${warning}\n`);
+  io.error(line(`${sessions.length} session${sessions.length === 1 ? '' : 's'}${sessions.length < discovery.sessions.length ? `, ${discovery.sessions.length - sessions.length} left out by filters` : ''}`));
+  for (const { path: where, error } of discovery.unreadable) io.error(line(`error: ${where}: cannot be read (${error}); what it holds is not listed`));
+  for (const warning of discovery.warnings) io.error(line(`warning: ${warning}`));
   return discovery.unreadable.length > 0 ? EXIT_REJECTED : EXIT_OK;
 }
 

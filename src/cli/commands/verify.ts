@@ -9,7 +9,7 @@ import { verifyAssemblies, verifyChains } from '../../verify/chains.ts';
 import { isExportFolder, verifyExport } from '../../verify/export.ts';
 import { verifyArchive } from '../../verify/archive.ts';
 import { verifyStorage } from '../../verify/storage.ts';
-import { command, EXIT_OK, EXIT_REJECTED, type Given, type Io } from '../command.ts';
+import { command, EXIT_OK, EXIT_REJECTED, line, type Given, type Io } from '../command.ts';
 
 const OPTIONS = {
   deep: { type: 'boolean', description: 'also derive every .sd again and assemble every conversation again, to compare with its rounds' },
@@ -29,7 +29,7 @@ async function verifyPath({ values, operands }: Given<typeof OPTIONS>, io: Io): 
   const target = operands[0]!;
   const root = path.resolve(target);
   if (!fs.existsSync(root)) {
-    io.error(`sessionizer verify: ${target}: no such file or folder\n`);
+    io.error(line(`sessionizer verify: ${target}: no such file or folder`));
     return EXIT_REJECTED;
   }
   const archive = !fs.statSync(root).isDirectory();
@@ -38,11 +38,13 @@ async function verifyPath({ values, operands }: Given<typeof OPTIONS>, io: Io): 
     const report = archive ? await verifyArchive(root, options) : verifyExport(root, options);
     if (values.json) io.out(`${JSON.stringify(report)}\n`);
     else {
-      for (const problem of report.problems) io.error(`error: ${problem.path}: ${problem.what}\n`);
-      for (const note of report.notes) io.error(`note: ${note.path}: ${note.what}\n`);
+      for (const problem of report.problems) io.error(line(`error: ${problem.path}: ${problem.what}`));
+      for (const note of report.notes) io.error(line(`note: ${note.path}: ${note.what}`));
       io.out(
-        `verified ${archive ? 'archive' : 'export'} ${target}: ${report.files} files, root digest ${report.rootDigest ?? 'missing'}; ${report.landedFiles} landed files, ${report.records} records in ${report.sessions} sessions, ${report.rounds} rounds in ${report.chains} chains` +
-          `${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}\n`,
+        line(
+          `verified ${archive ? 'archive' : 'export'} ${target}: ${report.files} files, root digest ${report.rootDigest ?? 'missing'}; ${report.landedFiles} landed files, ${report.records} records in ${report.sessions} sessions, ${report.rounds} rounds in ${report.chains} chains` +
+            `${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}`,
+        ),
       );
     }
     return report.problems.length === 0 ? EXIT_OK : EXIT_REJECTED;
@@ -53,8 +55,8 @@ async function verifyPath({ values, operands }: Given<typeof OPTIONS>, io: Io): 
   if (values.json) {
     io.out(`${JSON.stringify({ ...storage, chains: chains.chains, rounds: chains.rounds, problems })}\n`);
   } else {
-    for (const problem of problems) io.error(`error: ${problem.path}: ${problem.what}\n`);
-    for (const note of storage.notes) io.error(`note: ${note.path}: ${note.what}\n`);
+    for (const problem of problems) io.error(line(`error: ${problem.path}: ${problem.what}`));
+    for (const note of storage.notes) io.error(line(`note: ${note.path}: ${note.what}`));
     io.out(
       `verified ${storage.landedFiles} landed files, ${storage.records} records in ${storage.sessions} sessions, and ${chains.rounds} rounds in ${chains.chains} chains${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ` +
         `${problems.length === 0 ? 'all intact' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}\n`,

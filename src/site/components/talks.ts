@@ -46,8 +46,12 @@ function epochHtml(epoch: EpochView, root: string): Html {
   }${epoch.steps.map((step) => stepHtml(step, root))}${epoch.links.length > 0 && compacted && linksFoldHtml(epoch.links, root)}</section>`;
 }
 
-/** What the runtime did, in plain words: a reader of the transcript is not expected to know the model's step kinds. */
-const RUNTIME_WORDS: Record<string, string> = {
+/**
+ * What the runtime did, in plain words: a reader of the transcript is not
+ * expected to know the model's step kinds. A Map: the kind is read from the
+ * bundle, and no kind may find a property of an object's prototype.
+ */
+const RUNTIME_WORDS: ReadonlyMap<string, string> = new Map(Object.entries({
   'context.injection': 'Context added by the runtime',
   'turn.duration': 'Turn finished',
   'runtime.notification': 'Background work finished',
@@ -58,7 +62,7 @@ const RUNTIME_WORDS: Record<string, string> = {
   'message.synthetic': 'Message made by the client, not the model',
   'epoch.boundary': 'Compaction',
   'epoch.summary': 'Summary carried into the new context',
-};
+}));
 
 /** The text of one part as shown: its segments are pieces of it, in order. */
 export function partText(part: PartView): string {
@@ -140,7 +144,7 @@ export function stepHtml(step: StepView, root: string, withinTurn = false): Html
     return html`<details class="step thinking" id="${step.anchor}"><summary><span class="label">Thinking</span> <span class="size">${held ? bytes(size) : 'not held by the source'}</span> <span class="first-line">${firstLine(text)}</span></summary>${partsHtml(step.parts)}${stepFoldHtml(step, root)}</details>`;
   }
   if (step.kind === 'tool' || step.kind === 'agent.call') return toolCardHtml(step, root);
-  const words = injected ? 'Context added by the runtime' : (RUNTIME_WORDS[step.kind] ?? 'Runtime record');
+  const words = injected ? 'Context added by the runtime' : (RUNTIME_WORDS.get(step.kind) ?? 'Runtime record');
   const text = textOf(step.parts);
   const size = bytesOf(step.parts);
   const line = text ? runtimeLine(text, step.parts.find((part) => part.context !== undefined)?.context) : '';

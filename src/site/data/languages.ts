@@ -1,8 +1,9 @@
 // The language shiki highlights a file in, by its name's extension: shiki
 // knows most extensions as language names or aliases (ts, py, rb, yml);
-// these are the common ones it does not.
+// these are the common ones it does not. The extension is the transcript's,
+// so the table is a Map: `x.constructor` names no language.
 
-const BY_EXTENSION: Record<string, string> = { mjs: 'js', cjs: 'js', mts: 'ts', cts: 'ts', h: 'c', hpp: 'cpp', cc: 'cpp', hh: 'cpp', txt: 'text', log: 'text', zsh: 'bash', bash: 'bash', env: 'dotenv', lock: 'json', jsonl: 'json', ex: 'elixir', exs: 'elixir', heex: 'html', eex: 'html' };
+const BY_EXTENSION: ReadonlyMap<string, string> = new Map(Object.entries({ mjs: 'js', cjs: 'js', mts: 'ts', cts: 'ts', h: 'c', hpp: 'cpp', cc: 'cpp', hh: 'cpp', txt: 'text', log: 'text', zsh: 'bash', bash: 'bash', env: 'dotenv', lock: 'json', jsonl: 'json', ex: 'elixir', exs: 'elixir', heex: 'html', eex: 'html' }));
 
 export function languageOfPath(file: string | undefined): string {
   if (file === undefined) return 'text';
@@ -12,5 +13,5 @@ export function languageOfPath(file: string | undefined): string {
   const dot = name.lastIndexOf('.');
   if (dot < 0) return 'text';
   const extension = name.slice(dot + 1);
-  return BY_EXTENSION[extension] ?? extension;
+  return BY_EXTENSION.get(extension) ?? extension;
 }

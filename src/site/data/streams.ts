@@ -4,7 +4,7 @@
 // unresolved about it.
 
 import crypto from 'node:crypto';
-import { RELATION_TYPES, UNRESOLVED_KINDS, type RelationType, type UnresolvedKind } from '../../model/structure.ts';
+import { RELATION_TYPES, UNRESOLVED_KINDS, type RelationType } from '../../model/structure.ts';
 import type { Usage } from '../../session-data/format.ts';
 import type { EntityFrame } from '../../session-flow/format.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
@@ -92,7 +92,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
   for (const entry of conversation.folded.unresolved.values()) {
     if (entry.t !== 'unresolved' || entry.state === 'resolved') continue;
     const list = unresolvedAbout.get(entry.ref) ?? [];
-    list.push({ kind: entry.kind, state: entry.state, about: entry.ref, meaning: UNRESOLVED_KINDS[entry.kind as UnresolvedKind] ?? entry.kind });
+    list.push({ kind: entry.kind, state: entry.state, about: entry.ref, meaning: UNRESOLVED_MEANINGS.get(entry.kind) ?? entry.kind });
     unresolvedAbout.set(entry.ref, list);
   }
 
@@ -111,7 +111,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     }
     for (const relation of incoming.get(id) ?? []) {
       if (relation.t !== 'relation') continue;
-      links.push(lazyLink(`${inverse(relation.type as RelationType)} ← ${labelOf(relation.from)}`, resolve, relation.from, placeOf(relation.from), relation));
+      links.push(lazyLink(`${inverse(relation.type)} ← ${labelOf(relation.from)}`, resolve, relation.from, placeOf(relation.from), relation));
     }
     return links;
   };
@@ -262,8 +262,13 @@ function inEvidenceOrder(a: Node, b: Node): number {
   return left.seq - right.seq || left.row - right.row || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
+// Kinds and types are read from the bundle's rounds: they are looked up in
+// Maps, so that none finds a property of an object's prototype.
+const UNRESOLVED_MEANINGS: ReadonlyMap<string, string> = new Map(Object.entries(UNRESOLVED_KINDS));
+const INVERSE_NAMES: Readonly<Record<RelationType, string>> = { starts: 'started by', reports: 'reported by', follows: 'continued by', summarizes: 'summarized by', in_segment: 'holds' };
+const INVERSES: ReadonlyMap<string, string> = new Map([...Object.entries(RELATION_TYPES), ...Object.entries(INVERSE_NAMES)]);
+
 /** How a relation reads from its target's side. */
-function inverse(type: RelationType): string {
-  const names: Record<RelationType, string> = { starts: 'started by', reports: 'reported by', follows: 'continued by', summarizes: 'summarized by', in_segment: 'holds' };
-  return names[type] ?? RELATION_TYPES[type];
+function inverse(type: string): string {
+  return INVERSES.get(type) ?? type;
 }

@@ -19,6 +19,8 @@ import type { CodeHighlighter } from '../data/site.ts';
 import { colourClass, loadThemes, THEME_PAIR, THEMES } from './highlight-style.ts';
 import { pairedTokenizer, type PairedTokenizer } from './paired-tokens.ts';
 
+type LanguageLoader = () => Promise<{ default: unknown }>;
+
 export interface Highlighter extends CodeHighlighter {
   /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
   ensure(language: string, code: string): Promise<string | undefined>;
@@ -34,21 +36,24 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
   const store = openHighlightStore(cache);
   const themes = await loadThemes();
   const start = async (): Promise<HighlighterCore> => (core ??= await createHighlighterCore({ themes, langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) }));
+  // A language name comes from the transcript (a fence's info string, a
+  // file's extension), so it is looked up among shiki's own entries only,
+  // never through an object's prototype: `constructor` is no language.
+  const loaders = new Map<string, LanguageLoader>([...Object.entries(bundledLanguagesAlias as Record<string, LanguageLoader>), ...Object.entries(bundledLanguages as Record<string, LanguageLoader>)]);
   const languageOf = async (language: string): Promise<string | undefined> => {
     const name = language.toLowerCase();
-    const known = name in bundledLanguages ? name : (bundledLanguagesAlias as Record<string, unknown>)[name] !== undefined ? name : undefined;
-    if (known === undefined || failed.has(known)) return undefined;
+    const loader = loaders.get(name);
+    if (loader === undefined || failed.has(name)) return undefined;
     const highlighter = await start();
-    if (!highlighter.getLoadedLanguages().includes(known)) {
+    if (!highlighter.getLoadedLanguages().includes(name)) {
       try {
-        const loader = (bundledLanguages as Record<string, () => Promise<{ default: unknown }>>)[known] ?? (bundledLanguagesAlias as Record<string, () => Promise<{ default: unknown }>>)[known]!;
         await highlighter.loadLanguage((await loader()).default as Parameters<HighlighterCore['loadLanguage']>[0]);
       } catch {
-        failed.add(known);
+        failed.add(name);
         return undefined;
       }
     }
-    return known;
+    return name;
   };
   return {
     async ensure(language, code) {

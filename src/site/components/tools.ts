@@ -32,7 +32,7 @@ export function toolCardHtml(step: StepView, root: string): Html {
     tool.subject && html`<code class="subject${tool.path !== undefined && tool.subject === tool.path ? ' subject-path' : ''}" title="${tool.subject}"><bdi>${tool.subject}</bdi></code>`
   }<span class="mark m-${status}">${STATUS_WORDS[status]}</span></summary><div class="tool-body">${call && toolInputHtml(tool, call)}${
     transcripts.length > 0 && html`<p class="subagent-link">${transcripts.map((link) => html`<a href="${root}${link.href}">Open the subagent’s transcript</a>`)}</p>`
-  }${results.map((part) => outputHtml(part, tool))}${results.length === 0 && html`<p class="no-result">No result was recorded for this call.</p>`}${stepFoldHtml(step, root)}</div></details>`;
+  }${results.map((part) => outputHtml(part, tool, root))}${results.length === 0 && html`<p class="no-result">No result was recorded for this call.</p>`}${stepFoldHtml(step, root)}</div></details>`;
 }
 
 function toolInputHtml(tool: ToolDescription, call: PartView): Html | undefined {
@@ -91,13 +91,13 @@ function diffHtml(before: string, after: string): Html {
 }
 
 /** What came back: terminal output with its colours as classes, anything else as its part shows it; long output folded after its first line. */
-function outputHtml(part: PartView, tool: ToolDescription): Html {
-  if (part.kind !== 'result' || part.segments.some((segment) => segment.language !== undefined)) return partHtml(part);
+function outputHtml(part: PartView, tool: ToolDescription, root: string): Html {
+  if (part.kind !== 'result' || part.segments.some((segment) => segment.language !== undefined)) return partHtml(part, root);
   const text = partText(part);
   const lines = lineCount(text);
   if (tool.kind === 'agent') {
     // A subagent answers in prose, as the assistant does.
-    const answer = partHtml({ ...part, kind: 'text', segments: prose(text) });
+    const answer = partHtml({ ...part, kind: 'text', segments: prose(text) }, root);
     // A long answer is folded like long output, so that the turns after it are not pages away.
     if (lines <= LONG_OUTPUT_LINES) return html`<div class="result agent-result"><p class="tool-note">The subagent’s answer:</p>${answer}</div>`;
     return html`<details class="result agent-result answer-fold"><summary>The subagent’s answer <span class="size">(${lines} lines, ${bytes(part.heldBytes)})</span></summary>${answer}</details>`;

@@ -47,10 +47,14 @@ describe('an image of the transcript', () => {
     );
   });
 
-  it('is shown inside a tool card as the output it is', () => {
-    const result: PartView = { ...image({ image: { file, alt: 'Image returned by the tool, image/png, 47.1 KB' } }) };
-    const page = html(talkOf('tool', result));
+  it('is shown inside a tool card as what the call returned, not as a call that returned nothing', () => {
+    const empty: PartView = { kind: 'result', state: 'available', bytes: 0, shownBytes: 0, heldBytes: 0, segments: [], long: false };
+    const returned = image({ image: { file, alt: 'Image returned by the tool, image/png, 47.1 KB' } });
+    const step = { id: 'n1', anchor: 'n1', kind: 'tool', evidence: [], parts: [empty, returned], flags: [], qualities: [], links: [], unresolved: [], children: [] } as StepView;
+    const page = html({ ...talkOf('tool', empty), loose: [step] });
     expect(page).toContain(`<img src="../${file}" alt="Image returned by the tool, image/png, 47.1 KB" loading="lazy" decoding="async">`);
+    expect(page).not.toContain('The call returned nothing.');
+    expect(html(talkOf('tool', empty))).toContain('The call returned nothing.');
   });
 
   it('escapes every word of the model it is made from', () => {

@@ -239,5 +239,10 @@ export function toolUseBlock(id: string, name: string, input: Json): Json {
 }
 
 export function imageBlock(bytes: number): Json {
-  return { type: 'image', source: { type: 'base64', media_type: 'image/png', data: Buffer.alloc(bytes, 7).toString('base64') } };
+  return imageDataBlock('image/png', Buffer.alloc(bytes, 7));
+}
+
+/** An image block of these bytes, declared as `mediaType`, whatever the bytes are. */
+export function imageDataBlock(mediaType: string, bytes: Buffer): Json {
+  return { type: 'image', source: { type: 'base64', media_type: mediaType, data: bytes.toString('base64') } };
 }

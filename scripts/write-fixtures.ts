@@ -12,7 +12,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { imageBlock, stableUuid, textBlock, thinkingBlock, toolUseBlock, Transcript } from './claude-code-records.ts';
+import { imageBlock, imageDataBlock, stableUuid, textBlock, thinkingBlock, toolUseBlock, Transcript } from './claude-code-records.ts';
+import { pngImage } from './image-bytes.ts';
 
 export const FIXTURE_ROOT = fileURLToPath(new URL('../fixtures/claude-code/projects', import.meta.url));
 
@@ -55,6 +56,51 @@ export const FIXTURE_SESSIONS = {
   encodedSecrets: stableUuid('fixture', 400),
   // s28b: the index and search (numbers 500-549).
   indexFacts: stableUuid('fixture', 500),
+  // Images on the site (numbers 550-559).
+  pastedImages: stableUuid('fixture', 550),
+  disguisedImages: stableUuid('fixture', 551),
+} as const;
+
+/** A colour of the made-up screenshots, as [red, green, blue]. */
+type Colour = readonly [number, number, number];
+
+/**
+ * A made-up screenshot of a table whose last column is cut off, 1200 by 700
+ * pixels: wider than a phone's column and than a desktop's, so that the page
+ * must fit it to the column.
+ */
+function screenshot(): Buffer {
+  const palette: Colour[] = [[255, 255, 255], [36, 41, 47], [208, 215, 222], [9, 105, 218], [207, 34, 46], [246, 248, 250]];
+  return pngImage(1200, 700, palette, (x, y) => {
+    if (y < 44) return 1;
+    if (x >= 60 && x < 420 && y >= 80 && y < 120) return 3;
+    // A table of rows and columns, its last column past the window's edge, marked in red.
+    if (y >= 160 && y < 640 && x >= 60) {
+      if (x >= 1100) return 4;
+      if ((y - 160) % 60 < 2 || (x - 60) % 260 < 2) return 2;
+      return (y - 160) % 120 < 60 ? 5 : 0;
+    }
+    return 0;
+  });
+}
+
+/** A made-up diagram a tool read from a file, 480 by 320 pixels: three boxes joined by a line. */
+function diagram(): Buffer {
+  const palette: Colour[] = [[255, 255, 255], [130, 80, 223], [26, 127, 55], [188, 76, 0], [89, 99, 110]];
+  return pngImage(480, 320, palette, (x, y) => {
+    const box = [40, 190, 340].findIndex((left) => x >= left && x < left + 100 && y >= 110 && y < 210);
+    if (box >= 0) return box + 1;
+    return y >= 158 && y < 162 && x >= 40 && x < 440 ? 4 : 0;
+  });
+}
+
+/** The images of the pasted-images fixture, as their bytes. */
+export const FIXTURE_IMAGES = { screenshot: screenshot(), diagram: diagram() } as const;
+
+/** Payloads labelled as images that are not: a page must never show them as images, nor run them. */
+export const DISGUISED_IMAGES = {
+  svg: '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" onload="window.__xss = \'svg image\'"><script>window.__xss = "svg script"</script><rect width="200" height="100" fill="red"/></svg>',
+  html: '<!doctype html><html><body><script>window.__xss = "html image"</script><img src="x" onerror="window.__xss = \'html img\'"></body></html>',
 } as const;
 
 /** What the index-facts fixture holds: its real first prompt, and words placed where only a search of all the text finds them. */
@@ -751,6 +797,35 @@ function indexFacts(files: Files): void {
   main(files, 'index-facts', t);
 }
 
+// A screenshot pasted into a prompt, the same screenshot pasted again in a
+// later prompt, and a picture a tool read from a file: the site shows each
+// as an image, fitted to the column, and writes the screenshot's file once.
+function pastedImages(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.pastedImages });
+  t.prompt([imageDataBlock('image/png', FIXTURE_IMAGES.screenshot), textBlock('Why is the last column of the table cut off in this screenshot?')]);
+  t.call([textBlock('The table is wider than its container, which hides what overflows. Let it scroll sideways.')]);
+  t.prompt([imageDataBlock('image/png', FIXTURE_IMAGES.screenshot), textBlock('Here it is again, after reloading: is it the same?')]);
+  const [read] = t.call([toolUseBlock('toolu_image01', 'Read', { file_path: '/home/user/project/docs/layout.png' })]);
+  const data = FIXTURE_IMAGES.diagram.toString('base64');
+  t.result('toolu_image01', read!, [imageDataBlock('image/png', FIXTURE_IMAGES.diagram)], { toolUseResult: { type: 'image', file: { base64: data, type: 'image/png', originalSize: FIXTURE_IMAGES.diagram.length } } });
+  t.call([textBlock('It is the same. The layout diagram shows the table inside a box of fixed width.')]);
+  main(files, 'pasted-images', t);
+}
+
+// Payloads labelled image/png that are an SVG with a script and a page of
+// HTML, and an SVG labelled as one: the site shows none of them as an
+// image, says why, and runs nothing of them.
+function disguisedImages(files: Files): void {
+  const t = new Transcript({ session: FIXTURE_SESSIONS.disguisedImages });
+  t.prompt([imageDataBlock('image/png', Buffer.from(DISGUISED_IMAGES.svg)), textBlock('This picture is an SVG with a script, labelled image/png.')]);
+  t.call([textBlock('It is not shown as an image.')]);
+  t.prompt([imageDataBlock('image/png', Buffer.from(DISGUISED_IMAGES.html)), textBlock('This picture is a page of HTML, labelled image/png.')]);
+  t.call([textBlock('Nor is this one.')]);
+  t.prompt([imageDataBlock('image/svg+xml', Buffer.from(DISGUISED_IMAGES.svg)), textBlock('This picture is an SVG, labelled as one.')]);
+  t.call([textBlock('An SVG is never shown.')]);
+  main(files, 'disguised-images', t);
+}
+
 function empty(files: Files): void {
   files.set(`${slug('empty')}/${FIXTURE_SESSIONS.empty}.jsonl`, '');
 }
@@ -758,7 +833,7 @@ function empty(files: Files): void {
 const GENERATION_WRITERS = [resavedWithoutIds, inlineSidechains, continuedFile, quietLastLine];
 const USAGE_AND_TITLE_WRITERS = [unfinishedCall, summaryTitle, customTitle, generatedTitle, commandFirst];
 const REDACTION_WRITERS = [encodedSecrets];
-const SITE_WRITERS = [indexFacts];
+const SITE_WRITERS = [indexFacts, pastedImages, disguisedImages];
 
 export function fixtureFiles(): Files {
   const files: Files = new Map();

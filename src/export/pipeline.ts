@@ -20,7 +20,7 @@ import { defaultThreads } from '../cores/work-on-cores.ts';
 import { removeLeftoversOfDataFolder } from '../files/process.ts';
 import { dataFolderHolder, DataFolderLockedError, lockDataFolder } from '../landing/lock.ts';
 import { parseSessionsOnCores } from '../parse/parallel.ts';
-import { redactionReport, type RedactionReport } from '../redaction/report.ts';
+import { mediaLeftOut, redactionReport, type RedactionReport } from '../redaction/report.ts';
 import type { RuleSet } from '../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../redaction/scan.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../site/generator/kept-renderer.ts';
@@ -44,8 +44,8 @@ export interface ExportRequest extends ExportDestination {
   readonly conversations: readonly string[] | undefined;
   readonly all: boolean;
   readonly selected: SessionMatcher;
-  /** Take secrets out of the exported copy; with `dryRun`, only find them. */
-  readonly redaction: { readonly rules: RuleSet; readonly paths: boolean; readonly dryRun: boolean } | undefined;
+  /** Take secrets out of the exported copy, and images and documents unless `keepImages`; with `dryRun`, only find them. */
+  readonly redaction: { readonly rules: RuleSet; readonly paths: boolean; readonly dryRun: boolean; readonly keepImages?: boolean } | undefined;
 }
 
 /** What a person should hear of while an export runs, in the order it happens. */
@@ -62,7 +62,8 @@ export type ExportEvent =
   | { readonly type: 'left out'; readonly conversation: string; readonly message: string }
   /** A last line without its newline, which is not in this export. */
   | { readonly type: 'write in progress'; readonly session: string; readonly source: string; readonly message: string | undefined }
-  | { readonly type: 'secrets found'; readonly totals: RedactionReport['totals'] }
+  /** `media`: how many of the findings are images and documents left out whole. */
+  | { readonly type: 'secrets found'; readonly totals: RedactionReport['totals']; readonly media: number }
   | { readonly type: 'merge input problem'; readonly input: string; readonly path: string; readonly what: string }
   /** The earlier export, moved aside, could not be removed; the next export removes it. */
   | { readonly type: 'earlier export left'; readonly message: string };
@@ -218,11 +219,11 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   let redacted: RedactionReport['totals'] | undefined;
   if (request.redaction) {
     observer.step('scan');
-    redaction = await scanForSecrets(data, exported, { rules: request.redaction.rules, paths: request.redaction.paths, converterFor });
+    redaction = await scanForSecrets(data, exported, { rules: request.redaction.rules, paths: request.redaction.paths, keepImages: request.redaction.keepImages === true, converterFor });
     const found = redactionReport(redaction);
     redacted = found.totals;
     if (request.redaction.dryRun) return { type: 'dry run', report: found, rejected, unreadable };
-    tell({ type: 'secrets found', totals: found.totals });
+    tell({ type: 'secrets found', totals: found.totals, media: mediaLeftOut(found) });
   }
   const earlier = new EarlierExports();
   const result = await writeExport(data, request.out, exported, { observer, redaction, waitingRenderer, earlier });

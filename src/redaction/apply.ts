@@ -66,7 +66,7 @@ export function cut(text: string, spans: readonly Span[]): string {
   let out = '';
   let at = 0;
   for (const span of spans) {
-    out += text.slice(at, span.start) + placeholder(span.rule, Buffer.byteLength(text.slice(span.start, span.end)));
+    out += text.slice(at, span.start) + placeholder(span.rule, span.bytes ?? Buffer.byteLength(text.slice(span.start, span.end)));
     at = span.end;
   }
   return out + text.slice(at);

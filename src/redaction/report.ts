@@ -10,6 +10,7 @@
 // Findings are in file order, then row, then position.
 
 import { printable } from '../files/printable.ts';
+import { MEDIA_LEFT_OUT } from '../session-data/placeholder.ts';
 import type { RedactionPlan } from './scan.ts';
 import type { Finding } from './scan.ts';
 
@@ -41,9 +42,23 @@ export function redactionReport(plan: Pick<RedactionPlan, 'rules' | 'paths' | 'f
   };
 }
 
+/** How many findings of a report are images and documents left out whole, rather than secrets. */
+export function mediaLeftOut(report: Pick<RedactionReport, 'findings'>): number {
+  const rules: readonly string[] = Object.values(MEDIA_LEFT_OUT);
+  return report.findings.filter((finding) => rules.includes(finding.rule)).length;
+}
+
+/** What was found, in words: `3 secrets (120 bytes)`, or with images left out `5 findings (900 bytes): 3 secrets and 2 images or documents left out`. */
+export function findingsText(totals: RedactionReport['totals'], media: number): string {
+  if (media === 0) return `${totals.findings} secrets (${totals.bytes} bytes) found`;
+  return `${totals.findings} findings (${totals.bytes} bytes): ${totals.findings - media} secrets and ${media} images or documents left out`;
+}
+
 /** The report as a person reads it: one line a finding, grouped by conversation, each line safe to print on a terminal (files/printable.ts). */
 export function reportText(report: RedactionReport): string {
-  const lines = [`redaction: ${report.totals.findings} secrets (${report.totals.bytes} bytes) in ${report.totals.records} records of ${report.totals.files} files, ${report.totals.conversations} conversations${report.paths ? '; home folders and user names masked' : ''}`, `rules: ${report.rules.join('; ')}`];
+  const media = mediaLeftOut(report);
+  const found = media === 0 ? `${report.totals.findings} secrets (${report.totals.bytes} bytes)` : findingsText(report.totals, media);
+  const lines = [`redaction: ${found} in ${report.totals.records} records of ${report.totals.files} files, ${report.totals.conversations} conversations${report.paths ? '; home folders and user names masked' : ''}`, `rules: ${report.rules.join('; ')}`];
   let conversation: string | undefined;
   for (const finding of report.findings) {
     if (finding.conversation !== conversation) {

@@ -41,6 +41,8 @@ export interface Span {
   readonly start: number;
   readonly end: number;
   readonly rule: string;
+  /** The size its placeholder states, when it is not the size of the text cut: a medium's bytes, not its base64 (scan.ts). */
+  readonly bytes?: number;
 }
 
 export class RulesFileError extends Error {}

@@ -11,6 +11,7 @@
 // together, as one text, because the rule engine costs per call as much as
 // per byte: one call a file runs at its full speed.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +21,8 @@ import { landedFilesOfSession } from '../landing/session-state.ts';
 import { listFolder } from '../files/folders.ts';
 import type { Converter } from '../session-data/derive.ts';
 import { readSessionData } from '../session-data/derive.ts';
-import type { Part } from '../session-data/format.ts';
+import type { Part, SessionDataRow } from '../session-data/format.ts';
+import { MEDIA_LEFT_OUT } from '../session-data/placeholder.ts';
 import { conversationFolder } from '../session-flow/chain.ts';
 import { decodeJsonString, jsonStrings } from './json-strings.ts';
 import { isSecretField, isSecretValue, SECRET_FIELD_RULE } from './fields.ts';
@@ -68,6 +70,8 @@ export interface ScanOptions {
   readonly rules: RuleSet;
   /** Mask home folders and user names too. */
   readonly paths?: boolean;
+  /** Keep the data of images and documents; without it, each is left out whole (mediaOfFile). */
+  readonly keepImages?: boolean;
   readonly converterFor: (dialect: string) => Converter | undefined;
 }
 
@@ -78,7 +82,26 @@ export interface Piece {
   readonly text: string;
   /** The rule that makes the whole string a secret, whatever its text. */
   readonly whole?: string;
+  /** For the data of a medium left out whole: the size of the medium's bytes, which its placeholder states; the string is not scanned. */
+  readonly bytes?: number;
 }
+
+/**
+ * The data of a medium (an image, a document) of a record, as its `.sd`
+ * part holds it: known by its length and its digest, so that what is held
+ * of a file's media while its strings are scanned stays small.
+ */
+export interface MediumData {
+  readonly length: number;
+  readonly sha256: string;
+  /** MEDIA_LEFT_OUT's rule for it. */
+  readonly rule: string;
+  /** The size of the medium's bytes: its part's `bytes`. */
+  readonly bytes: number;
+}
+
+/** What the report's rules say of media left out whole. */
+export const MEDIA_LEFT_OUT_SOURCE = 'images and documents: left out whole, as no rule can read them (--keep-images keeps them)';
 
 // Strings are joined with a blank line between them, so a rule anchored on
 // lines sees each string's lines as they are.
@@ -97,6 +120,7 @@ export async function scanForSecrets(data: string, conversations: readonly strin
   for (const conversation of conversations) {
     const session = conversation;
     for (const landed of landedFilesOfSession(data, session)) {
+      const media = options.keepImages ? undefined : mediaOfFile(sessionDataBeside(landed.path));
       // Scanned in batches of about BATCH characters, whatever the file's size.
       const found: [Piece, Span[]][] = [];
       let batch: Piece[] = [];
@@ -109,7 +133,7 @@ export async function scanForSecrets(data: string, conversations: readonly strin
       for (const entry of readLandedFile(landed.path)) {
         const before = batch.length;
         if (entry.type === 'header') collectStrings(Buffer.from(headerLine(entry.header)), 'raw', 0, batch);
-        else collectStrings(entry.record.payload, entry.record.encoding, entry.row, batch);
+        else collectStrings(entry.record.payload, entry.record.encoding, entry.row, batch, undefined, media?.get(entry.row));
         for (let index = before; index < batch.length; index++) characters += batch[index]!.text.length;
         if (characters >= BATCH) await flush();
       }
@@ -124,7 +148,7 @@ export async function scanForSecrets(data: string, conversations: readonly strin
         const parts = described.rows.get(piece.row);
         for (const span of spans) {
           const secret = piece.text.slice(span.start, span.end);
-          findings.push({ conversation, file, row: piece.row, ...(parts?.id !== undefined ? { record: parts.id } : {}), part: piece.row === 0 ? 'header' : partOf(parts?.parts ?? [], secret), rule: span.rule, preview: preview(secret), bytes: Buffer.byteLength(secret) });
+          findings.push({ conversation, file, row: piece.row, ...(parts?.id !== undefined ? { record: parts.id } : {}), part: piece.row === 0 ? 'header' : partOf(parts?.parts ?? [], secret, piece.bytes !== undefined), rule: span.rule, preview: preview(secret), bytes: Buffer.byteLength(secret) });
         }
       }
     }
@@ -144,7 +168,7 @@ export async function scanForSecrets(data: string, conversations: readonly strin
       }
     }
   }
-  return { rules: rules.sources, paths: options.paths === true, files, findings, converterFor: options.converterFor };
+  return { rules: options.keepImages ? rules.sources : [...rules.sources, MEDIA_LEFT_OUT_SOURCE], paths: options.paths === true, files, findings, converterFor: options.converterFor };
 }
 
 function cutsByRow(found: readonly [Piece, Span[]][]): Map<number, StringCuts> {
@@ -172,9 +196,10 @@ export function recordFiles(data: string, conversation: string): string[] {
  * string; bytes that are not UTF-8 are read one character a byte, so a secret
  * in them is still found and replaced in place. `exact` names strings that
  * are a secret when they are all of a string (a user name as the actor of a
- * branch record).
+ * branch record); `media`, the data of the record's media, which are left
+ * out whole.
  */
-export function collectStrings(payload: Buffer, encoding: LandedRecord['encoding'], row: number, pieces: Piece[], exact?: ReadonlySet<string>): void {
+export function collectStrings(payload: Buffer, encoding: LandedRecord['encoding'], row: number, pieces: Piece[], exact?: ReadonlySet<string>, media?: readonly MediumData[]): void {
   if (encoding !== 'raw') {
     pieces.push({ row, index: 0, text: payload.toString(encoding === 'utf8' ? 'utf8' : 'latin1') });
     return;
@@ -185,8 +210,10 @@ export function collectStrings(payload: Buffer, encoding: LandedRecord['encoding
     const text = decodeJsonString(payload, token);
     const under = keyName;
     keyName = token.key ? text : undefined;
+    const medium = !token.key && media !== undefined ? mediumOf(text, media) : undefined;
     const whole = !token.key && under !== undefined && isSecretField(under) && isSecretValue(text) ? SECRET_FIELD_RULE : !token.key && exact?.has(text) ? 'user-name' : undefined;
-    if (whole) pieces.push({ row, index, text, whole });
+    if (medium) pieces.push({ row, index, text, whole: medium.rule, bytes: medium.bytes });
+    else if (whole) pieces.push({ row, index, text, whole });
     // No rule finds a secret in fewer characters, nor in a name made of
     // letters only; most strings of a record are such names and kinds, which
     // need not be copied into the text.
@@ -202,8 +229,58 @@ const SHORTEST = 5;
 // to be a name rather than a token. An access key id is capitals and digits.
 const FIELD_NAME = /^(?:[a-z_]|[A-Z][a-z])[A-Za-z_]{0,31}$/;
 
+/** The medium of `media` whose data `text` is, if any: the same length first, then the same digest. */
+function mediumOf(text: string, media: readonly MediumData[]): MediumData | undefined {
+  const candidates = media.filter((medium) => medium.length === text.length);
+  if (candidates.length === 0) return undefined;
+  const sha256 = crypto.createHash('sha256').update(text).digest('hex');
+  return candidates.find((medium) => medium.sha256 === sha256);
+}
+
+/**
+ * The data of the media of each row of a landed file, by row, from its
+ * `.sd`: the parts say which strings of a record are a medium's data, in the
+ * model's words, so no runtime's field names are read here. Only the lines
+ * that hold a medium are parsed.
+ */
+export function mediaOfFile(sessionData: string): Map<number, MediumData[]> {
+  const byRow = new Map<number, MediumData[]>();
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(sessionData);
+  } catch (error) {
+    throw new Error(`${sessionData}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so the images of its landed file cannot be left out of the redacted export; give --keep-images to keep them, or collect again to derive it`);
+  }
+  const marker = Buffer.from('"k":"media"');
+  let lineEnd = -1;
+  for (let at = bytes.indexOf(marker); at >= 0; at = bytes.indexOf(marker, at + marker.length)) {
+    if (at < lineEnd) continue;
+    const start = bytes.lastIndexOf(0x0a, at) + 1;
+    lineEnd = bytes.indexOf(0x0a, at);
+    if (lineEnd < 0) lineEnd = bytes.length;
+    let row: SessionDataRow;
+    try {
+      row = JSON.parse(bytes.toString('utf8', start, lineEnd)) as SessionDataRow;
+    } catch {
+      throw new Error(`${sessionData}: the line at byte ${start} is not JSON, so the images of its landed file cannot be told apart; collect again to derive it`);
+    }
+    for (const part of row.parts ?? []) {
+      if (part.k !== 'media' || typeof part.data !== 'string') continue;
+      const rule = part.media_type.toLowerCase().startsWith('image/') ? MEDIA_LEFT_OUT.image : MEDIA_LEFT_OUT.document;
+      const media = byRow.get(row.row) ?? [];
+      media.push({ length: part.data.length, sha256: crypto.createHash('sha256').update(part.data).digest('hex'), rule, bytes: part.bytes });
+      byRow.set(row.row, media);
+    }
+  }
+  return byRow;
+}
+
 /** Scans the pieces as one text; gives each piece with something to cut, and its spans, merged and in order. */
-async function cutsOf(pieces: Piece[], rules: RuleSet): Promise<[Piece, Span[]][]> {
+async function cutsOf(every: Piece[], rules: RuleSet): Promise<[Piece, Span[]][]> {
+  const byPiece = new Map<Piece, Span[]>();
+  for (const piece of every) if (piece.whole) byPiece.set(piece, [{ start: 0, end: piece.text.length, rule: piece.whole, ...(piece.bytes !== undefined ? { bytes: piece.bytes } : {}) }]);
+  // A medium's data goes whole, and is not read: base64 of pixels holds no text.
+  const pieces = every.filter((piece) => piece.bytes === undefined);
   // Offsets are kept apart from the pieces: on the shared corpus, building
   // the joined text and its offsets costs about a fifth of the scan (most of
   // the rest is secretlint), and a copy of each piece only added to it.
@@ -216,8 +293,6 @@ async function cutsOf(pieces: Piece[], rules: RuleSet): Promise<[Piece, Span[]][
     at += piece.text.length + SEPARATOR.length;
   });
   const text = texts.join(SEPARATOR);
-  const byPiece = new Map<Piece, Span[]>();
-  for (const piece of pieces) if (piece.whole) byPiece.set(piece, [{ start: 0, end: piece.text.length, rule: piece.whole }]);
   for (const span of await findSecrets(text, rules)) {
     // The pieces the span touches; a span across two strings is cut from each.
     let low = 0;
@@ -255,7 +330,10 @@ export function preview(secret: string): string {
   return `${characters.slice(0, Math.min(4, Math.floor(characters.length / 4))).join('')}…(${Buffer.byteLength(secret)} bytes)`;
 }
 
-function partOf(parts: readonly Part[], secret: string): string {
+/** The part of a row a secret was found in; a medium's data, which the runtime may copy elsewhere in its record, is its medium's. */
+function partOf(parts: readonly Part[], secret: string, medium = false): string {
+  const own = medium ? parts.findIndex((part) => part.k === 'media' && part.data === secret) : -1;
+  if (own >= 0) return `part ${own + 1} (media)`;
   const escaped = JSON.stringify(secret).slice(1, -1);
   const index = parts.findIndex((part) => JSON.stringify(part).includes(escaped));
   return index >= 0 ? `part ${index + 1} (${parts[index]!.k})` : 'record';

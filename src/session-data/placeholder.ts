@@ -18,6 +18,19 @@ export const RULE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 const PLACEHOLDER = /\[redacted:([a-z0-9][a-z0-9-]{0,63}):(\d+)\]/g;
 
+/**
+ * The rules under which a redaction leaves a medium's data out whole (an
+ * image, a document), as no rule can read it for secrets; its placeholder
+ * states the size of the medium's bytes, which is what its part's `bytes` is.
+ */
+export const MEDIA_LEFT_OUT = { image: 'image', document: 'document' } as const;
+
+/** The rule and the bytes of a text that is one placeholder and nothing else; undefined for any other text. */
+export function wholePlaceholder(text: string): { rule: string; bytes: number } | undefined {
+  const match = /^\[redacted:([a-z0-9][a-z0-9-]{0,63}):(\d+)\]$/.exec(text);
+  return match ? { rule: match[1]!, bytes: Number(match[2]) } : undefined;
+}
+
 export function placeholder(rule: string, bytes: number): string {
   return `[redacted:${rule}:${bytes}]`;
 }

@@ -36,12 +36,42 @@ describe('a prompt in the transcript', () => {
   });
 });
 
-describe('a part the page does not show', () => {
-  it('names an image by its type and size, and fetches nothing', () => {
-    const image: PartView = { kind: 'media', state: 'available', bytes: 48_213, shownBytes: 0, heldBytes: 0, segments: [], label: 'image/png', long: false };
-    const page = html(talkOf('message.external', image));
-    expect(page).toContain(`<div class="part p-media"><span class="state">image/png, ${bytes(48_213)}: not shown</span></div>`);
+describe('an image of the transcript', () => {
+  const file = `images/${'a'.repeat(64)}.png`;
+  const image = (fields: Partial<PartView>): PartView => ({ kind: 'media', state: 'available', bytes: 48_213, shownBytes: 0, heldBytes: 0, segments: [], label: 'image/png', long: false, ...fields });
+
+  it('is an image file of the site, loaded lazily, laid out from its size, inside a link that opens it at full size', () => {
+    const page = html(talkOf('message.external', image({ image: { file, width: 1200, height: 700, alt: 'Image pasted in the prompt, image/png, 47.1 KB' } })));
+    expect(page).toContain(
+      `<figure class="part p-media image"><a class="image-link" href="../${file}" title="Open the image at full size"><img src="../${file}" alt="Image pasted in the prompt, image/png, 47.1 KB" width="1200" height="700" loading="lazy" decoding="async"></a><figcaption>image/png, ${bytes(48_213)}, 1200 × 700 pixels</figcaption></figure>`,
+    );
+  });
+
+  it('is shown inside a tool card as what the call returned, not as a call that returned nothing', () => {
+    const empty: PartView = { kind: 'result', state: 'available', bytes: 0, shownBytes: 0, heldBytes: 0, segments: [], long: false };
+    const returned = image({ image: { file, alt: 'Image returned by the tool, image/png, 47.1 KB' } });
+    const step = { id: 'n1', anchor: 'n1', kind: 'tool', evidence: [], parts: [empty, returned], flags: [], qualities: [], links: [], unresolved: [], children: [] } as StepView;
+    const page = html({ ...talkOf('tool', empty), loose: [step] });
+    expect(page).toContain(`<img src="../${file}" alt="Image returned by the tool, image/png, 47.1 KB" loading="lazy" decoding="async">`);
+    expect(page).not.toContain('The call returned nothing.');
+    expect(html(talkOf('tool', empty))).toContain('The call returned nothing.');
+  });
+
+  it('escapes every word of the model it is made from', () => {
+    const page = html(talkOf('message.external', image({ label: 'image/png"><script>', image: { file: 'images/x".png', alt: '"><script>window.__xss=1</script>' } })));
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('src="../images/x&quot;.png"');
+    expect(page).toContain('alt="&quot;&gt;&lt;script&gt;window.__xss=1&lt;/script&gt;"');
+  });
+
+  it('is named by its type and size, with why, when the page does not show it, and nothing is fetched', () => {
+    const page = html(talkOf('message.external', image({ notShown: 'its bytes are not a PNG image but markup (HTML, SVG or XML)' })));
+    expect(page).toContain(`<div class="part p-media"><p class="media-note s-available"><span class="state">image/png, ${bytes(48_213)}: not shown</span>: its bytes are not a PNG image but markup (HTML, SVG or XML)</p></div>`);
     expect(page).not.toContain('<img');
+    const redacted = html(talkOf('message.external', image({ state: 'redacted', removed: 48_213, notShown: 'left out of this redacted export' })));
+    expect(redacted).toContain('<p class="media-note s-redacted"><span class="state">image/png, 47.1 KB: not shown</span>: left out of this redacted export</p>');
+    // Its state is said once, in its own words: "Secrets taken out" would not be what befell it.
+    expect(redacted).not.toContain('Secrets taken out');
   });
 });
 

@@ -1,10 +1,11 @@
 // `sessionizer export [--source DIR] [--data DIR] [--out DIR] [--conversation ID]... [--all]
-//   [--redact [--redact-rules FILE] [--redact-paths] [--dry-run]]`:
+//   [--redact [--redact-rules FILE] [--redact-paths] [--keep-images] [--dry-run]]`:
 // collect, parse, and write the export folder with its manifest and root
 // digest. It holds the conversations of the sessions under the source, or
 // every one the data folder holds with --all, or those named with
 // --conversation. `npm run export` runs exactly this. With --redact, the secrets of
-// the exported copy are found first and removed from it (src/redaction/);
+// the exported copy are found first and removed from it (src/redaction/), and
+// so are its images, which no rule can read, unless --keep-images is given;
 // with --dry-run the findings are printed and no export is written.
 //
 // `sessionizer export --merge EXPORT --merge EXPORT ... [--out DIR]`: one
@@ -20,7 +21,7 @@ import type { UnreadableSource } from '../../adapters/adapter.ts';
 import type { ArchiveResult } from '../../bundle/archive.ts';
 import type { ExportResult } from '../../export/export-folder.ts';
 import { exportConversations, mergeExportFolders, type ExportEvent, type ExportRequest } from '../../export/pipeline.ts';
-import { reportText } from '../../redaction/report.ts';
+import { findingsText, reportText } from '../../redaction/report.ts';
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
 import type { SiteResult } from '../../site/generator/site.ts';
 import { command, CONVERSATION_ID, DATA_OPTION, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, line, SOURCE_OPTIONS, UsageError, type Given, type Io } from '../command.ts';
@@ -38,13 +39,14 @@ const OPTIONS = {
   redact: { type: 'boolean', description: 'find secrets in the exported copy and replace them there (never in the data folder)' },
   'redact-rules': { type: 'string', value: 'FILE', description: 'with --redact (implied): more rules, one `name /pattern/flags` a line' },
   'redact-paths': { type: 'boolean', description: 'with --redact (implied): also replace user names in home folder paths' },
+  'keep-images': { type: 'boolean', description: 'with --redact: keep pasted images and documents, which no rule can read for secrets; without it they are left out, each replaced by a note saying so' },
   'dry-run': { type: 'boolean', description: 'with --redact: print what would be redacted and write nothing' },
   json: { type: 'boolean', description: 'print the outcome as one line of JSON' },
 } as const;
 
 export const exportCommand = command({
   name: 'export',
-  summary: 'the bundle, the static site, the manifest and root digest, a .tar.zst with --archive; --redact takes secrets out of the copy; --merge puts exports made apart together',
+  summary: 'the bundle, the static site, the manifest and root digest, a .tar.zst with --archive; --redact takes secrets and images out of the copy; --merge puts exports made apart together',
   options: OPTIONS,
   notes: [
     'An export collects and parses first, so it is the one command most people need. --merge takes only --data, --out, --archive and --json.',
@@ -56,11 +58,12 @@ export const exportCommand = command({
 async function runExportCommand({ values }: Given<typeof OPTIONS>, io: Io): Promise<number> {
   const redact = values.redact === true || values['redact-rules'] !== undefined || values['redact-paths'] === true;
   if (values['dry-run'] && !redact) throw new UsageError('export: --dry-run only applies to --redact: it prints what would be redacted');
+  if (values['keep-images'] && !redact) throw new UsageError('export: --keep-images only applies to --redact: an export without it keeps images as they are');
   if (values.all && values.conversation !== undefined) throw new UsageError('export: --all and --conversation each say which conversations to export; give one of them');
   const json = values.json === true;
   const destination = { data: path.resolve(values.data), out: path.resolve(values.out), archive: values.archive !== undefined ? path.resolve(values.archive) : undefined };
   if (values.merge !== undefined) {
-    const mixed = (['source', 'include', 'exclude', 'conversation', 'all', 'redact', 'redact-rules', 'redact-paths'] as const).filter((name) => values[name] !== undefined);
+    const mixed = (['source', 'include', 'exclude', 'conversation', 'all', 'redact', 'redact-rules', 'redact-paths', 'keep-images'] as const).filter((name) => values[name] !== undefined);
     if (mixed.length > 0) throw new UsageError(`export: --merge puts finished exports together and collects nothing, so it takes no --${mixed[0]}`);
     return runMerge(values.merge.map((input) => path.resolve(input)), destination, json, io);
   }
@@ -80,7 +83,7 @@ async function runExportCommand({ values }: Given<typeof OPTIONS>, io: Io): Prom
       conversations: values.conversation,
       all: values.all === true,
       selected: DEFAULT_ADAPTER.sessionMatcher({ include: values.include ?? [], exclude: values.exclude ?? [] }),
-      redaction: rules ? { rules, paths: values['redact-paths'] === true, dryRun: values['dry-run'] === true } : undefined,
+      redaction: rules ? { rules, paths: values['redact-paths'] === true, dryRun: values['dry-run'] === true, keepImages: values['keep-images'] === true } : undefined,
     },
     json,
     io,
@@ -123,7 +126,7 @@ class Telling {
         io.error(line(`note: ${event.session} ${event.source}: ${event.message}`));
         return;
       case 'secrets found':
-        if (!this.json) io.error(line(`redaction: ${event.totals.findings} secrets (${event.totals.bytes} bytes) found; they are replaced in the export, and listed in its bundle/redaction-report.json`));
+        if (!this.json) io.error(line(`redaction: ${findingsText(event.totals, event.media)}; they are replaced in the export, and listed in its bundle/redaction-report.json`));
         return;
       case 'merge input problem':
         io.error(line(`error: ${event.input}: ${event.path}: ${event.what}`));

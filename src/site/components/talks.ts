@@ -94,14 +94,14 @@ const LONG_PROMPT_CHARACTERS = 6000;
  * turns after a pasted log are not pages away. A link to the prompt opens
  * the fold (public/page.js).
  */
-function promptPartsHtml(parts: PartView[]): Html {
+function promptPartsHtml(parts: PartView[], root: string): Html {
   const notes = parts.filter((part) => part.context !== undefined);
   const typed = parts.filter((part) => part.context === undefined);
   const text = textOf(typed);
   const lines = lineCount(text);
-  if (lines <= LONG_PROMPT_LINES && text.length <= LONG_PROMPT_CHARACTERS) return partsHtml(parts);
+  if (lines <= LONG_PROMPT_LINES && text.length <= LONG_PROMPT_CHARACTERS) return partsHtml(parts, root);
   const size = bytes(bytesOf(typed));
-  return html`${partsHtml(notes)}<details class="prompt-long"><summary><span class="first-line">${firstLine(text)}</span> <span class="size">(${counted(lines, 'line', 'lines')}, ${size})</span></summary>${partsHtml(typed)}</details>`;
+  return html`${partsHtml(notes, root)}<details class="prompt-long"><summary><span class="first-line">${firstLine(text)}</span> <span class="size">(${counted(lines, 'line', 'lines')}, ${size})</span></summary>${partsHtml(typed, root)}</details>`;
 }
 
 /** A part of one short line as a reader reads it, with its runtime context's words; undefined for any other part. */
@@ -124,24 +124,24 @@ export function stepHtml(step: StepView, root: string, withinTurn = false): Html
   if (step.kind === 'message.external' && !injected) {
     // In a subagent's transcript the prompt comes from the agent that started it, not from the person.
     const fromAgent = step.flags.includes('sidechain');
-    return html`<article class="step msg ${fromAgent ? 'parent-agent' : 'human'}" id="${step.anchor}"><header class="who"><span class="role">${fromAgent ? 'Parent agent' : 'You'}</span>${step.time && timeHtml(step.time)}${stepFoldHtml(step, root)}</header>${promptPartsHtml(step.parts)}</article>`;
+    return html`<article class="step msg ${fromAgent ? 'parent-agent' : 'human'}" id="${step.anchor}"><header class="who"><span class="role">${fromAgent ? 'Parent agent' : 'You'}</span>${step.time && timeHtml(step.time)}${stepFoldHtml(step, root)}</header>${promptPartsHtml(step.parts, root)}</article>`;
   }
   if (step.kind === 'llm.call') {
     // One fold per turn: a reply's own beside the turn's would be a second "evidence" under its text.
     const replies = step.children.filter((child) => child.kind === 'message.assistant' && !isEmptyReply(child));
-    return html`<article class="step turn assistant" id="${step.anchor}"><header class="who"><span class="role">Assistant</span>${turnFactsHtml(step)}${stepFoldHtml(step, root, replies)}</header>${step.parts.length > 0 && partsHtml(step.parts)}${step.children.map((child) => stepHtml(child, root, true))}</article>`;
+    return html`<article class="step turn assistant" id="${step.anchor}"><header class="who"><span class="role">Assistant</span>${turnFactsHtml(step)}${stepFoldHtml(step, root, replies)}</header>${step.parts.length > 0 && partsHtml(step.parts, root)}${step.children.map((child) => stepHtml(child, root, true))}</article>`;
   }
   if (step.kind === 'message.assistant') {
     // A reply with no text of its own (its provider call's fold holds the same rows) shows nothing but its anchor.
     if (isEmptyReply(step)) return html`<div class="step prose-step" id="${step.anchor}"></div>`;
-    return html`<div class="step prose-step" id="${step.anchor}">${partsHtml(step.parts)}${!withinTurn && stepFoldHtml(step, root)}</div>`;
+    return html`<div class="step prose-step" id="${step.anchor}">${partsHtml(step.parts, root)}${!withinTurn && stepFoldHtml(step, root)}</div>`;
   }
   if (step.kind === 'thinking') {
     const text = textOf(step.parts);
     const size = bytesOf(step.parts);
     // A source may keep a thinking block's signature and not its text: "0 B" would read as an empty thought.
     const held = step.parts.some((part) => part.state !== 'unavailable');
-    return html`<details class="step thinking" id="${step.anchor}"><summary><span class="label">Thinking</span> <span class="size">${held ? bytes(size) : 'not held by the source'}</span> <span class="first-line">${firstLine(text)}</span></summary>${partsHtml(step.parts)}${stepFoldHtml(step, root)}</details>`;
+    return html`<details class="step thinking" id="${step.anchor}"><summary><span class="label">Thinking</span> <span class="size">${held ? bytes(size) : 'not held by the source'}</span> <span class="first-line">${firstLine(text)}</span></summary>${partsHtml(step.parts, root)}${stepFoldHtml(step, root)}</details>`;
   }
   if (step.kind === 'tool' || step.kind === 'agent.call') return toolCardHtml(step, root);
   const words = injected ? 'Context added by the runtime' : (RUNTIME_WORDS.get(step.kind) ?? 'Runtime record');
@@ -150,7 +150,7 @@ export function stepHtml(step: StepView, root: string, withinTurn = false): Html
   const line = text ? runtimeLine(text, step.parts.find((part) => part.context !== undefined)?.context) : '';
   // A part its summary line already shows whole is not shown again below it.
   const below = step.parts.filter((part) => line === '' || wholeReading(part) !== line);
-  return html`<details class="step runtime" id="${step.anchor}"${flag('open', OPEN_RUNTIME.has(step.kind))}><summary><span class="label">${words}</span>${step.time && timeHtml(step.time)}${size > 0 && html`<span class="size">${bytes(size)}</span>`}${line && html`<span class="first-line">${line}</span>`}</summary>${partsHtml(below)}${step.children.map((child) => stepHtml(child, root))}${stepFoldHtml(step, root)}</details>`;
+  return html`<details class="step runtime" id="${step.anchor}"${flag('open', OPEN_RUNTIME.has(step.kind))}><summary><span class="label">${words}</span>${step.time && timeHtml(step.time)}${size > 0 && html`<span class="size">${bytes(size)}</span>`}${line && html`<span class="first-line">${line}</span>`}</summary>${partsHtml(below, root)}${step.children.map((child) => stepHtml(child, root))}${stepFoldHtml(step, root)}</details>`;
 }
 
 /** Whether a reply has no text of its own to show. */
@@ -172,26 +172,41 @@ export function timeHtml(value: string): Html {
   return html`<time class="when" dateTime="${value}" title="${value}">${shown}</time>`;
 }
 
-/** The parts of a step, in order (partHtml). */
-export function partsHtml(parts: readonly PartView[]): Html {
-  return html`${parts.map(partHtml)}`;
+/** The parts of a step, in order (partHtml); `root` is the way from the page to the site's root. */
+export function partsHtml(parts: readonly PartView[], root: string): Html {
+  return html`${parts.map((part) => partHtml(part, root))}`;
 }
 
 /**
- * One part: prose as markdown, code highlighted, anything else as text,
- * long content folded after its first line. Media (an image pasted into a
- * prompt, a screenshot a tool returned) is never shown, nor fetched: it is
- * named by its type and size.
+ * One part: prose as markdown, code highlighted, an image as an image (mediaHtml),
+ * anything else as text, long content folded after its first line.
  */
-export function partHtml(part: PartView): Html {
+export function partHtml(part: PartView, root: string): Html {
   if (part.context !== undefined) return html`<p class="part context-note"><span class="context-label">${part.context}:</span> ${partText(part)}</p>`;
+  if (part.kind === 'media') return mediaHtml(part, root);
   const notes = partNotesHtml(part);
-  if (part.segments.length === 0) return html`<div class="part p-${part.kind}">${part.kind === 'media' && html`<span class="state">${part.label ?? 'media'}, ${bytes(part.bytes)}: not shown</span>`}${notes}</div>`;
+  if (part.segments.length === 0) return html`<div class="part p-${part.kind}">${notes}</div>`;
   const content = part.kind === 'text' || part.kind === 'reasoning' ? proseHtml(part.segments) : segmentsHtml(part.segments);
   if (part.long && part.kind !== 'reasoning' && part.kind !== 'text') {
     return html`<details class="part p-${part.kind} long"><summary><span class="first-line">${firstLine(textOf([part]))}</span> <span class="size">(${bytes(part.bytes)})</span></summary>${content}${notes}</details>`;
   }
   return html`<div class="part p-${part.kind}">${content}${notes}</div>`;
+}
+
+/**
+ * A medium (an image pasted into a prompt, a screenshot a tool returned): an
+ * image file of the site, loaded as it nears the view, as wide as the column
+ * at most, with the room its header states kept for it, and a link to it
+ * that opens it at full size, with JavaScript or without; or, when the site
+ * does not show it (data/parts.ts), its type, its size and why not.
+ */
+function mediaHtml(part: PartView, root: string): Html {
+  const { image } = part;
+  const named = `${part.label ?? 'media'}, ${bytes(part.bytes)}`;
+  if (image === undefined) return html`<div class="part p-media"><p class="media-note s-${part.state}"><span class="state">${named}: not shown</span>${part.notShown !== undefined && `: ${part.notShown}`}</p></div>`;
+  const href = `${root}${image.file}`;
+  const size = image.width !== undefined ? `, ${image.width} × ${image.height} pixels` : '';
+  return html`<figure class="part p-media image"><a class="image-link" href="${href}" title="Open the image at full size"><img src="${href}" alt="${image.alt}"${attribute('width', image.width)}${attribute('height', image.height)} loading="lazy" decoding="async"></a><figcaption>${named}${size}</figcaption></figure>`;
 }
 
 const STATE_WORDS: Record<PartView['state'], string> = { available: 'Held whole', redacted: 'Secrets taken out', truncated: 'Cut short in the source', unavailable: 'Not held by the source' };

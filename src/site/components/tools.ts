@@ -32,7 +32,7 @@ export function toolCardHtml(step: StepView, root: string): Html {
     tool.subject && html`<code class="subject${tool.path !== undefined && tool.subject === tool.path ? ' subject-path' : ''}" title="${tool.subject}"><bdi>${tool.subject}</bdi></code>`
   }<span class="mark m-${status}">${STATUS_WORDS[status]}</span></summary><div class="tool-body">${call && toolInputHtml(tool, call)}${
     transcripts.length > 0 && html`<p class="subagent-link">${transcripts.map((link) => html`<a href="${root}${link.href}">Open the subagent’s transcript</a>`)}</p>`
-  }${results.map((part) => outputHtml(part, tool))}${results.length === 0 && html`<p class="no-result">No result was recorded for this call.</p>`}${stepFoldHtml(step, root)}</div></details>`;
+  }${results.map((part) => outputHtml(part, tool, root, results))}${results.length === 0 && html`<p class="no-result">No result was recorded for this call.</p>`}${stepFoldHtml(step, root)}</div></details>`;
 }
 
 function toolInputHtml(tool: ToolDescription, call: PartView): Html | undefined {
@@ -90,18 +90,23 @@ function diffHtml(before: string, after: string): Html {
   )}</pre>`;
 }
 
-/** What came back: terminal output with its colours as classes, anything else as its part shows it; long output folded after its first line. */
-function outputHtml(part: PartView, tool: ToolDescription): Html {
-  if (part.kind !== 'result' || part.segments.some((segment) => segment.language !== undefined)) return partHtml(part);
+/**
+ * What came back: terminal output with its colours as classes, anything
+ * else as its part shows it; long output folded after its first line. A
+ * result with no text beside an image (`results`) returned the image, not nothing.
+ */
+function outputHtml(part: PartView, tool: ToolDescription, root: string, results: readonly PartView[]): Html | undefined {
+  if (part.kind !== 'result' || part.segments.some((segment) => segment.language !== undefined)) return partHtml(part, root);
   const text = partText(part);
   const lines = lineCount(text);
   if (tool.kind === 'agent') {
     // A subagent answers in prose, as the assistant does.
-    const answer = partHtml({ ...part, kind: 'text', segments: prose(text) });
+    const answer = partHtml({ ...part, kind: 'text', segments: prose(text) }, root);
     // A long answer is folded like long output, so that the turns after it are not pages away.
     if (lines <= LONG_OUTPUT_LINES) return html`<div class="result agent-result"><p class="tool-note">The subagent’s answer:</p>${answer}</div>`;
     return html`<details class="result agent-result answer-fold"><summary>The subagent’s answer <span class="size">(${lines} lines, ${bytes(part.heldBytes)})</span></summary>${answer}</details>`;
   }
+  if (text.length === 0 && part.state === 'available' && results.some((other) => other.kind === 'media')) return undefined;
   if (text.length === 0) return html`<p class="no-result">${part.state === 'available' ? 'The call returned nothing.' : `Output ${part.state}.`}</p>`;
   const body = html`<pre class="output${part.failed ? ' failed' : ''}">${preStart(text)}${terminalRuns(text).map((run) => (run.classes ? html`<span class="${run.classes}">${run.text}</span>` : run.text))}</pre>`;
   // What a redaction or the source did to the output, and how much of it is shown, as for any part.

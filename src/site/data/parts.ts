@@ -1,8 +1,10 @@
 // A `.sd` part as a page shows it: its content state and size always, its
 // content cut to a size a page can carry, and code marked for highlighting.
 
-import type { Part } from '../../session-data/format.ts';
-import type { PartView, Segment } from './views.ts';
+import type { MediaPart, Part } from '../../session-data/format.ts';
+import { imageOfPart } from './images.ts';
+import { bytes } from './sizes.ts';
+import type { ImageView, PartView, Segment } from './views.ts';
 import { describeToolUse } from '../../adapters/built-in.ts';
 import type { ToolDescription } from '../../model/tools.ts';
 import { languageOfPath } from './languages.ts';
@@ -53,12 +55,20 @@ function viewOf(part: Part): PartView {
       return { ...view(part, part.text, `result of ${part.of}`, structured ? code('json') : plain), ...(part.failed !== undefined ? { failed: part.failed } : {}) };
     }
     case 'media':
-      return view(part, '', part.media_type, plain);
+      return { ...view(part, '', part.media_type, plain), ...mediaShown(part) };
     case 'data':
       return view(part, json(part.data), undefined, code('json'));
     case 'unknown':
       return view(part, part.encoding === 'base64' ? `(base64) ${part.raw}` : part.raw, part.why, plain);
   }
+}
+
+/** A medium as a page shows it: an image file of the site, or why it is not shown (images.ts, imageOfPart). */
+function mediaShown(part: MediaPart): { image: ImageView } | { notShown: string } {
+  const image = imageOfPart(part);
+  if (!image.shown) return { notShown: image.why };
+  const where = part.of !== undefined ? 'Image returned by the tool' : 'Image pasted in the prompt';
+  return { image: { file: image.file, ...(image.width !== undefined ? { width: image.width, height: image.height! } : {}), alt: `${where}, ${image.type}, ${bytes(part.bytes)}` } };
 }
 
 function view(part: Part, held: string, label: string | undefined, split: (text: string) => Segment[]): PartView {

@@ -34,6 +34,21 @@ export interface PartView {
   readonly tool?: ToolDescription;
   /** Text the runtime wrapped in a tag of its own and added to a message (an IDE's opened file): the tag in words; the segments hold what it wraps. */
   readonly context?: string;
+  /** A medium the page shows as an image (images.ts). */
+  readonly image?: ImageView;
+  /** Why a medium is not shown, in words that follow "not shown: "; set for every medium without an image. */
+  readonly notShown?: string;
+}
+
+/** An image as a page shows it: a file of the site, laid out before it loads. */
+export interface ImageView {
+  /** From the site root: images/<sha256>.<extension>. */
+  readonly file: string;
+  /** Its width and height from its header, when it could be read. */
+  readonly width?: number;
+  readonly height?: number;
+  /** What it is, for a reader who does not see it: where it was, its type and its size. */
+  readonly alt: string;
 }
 
 export interface EvidenceView {

@@ -19,7 +19,9 @@ import { bytes } from '../data/sizes.ts';
 import { conversationPage } from '../data/page-files.ts';
 import { SITE_NAVIGATION } from '../data/site-navigation.ts';
 import { digestOfFile } from '../../files/digest.ts';
-import { linkOrCopy } from './link-or-copy.ts';
+import { linkOrCopy, linkOrCopyNamedByBytes } from './link-or-copy.ts';
+import { writeImageFiles, type WrittenImage } from './image-files.ts';
+import { IMAGE_FOLDER } from '../data/images.ts';
 import { listFolder } from '../../files/folders.ts';
 import { workerModule, workOnCores } from '../../cores/work-on-cores.ts';
 
@@ -51,6 +53,8 @@ interface EvidenceRecord {
   /** The site's code the pages were written with (kept-renderer.ts, siteCode). */
   readonly code: string;
   readonly pages: WrittenEvidence[];
+  /** The conversation's image files (image-files.ts), written with its evidence pages. */
+  readonly images: WrittenImage[];
 }
 
 /**
@@ -88,7 +92,7 @@ export function writeEvidence(bundle: string, out: string, conversations: readon
     const before = earlier !== undefined ? readRecord(recordBeside(earlierPlan(earlier.digests))) : undefined;
     const known = new Map(before?.code === code ? before.pages.map(({ file, digest }) => [file, digest] as const) : []);
     const keptFrom = (file: string, digest: string): string | undefined => (earlier !== undefined && known.get(file) === digest && fs.existsSync(path.join(earlier.files, file)) ? earlier.files : undefined);
-    const record: EvidenceRecord = { code, pages: writeEvidencePages(bundle, out, id, code, keptFrom) };
+    const record: EvidenceRecord = { code, pages: writeEvidencePages(bundle, out, id, code, keptFrom), images: writeImageFiles(bundle, out, id) };
     fs.writeFileSync(recordBeside(plan), `${JSON.stringify(record)}\n`);
   }
 }
@@ -170,24 +174,28 @@ export async function writeEvidenceOnThread(bundle: string, staging: string, con
 }
 
 /**
- * Puts the evidence pages writeEvidenceOnThread wrote into `staging` into
- * the site folder `out`: the staging folder holds those pages alone, so they
- * are listed there rather than read from each conversation's record.
+ * Puts the evidence pages and the image files writeEvidenceOnThread wrote
+ * into `staging` into the site folder `out`: the staging folder holds those
+ * files alone, so they are listed there rather than read from each
+ * conversation's record. An image file a finished conversation placed
+ * already is the same bytes, and stays.
  */
 export function placeEvidence(staging: string, out: string): void {
   fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });
   for (const name of listFolder(path.join(staging, EVIDENCE_FOLDER))) linkOrCopy(staging, out, `${EVIDENCE_FOLDER}/${name}`);
+  for (const name of listFolder(path.join(staging, IMAGE_FOLDER))) linkOrCopyNamedByBytes(staging, out, `${IMAGE_FOLDER}/${name}`);
 }
 
 /**
- * The evidence pages of the conversation whose plan is saved at `plan`, as
- * writeEvidence recorded them: each page's file from the site root, the
- * SHA-256 of its bytes, and whether it was kept from the earlier render.
+ * The evidence pages and the image files of the conversation whose plan is
+ * saved at `plan`, as writeEvidence recorded them: each page's file from the
+ * site root, the SHA-256 of its bytes, and whether it was kept from the
+ * earlier render; each image's file and SHA-256.
  */
-export function evidenceBeside(plan: string): readonly WrittenEvidence[] {
+export function evidenceBeside(plan: string): { readonly pages: readonly WrittenEvidence[]; readonly images: readonly WrittenImage[] } {
   const record = readRecord(recordBeside(plan));
   if (record === undefined) throw new Error(`${recordBeside(plan)}: the record of the conversation's evidence pages is missing or cannot be read`);
-  return record.pages;
+  return { pages: record.pages, images: record.images ?? [] };
 }
 
 function recordBeside(plan: string): string {

@@ -17,3 +17,13 @@ export function linkOrCopy(from: string, to: string, file: string): void {
     fs.copyFileSync(path.join(from, file), target);
   }
 }
+
+/**
+ * Puts `from/file` at `to/file` as linkOrCopy does, unless a file is there
+ * already: for a file named by the digest of its bytes (an image,
+ * image-files.ts), which two conversations may both hold, and which is then
+ * the same bytes.
+ */
+export function linkOrCopyNamedByBytes(from: string, to: string, file: string): void {
+  if (!fs.existsSync(path.join(to, file))) linkOrCopy(from, to, file);
+}

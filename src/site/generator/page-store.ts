@@ -41,7 +41,8 @@ import { listFolder } from '../../files/folders.ts';
 import { slug } from '../data/page-files.ts';
 import { readSavedPlan, searchScriptOf, type EarlierPages } from '../data/site-input.ts';
 import { evidenceBeside } from './evidence-pages.ts';
-import { linkOrCopy } from './link-or-copy.ts';
+import { linkOrCopy, linkOrCopyNamedByBytes } from './link-or-copy.ts';
+import { isImageFile } from './image-files.ts';
 
 const PLAN = 'plan.json';
 const COMPLETE = 'complete';
@@ -220,10 +221,15 @@ export class PageStore {
     this.keptIn.set(folder, kept);
   }
 
-  /** Puts the files of the finished entry `entry` into `out`, with their digests into `digests`; returns them. */
+  /**
+   * Puts the files of the finished entry `entry` into `out`, with their
+   * digests into `digests`; returns them. An image file another entry
+   * placed already is the same bytes (image-files.ts), and stays.
+   */
   place(entry: Entry, out: string, digests: Map<string, string>): string[] {
     for (const { file, sha256, stamp } of entry.kept!) {
-      linkOrCopy(path.join(entry.folder, FILES), out, file);
+      if (isImageFile(file)) linkOrCopyNamedByBytes(path.join(entry.folder, FILES), out, file);
+      else linkOrCopy(path.join(entry.folder, FILES), out, file);
       digests.set(file, sha256);
       this.measured(out, file, stamp);
     }
@@ -320,7 +326,7 @@ export interface PageDigests {
 
 /** What the render of a conversation recorded beside its plan. */
 interface Recorded {
-  /** Its page files, its search script and its evidence pages, from the site root. */
+  /** Its page files, its search script, its evidence pages and its image files, from the site root. */
   readonly files: string[];
   /**
    * The SHA-256 of the bytes of each page and evidence page that its render
@@ -336,12 +342,12 @@ interface Recorded {
 
 /** What the render of the conversation `id`, whose plan is saved at `plan`, recorded beside it: its plan, its page digests and its evidence pages. */
 function recordedBeside(id: string, plan: string): Recorded {
-  const evidence = evidenceBeside(plan);
+  const { pages: evidence, images } = evidenceBeside(plan);
   const pages = Object.entries(readPageDigests(pageDigestsBeside(plan))?.pages ?? {});
-  const sha256 = new Map(evidence.map(({ file, sha256 }) => [file, sha256] as const));
+  const sha256 = new Map([...evidence, ...images].map(({ file, sha256 }) => [file, sha256] as const));
   for (const [file, { sha256: digest }] of pages) if (digest !== undefined) sha256.set(file, digest);
   return {
-    files: [...readSavedPlan(plan).pages, searchScriptOf(id), ...evidence.map(({ file }) => file)],
+    files: [...readSavedPlan(plan).pages, searchScriptOf(id), ...evidence.map(({ file }) => file), ...images.map(({ file }) => file)],
     sha256,
     kept: pages.filter(([, { kept }]) => kept).length + evidence.filter(({ kept }) => kept).length,
   };

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { discoverSessions } from '../../src/adapters/claude-code/discover.ts';
-import { sessionStatePath } from '../../src/landing/layout.ts';
+import { lockPath, sessionStatePath } from '../../src/landing/layout.ts';
+import { lockSession } from '../../src/landing/lock.ts';
 import { landedFilesOfSession, readSessionState } from '../../src/landing/session-state.ts';
 import { sessionErrors } from '../../src/collection/collect-all.ts';
 import { verifyStorage } from '../../src/verify/storage.ts';
@@ -70,6 +71,19 @@ describeWhere(tmpfsMissing(), 'collect on a full disk', () => {
     expect(after.length).toBeGreaterThan(landed.length);
     expect(after).toEqual(after.map((_, index) => index + 1));
     expect(verifyStorage(data).problems).toEqual([]);
+  });
+
+  it('leaves no lock it could not write, which would hold the session for ever', () => {
+    const data = disk.at('locks');
+    fs.mkdirSync(path.join(data, 's1'), { recursive: true });
+    disk.fill(0);
+    try {
+      expect(() => lockSession(data, 's1')).toThrow(`${lockPath(data, 's1')}: could not be written: no space is left on its file system (ENOSPC)`);
+      expect(fs.readdirSync(path.join(data, 's1'))).toEqual([]);
+    } finally {
+      disk.makeRoom();
+    }
+    lockSession(data, 's1').release();
   });
 });
 

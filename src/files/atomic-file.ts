@@ -264,6 +264,8 @@ export function replaceTailInPlace(target: string, from: number, content: string
     const bytes = Buffer.from(content);
     for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(descriptor, bytes, offset, bytes.length - offset, from + offset);
     fs.ftruncateSync(descriptor, from + bytes.length);
+  } catch (error) {
+    throw namingFile(target, error);
   } finally {
     fs.closeSync(descriptor);
   }

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor } from '../landing/cursor.ts';
 import { readLines, readRange, withOpenFile, type LineReading } from '../files/line-reader.ts';
+import { refusedWriteCode } from '../files/write-failure.ts';
 import type { CollectableSource } from '../adapters/adapter.ts';
 import { CommitError } from './commit-batch.ts';
 import { Landing, LANDED_FILE_BYTES } from './landing-writer.ts';
@@ -45,7 +46,8 @@ export function collectSource(context: SessionContext, source: CollectableSource
       if (cursor) writeCursor(cursorFile, { ...cursor, state: 'source_gone' }, context.now());
       return outcome(source, 'gone', 'the source disappeared during collection; what was landed stays');
     }
-    return outcome(source, 'failed', (error as Error).message);
+    const refused = refusedWriteCode(error);
+    return { ...outcome(source, 'failed', (error as Error).message), ...(refused !== undefined ? { refused } : {}) };
   }
 }
 

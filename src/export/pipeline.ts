@@ -13,7 +13,7 @@ import { converterFor } from '../adapters/dialects.ts';
 import { writeArchive, type ArchiveResult } from '../bundle/archive.ts';
 import { frameIndexOf } from '../bundle/archive-frames.ts';
 import type { StepObserver } from '../bundle/steps.ts';
-import { collectAllOnCores, landedTotals, sessionErrors, storedSessions } from '../collection/collect-all.ts';
+import { collectAllOnCores, landedTotals, notLanded, sessionErrors, storedSessions, type NotLanded } from '../collection/collect-all.ts';
 import type { SessionOutcome } from '../collection/outcome.ts';
 import { sessionsOfSource } from '../collection/source-sessions.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
@@ -57,6 +57,8 @@ export type ExportEvent =
   | { readonly type: 'chain error'; readonly message: string }
   /** A conversation that could not be parsed (its `.sd` gone and not derivable again, say) is left out, so that one bad session does not cost the export of all the others. */
   | { readonly type: 'left out'; readonly conversation: string; readonly message: string }
+  /** A conversation whose parse could not write its round (a full disk): no export is written (ExportOutcome 'not stored'). */
+  | { readonly type: 'not parsed'; readonly conversation: string; readonly message: string }
   /** A last line without its newline, which is not in this export. */
   | { readonly type: 'write in progress'; readonly session: string; readonly source: string; readonly message: string | undefined }
   | { readonly type: 'secrets found'; readonly totals: RedactionReport['totals'] }
@@ -77,8 +79,23 @@ export type ExportOutcome =
   | { readonly type: 'locked'; readonly message: string }
   /** A conversation asked for by name has nothing landed; each was told as an event. */
   | { readonly type: 'unknown conversations' }
+  /**
+   * Sessions that could not be landed, or conversations whose round could
+   * not be written: what the export would hold lacks them, so none is
+   * written and the earlier export is left as it was. Each was told as an
+   * event; what did land stays, and the next export lands the rest.
+   */
+  | { readonly type: 'not stored'; readonly notLanded: readonly NotLanded[]; readonly notParsed: readonly NotParsed[]; readonly landed: ReturnType<typeof landedTotals> }
   | { readonly type: 'dry run'; readonly report: RedactionReport; readonly rejected: boolean }
   | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined; readonly rejected: boolean; readonly counts: ExportCounts };
+
+/** A conversation whose parse could not write its round, with why. */
+export interface NotParsed {
+  readonly conversation: string;
+  readonly message: string;
+  /** The code of the write the file system refused. */
+  readonly refused: string;
+}
 
 export interface ExportCounts {
   readonly landed: ReturnType<typeof landedTotals>;
@@ -171,6 +188,8 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   });
   const errors = report.sessions.flatMap(sessionErrors);
   for (const message of errors) tell({ type: 'collection error', message });
+  const failedToLand = report.sessions.flatMap(notLanded);
+  if (failedToLand.length > 0) return { type: 'not stored', notLanded: failedToLand, notParsed: [], landed: landedTotals(report) };
   let rejected = errors.length > 0;
   const stored = storedSessions(data);
   const ofSource = sessionsOfSource(data, request.source.root);
@@ -186,11 +205,15 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   let newRounds = 0;
   let unchangedConversations = 0;
   const leftOut = new Set<string>();
+  const notParsed: NotParsed[] = [];
   for (const parsed of await parseSessionsOnCores(data, chosen, { threads: defaultThreads(), onSession: () => observer.advance(1, 0) })) {
     if (parsed.round !== undefined) newRounds++;
     if (parsed.unchanged) unchangedConversations++;
     if (parsed.failure === undefined) continue;
-    if (parsed.failure.chain) {
+    if (parsed.failure.refused !== undefined) {
+      tell({ type: 'not parsed', conversation: parsed.session, message: parsed.failure.message });
+      notParsed.push({ conversation: parsed.session, message: parsed.failure.message, refused: parsed.failure.refused });
+    } else if (parsed.failure.chain) {
       tell({ type: 'chain error', message: parsed.failure.message });
     } else {
       tell({ type: 'left out', conversation: parsed.session, message: parsed.failure.message });
@@ -198,6 +221,7 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
     }
     rejected = true;
   }
+  if (notParsed.length > 0) return { type: 'not stored', notLanded: [], notParsed, landed: landedTotals(report) };
   const exported = chosen.filter((session) => !leftOut.has(session));
   // Its files are all in the storage zone now, as the bundle will hold them.
   if (changed !== undefined && !leftOut.has(changed)) waitingRenderer?.renderAhead(data, changed);

@@ -19,10 +19,13 @@ const REASONS: Readonly<Record<string, string>> = {
 /** Codes that mean the file system has no room left, as opposed to not letting anything be written. */
 const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 
-/** The code of a write the file system refused, or undefined for any other error. */
+/** The code of a write the file system refused, or undefined for any other error; an error that wraps one (its `cause`) has its code. */
 export function refusedWriteCode(error: unknown): string | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' && Object.hasOwn(REASONS, code) ? code : undefined;
+  for (let at = error, depth = 0; at !== undefined && at !== null && depth < 8; at = (at as Error).cause, depth++) {
+    const code = (at as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && Object.hasOwn(REASONS, code)) return code;
+  }
+  return undefined;
 }
 
 /** Whether the code means the file system is out of room, so freeing space there (or writing elsewhere) helps. */

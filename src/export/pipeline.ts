@@ -8,6 +8,7 @@
 // of is told as it happens, as an ExportEvent, so that it is printed between
 // the steps it belongs to.
 
+import fs from 'node:fs';
 import type { Adapter, SessionMatcher, SourceRoot } from '../adapters/adapter.ts';
 import { converterFor } from '../adapters/dialects.ts';
 import { writeArchive, type ArchiveResult } from '../bundle/archive.ts';
@@ -25,7 +26,9 @@ import type { RuleSet } from '../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../redaction/scan.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../site/generator/kept-renderer.ts';
 import { verifyExport } from '../verify/export.ts';
+import { listFolder } from '../files/folders.ts';
 import { refusalOf, type ExportPlaces } from './destination.ts';
+import { refusedWriteMessage, StepWatch } from './refused-write.ts';
 import { EarlierExports, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from './export-folder.ts';
 
 export interface ExportDestination {
@@ -87,7 +90,19 @@ export type ExportOutcome =
    */
   | { readonly type: 'not stored'; readonly notLanded: readonly NotLanded[]; readonly notParsed: readonly NotParsed[]; readonly landed: ReturnType<typeof landedTotals> }
   | { readonly type: 'dry run'; readonly report: RedactionReport; readonly rejected: boolean }
-  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined; readonly rejected: boolean; readonly counts: ExportCounts };
+  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined; readonly rejected: boolean; readonly counts: ExportCounts }
+  | NotWritten;
+
+/**
+ * A write the file system refused (a full disk, a read-only folder) stopped
+ * the export: `message` is one line naming the file or folder, what was
+ * left, and what to do (refused-write.ts). What this run half-wrote is
+ * removed; an earlier export or archive is left as it was.
+ */
+export interface NotWritten {
+  readonly type: 'not written';
+  readonly message: string;
+}
 
 /** A conversation whose parse could not write its round, with why. */
 export interface NotParsed {
@@ -112,7 +127,8 @@ export type MergeOutcome =
   /** An input did not verify; every problem was told as an event. */
   | { readonly type: 'inputs rejected' }
   | { readonly type: 'conflict'; readonly message: string }
-  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined };
+  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined }
+  | NotWritten;
 
 // No handler for Ctrl-C: it ends the process at once, like a crash, and
 // both are safe. The storage zone is written only write-once, the earlier
@@ -122,12 +138,14 @@ export type MergeOutcome =
 
 /** Collects, parses and exports the chosen conversations of `request.data` into `request.out`, and archives the export when asked to. */
 export async function exportConversations(request: ExportRequest, hooks: ExportHooks): Promise<ExportOutcome> {
-  return withDestination({ ...request, source: request.source.root }, (waitingRenderer) => collectAndExport(request, waitingRenderer, hooks));
+  const watch = new StepWatch(hooks.observer);
+  return withDestination({ ...request, source: request.source.root }, watch, (waitingRenderer) => collectAndExport(request, waitingRenderer, { ...hooks, observer: watch }));
 }
 
 /** One export from exports made apart, each verified first, put together by their manifests; nothing is collected. */
 export async function mergeExportFolders(inputs: readonly string[], destination: ExportDestination, hooks: ExportHooks): Promise<MergeOutcome> {
-  return withDestination({ ...destination, merged: inputs }, (waitingRenderer) => verifyAndMerge(inputs, destination, waitingRenderer, hooks));
+  const watch = new StepWatch(hooks.observer);
+  return withDestination({ ...destination, merged: inputs }, watch, (waitingRenderer) => verifyAndMerge(inputs, destination, waitingRenderer, { ...hooks, observer: watch }));
 }
 
 /**
@@ -140,7 +158,7 @@ export async function mergeExportFolders(inputs: readonly string[], destination:
  * than made to wait: it would export what the first one is writing, so it is
  * run again when the first has finished, by whoever started it.
  */
-async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRenderer: WaitingRenderer | undefined) => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string }> {
+async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, run: (waitingRenderer: WaitingRenderer | undefined) => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string } | NotWritten> {
   const refusal = refusalOf(places);
   if (refusal !== undefined) {
     // Checked before the lock is taken, so as to write nothing into a folder
@@ -151,11 +169,17 @@ async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRende
     if (holder !== undefined) return { type: 'locked', message: new DataFolderLockedError(places.data, holder).message };
     return { type: 'refused', reason: refusal };
   }
+  const earlier = { out: listFolder(places.out).length > 0, archive: places.archive !== undefined && fs.existsSync(places.archive) };
+  const notWritten = (error: unknown): NotWritten => {
+    const message = refusedWriteMessage(error, places, watch.current, earlier);
+    if (message === undefined) throw error;
+    return { type: 'not written', message };
+  };
   let lock;
   try {
     lock = lockDataFolder(places.data);
   } catch (error) {
-    if (!(error instanceof DataFolderLockedError)) throw error;
+    if (!(error instanceof DataFolderLockedError)) return notWritten(error);
     return { type: 'locked', message: error.message };
   }
   try {
@@ -166,6 +190,8 @@ async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRende
     } finally {
       waitingRenderer?.dismiss();
     }
+  } catch (error) {
+    return notWritten(error);
   } finally {
     lock.release();
   }
@@ -282,7 +308,10 @@ async function verifyAndMerge(inputs: readonly string[], destination: ExportDest
 
 /** The archive, when asked for; then waits for the earlier export moved aside to be removed. */
 async function archiveAndTidy(destination: ExportDestination, result: ExportResult, earlier: EarlierExports, { observer, tell }: ExportHooks): Promise<ArchiveResult | undefined> {
-  const archive = destination.archive !== undefined ? await writeArchive(destination.out, destination.archive, { observer, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests }, listed: result.listed }) : undefined;
-  for (const message of await earlier.removed()) tell({ type: 'earlier export left', message });
-  return archive;
+  try {
+    return destination.archive !== undefined ? await writeArchive(destination.out, destination.archive, { observer, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests }, listed: result.listed }) : undefined;
+  } finally {
+    // Whether or not the archive could be written, the export moved aside is removed before the command ends.
+    for (const message of await earlier.removed()) tell({ type: 'earlier export left', message });
+  }
 }

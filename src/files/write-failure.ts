@@ -33,6 +33,11 @@ export function isOutOfRoom(code: string): boolean {
   return NO_ROOM.has(code);
 }
 
+/** Why the file system refused, with its code: `no space is left on its file system (ENOSPC)`. */
+export function refusalOf(code: string): string {
+  return `${REASONS[code] ?? 'the file system refused it'} (${code})`;
+}
+
 /** The failed write of one file, naming it: `<file>: could not be written: <reason> (<code>)`. */
 export class WriteFailure extends Error {
   constructor(
@@ -40,7 +45,7 @@ export class WriteFailure extends Error {
     readonly code: string,
     options?: ErrorOptions,
   ) {
-    super(`${file}: could not be written: ${REASONS[code] ?? code} (${code})`, options);
+    super(`${file}: could not be written: ${refusalOf(code)}`, options);
   }
 }
 

@@ -111,4 +111,93 @@ describeWhere(tmpfsMissing(), 'export on a full disk', () => {
     expect(again.code, again.error).toBe(0);
     expect(sessionizer(['verify', out]).code).toBe(0);
   });
+
+  it('keeps the earlier export when the data folder fills up while the site is rendered, and says so in one line', { timeout: 180_000 }, () => {
+    const source = sourceWith(PROJECTS);
+    const data = disk.at('data-site');
+    const out = path.join(temporaryFolder(), 'export');
+    expect(sessionizer(['export', '--source', source, '--data', data, '--out', out]).code).toBe(0);
+    const earlier = filesOf(out);
+    grow(source, 3);
+    // Landed and parsed with room; then the site's cache, in the data folder, has next to none.
+    expect(sessionizer(['collect', '--once', '--source', source, '--data', data]).code).toBe(0);
+    expect(sessionizer(['parse', '--data', data]).code).toBe(0);
+    disk.fill(64 << 10);
+    const full = sessionizer(['export', '--source', source, '--data', data, '--out', out]);
+    disk.makeRoom();
+    expect(full.code, full.error).toBe(1);
+    expect(full.error.trimEnd().split('\n').filter((line) => !/^(source|data) /.test(line)), full.error).toEqual([
+      expect.stringMatching(new RegExp(`^error: --data ${data}: (the data folder could not be written: |${data}/_site-cache/\\S+: could not be written: )no space is left on its file system \\(ENOSPC\\); no export was written, and the earlier one in ${out} is left as it was; free space on the file system that holds ${data}, and export again: what landed stays$`)),
+    ]);
+    expect(filesOf(out)).toEqual(earlier);
+    expect(besideOut(out)).toEqual(['export']);
+    const again = sessionizer(['export', '--source', source, '--data', data, '--out', out]);
+    expect(again.code, again.error).toBe(0);
+    expect(sessionizer(['verify', out]).code).toBe(0);
+  });
+
+  it('refuses, with exit 2 and one line, an --out or an --archive on a read-only file system', () => {
+    const readOnly = new SmallDisk('1m', { readOnly: true });
+    try {
+      const source = sourceWith(PROJECTS.slice(0, 1));
+      const work = temporaryFolder();
+      const data = path.join(work, 'data');
+      const out = readOnly.at('export');
+      const refused = sessionizer(['export', '--source', source, '--data', data, '--out', out]);
+      expect([refused.code, refused.error]).toEqual([2, `sessionizer export: --out ${out}: its folder ${readOnly.folder} cannot be written (its file system is read-only); give --out a folder where you can write\n`]);
+      const archive = readOnly.at('export.tar.zst');
+      const archived = sessionizer(['export', '--source', source, '--data', data, '--out', path.join(work, 'export'), '--archive', archive]);
+      expect([archived.code, archived.error]).toEqual([2, `sessionizer export: --archive ${archive}: its folder ${readOnly.folder} cannot be written (its file system is read-only); give a file in a folder where you can write\n`]);
+      expect(fs.readdirSync(work)).toEqual([]);
+    } finally {
+      readOnly.unmount();
+    }
+  });
+
+  it('keeps the earlier export when the export folder fills up, says so in one line, and writes it once there is room', { timeout: 180_000 }, () => {
+    const source = sourceWith(PROJECTS);
+    const data = path.join(temporaryFolder(), 'data');
+    const out = disk.at('out', 'export');
+    expect(sessionizer(['export', '--source', source, '--data', data, '--out', out, '--include', SESSIONS[0]!]).code).toBe(0);
+    const earlier = filesOf(out);
+    grow(source, 60);
+    disk.fill(256 << 10);
+    const full = sessionizer(['export', '--source', source, '--data', data, '--out', out, '--json']);
+    disk.makeRoom();
+    expect(full.code, full.error).toBe(1);
+    const lines = full.error.trimEnd().split('\n');
+    expect(lines.filter((line) => !/^(source|data) /.test(line)), full.error).toEqual([
+      expect.stringMatching(new RegExp(`^error: --out ${out}: the export could not be written: (${out}\\.partial-\\d+/\\S+: could not be written: )?no space is left on its file system \\(ENOSPC\\); nothing of it is left, and the earlier export in ${out} is left as it was; free space on the file system that holds ${path.dirname(out)}, or give --out a folder on another one, and export again$`)),
+    ]);
+    expect(JSON.parse(full.out)).toEqual({ out, written: false, error: lines.at(-1)!.slice('error: '.length), elapsed_ms: expect.any(Number), steps: expect.any(Array) });
+    expect(filesOf(out)).toEqual(earlier);
+    expect(besideOut(out)).toEqual(['export']);
+    const again = sessionizer(['export', '--source', source, '--data', data, '--out', out]);
+    expect(again.code, again.error).toBe(0);
+    expect(sessionizer(['verify', out]).code).toBe(0);
+  });
+
+  it('keeps the earlier archive when the archive fills up, says so in one line, and writes it once there is room', { timeout: 180_000 }, () => {
+    const source = sourceWith(PROJECTS);
+    const data = path.join(temporaryFolder(), 'data');
+    const out = path.join(temporaryFolder(), 'export');
+    const archive = disk.at('archives', 'export.tar.zst');
+    fs.mkdirSync(path.dirname(archive), { recursive: true });
+    expect(sessionizer(['export', '--source', source, '--data', data, '--out', out, '--archive', archive, '--include', SESSIONS[0]!]).code).toBe(0);
+    const earlier = fs.readFileSync(archive);
+    grow(source, 200);
+    disk.fill(earlier.length + (64 << 10));
+    const full = sessionizer(['export', '--source', source, '--data', data, '--out', out, '--archive', archive]);
+    disk.makeRoom();
+    expect(full.code, full.error).toBe(1);
+    expect(full.error.trimEnd().split('\n').filter((line) => !/^(source|data) /.test(line)), full.error).toEqual([
+      `error: --archive ${archive}: the archive could not be written: no space is left on its file system (ENOSPC); the export in ${out} is written and whole, and the earlier archive is left as it was; free space on the file system that holds ${path.dirname(archive)}, or give --archive a file on another one, and export again`,
+    ]);
+    expect(fs.readFileSync(archive).equals(earlier)).toBe(true);
+    expect(fs.readdirSync(path.dirname(archive))).toEqual(['export.tar.zst']);
+    expect(sessionizer(['verify', out]).code).toBe(0);
+    const again = sessionizer(['export', '--source', source, '--data', data, '--out', out, '--archive', archive]);
+    expect(again.code, again.error).toBe(0);
+    expect(sessionizer(['verify', archive]).code).toBe(0);
+  });
 });

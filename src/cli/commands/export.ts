@@ -150,6 +150,8 @@ async function runExport(request: ExportRequest, json: boolean, io: Io): Promise
       return notStarted(outcome, io);
     case 'unknown conversations':
       return EXIT_REJECTED;
+    case 'not written':
+      return notWritten(request.out, outcome.message, json, telling, io);
     case 'not stored': {
       const message = notStoredMessage(request, outcome);
       telling.clock.end();
@@ -205,6 +207,14 @@ function notStoredMessage(request: ExportRequest, outcome: Extract<ExportOutcome
   return `no export was written${kept}: ${failed} in ${request.data} (each is named above); ${todo}, and export again: what landed stays, and the next export lands the rest`;
 }
 
+/** An export or merge that a write the file system refused stopped: its one line, and with --json the same in the line of JSON. */
+function notWritten(out: string, message: string, json: boolean, telling: Telling, io: Io): number {
+  telling.clock.end();
+  io.error(`error: ${message}\n`);
+  if (json) io.out(`${JSON.stringify({ out, written: false, error: message, elapsed_ms: Math.round(performance.now() - telling.started), steps: telling.clock.timings })}\n`);
+  return EXIT_REJECTED;
+}
+
 /** An export or merge that did not start: its destination was refused (a usage error) or another export holds the data folder. */
 function notStarted(outcome: { type: 'refused'; reason: string } | { type: 'locked'; message: string }, io: Io): number {
   if (outcome.type === 'refused') {
@@ -230,6 +240,8 @@ async function runMerge(inputs: string[], destination: { data: string; out: stri
       telling.clock.end();
       io.error(`error: ${outcome.message}; nothing was written\n`);
       return EXIT_REJECTED;
+    case 'not written':
+      return notWritten(destination.out, outcome.message, json, telling, io);
     case 'written':
       finish(destination.out, json, outcome.result, outcome.archive, telling, io, { json: { merged: inputs }, text: `merged export written to ${destination.out} from ${inputs.length} exports: ${outcome.result.conversations.length} conversations, ${outcome.result.files} files, ${megabytes(outcome.result.bytes)}` });
       return EXIT_OK;

@@ -121,6 +121,9 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     lock = lockSession(options.data, session.id);
   } catch (error) {
     if (error instanceof SessionLockedError) return { outcome: { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] }, release: () => {} };
+    // The folder made for the lock of a session new to this data folder,
+    // left empty, would make the data folder one that is not a storage zone.
+    removeIfEmpty(sessionFolder(options.data, session.id));
     return { outcome: failed(session.id, error), release: () => {} };
   }
   try {

@@ -2,6 +2,7 @@
 // line. Each command declares its own options (command.ts).
 
 import { SourceRootError } from '../adapters/adapter.ts';
+import { isOutOfRoom, refusedWriteCode } from '../files/write-failure.ts';
 import { collect } from './commands/collect.ts';
 import { sources } from './commands/sources.ts';
 import { verify } from './commands/verify.ts';
@@ -55,6 +56,13 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     }
     if (error instanceof SourceRootError) {
       io.error(`sessionizer ${name}: ${error.message}\n`);
+      return EXIT_REJECTED;
+    }
+    // A write the file system refused (a full disk, a read-only folder) that
+    // no command said more of: its file (files/write-failure.ts) and what to do.
+    const refused = refusedWriteCode(error);
+    if (refused !== undefined) {
+      io.error(`error: ${(error as Error).message.split('\n')[0]}; ${isOutOfRoom(refused) ? 'free space on its file system' : 'make it writable'}, and run the command again: what it wrote before stays\n`);
       return EXIT_REJECTED;
     }
     throw error;

@@ -136,6 +136,23 @@ describeWhere(tmpfsMissing(), 'export on a full disk', () => {
     expect(sessionizer(['verify', out]).code).toBe(0);
   });
 
+  it('collects into a full data folder with one line per failure and exit 1, and leaves it a storage zone that collects once there is room', () => {
+    const source = sourceWith(PROJECTS);
+    const data = disk.at('data-collect');
+    fs.mkdirSync(data);
+    disk.fill(0);
+    const full = sessionizer(['collect', '--once', '--source', source, '--data', data]);
+    disk.makeRoom();
+    expect(full.code, full.error).toBe(1);
+    const lines = full.error.trimEnd().split('\n').filter((line) => !/^(source|data) /.test(line));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(new RegExp(`^error: .*${data}/\\S+: could not be written: no space is left on its file system \\(ENOSPC\\)`));
+    // Nothing it made and left empty makes the folder one that is not a storage zone.
+    const again = sessionizer(['collect', '--once', '--source', source, '--data', data]);
+    expect(again.code, again.error).toBe(0);
+    expect(verifyStorage(data).problems).toEqual([]);
+  });
+
   it('refuses, with exit 2 and one line, an --out or an --archive on a read-only file system', () => {
     const readOnly = new SmallDisk('1m', { readOnly: true });
     try {

@@ -18,6 +18,7 @@ import { collectAllOnCores, landedTotals, notLanded, sessionErrors, storedSessio
 import type { SessionOutcome } from '../collection/outcome.ts';
 import { sessionsOfSource } from '../collection/source-sessions.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
+import { listFolder } from '../files/folders.ts';
 import { removeLeftoversOfDataFolder } from '../files/process.ts';
 import { dataFolderHolder, DataFolderLockedError, lockDataFolder } from '../landing/lock.ts';
 import { parseSessionsOnCores } from '../parse/parallel.ts';
@@ -26,7 +27,6 @@ import type { RuleSet } from '../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../redaction/scan.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../site/generator/kept-renderer.ts';
 import { verifyExport } from '../verify/export.ts';
-import { listFolder } from '../files/folders.ts';
 import { refusalOf, type ExportPlaces } from './destination.ts';
 import { refusedWriteMessage, StepWatch } from './refused-write.ts';
 import { EarlierExports, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from './export-folder.ts';
@@ -264,7 +264,14 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
     tell({ type: 'secrets found', totals: found.totals });
   }
   const earlier = new EarlierExports();
-  const result = await writeExport(data, request.out, exported, { observer, redaction, waitingRenderer, earlier });
+  let result: ExportResult;
+  try {
+    result = await writeExport(data, request.out, exported, { observer, redaction, waitingRenderer, earlier });
+  } catch (error) {
+    // Nothing was moved aside; the thread that would have removed it ends.
+    await earlier.removed();
+    throw error;
+  }
   const archive = await archiveAndTidy(request, result, earlier, { observer, tell });
   return { type: 'written', result, archive, rejected, counts: { landed: landedTotals(report), newRounds, unchangedConversations, otherConversations, redacted } };
 }
@@ -299,6 +306,7 @@ async function verifyAndMerge(inputs: readonly string[], destination: ExportDest
   try {
     result = await mergeExports(inputs, destination.out, siteCacheOf(destination.data), { observer, waitingRenderer, earlier });
   } catch (error) {
+    await earlier.removed();
     if (!(error instanceof MergeConflictError)) throw error;
     return { type: 'conflict', message: error.message };
   }

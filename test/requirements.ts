@@ -4,7 +4,9 @@
 // cannot run here; it is then skipped, and the test summary
 // (summary-reporter.ts) prints the reason with its file.
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'vitest';
@@ -43,6 +45,23 @@ export function anotherUserMissing(): string | undefined {
   for (let folder = REPOSITORY; ; folder = path.dirname(folder)) {
     if ((fs.statSync(folder).mode & 0o005) !== 0o005) return `${folder} cannot be read by another user`;
     if (folder === path.dirname(folder)) return undefined;
+  }
+}
+
+/**
+ * Why a test cannot mount a small tmpfs here (it needs root, or a user
+ * namespace, and a kernel that allows it), or undefined when it can: a
+ * full-disk test fills one. Tried once, on a folder of its own.
+ */
+export function tmpfsMissing(): string | undefined {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sessionizer-mount-'));
+  try {
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', folder], { encoding: 'utf8' });
+    if (mounted.status !== 0) return `a tmpfs cannot be mounted here (mount says: ${(mounted.stderr || mounted.error?.message || `exit ${mounted.status}`).trim()})`;
+    spawnSync('umount', [folder]);
+    return undefined;
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 }
 

@@ -27,6 +27,7 @@ import { defaultThreads, workerModule, workOnCores } from '../cores/work-on-core
 import { BufferPool } from '../files/buffer-pool.ts';
 import { readRange } from '../files/line-reader.ts';
 import { removeWhatEndedProcessesLeft } from '../files/process.ts';
+import { namingFile, refusedWriteCode } from '../files/write-failure.ts';
 import { conversationsNamed, evidenceTimes, FrameKey, framesOf, groupOf, keepFrameIndex, ownerOf, PreviousFrames, type KeptFrame } from './archive-frames.ts';
 import { COMPRESSION_LEVEL, FrameCompressor, type FrameJob, type FrameOutcome } from './frame-compressor.ts';
 import { compareBytes, META_FILES, regularExportFiles } from './manifest.ts';
@@ -196,7 +197,12 @@ export async function writeArchive(exportFolder: string, archive: string, option
     if (failure) throw failure;
     const written = output.close();
     fs.renameSync(temporary, archive);
-    if (options.reuse) keepFrameIndex(options.reuse.index, { archive, ...written, frames: output.written.filter((frame): frame is KeptFrame => frame.key !== undefined) });
+    try {
+      if (options.reuse) keepFrameIndex(options.reuse.index, { archive, ...written, frames: output.written.filter((frame): frame is KeptFrame => frame.key !== undefined) });
+    } catch (error) {
+      // The index is derived: without it, the next archive compresses every frame again. The archive is in place.
+      if (refusedWriteCode(error) === undefined) throw error;
+    }
     return { archive, bytes: written.bytes, entries: names.length + 1, frames: plan.length, framesReused: plan.length - toCompress.length };
   } catch (error) {
     output.abandon();
@@ -236,7 +242,7 @@ class FramesFile {
   private start: number | undefined;
   readonly written: { key: string | undefined; offset: number; length: number; sha256: string }[] = [];
 
-  constructor(file: string) {
+  constructor(private readonly file: string) {
     this.descriptor = fs.openSync(file, 'w');
   }
 
@@ -276,7 +282,11 @@ class FramesFile {
   }
 
   private emit(bytes: Uint8Array): void {
-    for (let at = 0; at < bytes.length; ) at += fs.writeSync(this.descriptor!, bytes, at, bytes.length - at);
+    try {
+      for (let at = 0; at < bytes.length; ) at += fs.writeSync(this.descriptor!, bytes, at, bytes.length - at);
+    } catch (error) {
+      throw namingFile(this.file, error);
+    }
     this.position += bytes.length;
   }
 }

@@ -3,6 +3,7 @@
 
 import { SourceRootError } from '../adapters/adapter.ts';
 import { printableLines } from '../files/printable.ts';
+import { isOutOfRoom, refusedWriteCode } from '../files/write-failure.ts';
 import { collect } from './commands/collect.ts';
 import { sources } from './commands/sources.ts';
 import { verify } from './commands/verify.ts';
@@ -65,6 +66,13 @@ export async function main(argv: string[], given: Io = defaultIo): Promise<numbe
     }
     if (error instanceof SourceRootError) {
       io.error(line(`sessionizer ${name}: ${error.message}`));
+      return EXIT_REJECTED;
+    }
+    // A write the file system refused (a full disk, a read-only folder) that
+    // no command said more of: its file (files/write-failure.ts) and what to do.
+    const refused = refusedWriteCode(error);
+    if (refused !== undefined) {
+      io.error(line(`error: ${(error as Error).message.split('\n')[0]}; ${isOutOfRoom(refused) ? 'free space on its file system' : 'make it writable'}, and run the command again: what it wrote before stays`));
       return EXIT_REJECTED;
     }
     throw error;

@@ -173,3 +173,26 @@ export function sessionErrors(session: SessionOutcome): string[] {
   errors.push(...session.unreadable);
   return errors;
 }
+
+/** What of a session could not be landed: a source, or the whole session when `source` is undefined, with why. */
+export interface NotLanded {
+  readonly session: string;
+  readonly source: string | undefined;
+  readonly message: string;
+  /** The code of the write the file system refused, when that was why. */
+  readonly refused: string | undefined;
+}
+
+/**
+ * The sources of a session that could not be landed, and the session itself
+ * when it could not be: a failure, not a conflict (which stops a source on
+ * purpose, its landed data kept) nor another collector's lock (which lands it
+ * meanwhile). An export that meets any keeps the earlier export
+ * (export/pipeline.ts), since what it would export lacks what did not land.
+ */
+export function notLanded(session: SessionOutcome): NotLanded[] {
+  const failed: NotLanded[] = [];
+  if (session.failure !== undefined) failed.push({ session: session.session, source: undefined, message: session.failure, refused: session.refused });
+  for (const source of session.sources) if (source.status === 'failed' && source.unreadable === undefined) failed.push({ session: session.session, source: source.source, message: source.message ?? 'it could not be landed', refused: source.refused });
+  return failed;
+}

@@ -65,7 +65,7 @@ export function collectSessions(sessions: Iterable<DiscoveredSession>, options: 
   let waiting: (LandedSession & { generation: number })[] = [];
   // Sessions whose batch is committed are released and reported; every
   // waiting session is reported with the failure when a batch failed.
-  const settle = (failure?: string): void => {
+  const settle = (failure?: unknown): void => {
     const settled = failure === undefined ? waiting.filter((landed) => landed.generation <= batch.committedThrough) : waiting;
     waiting = waiting.filter((landed) => !settled.includes(landed));
     for (const landed of settled) {
@@ -78,7 +78,7 @@ export function collectSessions(sessions: Iterable<DiscoveredSession>, options: 
       work();
       settle();
     } catch (error) {
-      settle((error as Error).message);
+      settle(error);
     }
   };
   try {
@@ -89,8 +89,8 @@ export function collectSessions(sessions: Iterable<DiscoveredSession>, options: 
       } catch (error) {
         // A batch failed while this session was landing (CommitError, the
         // only error landSession throws): it and every session waiting on a batch failed.
-        settle((error as Error).message);
-        report(failed(session.id, (error as Error).message));
+        settle(error);
+        report(failed(session.id, error));
         continue;
       }
       waiting.push({ ...landed, generation: batch.generation });
@@ -121,7 +121,10 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     lock = lockSession(options.data, session.id);
   } catch (error) {
     if (error instanceof SessionLockedError) return { outcome: { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] }, release: () => {} };
-    return { outcome: failed(session.id, (error as Error).message), release: () => {} };
+    // The folder made for the lock of a session new to this data folder,
+    // left empty, would make the data folder one that is not a storage zone.
+    removeIfEmpty(sessionFolder(options.data, session.id));
+    return { outcome: failed(session.id, error), release: () => {} };
   }
   try {
     // Landed files of earlier passes without their `.sd`, mended before this
@@ -190,7 +193,7 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     // another collector must not hand out the sequence numbers of files that
     // are landed but not yet renamed into place.
     const held = lock;
-    return { outcome: failed(session.id, (error as Error).message), release: () => held.release() };
+    return { outcome: failed(session.id, error), release: () => held.release() };
   }
 }
 

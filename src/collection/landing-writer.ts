@@ -73,12 +73,20 @@ export class Landing {
     if (this.problems.length < PROBLEMS_LISTED) this.problems.push({ ord, offset, what });
   }
 
+  // A sequence number is taken when the file is opened, since its name and
+  // header hold it, and given back when the file is abandoned before it
+  // reaches the batch (giveBack): a session lands one file at a time, so the
+  // abandoned file always holds the last number taken. A number is so kept
+  // only by a file the batch renames into place, and session.state, which
+  // the batch writes after those renames, never counts one that was not
+  // landed: a failed landing (a full disk, say) leaves no gap.
   private open(): void {
     const { context, source } = this;
-    const seq = context.nextSeq++;
+    const seq = context.nextSeq;
     const at = context.now();
     const folder = placeFolder(context.data, context.session, source.place);
     this.pending = new PendingFile(path.join(folder, landedName(source.prefix, at, seq)), { mode: READ_ONLY, durability: 'landed', digest: true, buffers: context.buffers, folders: context.folders });
+    context.nextSeq = seq + 1;
     this.header = {
       h: 1,
       seq,
@@ -113,6 +121,7 @@ export class Landing {
     } catch (error) {
       pending.abandon();
       sessionData?.file.abandon();
+      this.giveBack();
       throw error;
     }
     this.context.batch.addLanded(pending, sessionData);
@@ -128,11 +137,18 @@ export class Landing {
     return true;
   }
 
+  /** Removes the file being written, if any, and gives its sequence number back. */
   abandon(): void {
-    this.pending?.abandon();
+    if (!this.pending) return;
+    this.pending.abandon();
     this.sessionData?.file.abandon();
     this.pending = undefined;
     this.sessionData = undefined;
+    this.giveBack();
+  }
+
+  private giveBack(): void {
+    if (this.header !== undefined && this.context.nextSeq === this.header.seq + 1) this.context.nextSeq = this.header.seq;
   }
 
   outcome(status: SourceStatus, inFlightBytes: number, message?: string): SourceOutcome {

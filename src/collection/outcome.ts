@@ -7,6 +7,7 @@ import { placePath } from '../landing/layout.ts';
 import type { CommitBatch } from './commit-batch.ts';
 import type { KnownFolders } from '../files/atomic-file.ts';
 import type { BufferPool } from '../files/buffer-pool.ts';
+import { refusedWriteCode } from '../files/write-failure.ts';
 
 export interface LandedFileSummary {
   readonly seq: number;
@@ -35,6 +36,8 @@ export interface SourceOutcome {
   readonly landed: LandedFileSummary[];
   readonly problems: RecordProblem[];
   readonly problemCount: number;
+  /** With status `failed`, the code of the write the file system refused, when that was why (files/write-failure.ts). */
+  readonly refused?: string;
   /** Bytes after the last newline: a write still in progress, left for the next pass. */
   readonly inFlightBytes: number;
   readonly unknownShapes: Map<string, number>;
@@ -50,6 +53,10 @@ export interface SessionOutcome {
   readonly mended: number;
   /** Landed files whose `.sd` could not be derived, each naming the file and line. */
   readonly unreadable: string[];
+  /** Why the session as a whole could not be landed (its batch not committed, its folder not writable), when it could not; said in `unreadable` too. */
+  readonly failure?: string;
+  /** With `failure`, the code of the write the file system refused, when that was why (files/write-failure.ts). */
+  readonly refused?: string;
 }
 
 export interface CollectOptions {
@@ -75,8 +82,10 @@ export interface SessionContext extends CollectOptions {
 }
 
 /** A session that could not be collected, with why. */
-export function failed(session: string, message: string): SessionOutcome {
-  return { session, sources: [], mended: 0, unreadable: [`session ${session}: ${message}`] };
+export function failed(session: string, why: unknown): SessionOutcome {
+  const message = why instanceof Error ? why.message : String(why);
+  const refused = refusedWriteCode(why);
+  return { session, sources: [], mended: 0, unreadable: [`session ${session}: ${message}`], failure: message, ...(refused !== undefined ? { refused } : {}) };
 }
 
 /** A source an earlier conflict stopped: said again, and left alone until a person moves its cursor aside. */

@@ -14,7 +14,7 @@ import { readCursor } from '../landing/cursor.ts';
 import { cursorName, placeFolder } from '../landing/layout.ts';
 import { releaseLockHeldByThisProcess } from '../landing/lock.ts';
 import { collectSessions } from './collector.ts';
-import type { SessionOutcome } from './outcome.ts';
+import { failed, type SessionOutcome } from './outcome.ts';
 import type { Adapter, DiscoveredSession } from '../adapters/adapter.ts';
 
 /** Below this many new bytes in a pass, one thread is faster than starting workers. */
@@ -88,7 +88,7 @@ export async function collectInParallel(sessions: DiscoveredSession[], options: 
     lost(session, why) {
       // The worker cannot release the session's lock any more.
       releaseLockHeldByThisProcess(options.data, session.id);
-      return { session: session.id, sources: [], mended: 0, unreadable: [`session ${session.id}: ${why} before this session was committed; what was committed before stays, and the next pass lands the rest`] };
+      return failed(session.id, `${why} before this session was committed; what was committed before stays, and the next pass lands the rest`);
     },
     onOutcome: options.onSession,
   });

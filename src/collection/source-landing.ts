@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { cursorText, readCursor, writeCursor, type AppendCursor, type Cursor } from '../landing/cursor.ts';
 import { readLines, readRange, withOpenFile, type LineReading } from '../files/line-reader.ts';
 import { systemErrorText } from '../files/folders.ts';
+import { refusedWriteCode } from '../files/write-failure.ts';
 import type { CollectableSource } from '../adapters/adapter.ts';
 import { CommitError } from './commit-batch.ts';
 import { Landing, LANDED_FILE_BYTES } from './landing-writer.ts';
@@ -46,7 +47,8 @@ export function collectSource(context: SessionContext, source: CollectableSource
       if (cursor) writeCursor(cursorFile, { ...cursor, state: 'source_gone' }, context.now());
       return outcome(source, 'gone', 'the source disappeared during collection; what was landed stays');
     }
-    const failed = outcome(source, 'failed', (error as Error).message);
+    const refused = refusedWriteCode(error);
+    const failed = { ...outcome(source, 'failed', (error as Error).message), ...(refused !== undefined ? { refused } : {}) };
     // An error of a call on the source file itself, rather than on the storage zone: the source could not be read.
     return (error as NodeJS.ErrnoException).path === source.path ? { ...failed, unreadable: systemErrorText(error) } : failed;
   }

@@ -62,6 +62,9 @@ export function refusalOf(places: ExportPlaces): string | undefined {
   }
   const outRefusal = earlierExportRefusal(out, () => unchangedSinceRecorded(places.data, places.out));
   if (outRefusal !== undefined) return `--out ${places.out}: ${outRefusal}`;
+  // The export is written beside its folder and renamed into place, in the folder that holds it (made when it is not there).
+  const outFolder = unwritable(nearestFolder(path.dirname(out)));
+  if (outFolder !== undefined) return `--out ${places.out}: ${outFolder}; give --out a folder where you can write`;
   if (places.archive !== undefined) {
     const archive = realPathOf(places.archive);
     for (const { what, where } of [...read, { what: 'the export folder', where: out }]) {
@@ -70,8 +73,33 @@ export function refusalOf(places: ExportPlaces): string | undefined {
     }
     const archiveRefusal = earlierArchiveRefusal(archive);
     if (archiveRefusal !== undefined) return `--archive ${places.archive}: ${archiveRefusal}`;
+    // Checked now, not found once the export folder is written: the archive is written beside its place and renamed into it.
+    const folder = path.dirname(archive);
+    const kind = kindOf(folder);
+    if (kind === 'none') return `--archive ${places.archive}: its folder ${folder} does not exist; make it first, or give a file in a folder that exists`;
+    if (kind !== 'folder') return `--archive ${places.archive}: ${folder} is not a folder; give a file in a folder that exists`;
+    const archiveFolder = unwritable(folder);
+    if (archiveFolder !== undefined) return `--archive ${places.archive}: ${archiveFolder}; give a file in a folder where you can write`;
   }
   return undefined;
+}
+
+/** `where`, or the nearest folder above it that exists. */
+function nearestFolder(where: string): string {
+  let at = where;
+  while (kindOf(at) === 'none' && at !== path.dirname(at)) at = path.dirname(at);
+  return at;
+}
+
+/** Why nothing can be written in `folder` (read-only, not permitted), or undefined when it can. */
+function unwritable(folder: string): string | undefined {
+  try {
+    fs.accessSync(folder, fs.constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return `its folder ${folder} cannot be written (${code === 'EROFS' ? 'its file system is read-only' : code === 'EACCES' || code === 'EPERM' ? 'permission is denied' : (error as Error).message})`;
+  }
 }
 
 function relationOf(place: string, other: string): 'is' | 'is inside' | 'holds' | undefined {

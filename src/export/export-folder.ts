@@ -25,6 +25,7 @@ import { listFolder } from '../files/folders.ts';
 import { FolderRemover } from '../files/folder-remover.ts';
 import type { StampsRecord } from '../files/file-stamp.ts';
 import { hasEnded } from '../files/process.ts';
+import { refusedWriteCode } from '../files/write-failure.ts';
 import type { SiteResult } from '../site/generator/site.ts';
 import type { WaitingRenderer } from '../site/generator/kept-renderer.ts';
 import { BUNDLE, compareBytes, conversationOwning, digestFiles, MANIFEST, META_FILES, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
@@ -227,7 +228,13 @@ async function completeExport(
   const moved = fs.existsSync(out);
   if (moved) fs.renameSync(out, previous);
   const swapped = BigInt(Date.now()) * 1_000_000n;
-  fs.renameSync(partial, out);
+  try {
+    fs.renameSync(partial, out);
+  } catch (error) {
+    // The earlier export goes back where it was; the caller removes this one.
+    if (moved) fs.renameSync(previous, out);
+    throw error;
+  }
   const { stamps: reuseStamps, recordFolders: recordFoldersOfExport, ...counts } = replaced(entries);
   // The record of reused files and the stamps of the site's kept pages are
   // settled once the earlier export is gone: removing its hard links moves
@@ -236,7 +243,14 @@ async function completeExport(
   if (!moved) earlier.settleNow(out, records);
   else earlier.remove(out, previous, records);
   // While the earlier export is removed, which is the longer to wait for.
-  recordFoldersOfExport?.(swapped);
+  // A record that cannot be written (a full data folder) costs the next
+  // export a listing of this one, and does not undo an export in place.
+  try {
+    recordFoldersOfExport?.(swapped);
+  } catch (error) {
+    if (refusedWriteCode(error) === undefined) throw error;
+    earlier.tell(unrecorded(out, (error as Error).message));
+  }
   if (options.earlier === undefined) await earlier.removed();
   return { out, conversations: [...conversations], ...manifest, ...counts, ...(site ? { site } : {}), digests: everyDigest, listed: entries };
 }
@@ -293,6 +307,11 @@ export class EarlierExports {
         return unsaved ?? (failure !== undefined ? unsettled(out, failure) : undefined);
       }),
     );
+  }
+
+  /** Something that could not be done for the export now in place, said with what `removed` returns. */
+  tell(problem: string): void {
+    this.problems.push(problem);
   }
 
   /** Saves and settles these records of the export now at `out`, which replaced no earlier export. */

@@ -8,15 +8,17 @@
 // of is told as it happens, as an ExportEvent, so that it is printed between
 // the steps it belongs to.
 
+import fs from 'node:fs';
 import type { Adapter, SessionMatcher, SourceRoot, UnreadableSource } from '../adapters/adapter.ts';
 import { converterFor } from '../adapters/dialects.ts';
 import { writeArchive, type ArchiveResult } from '../bundle/archive.ts';
 import { frameIndexOf } from '../bundle/archive-frames.ts';
 import type { StepObserver } from '../bundle/steps.ts';
-import { collectAllOnCores, landedTotals, sessionErrors, storedSessions, unreadableSources } from '../collection/collect-all.ts';
+import { collectAllOnCores, landedTotals, notLanded, sessionErrors, storedSessions, unreadableSources, type NotLanded } from '../collection/collect-all.ts';
 import type { SessionOutcome } from '../collection/outcome.ts';
 import { sessionsOfSource } from '../collection/source-sessions.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
+import { listFolder } from '../files/folders.ts';
 import { removeLeftoversOfDataFolder } from '../files/process.ts';
 import { dataFolderHolder, DataFolderLockedError, lockDataFolder } from '../landing/lock.ts';
 import { parseSessionsOnCores } from '../parse/parallel.ts';
@@ -27,6 +29,7 @@ import { startWaitingRenderer, type WaitingRenderer } from '../site/generator/ke
 import { verifyExport } from '../verify/export.ts';
 import { claimDataFolder } from './data-folder.ts';
 import { refusalOf, type ExportPlaces } from './destination.ts';
+import { refusedWriteMessage, StepWatch } from './refused-write.ts';
 import { EarlierExports, mergeExports, MergeConflictError, siteCacheOf, writeExport, type ExportResult } from './export-folder.ts';
 
 export interface ExportDestination {
@@ -60,6 +63,8 @@ export type ExportEvent =
   | { readonly type: 'chain error'; readonly message: string }
   /** A conversation that could not be parsed (its `.sd` gone and not derivable again, say) is left out, so that one bad session does not cost the export of all the others. */
   | { readonly type: 'left out'; readonly conversation: string; readonly message: string }
+  /** A conversation whose parse could not write its round (a full disk): no export is written (ExportOutcome 'not stored'). */
+  | { readonly type: 'not parsed'; readonly conversation: string; readonly message: string }
   /** A last line without its newline, which is not in this export. */
   | { readonly type: 'write in progress'; readonly session: string; readonly source: string; readonly message: string | undefined }
   /** `media`: how many of the findings are images and documents left out whole. */
@@ -81,8 +86,35 @@ export type ExportOutcome =
   | { readonly type: 'locked'; readonly message: string }
   /** A conversation asked for by name has nothing landed; each was told as an event. */
   | { readonly type: 'unknown conversations' }
+  /**
+   * Sessions that could not be landed, or conversations whose round could
+   * not be written: what the export would hold lacks them, so none is
+   * written and the earlier export is left as it was. Each was told as an
+   * event; what did land stays, and the next export lands the rest.
+   */
+  | { readonly type: 'not stored'; readonly notLanded: readonly NotLanded[]; readonly notParsed: readonly NotParsed[]; readonly landed: ReturnType<typeof landedTotals> }
   | { readonly type: 'dry run'; readonly report: RedactionReport; readonly rejected: boolean; readonly unreadable: readonly UnreadableSource[] }
-  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined; readonly rejected: boolean; readonly counts: ExportCounts };
+  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined; readonly rejected: boolean; readonly counts: ExportCounts }
+  | NotWritten;
+
+/**
+ * A write the file system refused (a full disk, a read-only folder) stopped
+ * the export: `message` is one line naming the file or folder, what was
+ * left, and what to do (refused-write.ts). What this run half-wrote is
+ * removed; an earlier export or archive is left as it was.
+ */
+export interface NotWritten {
+  readonly type: 'not written';
+  readonly message: string;
+}
+
+/** A conversation whose parse could not write its round, with why. */
+export interface NotParsed {
+  readonly conversation: string;
+  readonly message: string;
+  /** The code of the write the file system refused. */
+  readonly refused: string;
+}
 
 export interface ExportCounts {
   readonly landed: ReturnType<typeof landedTotals>;
@@ -101,7 +133,8 @@ export type MergeOutcome =
   /** An input did not verify; every problem was told as an event. */
   | { readonly type: 'inputs rejected' }
   | { readonly type: 'conflict'; readonly message: string }
-  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined };
+  | { readonly type: 'written'; readonly result: ExportResult; readonly archive: ArchiveResult | undefined }
+  | NotWritten;
 
 // No handler for Ctrl-C: it ends the process at once, like a crash, and
 // both are safe. The storage zone is written only write-once, the earlier
@@ -111,12 +144,14 @@ export type MergeOutcome =
 
 /** Collects, parses and exports the chosen conversations of `request.data` into `request.out`, and archives the export when asked to. */
 export async function exportConversations(request: ExportRequest, hooks: ExportHooks): Promise<ExportOutcome> {
-  return withDestination({ ...request, source: request.source.root }, (waitingRenderer) => collectAndExport(request, waitingRenderer, hooks));
+  const watch = new StepWatch(hooks.observer);
+  return withDestination({ ...request, source: request.source.root }, watch, (waitingRenderer) => collectAndExport(request, waitingRenderer, { ...hooks, observer: watch }));
 }
 
 /** One export from exports made apart, each verified first, put together by their manifests; nothing is collected. */
 export async function mergeExportFolders(inputs: readonly string[], destination: ExportDestination, hooks: ExportHooks): Promise<MergeOutcome> {
-  return withDestination({ ...destination, merged: inputs }, (waitingRenderer) => verifyAndMerge(inputs, destination, waitingRenderer, hooks));
+  const watch = new StepWatch(hooks.observer);
+  return withDestination({ ...destination, merged: inputs }, watch, (waitingRenderer) => verifyAndMerge(inputs, destination, waitingRenderer, { ...hooks, observer: watch }));
 }
 
 /**
@@ -129,7 +164,7 @@ export async function mergeExportFolders(inputs: readonly string[], destination:
  * than made to wait: it would export what the first one is writing, so it is
  * run again when the first has finished, by whoever started it.
  */
-async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRenderer: WaitingRenderer | undefined) => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string }> {
+async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, run: (waitingRenderer: WaitingRenderer | undefined) => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string } | NotWritten> {
   const refusal = refusalOf(places);
   if (refusal !== undefined) {
     // Checked before the lock is taken, so as to write nothing into a folder
@@ -140,11 +175,17 @@ async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRende
     if (holder !== undefined) return { type: 'locked', message: new DataFolderLockedError(places.data, holder).message };
     return { type: 'refused', reason: refusal };
   }
+  const earlier = { out: listFolder(places.out).length > 0, archive: places.archive !== undefined && fs.existsSync(places.archive) };
+  const notWritten = (error: unknown): NotWritten => {
+    const message = refusedWriteMessage(error, places, watch.current, earlier);
+    if (message === undefined) throw error;
+    return { type: 'not written', message };
+  };
   let lock;
   try {
     lock = lockDataFolder(places.data);
   } catch (error) {
-    if (!(error instanceof DataFolderLockedError)) throw error;
+    if (!(error instanceof DataFolderLockedError)) return notWritten(error);
     return { type: 'locked', message: error.message };
   }
   try {
@@ -157,6 +198,8 @@ async function withDestination<Outcome>(places: ExportPlaces, run: (waitingRende
     } finally {
       waitingRenderer?.dismiss();
     }
+  } catch (error) {
+    return notWritten(error);
   } finally {
     lock.release();
   }
@@ -181,7 +224,9 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   const errors = report.sessions.flatMap(sessionErrors);
   for (const message of errors) tell({ type: 'collection error', message });
   for (const message of discovery.warnings) tell({ type: 'source warning', message });
-  // The export is still written, from what could be read, and says it is incomplete.
+  const failedToLand = report.sessions.flatMap(notLanded);
+  if (failedToLand.length > 0) return { type: 'not stored', notLanded: failedToLand, notParsed: [], landed: landedTotals(report) };
+  // A source that could not be read is not a failure to land: the export is still written, from what could be read, and says it is incomplete.
   const unreadable = unreadableSources(discovery, report);
   let rejected = errors.length > 0 || unreadable.length > 0;
   const stored = storedSessions(data);
@@ -198,11 +243,15 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   let newRounds = 0;
   let unchangedConversations = 0;
   const leftOut = new Set<string>();
+  const notParsed: NotParsed[] = [];
   for (const parsed of await parseSessionsOnCores(data, chosen, { threads: defaultThreads(), onSession: () => observer.advance(1, 0) })) {
     if (parsed.round !== undefined) newRounds++;
     if (parsed.unchanged) unchangedConversations++;
     if (parsed.failure === undefined) continue;
-    if (parsed.failure.chain) {
+    if (parsed.failure.refused !== undefined) {
+      tell({ type: 'not parsed', conversation: parsed.session, message: parsed.failure.message });
+      notParsed.push({ conversation: parsed.session, message: parsed.failure.message, refused: parsed.failure.refused });
+    } else if (parsed.failure.chain) {
       tell({ type: 'chain error', message: parsed.failure.message });
     } else {
       tell({ type: 'left out', conversation: parsed.session, message: parsed.failure.message });
@@ -210,6 +259,7 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
     }
     rejected = true;
   }
+  if (notParsed.length > 0) return { type: 'not stored', notLanded: [], notParsed, landed: landedTotals(report) };
   const exported = chosen.filter((session) => !leftOut.has(session));
   // Its files are all in the storage zone now, as the bundle will hold them.
   if (changed !== undefined && !leftOut.has(changed)) waitingRenderer?.renderAhead(data, changed);
@@ -226,7 +276,14 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
     tell({ type: 'secrets found', totals: found.totals, media: mediaLeftOut(found) });
   }
   const earlier = new EarlierExports();
-  const result = await writeExport(data, request.out, exported, { observer, redaction, waitingRenderer, earlier });
+  let result: ExportResult;
+  try {
+    result = await writeExport(data, request.out, exported, { observer, redaction, waitingRenderer, earlier });
+  } catch (error) {
+    // Nothing was moved aside; the thread that would have removed it ends.
+    await earlier.removed();
+    throw error;
+  }
   const archive = await archiveAndTidy(request, result, earlier, { observer, tell });
   return { type: 'written', result, archive, rejected, counts: { landed: landedTotals(report), newRounds, unchangedConversations, otherConversations, redacted, unreadable } };
 }
@@ -261,6 +318,7 @@ async function verifyAndMerge(inputs: readonly string[], destination: ExportDest
   try {
     result = await mergeExports(inputs, destination.out, siteCacheOf(destination.data), { observer, waitingRenderer, earlier });
   } catch (error) {
+    await earlier.removed();
     if (!(error instanceof MergeConflictError)) throw error;
     return { type: 'conflict', message: error.message };
   }
@@ -270,7 +328,10 @@ async function verifyAndMerge(inputs: readonly string[], destination: ExportDest
 
 /** The archive, when asked for; then waits for the earlier export moved aside to be removed. */
 async function archiveAndTidy(destination: ExportDestination, result: ExportResult, earlier: EarlierExports, { observer, tell }: ExportHooks): Promise<ArchiveResult | undefined> {
-  const archive = destination.archive !== undefined ? await writeArchive(destination.out, destination.archive, { observer, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests }, listed: result.listed }) : undefined;
-  for (const message of await earlier.removed()) tell({ type: 'earlier export left', message });
-  return archive;
+  try {
+    return destination.archive !== undefined ? await writeArchive(destination.out, destination.archive, { observer, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests }, listed: result.listed }) : undefined;
+  } finally {
+    // Whether or not the archive could be written, the export moved aside is removed before the command ends.
+    for (const message of await earlier.removed()) tell({ type: 'earlier export left', message });
+  }
 }

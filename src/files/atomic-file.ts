@@ -24,6 +24,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { BufferPool } from './buffer-pool.ts';
+import { namingFile } from './write-failure.ts';
 
 export const READ_ONLY = 0o444;
 
@@ -82,9 +83,14 @@ export class PendingFile {
     this.digest = options.digest ? crypto.createHash('sha256') : undefined;
     this.temporary = temporaryPathOf(target);
     this.staging = options.buffers?.borrow() ?? Buffer.allocUnsafe(UNPOOLED_STAGING_BYTES);
-    if (options.folders) options.folders.ensure(path.dirname(target));
-    else fs.mkdirSync(path.dirname(target), { recursive: true });
-    this.fileDescriptor = openTemporary(this.temporary, options.mode);
+    try {
+      if (options.folders) options.folders.ensure(path.dirname(target));
+      else fs.mkdirSync(path.dirname(target), { recursive: true });
+      this.fileDescriptor = openTemporary(this.temporary, options.mode);
+    } catch (error) {
+      this.releaseStaging();
+      throw namingFile(target, error);
+    }
   }
 
   get size(): number {
@@ -128,7 +134,11 @@ export class PendingFile {
   private writeThrough(bytes: Buffer): void {
     this.digest?.update(bytes);
     let offset = 0;
-    while (offset < bytes.length) offset += fs.writeSync(this.fileDescriptor, bytes, offset);
+    try {
+      while (offset < bytes.length) offset += fs.writeSync(this.fileDescriptor, bytes, offset);
+    } catch (error) {
+      throw namingFile(this.target, error);
+    }
     this.written += bytes.length;
   }
 
@@ -151,7 +161,11 @@ export class PendingFile {
     this.flush();
     if (bytes.length > this.written) throw new Error(`${this.target}: cannot rewrite ${bytes.length} bytes of ${this.written} written`);
     let offset = 0;
-    while (offset < bytes.length) offset += fs.writeSync(this.fileDescriptor, bytes, offset, bytes.length - offset, offset);
+    try {
+      while (offset < bytes.length) offset += fs.writeSync(this.fileDescriptor, bytes, offset, bytes.length - offset, offset);
+    } catch (error) {
+      throw namingFile(this.target, error);
+    }
   }
 
   /** Writes out what is staged and sets the mode; the file is then ready to be flushed. Returns the digest when one was asked for. */
@@ -159,7 +173,11 @@ export class PendingFile {
     if (this.sealed) return this.sealed.digest;
     this.flush();
     // Set on the descriptor, past the process's umask, before the flush.
-    fs.fchmodSync(this.fileDescriptor, this.options.mode);
+    try {
+      fs.fchmodSync(this.fileDescriptor, this.options.mode);
+    } catch (error) {
+      throw namingFile(this.target, error);
+    }
     this.releaseStaging();
     this.sealed = { digest: this.digest?.digest('hex') };
     return this.sealed.digest;
@@ -167,9 +185,13 @@ export class PendingFile {
 
   /** Closes a sealed file that has been flushed and renames it into place. Its folder is not flushed. */
   place(): void {
-    fs.closeSync(this.fileDescriptor);
-    this.fileDescriptor = -1;
-    fs.renameSync(this.temporary, this.target);
+    try {
+      fs.closeSync(this.fileDescriptor);
+      this.fileDescriptor = -1;
+      fs.renameSync(this.temporary, this.target);
+    } catch (error) {
+      throw namingFile(this.target, error);
+    }
   }
 
   /** Flushes to the disk and renames into place. Returns the digest when one was asked for. */
@@ -242,6 +264,8 @@ export function replaceTailInPlace(target: string, from: number, content: string
     const bytes = Buffer.from(content);
     for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(descriptor, bytes, offset, bytes.length - offset, from + offset);
     fs.ftruncateSync(descriptor, from + bytes.length);
+  } catch (error) {
+    throw namingFile(target, error);
   } finally {
     fs.closeSync(descriptor);
   }

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { temporaryPathOf } from '../files/atomic-file.ts';
+import { namingFile } from '../files/write-failure.ts';
 import { lockPath } from './layout.ts';
 import { hasEnded } from '../files/process.ts';
 
@@ -68,7 +69,7 @@ function takeLock(file: string, held: (holder: string) => Error): SessionLock {
   const owner = `pid ${process.pid} on ${os.hostname()}`;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(file, `${owner}\n`, { flag: 'wx' });
+      writeHolder(file, `${owner}\n`);
       let holding = true;
       return {
         release: () => {
@@ -85,6 +86,23 @@ function takeLock(file: string, held: (holder: string) => Error): SessionLock {
     takeOverStale(file, holder);
   }
   throw held(readHolder(file) ?? 'unknown');
+}
+
+/**
+ * Makes the lock, failing with EEXIST when there is one. A lock made and
+ * not written (a full disk) is removed at once: left empty, it would read as
+ * one being written by someone, for ever.
+ */
+function writeHolder(file: string, holder: string): void {
+  const descriptor = fs.openSync(file, 'wx');
+  try {
+    fs.writeSync(descriptor, holder);
+  } catch (error) {
+    fs.closeSync(descriptor);
+    fs.rmSync(file, { force: true });
+    throw namingFile(file, error);
+  }
+  fs.closeSync(descriptor);
 }
 
 /**

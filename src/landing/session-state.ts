@@ -9,9 +9,20 @@
 // The filesystem is the authority on the counter. A crash between landing a
 // file and saving session.state must not reuse that file's number, so the
 // next number is never lower than one past the highest sequence on disk.
+//
+// Nor is it higher than a landed file or a cursor accounts for: a number is
+// counted only once its file is renamed into place (collection/
+// landing-writer.ts), so a saved counter past the highest landed file is a
+// number taken by a landing that failed, and using it would leave a gap that
+// verify reports for ever. Such a counter is taken back to one past the
+// highest sequence a landed file or a cursor names (a cursor names the last
+// file it committed, which a person may have removed since: its number is
+// never used again, as a round may have read it). With a cursor that cannot
+// be read, the saved counter stands.
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { readCursor } from './cursor.ts';
 import { parseLandedName, RUNS, sessionStatePath, sessionFolder, STREAMS } from './layout.ts';
 import { replaceFile } from '../files/atomic-file.ts';
 import { listFolder } from '../files/folders.ts';
@@ -37,7 +48,7 @@ export interface SessionState {
 
 /** `landed` is the session's landed files when the caller has listed them already. */
 export function readSessionState(data: string, session: string, landed: readonly LandedFileEntry[] = landedFilesOfSession(data, session)): SessionState {
-  return stateOf(readState(sessionStatePath(data, session)), landed);
+  return stateOf(readState(sessionStatePath(data, session)), landed, () => highestCommittedSeq(data, session));
 }
 
 /**
@@ -53,17 +64,23 @@ export function sessionStateIsSound(data: string, session: string, landed: reado
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return landed.length === 0;
     throw error;
   }
-  return text === sessionStateText(stateOf(parseState(text), landed));
+  return text === sessionStateText(stateOf(parseState(text), landed, () => highestCommittedSeq(data, session)));
 }
 
-function stateOf(values: StateValues | undefined, landed: readonly LandedFileEntry[]): SessionState {
+/** `committed` is asked only of a counter past the landed files: the highest sequence a cursor names, undefined when one cannot be read. */
+function stateOf(values: StateValues | undefined, landed: readonly LandedFileEntry[], committed: () => number | undefined): SessionState {
   const onDisk = highestSeq(landed);
   if (!values) return { nextSeq: onDisk + 1, liveness: 'unknown' };
   // A damaged counter costs nothing: the files on disk say what it must be.
   const saved = Number(values.get('next_seq'));
   const liveness = values.get('liveness');
+  let nextSeq = Number.isSafeInteger(saved) && saved > 0 ? Math.max(saved, onDisk + 1) : onDisk + 1;
+  if (nextSeq > onDisk + 1) {
+    const cursors = committed();
+    if (cursors !== undefined) nextSeq = Math.max(onDisk, cursors) + 1;
+  }
   return {
-    nextSeq: Number.isSafeInteger(saved) && saved > 0 ? Math.max(saved, onDisk + 1) : onDisk + 1,
+    nextSeq,
     liveness: liveness === 'live' || liveness === 'quiet' ? liveness : 'unknown',
     quietSince: values.get('quiet_since') || undefined,
     lastScan: values.get('last_scan') || undefined,
@@ -83,6 +100,22 @@ export function sessionStateText(state: SessionState): string {
     ['quiet_since', state.quietSince],
     ['last_scan', state.lastScan],
   ]);
+}
+
+/** The highest sequence number the session's cursors name as landed, or 0; undefined when a cursor cannot be read. */
+function highestCommittedSeq(data: string, session: string): number | undefined {
+  let highest = 0;
+  for (const [place, names] of listSession(data, session).folders) {
+    for (const name of names) {
+      if (!name.endsWith('.cursor')) continue;
+      try {
+        highest = Math.max(highest, readCursor(path.join(sessionFolder(data, session), place, name))?.lastSeq ?? 0);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return highest;
 }
 
 /** The highest sequence number of the landed files, or 0. */

@@ -3,6 +3,7 @@
 // appends its round.
 
 import { workerModule, workOnCores } from '../cores/work-on-cores.ts';
+import { refusedWriteCode } from '../files/write-failure.ts';
 import { ChainError } from '../session-flow/chain.ts';
 import { assemblyDue, parseSession, type ParseResult } from './parse.ts';
 
@@ -20,8 +21,12 @@ export interface SessionParse {
   readonly unchanged: boolean;
   readonly throughSeq?: number;
   readonly changed?: ParseResult['changed'];
-  /** Why the session could not be parsed: a chain that refuses the round (ChainError), or anything else. */
-  readonly failure?: { readonly chain: boolean; readonly message: string };
+  /**
+   * Why the session could not be parsed: a chain that refuses the round
+   * (ChainError), or anything else; `refused` is the code of a write the
+   * file system refused (a full disk), which is no fault of the session's.
+   */
+  readonly failure?: { readonly chain: boolean; readonly message: string; readonly refused?: string };
 }
 
 /** Parses one session; never throws: a failure is its outcome. */
@@ -29,7 +34,8 @@ export function parseOne(data: string, session: string): SessionParse {
   try {
     return outcomeOf(session, parseSession(data, session));
   } catch (error) {
-    return { session, unchanged: false, failure: { chain: error instanceof ChainError, message: (error as Error).message } };
+    const refused = refusedWriteCode(error);
+    return { session, unchanged: false, failure: { chain: error instanceof ChainError, message: (error as Error).message, ...(refused !== undefined ? { refused } : {}) } };
   }
 }
 

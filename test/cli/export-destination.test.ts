@@ -110,6 +110,22 @@ describe('export --out, --archive and --data never delete or replace what the to
     expect(sessionizer(['verify', archive]).code).toBe(0);
   });
 
+  it('refuses, before anything is read or written, an --archive in a folder that does not exist, with exit 2 and one line', () => {
+    const work = temporaryFolder();
+    const source = sourceWith(['-home-user-fixtures-rewind']);
+    const data = path.join(work, 'data');
+    const out = path.join(work, 'export');
+    for (const archive of [path.join(work, 'no-such-folder', 'export.tar.zst'), path.join(work, 'no', 'such', 'folder', 'export.tar.zst')]) {
+      const refused = sessionizer(['export', '--source', source, '--data', data, '--out', out, '--archive', archive]);
+      expect([refused.code, refused.error]).toEqual([2, `sessionizer export: --archive ${archive}: its folder ${path.dirname(archive)} does not exist; make it first, or give a file in a folder that exists\n`]);
+    }
+    const file = path.join(work, 'a-file');
+    fs.writeFileSync(file, 'mine\n');
+    const inFile = sessionizer(['export', '--source', source, '--data', data, '--out', out, '--archive', path.join(file, 'export.tar.zst')]);
+    expect([inFile.code, inFile.error]).toEqual([2, `sessionizer export: --archive ${path.join(file, 'export.tar.zst')}: ${file} is not a folder; give a file in a folder that exists\n`]);
+    expect(fs.readdirSync(work).sort()).toEqual(['a-file']);
+  });
+
   it('refuses a --data folder that holds other things than a storage zone', () => {
     const work = temporaryFolder();
     const source = sourceWith(['-home-user-fixtures-rewind']);

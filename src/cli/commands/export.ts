@@ -15,12 +15,14 @@
 // The steps themselves are src/export/pipeline.ts's: this command turns its
 // options into a request, draws the steps as they go, and says what happened.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_ADAPTER } from '../../adapters/built-in.ts';
 import type { UnreadableSource } from '../../adapters/adapter.ts';
 import type { ArchiveResult } from '../../bundle/archive.ts';
 import type { ExportResult } from '../../export/export-folder.ts';
-import { exportConversations, mergeExportFolders, type ExportEvent, type ExportRequest } from '../../export/pipeline.ts';
+import { exportConversations, mergeExportFolders, type ExportEvent, type ExportOutcome, type ExportRequest } from '../../export/pipeline.ts';
+import { isOutOfRoom } from '../../files/write-failure.ts';
 import { findingsText, reportText } from '../../redaction/report.ts';
 import { ruleSet, RulesFileError } from '../../redaction/rules.ts';
 import type { SiteResult } from '../../site/generator/site.ts';
@@ -122,6 +124,9 @@ class Telling {
       case 'left out':
         io.error(line(`error: conversation ${event.conversation} is left out of this export: ${event.message}`));
         return;
+      case 'not parsed':
+        io.error(line(`error: conversation ${event.conversation} could not be parsed: ${event.message}`));
+        return;
       case 'write in progress':
         io.error(line(`note: ${event.session} ${event.source}: ${event.message}`));
         return;
@@ -150,6 +155,28 @@ async function runExport(request: ExportRequest, json: boolean, io: Io): Promise
       return notStarted(outcome, io);
     case 'unknown conversations':
       return EXIT_REJECTED;
+    case 'not written':
+      return notWritten(request.out, outcome.message, json, telling, io);
+    case 'not stored': {
+      const message = notStoredMessage(request, outcome);
+      telling.clock.end();
+      io.error(line(`error: ${message}`));
+      if (json) {
+        io.out(
+          `${JSON.stringify({
+            out: request.out,
+            written: false,
+            error: message,
+            not_landed: outcome.notLanded.map(({ session, source, message: error, refused }) => ({ session, source: source ?? null, error, code: refused ?? null })),
+            not_parsed: outcome.notParsed.map(({ conversation, message: error, refused }) => ({ conversation, error, code: refused })),
+            landed: outcome.landed,
+            elapsed_ms: Math.round(performance.now() - telling.started),
+            steps: telling.clock.timings,
+          })}\n`,
+        );
+      }
+      return EXIT_REJECTED;
+    }
     case 'dry run': {
       const scan = telling.clock.end();
       io.out(json ? `${JSON.stringify(outcome.report)}\n` : `${reportText(outcome.report)}${incompleteText(outcome.unreadable, 'scan')}nothing was written (--dry-run); scanned in ${((scan?.ms ?? 0) / 1000).toFixed(2)} s\n`);
@@ -166,6 +193,32 @@ async function runExport(request: ExportRequest, json: boolean, io: Io): Promise
       return outcome.rejected ? EXIT_REJECTED : EXIT_OK;
     }
   }
+}
+
+/**
+ * The one line that ends an export that could not land or parse all it
+ * collected: that nothing was written, what failed (each named on a line
+ * of its own before it), and what to do.
+ */
+function notStoredMessage(request: ExportRequest, outcome: Extract<ExportOutcome, { type: 'not stored' }>): string {
+  const sessions = new Set(outcome.notLanded.map((failure) => failure.session)).size;
+  const conversations = outcome.notParsed.length;
+  const failed = [
+    ...(sessions > 0 ? [`${sessions} session${sessions === 1 ? '' : 's'} could not be landed`] : []),
+    ...(conversations > 0 ? [`${conversations} conversation${conversations === 1 ? '' : 's'} could not be parsed`] : []),
+  ].join(' and ');
+  const codes = [...outcome.notLanded.map((failure) => failure.refused), ...outcome.notParsed.map((failure) => failure.refused)];
+  const todo = codes.every((code) => code !== undefined && isOutOfRoom(code)) ? `free space on the file system that holds ${request.data}` : 'fix what the lines above name';
+  const kept = fs.existsSync(request.out) ? `, and the earlier one in ${request.out} is left as it was` : '';
+  return `no export was written${kept}: ${failed} in ${request.data} (each is named above); ${todo}, and export again: what landed stays, and the next export lands the rest`;
+}
+
+/** An export or merge that a write the file system refused stopped: its one line, and with --json the same in the line of JSON. */
+function notWritten(out: string, message: string, json: boolean, telling: Telling, io: Io): number {
+  telling.clock.end();
+  io.error(line(`error: ${message}`));
+  if (json) io.out(`${JSON.stringify({ out, written: false, error: message, elapsed_ms: Math.round(performance.now() - telling.started), steps: telling.clock.timings })}\n`);
+  return EXIT_REJECTED;
 }
 
 /** An export or merge that did not start: its destination was refused (a usage error) or another export holds the data folder. */
@@ -193,6 +246,8 @@ async function runMerge(inputs: string[], destination: { data: string; out: stri
       telling.clock.end();
       io.error(line(`error: ${outcome.message}; nothing was written`));
       return EXIT_REJECTED;
+    case 'not written':
+      return notWritten(destination.out, outcome.message, json, telling, io);
     case 'written':
       finish(destination.out, json, outcome.result, outcome.archive, telling, io, { json: { merged: inputs }, text: `merged export written to ${destination.out} from ${inputs.length} exports: ${outcome.result.conversations.length} conversations, ${outcome.result.files} files, ${megabytes(outcome.result.bytes)}` });
       return EXIT_OK;
@@ -216,7 +271,7 @@ function finish(out: string, json: boolean, result: ExportResult, archive: Archi
   clock.end();
   const elapsed = performance.now() - telling.started;
   if (json) {
-    io.out(`${JSON.stringify({ out, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_pages_kept_from_earlier: result.site?.keptFromEarlier, site_pages_rendered_ahead: result.site?.renderedAhead, site_built_by_kept_renderer: result.site?.byKeptRenderer, site_renderer_failure: result.site?.rendererFailure, site_split_again: result.site?.splitAgain.length ? result.site.splitAgain.map(({ conversation, largestBefore, scale }) => ({ conversation, largest_page_before: largestBefore, scale })) : undefined, site_pages_over_budget: result.site?.overBudget.length ? result.site.overBudget : undefined, archive: archive?.archive, archive_bytes: archive?.bytes, archive_frames: archive?.frames, archive_frames_reused: archive?.framesReused, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
+    io.out(`${JSON.stringify({ out, written: true, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_pages_kept_from_earlier: result.site?.keptFromEarlier, site_pages_rendered_ahead: result.site?.renderedAhead, site_built_by_kept_renderer: result.site?.byKeptRenderer, site_renderer_failure: result.site?.rendererFailure, site_split_again: result.site?.splitAgain.length ? result.site.splitAgain.map(({ conversation, largestBefore, scale }) => ({ conversation, largest_page_before: largestBefore, scale })) : undefined, site_pages_over_budget: result.site?.overBudget.length ? result.site.overBudget : undefined, archive: archive?.archive, archive_bytes: archive?.bytes, archive_frames: archive?.frames, archive_frames_reused: archive?.framesReused, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
     return;
   }
   const shown = path.relative(process.cwd(), out) || '.';

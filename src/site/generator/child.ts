@@ -2,6 +2,7 @@
 // the kept renderer (render.mjs), each a plain `node` of its own.
 
 import { spawn } from 'node:child_process';
+import { refusedWriteCode } from '../../files/write-failure.ts';
 
 export interface Child {
   readonly pid: number;
@@ -72,7 +73,7 @@ export function startChild(script: string, args: readonly string[], cwd: string,
       stopForwarding();
       if (code === 0) resolve(peak);
       else if (stopped) reject(new Error(`the site build (${script}) was stopped: another build failed`));
-      else reject(new Error(`the site build (${script}) failed with ${signal ? `signal ${signal}` : `exit code ${code}`}${output.trim() ? `:\n${output.trim()}` : ''}`));
+      else reject(Object.assign(new Error(`the site build (${script}) failed with ${signal ? `signal ${signal}` : `exit code ${code}`}${output.trim() ? `:\n${output.trim()}` : ''}`), refusedWriteIn(output)));
     });
   });
   return {
@@ -106,6 +107,24 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * in each child (docs/performance.md).
  */
 const CHILD_NODE_FLAGS = ['--heap-growing-percent=50', '--max-semi-space-size=32'];
+
+/**
+ * The code and file of the last system error a failed child printed
+ * (`ENOSPC: no space left on device, open '/…'`), when it is a write the
+ * file system refused: so that a full disk in a child is said as one in
+ * this process would be (files/write-failure.ts), not as the child's output.
+ */
+function refusedWriteIn(output: string): { code?: string; path?: string } {
+  let last: RegExpExecArray | undefined;
+  for (const match of output.matchAll(SYSTEM_ERROR)) last = match;
+  if (last === undefined || refusedWriteCode({ code: last[1] }) === undefined) return {};
+  // A copy or a rename names its source, then its destination: the file written.
+  const file = last[3] ?? last[2];
+  return { code: last[1], ...(file !== undefined ? { path: file } : {}) };
+}
+
+/** Node's message of a failed system call: `CODE: description, call` and, when it names them, ` 'file'` or ` 'from' -> 'to'`. */
+const SYSTEM_ERROR = /\b(E[A-Z0-9]+): [^,\n]+, [a-z]+(?: '([^'\n]+)'(?: -> '([^'\n]+)')?)?/g;
 
 /** How much of a failed build's output its error keeps: the end, where the cause is. */
 const OUTPUT_KEPT = 16 * 1024;

@@ -47,6 +47,7 @@ import { pagesUnder, relativeLinks } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { PageStore, type Finished } from './page-store.ts';
+import { refusedWriteCode } from '../../files/write-failure.ts';
 import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode, type WaitingRenderer } from './kept-renderer.ts';
 import { placeEvidence, writeEvidenceOnThread } from './evidence-pages.ts';
 
@@ -294,8 +295,10 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     } catch (error) {
       // A renderer that fails is dropped, and Astro builds the pages: should
       // the fault be in the bundle rather than in the renderer, the build
-      // fails the same way and that is the error.
-      if (renderer === undefined) throw error;
+      // fails the same way and that is the error. A write the file system
+      // refused (a full disk) is no fault of the renderer's, and a build
+      // would meet it again: it is the error at once, and the renderer kept.
+      if (renderer === undefined || refusedWriteCode(error) !== undefined) throw error;
       fs.rmSync(path.dirname(renderer), { recursive: true, force: true });
       renderer = undefined;
       rendererFailure = (error as Error).message;

@@ -4,7 +4,7 @@
 // to import a source file with.
 
 import type { Adapter } from './adapter.ts';
-import type { ToolDescription } from '../model/tools.ts';
+import { firstShortArgument, type ToolDescription } from '../model/tools.ts';
 import { claudeCodeAdapter } from './claude-code/adapter.ts';
 
 export const BUILT_IN_ADAPTERS: readonly Adapter[] = [claudeCodeAdapter];
@@ -23,14 +23,16 @@ export async function adapterAt(location: Adapter['location']): Promise<Adapter>
 
 /**
  * A tool use in the model's words, as the first built-in adapter that knows
- * the tool describes it; `other`, with its whole input, when none does. A
- * `.sd` row does not name its runtime's tools any other way, and the site
- * learns what a tool is only through here.
+ * the tool describes it; `other`, with its whole input and its first short
+ * string argument as its subject, when none does. A `.sd` row does not name
+ * its runtime's tools any other way, and the site learns what a tool is only
+ * through here.
  */
 export function describeToolUse(name: string, input: unknown): ToolDescription {
   for (const adapter of BUILT_IN_ADAPTERS) {
     const description = adapter.describeTool(name, input);
-    if (description && (description.kind !== 'other' || description.prompt !== undefined)) return description;
+    if (description && (description.kind !== 'other' || description.prompt !== undefined || description.subject !== undefined)) return description;
   }
-  return input === undefined ? { kind: 'other' } : { kind: 'other', rest: input };
+  const subject = firstShortArgument(input);
+  return { kind: 'other', ...(subject !== undefined ? { subject } : {}), ...(input !== undefined ? { rest: input } : {}) };
 }

@@ -36,3 +36,24 @@ export function describeToolUse(name: string, input: unknown): ToolDescription {
   const subject = firstShortArgument(input);
   return { kind: 'other', ...(subject !== undefined ? { subject } : {}), ...(input !== undefined ? { rest: input } : {}) };
 }
+
+/**
+ * A title or a prompt without the markup of any runtime this build knows
+ * (each adapter's `titleText`); undefined when a runtime says nothing is
+ * left that could title a conversation. Titles reach the model and the site
+ * only through here, so that no runtime's tags are shown as a title.
+ */
+export function runtimeTitleText(text: string): string | undefined {
+  let left: string | undefined = text;
+  for (const adapter of BUILT_IN_ADAPTERS) left = left === undefined ? undefined : adapter.titleText(left);
+  return left;
+}
+
+/** The slash command with its arguments that a command record's text holds, as the first built-in adapter that knows it reads it. */
+export function slashCommandOf(text: string): string | undefined {
+  for (const adapter of BUILT_IN_ADAPTERS) {
+    const command = adapter.slashCommand(text);
+    if (command !== undefined) return command;
+  }
+  return undefined;
+}

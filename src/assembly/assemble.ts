@@ -22,7 +22,7 @@ import { buildTalks, type TalkBuild } from './talks.ts';
 import { joinTools, type ToolStep } from './tools.ts';
 import { nameConversation } from './conversation-names.ts';
 
-export const PARSER_VERSION = 'sessionizer-assembly/3';
+export const PARSER_VERSION = 'sessionizer-assembly/4';
 
 export interface AssembleOptions {
   /** Supplied, never inferred: by default the session id, the adapter's documented mapping. */

@@ -6,6 +6,7 @@
 import type { IndexEntry } from '../index/session-index.ts';
 import type { TitleSource } from '../model/vocabulary.ts';
 import type { ProviderCall } from './provider-calls.ts';
+import { promptTitleText, recordedTitleText } from './title-text.ts';
 
 export interface ConversationNames {
   readonly title?: string;
@@ -42,23 +43,52 @@ export function nameConversation(main: readonly IndexEntry[], activePath: readon
 // A title the person gave wins over one the runtime made; a generated title
 // names the whole session, a summary only the branch whose leaf it names, so
 // it counts only when that leaf is on the active branch. The latest of each
-// kind in line order is the current one. With none, the first prompt.
+// kind in line order is the current one, of those with words left once the
+// runtime's markup is taken out (a title Claude Code made of its own caveat
+// has none). With none, the first prompt; a session in which no prompt was
+// typed, only slash commands run, by its first command the agent answered
+// (`/init`, `/review-pr 123`), else its first command (`/model`).
 function titleOf(main: readonly IndexEntry[], activePath: readonly IndexEntry[]): { title: string; title_source: TitleSource } | undefined {
-  const latest = (source: TitleSource, where: (record: IndexEntry) => boolean = () => true): IndexEntry | undefined => main.findLast((record) => record.title === source && record.label !== undefined && where(record));
+  const latest = (source: TitleSource, where: (record: IndexEntry) => boolean = () => true): { title: string; title_source: TitleSource } | undefined => {
+    for (let at = main.length - 1; at >= 0; at--) {
+      const record = main[at]!;
+      if (record.title !== source || record.label === undefined || !where(record)) continue;
+      const title = recordedTitleText(record.label);
+      if (title !== undefined) return { title: shortened(title), title_source: source };
+    }
+    return undefined;
+  };
   const onPath = new Set(activePath.flatMap((record) => (record.id !== undefined ? [record.id] : [])));
   const given = latest('custom-title') ?? latest('ai-title') ?? latest('summary', (record) => record.leaf !== undefined && onPath.has(record.leaf));
-  if (given !== undefined) return { title: given.label!, title_source: given.title! };
+  if (given !== undefined) return given;
   for (const record of main) {
-    const prompt = record.prompt === undefined ? '' : shortened(record.prompt);
-    if (prompt !== '') return { title: prompt, title_source: 'first-prompt' };
+    const prompt = record.prompt === undefined ? undefined : promptTitleText(record.prompt);
+    if (prompt !== undefined) return { title: shortened(prompt), title_source: 'first-prompt' };
   }
-  return undefined;
+  const command = firstCommand(main);
+  return command !== undefined ? { title: shortened(command), title_source: 'slash-command' } : undefined;
 }
 
-// White space runs become one space, and a long prompt is cut at a whole
-// character with an ellipsis, so a title is one readable line.
-function shortened(prompt: string): string {
-  const characters = Array.from(prompt);
-  const kept = characters.slice(0, TITLE_CHARACTERS).join('').replace(/\s+/g, ' ').trim();
-  return kept === '' || characters.length <= TITLE_CHARACTERS ? kept : `${kept}…`;
+// A command the agent answered (it expanded into a prompt, as `/init` does)
+// says what the session was for; one that ran in the runtime alone
+// (`/model`, `/context`) only when no command was answered.
+function firstCommand(main: readonly IndexEntry[]): string | undefined {
+  let unanswered: string | undefined;
+  for (let at = 0; at < main.length; at++) {
+    const command = main[at]!.command === undefined ? undefined : recordedTitleText(main[at]!.command!);
+    if (command === undefined) continue;
+    // Answered: the agent wrote before anything else came from the person.
+    let next = at + 1;
+    while (next < main.length && main[next]!.from !== 'agent' && main[next]!.from !== 'person') next++;
+    if (main[next]?.from === 'agent') return command;
+    unanswered ??= command;
+  }
+  return unanswered;
+}
+
+// A long title is cut at a whole character with an ellipsis, so a title is
+// one readable line.
+function shortened(title: string): string {
+  const characters = Array.from(title);
+  return characters.length <= TITLE_CHARACTERS ? title : `${characters.slice(0, TITLE_CHARACTERS).join('').trimEnd()}…`;
 }

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_FIRST_PROMPT, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { COMMAND_FIRST_PROMPT, FIXTURE_SESSIONS, MARKDOWN_PROMPT } from '../../scripts/write-fixtures.ts';
 import { nameConversation, TITLE_CHARACTERS } from '../../src/assembly/conversation-names.ts';
 import { indexEntryOf, type IndexEntry } from '../../src/index/session-index.ts';
 import { parseSession } from '../../src/parse/parse.ts';
@@ -97,9 +97,35 @@ describe('titles', () => {
 
   it('falls back to the first prompt a person typed, past commands and the context the runtime added, on one line and shortened', () => {
     const attrs = sessionAttrs(FIXTURE_SESSIONS.commandFirst);
-    const expected = `${Array.from(COMMAND_FIRST_PROMPT).slice(0, TITLE_CHARACTERS).join('').replace(/\s+/g, ' ').trim()}…`;
+    const expected = `${Array.from(COMMAND_FIRST_PROMPT.replace(/\s+/g, ' ').trim()).slice(0, TITLE_CHARACTERS).join('').trimEnd()}…`;
     expect(expected.startsWith('Fix the login bug: the session cookie expires too early.')).toBe(true);
     expect(attrs).toMatchObject({ title: expected, title_source: 'first-prompt', project: { folder: '-home-user-fixtures-command-first', cwd: '/home/user/work/login' }, models: ['claude-opus-4-5'] });
+  });
+
+  it('takes the words of a first prompt written in markdown, without its marks', () => {
+    expect(MARKDOWN_PROMPT.startsWith('## 🔴')).toBe(true);
+    expect(sessionAttrs(FIXTURE_SESSIONS.markdownPrompt)).toMatchObject({ title: '🔴 Pre-flight check Read plan.md first, then the guide: 1. build 2. test', title_source: 'first-prompt' });
+  });
+
+  it('takes no title from a custom title that is Claude Code’s own caveat, as a fork of a session that opened with one has', () => {
+    expect(sessionAttrs(FIXTURE_SESSIONS.caveatForkTitle)).toMatchObject({ title: 'Review the device access dialogue.', title_source: 'first-prompt' });
+  });
+
+  it('titles a session in which no prompt was typed by the first slash command the agent answered, with its arguments', () => {
+    expect(sessionAttrs(FIXTURE_SESSIONS.slashCommandOnly)).toMatchObject({ title: '/init focus on the audio code', title_source: 'slash-command' });
+  });
+
+  it('takes a slash command only when no prompt was typed, one that ran in the runtime alone only when no command was answered', () => {
+    const record = (row: number, fields: Partial<IndexEntry>): IndexEntry => ({ seq: 1, row, place: 'streams/main', kind: 'transcript', from: 'person', flags: [], parts: ['text'], calls: [], results: [], ...fields });
+    const model = record(1, { command: '/model', flags: ['command'] });
+    const output = record(2, { from: 'runtime', flags: ['command'] });
+    const init = record(3, { command: '/init', flags: ['command'] });
+    const expansion = record(4, { from: 'runtime', flags: ['injected'] });
+    const answer = record(5, { from: 'agent', call: 'msg_1' });
+    const typed = record(6, { prompt: 'Now fix the **API**.' });
+    expect(nameConversation([model, output, init, expansion, answer], [], [], [])).toMatchObject({ title: '/init', title_source: 'slash-command' });
+    expect(nameConversation([model, output], [], [], [])).toMatchObject({ title: '/model', title_source: 'slash-command' });
+    expect(nameConversation([model, output, init, expansion, answer, typed], [], [], [])).toMatchObject({ title: 'Now fix the API.', title_source: 'first-prompt' });
   });
 
   it('gives a conversation with no prompt and no title records no title', () => {
@@ -108,3 +134,4 @@ describe('titles', () => {
     expect(attrs.title_source).toBeUndefined();
   });
 });
+

@@ -55,6 +55,9 @@ export const FIXTURE_SESSIONS = {
   slashCommandOnly: stableUuid('fixture', 206),
   markdownPrompt: stableUuid('fixture', 207),
   caveatForkTitle: stableUuid('fixture', 208),
+  // Two sessions of one project folder: the second's file holds the summary of the first's branch.
+  summarisedElsewhere: stableUuid('fixture', 209),
+  summaryElsewhere: stableUuid('fixture', 210),
   encodedSecrets: stableUuid('fixture', 400),
   // s28b: the index and search (numbers 500-549).
   indexFacts: stableUuid('fixture', 500),
@@ -691,6 +694,25 @@ function caveatForkTitle(files: Files): void {
   main(files, 'caveat-fork-title', t);
 }
 
+/** The summary that titles the summarisedElsewhere fixture, written in the summaryElsewhere fixture's file. */
+export const SUMMARY_ELSEWHERE = 'Tuning the cache size';
+
+// Claude Code 1.0 and 2.0 write, at the top of a session they resume, a
+// summary of each branch of the project folder's earlier sessions, naming
+// the branch's leaf: the first session's title is in the second one's file.
+function summaryElsewhere(files: Files): void {
+  const first = new Transcript({ session: FIXTURE_SESSIONS.summarisedElsewhere, version: '1.0.89', cwd: '/home/user/work/cache' });
+  first.prompt('Why are the cache misses so high?');
+  const [leaf] = first.call([textBlock('The cache holds 10 entries; raise it to 1000.')]);
+  main(files, 'summary-elsewhere', first);
+  const second = new Transcript({ session: FIXTURE_SESSIONS.summaryElsewhere, version: '1.0.89', cwd: '/home/user/work/cache', start: '2026-03-02T10:00:00.000Z' });
+  second.bookkeeping({ type: 'summary', summary: SUMMARY_ELSEWHERE, leafUuid: leaf });
+  second.bookkeeping({ type: 'summary', summary: 'A branch no file here holds', leafUuid: stableUuid('fixture-summary-elsewhere', 1) });
+  second.prompt('Now look at the logs.');
+  second.call([textBlock('The logs are clean.')]);
+  main(files, 'summary-elsewhere', second);
+}
+
 // --- Secrets in the encodings a transcript carries them in (fixture numbers 400-449).
 
 /**
@@ -796,7 +818,7 @@ function empty(files: Files): void {
 }
 
 const GENERATION_WRITERS = [resavedWithoutIds, inlineSidechains, continuedFile, quietLastLine];
-const USAGE_AND_TITLE_WRITERS = [unfinishedCall, summaryTitle, customTitle, generatedTitle, commandFirst, slashCommandOnly, markdownPrompt, caveatForkTitle];
+const USAGE_AND_TITLE_WRITERS = [unfinishedCall, summaryTitle, customTitle, generatedTitle, commandFirst, slashCommandOnly, markdownPrompt, caveatForkTitle, summaryElsewhere];
 const REDACTION_WRITERS = [encodedSecrets];
 const SITE_WRITERS = [indexFacts];
 

@@ -1,14 +1,20 @@
 // The filter of the index: as one types, only the conversations whose title,
 // first prompt or project hold every word stay shown, and a fold of sessions
-// with no prompt opens while it holds a match. A classic script, so that it
-// also runs from file://; the list is whole without it.
+// with no prompt opens while it holds a match. When it leaves few rows, it
+// offers to search every conversation's text for the same words, on the
+// search page (search.html?q=…). A classic script, so that it also runs from
+// file://; the list is whole without it.
 (function () {
   var form = document.querySelector('form.filter');
   var filter = document.getElementById('filter');
   var shown = document.getElementById('shown');
   var none = document.getElementById('none');
+  var offer = document.getElementById('search-offer');
   var list = document.getElementById('conversations');
   if (!form || !filter || !list) return;
+  // At most this many rows left is few: the words may be in what was said rather than in a title.
+  var FEW = 3;
+  var offerLink = offer && offer.querySelector('a');
   form.hidden = false;
   form.addEventListener('submit', function (event) { event.preventDefault(); });
   var sections = Array.prototype.map.call(list.querySelectorAll('section.project'), function (section) {
@@ -45,6 +51,12 @@
     });
     shown.textContent = words.length === 0 ? '' : count + ' of ' + total + ' shown';
     none.hidden = count > 0;
+    if (offerLink) {
+      var typed = filter.value.trim().replace(/\s+/g, ' ');
+      offer.hidden = words.length === 0 || count > FEW;
+      offerLink.href = 'search.html?q=' + encodeURIComponent(typed);
+      offerLink.textContent = 'Search conversations for \u201c' + typed + '\u201d';
+    }
   }
   filter.addEventListener('input', apply);
   apply();

@@ -115,6 +115,15 @@ export interface Adapter {
   readonly glossary: Glossary;
   /** A tool use of this runtime, by its tool's name and input, in the model's words (model/tools.ts). */
   describeTool(name: string, input: unknown): ToolDescription;
+  /**
+   * A title the runtime recorded or a prompt typed into it, without the
+   * runtime's own markup: a slash command as the person typed it, text the
+   * runtime added taken out. Undefined when nothing is left that could title
+   * a conversation.
+   */
+  titleText(text: string): string | undefined;
+  /** The slash command, with its arguments as the person typed them (`/review-pr 123`), that a command record's text holds; undefined for any other text. */
+  slashCommand(text: string): string | undefined;
   /** Writes records as a transcript the runtime can resume, under `out`; returns its path. Throws TranscriptExists rather than overwrite. */
   writeRestoredTranscript(out: string, project: string, session: string, records: readonly RestoredRecord[]): string;
 }

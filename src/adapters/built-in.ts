@@ -4,7 +4,7 @@
 // to import a source file with.
 
 import type { Adapter } from './adapter.ts';
-import type { ToolDescription } from '../model/tools.ts';
+import { firstShortArgument, type ToolDescription } from '../model/tools.ts';
 import { claudeCodeAdapter } from './claude-code/adapter.ts';
 
 export const BUILT_IN_ADAPTERS: readonly Adapter[] = [claudeCodeAdapter];
@@ -23,14 +23,37 @@ export async function adapterAt(location: Adapter['location']): Promise<Adapter>
 
 /**
  * A tool use in the model's words, as the first built-in adapter that knows
- * the tool describes it; `other`, with its whole input, when none does. A
- * `.sd` row does not name its runtime's tools any other way, and the site
- * learns what a tool is only through here.
+ * the tool describes it; `other`, with its whole input and its first short
+ * string argument as its subject, when none does. A `.sd` row does not name
+ * its runtime's tools any other way, and the site learns what a tool is only
+ * through here.
  */
 export function describeToolUse(name: string, input: unknown): ToolDescription {
   for (const adapter of BUILT_IN_ADAPTERS) {
     const description = adapter.describeTool(name, input);
-    if (description && (description.kind !== 'other' || description.prompt !== undefined)) return description;
+    if (description && (description.kind !== 'other' || description.prompt !== undefined || description.subject !== undefined)) return description;
   }
-  return input === undefined ? { kind: 'other' } : { kind: 'other', rest: input };
+  const subject = firstShortArgument(input);
+  return { kind: 'other', ...(subject !== undefined ? { subject } : {}), ...(input !== undefined ? { rest: input } : {}) };
+}
+
+/**
+ * A title or a prompt without the markup of any runtime this build knows
+ * (each adapter's `titleText`); undefined when a runtime says nothing is
+ * left that could title a conversation. Titles reach the model and the site
+ * only through here, so that no runtime's tags are shown as a title.
+ */
+export function runtimeTitleText(text: string): string | undefined {
+  let left: string | undefined = text;
+  for (const adapter of BUILT_IN_ADAPTERS) left = left === undefined ? undefined : adapter.titleText(left);
+  return left;
+}
+
+/** The slash command with its arguments that a command record's text holds, as the first built-in adapter that knows it reads it. */
+export function slashCommandOf(text: string): string | undefined {
+  for (const adapter of BUILT_IN_ADAPTERS) {
+    const command = adapter.slashCommand(text);
+    if (command !== undefined) return command;
+  }
+  return undefined;
 }

@@ -20,9 +20,9 @@ import { DEFAULT_IDLE_GAP_MS, proposeSegments } from './segments.ts';
 import { partitionStreams } from './streams.ts';
 import { buildTalks, type TalkBuild } from './talks.ts';
 import { joinTools, type ToolStep } from './tools.ts';
-import { nameConversation } from './conversation-names.ts';
+import { nameConversation, type SummaryElsewhere } from './conversation-names.ts';
 
-export const PARSER_VERSION = 'sessionizer-assembly/3';
+export const PARSER_VERSION = 'sessionizer-assembly/4';
 
 export interface AssembleOptions {
   /** Supplied, never inferred: by default the session id, the adapter's documented mapping. */
@@ -30,6 +30,8 @@ export interface AssembleOptions {
   /** Only landed files up to this sequence are read. */
   readonly throughSeq: number;
   readonly idleGap?: number;
+  /** Summaries in other sessions' files that may name this session's records: a title may come from one (conversation-names.ts). */
+  readonly summariesElsewhere?: readonly SummaryElsewhere[];
 }
 
 export function policyOf(options: Pick<AssembleOptions, 'idleGap'>): string {
@@ -270,7 +272,7 @@ export function assembleStructure(index: SessionIndex, options: AssembleOptions,
   };
   // The counts travel on the session node, so the fold of the chain carries
   // every denominator along with the structure it describes.
-  const names = nameConversation(main?.records ?? [], analysis?.activePath ?? [], work.flatMap((stream) => (stream === main ? [] : stream.records)), work.flatMap((stream) => stream.calls));
+  const names = nameConversation(main?.records ?? [], analysis?.activePath ?? [], work.flatMap((stream) => (stream === main ? [] : stream.records)), work.flatMap((stream) => stream.calls), options.summariesElsewhere);
   node({ id: sessionNode, kind: 'session', attrs: { session: index.session, conversation: options.conversation, ...names, counts } });
   return {
     nodes: sortById([...nodes.values()]),

@@ -18,13 +18,13 @@ import { replaceTailInPlace, replaceWithoutFlush } from '../files/atomic-file.ts
 import { SESSION_INDEX, sessionDataBeside, sessionFolder } from '../landing/layout.ts';
 import { landedFilesOfSession } from '../landing/session-state.ts';
 import { readLines, withOpenFile } from '../files/line-reader.ts';
-import type { ContentState, PartKind, Producer, RecordFlag, TitleSource, Trigger } from '../model/vocabulary.ts';
+import type { ContentState, PartKind, Producer, RecordFlag, RecordTitleSource, Trigger } from '../model/vocabulary.ts';
 import { textOf } from '../files/json-text.ts';
 import { readSessionData } from '../session-data/derive.ts';
-import { describeToolUse } from '../adapters/built-in.ts';
+import { describeToolUse, slashCommandOf } from '../adapters/built-in.ts';
 import type { SessionDataRow, Usage } from '../session-data/format.ts';
 
-export const INDEX_SCHEMA = 'index/5';
+export const INDEX_SCHEMA = 'index/6';
 
 /** One `.sd` row's identifiers. */
 export interface IndexEntry {
@@ -50,7 +50,7 @@ export interface IndexEntry {
   readonly leaf?: string;
   /** A title the record gives the conversation, and where it comes from. */
   readonly label?: string;
-  readonly title?: Exclude<TitleSource, 'first-prompt'>;
+  readonly title?: RecordTitleSource;
   readonly model?: string;
   /** The project folder, on the first row of each landed file. */
   readonly project?: string;
@@ -62,6 +62,8 @@ export interface IndexEntry {
    * landed file as well.
    */
   readonly prompt?: string;
+  /** On a record of a slash command a person ran: the command and its arguments as they typed them (`/review-pr 123`), as the adapter reads them. */
+  readonly command?: string;
   readonly cwd?: string;
   readonly gitBranch?: string;
   readonly stop?: string;
@@ -129,6 +131,7 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
     model: row.model,
     project: row.project,
     prompt: prompted ? typed.text.slice(0, PROMPT_KEPT) : undefined,
+    command: flags.includes('command') && !flags.includes('injected') ? slashCommandOfRow(row, asBytes) : undefined,
     cwd: located ? row.cwd : undefined,
     gitBranch: located ? row.git_branch : undefined,
     stop: row.stop,
@@ -140,6 +143,17 @@ export function indexEntryOf(seq: number, place: string, kind: string, row: Sess
     opening: opening.length > 0 ? textDigest(opening.join('\n'), asBytes) : undefined,
     results: row.parts.flatMap((part) => (part.k === 'result' ? [{ of: part.of, failed: part.failed, state: part.state }] : [])),
   };
+}
+
+// The adapter reads the command from the row's first text as text; a row
+// read as a string of bytes (one character a byte) is decoded for it, and
+// what it gives is put back in that form, as the entry's other strings are.
+function slashCommandOfRow(row: SessionDataRow, asBytes: boolean): string | undefined {
+  const first = row.parts.find((part) => part.k === 'text');
+  if (first?.k !== 'text') return undefined;
+  const command = slashCommandOf(asBytes ? Buffer.from(first.text, 'latin1').toString('utf8') : first.text);
+  if (command === undefined) return undefined;
+  return (asBytes ? Buffer.from(command, 'utf8').toString('latin1') : command).slice(0, PROMPT_KEPT);
 }
 
 // A call that starts a child agent hands over the prompt its adapter names;

@@ -43,3 +43,22 @@ export interface ToolDescription {
   /** The input not named above, as it was given. */
   readonly rest?: unknown;
 }
+
+/** The most characters a string argument has to be the subject of a call no description names one for. */
+export const SHORT_ARGUMENT_CHARACTERS = 200;
+
+/**
+ * The first string argument of a call's input, in the order the runtime
+ * wrote them, that reads as a subject: not empty, on one line and short
+ * (a name, an address, an id); undefined when there is none. What a tool no
+ * adapter knows is about, shown on its one line.
+ */
+export function firstShortArgument(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  for (const value of Object.values(input)) {
+    if (typeof value !== 'string') continue;
+    const trimmed = value.trim();
+    if (trimmed !== '' && !trimmed.includes('\n') && Array.from(trimmed).length <= SHORT_ARGUMENT_CHARACTERS) return trimmed;
+  }
+  return undefined;
+}

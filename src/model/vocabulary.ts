@@ -79,8 +79,13 @@ export type RecordFlag = keyof typeof RECORD_FLAGS;
  * Where a conversation's title comes from, in the order one is chosen.
  *   custom-title  a title the person gave the conversation
  *   ai-title      a title the runtime generated for it
- *   summary       the runtime's summary of the active branch, found by the leaf it names
- *   first-prompt  the first prompt a person typed, when the runtime gave no title
+ *   summary        the runtime's summary of the active branch, found by the leaf it names,
+ *                  in the session's own file or in another session's
+ *   first-prompt   the first prompt a person typed, when the runtime gave no title
+ *   slash-command  the first slash command a person ran, with its arguments, when it
+ *                  came before any prompt, or when no prompt was typed
  */
-export const TITLE_SOURCES = ['custom-title', 'ai-title', 'summary', 'first-prompt'] as const;
+export const TITLE_SOURCES = ['custom-title', 'ai-title', 'summary', 'first-prompt', 'slash-command'] as const;
 export type TitleSource = (typeof TITLE_SOURCES)[number];
+/** The title sources a record itself names: the others are read from prompts and commands. */
+export type RecordTitleSource = Exclude<TitleSource, 'first-prompt' | 'slash-command'>;

@@ -5,7 +5,8 @@
 import { workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { refusedWriteCode } from '../files/write-failure.ts';
 import { ChainError } from '../session-flow/chain.ts';
-import { assemblyDue, parseSession, type ParseResult } from './parse.ts';
+import { assemblyDue, parseSession, type ParseOptions, type ParseResult } from './parse.ts';
+import { sessionsSummarisedElsewhere } from './summaries-elsewhere.ts';
 
 /**
  * Below this many bytes of landed files to assemble, workers do not pay for
@@ -27,12 +28,14 @@ export interface SessionParse {
    * file system refused (a full disk), which is no fault of the session's.
    */
   readonly failure?: { readonly chain: boolean; readonly message: string; readonly refused?: string };
+  /** Summaries the session's files hold of other sessions' records (summaries-elsewhere.ts), when it was assembled. */
+  readonly summariesOfOthers?: ParseResult['summariesOfOthers'];
 }
 
 /** Parses one session; never throws: a failure is its outcome. */
-export function parseOne(data: string, session: string): SessionParse {
+export function parseOne(data: string, session: string, options: ParseOptions = {}): SessionParse {
   try {
-    return outcomeOf(session, parseSession(data, session));
+    return outcomeOf(session, parseSession(data, session, options));
   } catch (error) {
     const refused = refusedWriteCode(error);
     return { session, unchanged: false, failure: { chain: error instanceof ChainError, message: (error as Error).message, ...(refused !== undefined ? { refused } : {}) } };
@@ -40,7 +43,7 @@ export function parseOne(data: string, session: string): SessionParse {
 }
 
 function outcomeOf(session: string, parsed: ParseResult): SessionParse {
-  return { session, round: parsed.round?.header.round, unchanged: parsed.unchanged, throughSeq: parsed.throughSeq, changed: parsed.changed };
+  return { session, round: parsed.round?.header.round, unchanged: parsed.unchanged, throughSeq: parsed.throughSeq, changed: parsed.changed, ...(parsed.summariesOfOthers !== undefined ? { summariesOfOthers: parsed.summariesOfOthers } : {}) };
 }
 
 /** What a parse of the session would assemble (parse.ts); a session this cannot tell is parsed on the calling thread, which names what is wrong. */
@@ -57,9 +60,38 @@ export const PARSE_WORKER = workerModule('parse-worker', new URL('./worker.ts', 
 /**
  * Parses the sessions, those with enough to assemble on `threads` threads
  * (the calling one included); resolves with one outcome per session, in the
- * order of `sessions`.
+ * order of `sessions`. Then parses again, on the calling thread, each stored
+ * session whose records a summary in one of those assembled names
+ * (summaries-elsewhere.ts), told with `onSummarisedElsewhere`; the outcome of
+ * one of `sessions` then says what both parses did.
  */
-export async function parseSessionsOnCores(data: string, sessions: readonly string[], options: { threads: number; parallelFromBytes?: number; onSession?: (outcome: SessionParse) => void }): Promise<SessionParse[]> {
+export async function parseSessionsOnCores(
+  data: string,
+  sessions: readonly string[],
+  options: { threads: number; parallelFromBytes?: number; onSession?: (outcome: SessionParse) => void; onSummarisedElsewhere?: (outcome: SessionParse) => void },
+): Promise<SessionParse[]> {
+  const outcomes = await parseEachOnCores(data, sessions, options);
+  const held = outcomes.flatMap((outcome) => (outcome.summariesOfOthers !== undefined ? [outcome.summariesOfOthers] : []));
+  if (held.length === 0) return outcomes;
+  const bySession = new Map(outcomes.map((outcome) => [outcome.session, outcome]));
+  for (const [session, summaries] of sessionsSummarisedElsewhere(data, held)) {
+    const again = parseOne(data, session, { summariesElsewhere: summaries });
+    options.onSummarisedElsewhere?.(again);
+    const first = bySession.get(session);
+    if (first !== undefined) bySession.set(session, bothParses(first, again));
+  }
+  return sessions.map((session) => bySession.get(session)!);
+}
+
+/** What a session's two parses did together: the later round, if either appended one, and every change. */
+function bothParses(first: SessionParse, again: SessionParse): SessionParse {
+  if (first.failure !== undefined) return first;
+  if (again.failure !== undefined || again.round === undefined) return first;
+  const sum = (a: SessionParse['changed'], b: SessionParse['changed']): SessionParse['changed'] => ({ written: (a?.written ?? 0) + (b?.written ?? 0), tombstones: (a?.tombstones ?? 0) + (b?.tombstones ?? 0), resolved: (a?.resolved ?? 0) + (b?.resolved ?? 0) });
+  return { ...first, round: again.round, unchanged: false, throughSeq: again.throughSeq, changed: sum(first.changed, again.changed) };
+}
+
+async function parseEachOnCores(data: string, sessions: readonly string[], options: { threads: number; parallelFromBytes?: number; onSession?: (outcome: SessionParse) => void }): Promise<SessionParse[]> {
   const weighed = sessions.map((session) => ({ session, ...dueOf(data, session) }));
   const total = weighed.reduce((sum, { bytes }) => sum + bytes, 0);
   const outcomes = new Map<string, SessionParse>();

@@ -14,11 +14,19 @@ import { loadSessionIndex } from '../index/session-index.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
 import { sessionFolder } from '../landing/layout.ts';
 import { removeLeftTemporaries } from '../files/process.ts';
-import { appendRound, conversationFolder, readHeadHeader, type AppendResult } from '../session-flow/chain.ts';
+import { appendRound, conversationFolder, readChain, readHeadHeader, type AppendResult } from '../session-flow/chain.ts';
+import { summariesCarried, type SummaryElsewhere } from '../assembly/conversation-names.ts';
+import { summariesOfOthers } from './summaries-elsewhere.ts';
 
 export interface ParseOptions {
   readonly conversation?: string;
   readonly idleGap?: number;
+  /**
+   * Summaries found in other sessions' files that name records of this one
+   * (summaries-elsewhere.ts). They join those its chain carries already, and
+   * the session is assembled again even when no evidence of its own is new.
+   */
+  readonly summariesElsewhere?: readonly SummaryElsewhere[];
 }
 
 export interface ParseResult extends AppendResult {
@@ -26,6 +34,8 @@ export interface ParseResult extends AppendResult {
   readonly throughSeq: number;
   /** True when the chain already covered every landed file with this parser and policy, so nothing was assembled. */
   readonly unchanged: boolean;
+  /** When the session was assembled: the summaries its files hold whose leaf is none of its records, and the project folders its files are in, for the session whose record it is. */
+  readonly summariesOfOthers?: { readonly summaries: SummaryElsewhere[]; readonly projects: string[] };
 }
 
 export function parseSession(data: string, session: string, options: ParseOptions = {}): ParseResult {
@@ -39,14 +49,19 @@ export function parseSession(data: string, session: string, options: ParseOption
   // the head's first line and the landed files' names alone, without reading
   // the head round whole or the session's index.
   const { head, current, readsThrough } = chainOf(data, session, options);
-  if (readsThrough) return unchangedParse(conversation, head!.through_seq);
+  // Summaries found elsewhere are new evidence of another session's: they are read even when none of this one's is.
+  const found = options.summariesElsewhere;
+  if (readsThrough && found === undefined) return unchangedParse(conversation, head!.through_seq);
   removeLeftoversOfParse(data, session, conversation);
   const index = loadSessionIndex(data, session);
   // A landed file whose .sd could not be derived yet is not in the index: the head may already read through all the index holds.
-  if (current && head!.through_seq === index.throughSeq) return unchangedParse(conversation, index.throughSeq);
-  const structure = assemble(index, { conversation, throughSeq: index.throughSeq, idleGap: options.idleGap });
-  const appended = appendRound(data, { conversation, session, structure, throughSeq: index.throughSeq, landed: index.files, parser, policy });
-  return { ...appended, conversation, throughSeq: index.throughSeq, unchanged: false };
+  if (current && head!.through_seq === index.throughSeq && found === undefined) return unchangedParse(conversation, index.throughSeq);
+  // The summaries found elsewhere before are in the chain, and stay: the file that holds one need not change again.
+  const folded = readChain(data, conversation);
+  const carried = summariesCarried([...folded.nodes.values()].find((node) => node.kind === 'session')?.attrs);
+  const structure = assemble(index, { conversation, throughSeq: index.throughSeq, idleGap: options.idleGap, summariesElsewhere: [...carried, ...(found ?? [])] });
+  const appended = appendRound(data, { conversation, session, structure, throughSeq: index.throughSeq, landed: index.files, parser, policy, folded });
+  return { ...appended, conversation, throughSeq: index.throughSeq, unchanged: false, summariesOfOthers: summariesOfOthers(index) };
 }
 
 /**

@@ -17,7 +17,9 @@
 //     a conversation whose evidence changed is built again from the redacted
 //     bundle: one round for each round of the original, through the same
 //     landed sequence, with the same parser and policy. It is the redacted
-//     conversation's own chain; nothing of the original chain is kept.
+//     conversation's own chain; nothing of the original chain is kept. So is
+//     the chain of one that carries summaries from other sessions' files
+//     (usage-and-titles.md), which are not the bundle's redacted evidence.
 //   - Branch and label records are named by their digest: one that changed
 //     (a secret in a reason or summary, a user name as the actor, or the
 //     digest of the round it was cut from, now the rebuilt round of the same
@@ -34,7 +36,9 @@ import { headerLine, readLandedFile, recordLine, type LandedHeader } from '../la
 import { digestOf } from '../files/digest.ts';
 import { sessionDataBeside } from '../landing/layout.ts';
 import { deriveSessionData } from '../session-data/derive.ts';
-import { appendRound, conversationFolder, readRound, roundFiles } from '../session-flow/chain.ts';
+import { appendRound, conversationFolder, readChain, readRound, roundFiles } from '../session-flow/chain.ts';
+import { summariesCarried } from '../assembly/conversation-names.ts';
+import { listFolder } from '../files/folders.ts';
 import { decodeJsonString, jsonStrings, replaceJsonStrings, type JsonString } from './json-strings.ts';
 import { placeholder } from '../session-data/placeholder.ts';
 import { redactionReport, REPORT_NAME } from './report.ts';
@@ -54,6 +58,12 @@ export function applyRedaction(bundle: string, plan: RedactionPlan): void {
     rebuilt.add(filePlan.conversation);
   }
   const conversations = new Set([...plan.files.values()].map((filePlan) => filePlan.conversation));
+  // A summary a round carries from another session's file is not this bundle's redacted evidence: the chain is built again without it.
+  for (const conversation of listFolder(path.join(bundle, '_conversations'))) {
+    if (!carriesSummariesElsewhere(bundle, conversation)) continue;
+    rebuilt.add(conversation);
+    conversations.add(conversation);
+  }
   for (const conversation of conversations) {
     const digests = rebuilt.has(conversation) ? rebuildChain(bundle, conversation) : new Map<string, string>();
     rewriteRecords(bundle, conversation, plan, digests);
@@ -127,6 +137,12 @@ function rewriteLanded(file: string, rows: ReadonlyMap<number, StringCuts>): voi
     pending.abandon();
     throw new Error(`${file}: cannot be redacted: ${(error as Error).message}`);
   }
+}
+
+function carriesSummariesElsewhere(bundle: string, conversation: string): boolean {
+  if (roundFiles(bundle, conversation).length === 0) return false;
+  const session = [...readChain(bundle, conversation).nodes.values()].find((node) => node.kind === 'session');
+  return summariesCarried(session?.attrs).length > 0;
 }
 
 /** Builds the conversation's chain again from the redacted evidence; gives each original round digest's replacement. */

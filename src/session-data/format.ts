@@ -17,7 +17,7 @@
 // `.sd` is derived and disposable: the landed file stays, so a wrong
 // normalisation is a rebuild, never a loss.
 
-import type { ContentState, PartKind, Producer, RecordFlag, TitleSource, Trigger } from '../model/vocabulary.ts';
+import type { ContentState, PartKind, Producer, RecordFlag, RecordTitleSource, Trigger } from '../model/vocabulary.ts';
 
 export const SESSION_DATA_SCHEMA = 'sd/1';
 
@@ -139,7 +139,7 @@ export interface SessionDataRow {
   /** A name the runtime gives: a title, a child's description, a workflow's name. */
   readonly label?: string;
   /** Present when `label` titles the conversation: where that title comes from. */
-  readonly title?: Exclude<TitleSource, 'first-prompt'>;
+  readonly title?: RecordTitleSource;
   /** The working directory the record names. */
   readonly cwd?: string;
   /** The git branch checked out in the working directory, as the record names it. */

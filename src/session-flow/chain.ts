@@ -262,6 +262,8 @@ export interface AppendInput {
   readonly landed: readonly LandedDigest[];
   readonly parser: string;
   readonly policy: string;
+  /** The chain as folded, when the caller has read it already (readChain): it is not read again. */
+  readonly folded?: Folded;
 }
 
 /**
@@ -295,7 +297,7 @@ export interface AppendResult {
  * bytes depend only on the chain, the evidence and the versions: no clock.
  */
 export function appendRound(data: string, input: AppendInput, now: Date = new Date()): AppendResult {
-  const folded = readChain(data, input.conversation);
+  const folded = input.folded ?? readChain(data, input.conversation);
   const head = folded.rounds[folded.rounds.length - 1];
   // A newer parser reads the same evidence better: its round is the
   // difference from what the older one folded to, so the chain keeps every

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { listFolder } from '../files/folders.ts';
 import { explicitBranches } from '../branches/explicit.ts';
 import { assemble } from '../parse/structure.ts';
+import { summariesCarried } from '../assembly/conversation-names.ts';
 import type { SessionIndex } from '../index/session-index.ts';
 import { ChainError, checkInputDigests, checkLinks, foldedStructure, readChain, readRound, roundFiles, type Folded, type LandedDigest, type RoundHead } from '../session-flow/chain.ts';
 import type { Problem } from './storage.ts';
@@ -76,7 +77,18 @@ export function compareAssembly(conversation: string, folded: Folded, indexes: R
   // A session the zone holds no evidence of assembles to nothing, which the fold is then compared with.
   const session = head.header.session;
   const index = indexes.get(session) ?? { session, throughSeq: 0, files: [], entries: [] };
-  const structure = assemble(index, { conversation, throughSeq: head.header.through_seq });
+  // Summaries from other sessions' files are evidence the rounds carry (conversation-names.ts):
+  // assembled again with them, and each checked against its session's evidence when that is here.
+  const carried = summariesCarried([...folded.nodes.values()].find((node) => node.kind === 'session')?.attrs);
+  for (const summary of carried) {
+    const holder = indexes.get(summary.session);
+    if (holder === undefined) continue;
+    const record = holder.entries.find((entry) => entry.seq === summary.seq && entry.row === summary.row);
+    if (record?.title !== 'summary' || record.leaf !== summary.leaf || record.label !== summary.summary) {
+      return `its rounds carry a summary of record ${summary.leaf} from session ${summary.session}, landed sequence ${summary.seq} row ${summary.row}, which that session's evidence does not hold: ${JSON.stringify(summary.summary)}`;
+    }
+  }
+  const structure = assemble(index, { conversation, throughSeq: head.header.through_seq, summariesElsewhere: carried });
   const fold = foldedStructure(folded);
   for (const kind of ['nodes', 'relations', 'unresolved'] as const) {
     const expected = new Map<string, unknown>(fold[kind].map((entity) => [entity.id, entity]));

@@ -137,7 +137,8 @@ describe('parse, conversation and glossary', () => {
     const parsed = sessionizer(['parse', '--data', data]);
     expect(parsed.code).toBe(1);
     expect(parsed.error).toContain(`error: session ${broken}: ${sd}`);
-    expect(parsed.out.trim().split('\n').map((line) => line.slice(0, line.indexOf(':')))).toEqual(storedSessions(data).filter((session) => session !== broken));
+    // One line a session, then one for the session whose records a summary in another session's file names, parsed again with it.
+    expect(parsed.out.trim().split('\n').map((line) => line.slice(0, line.indexOf(':')))).toEqual([...storedSessions(data).filter((session) => session !== broken), FIXTURE_SESSIONS.summarisedElsewhere]);
   });
 
   it('parses collected data into rounds and prints the folded conversation as stable JSON and as a tree', { timeout: 60_000 }, () => {
@@ -147,8 +148,11 @@ describe('parse, conversation and glossary', () => {
     const parsed = sessionizer(['parse', '--data', data]);
     expect(parsed.code).toBe(0);
     expect(parsed.out).toContain(`${FIXTURE_SESSIONS.nestedAgents}: round 1 through landed sequence 5`);
-    // One line a session, in the order of the storage zone, whichever thread parsed it.
-    expect(parsed.out.trim().split('\n').map((line) => line.slice(0, line.indexOf(':')))).toEqual(storedSessions(data));
+    // One line a session, in the order of the storage zone, whichever thread parsed it; then one for the
+    // session whose records a summary in another session's file names, parsed again with it.
+    expect(parsed.out.trim().split('\n').map((line) => line.slice(0, line.indexOf(':')))).toEqual([...storedSessions(data), FIXTURE_SESSIONS.summarisedElsewhere]);
+    expect(parsed.out).toContain(`${FIXTURE_SESSIONS.summarisedElsewhere}: round 2 through landed sequence 1: `);
+    expect(parsed.out).toMatch(/, as a summary in another session’s file names its records\n$/);
     expect(sessionizer(['parse', '--data', data]).out).toContain(`${FIXTURE_SESSIONS.nestedAgents}: unchanged`);
     const json = sessionizer(['conversation', FIXTURE_SESSIONS.nestedAgents, '--data', data, '--json']);
     expect(json.code).toBe(0);
@@ -165,7 +169,8 @@ describe('parse, conversation and glossary', () => {
     const verified = sessionizer(['verify', data]);
     expect(verified.code).toBe(0);
     const chains = Object.keys(FIXTURE_SESSIONS).length - 1; // the empty session lands nothing
-    expect(verified.out).toContain(`and ${chains} rounds in ${chains} chains: all intact`);
+    // One round a chain, and a second in the chain of the session a summary in another session's file names.
+    expect(verified.out).toContain(`and ${chains + 1} rounds in ${chains} chains: all intact`);
   });
 
   it('prints the glossary', () => {

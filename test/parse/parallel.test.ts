@@ -29,10 +29,12 @@ describe('parse on every core', () => {
     expect(two.map((outcome) => outcome.session)).toEqual(sessions);
     expect(reported.sort()).toEqual([...sessions].sort());
     expect(two).toEqual(one);
-    expect(two.every((outcome) => outcome.round === 1 && outcome.failure === undefined)).toBe(true);
+    // One round a session, and a second for the one whose records a summary in another session's file names, parsed again with it.
+    const again = FIXTURE_SESSIONS.summarisedElsewhere;
+    expect(two.every((outcome) => outcome.round === (outcome.session === again ? 2 : 1) && outcome.failure === undefined)).toBe(true);
     // Rounds hold no clock, so the two chains are the same bytes.
     const rounds = (data: string) => new Map([...filesOf(path.join(data, '_conversations'))].filter(([file]) => file.endsWith('.sf')));
-    expect(rounds(together).size).toBe(sessions.length);
+    expect(rounds(together).size).toBe(sessions.length + 1);
     expect(rounds(together)).toEqual(rounds(alone));
     expect((await parseSessionsOnCores(together, sessions, { threads: 2, parallelFromBytes: 0 })).every((outcome) => outcome.unchanged)).toBe(true);
   });
@@ -49,7 +51,7 @@ describe('parse on every core', () => {
     const failed = outcomes.filter((outcome) => outcome.failure !== undefined);
     expect(failed.map((outcome) => outcome.session)).toEqual([broken]);
     expect(failed[0]!.failure!.message).toContain(sd);
-    expect(outcomes.filter((outcome) => outcome.round === 1)).toHaveLength(sessions.length - 1);
+    expect(outcomes.filter((outcome) => outcome.round !== undefined)).toHaveLength(sessions.length - 1);
   });
 });
 

@@ -151,6 +151,41 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
     clean(watched);
   });
 
+  it('offers, when the filter leaves few rows or none, to search every conversation for the same words', { timeout: 120_000 }, async () => {
+    const watched = await open(390);
+    const { page } = watched;
+    await page.goto(`${base}/index.html`);
+    const offer = page.locator('#search-offer');
+    expect(await offer.isVisible()).toBe(false);
+    // Words said deep in a reply are in no title, prompt or project: no row is left, and search finds them.
+    const { word, target } = sought[0]!;
+    await page.fill('#filter', `  ${word} `);
+    expect(await page.locator('li.conversation:visible').count()).toBe(0);
+    expect(await offer.isVisible()).toBe(true);
+    expect(await offer.locator('a').textContent()).toBe(`Search conversations for \u201c${word}\u201d`);
+    expect(await sideways(page)).toBe(0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'index-search-offer-390.png') });
+    // Many rows left: the filter found what was meant, and nothing is offered.
+    const project = (await page.locator('section.project h2 .project-path').first().textContent())!;
+    await page.fill('#filter', project.split('/').filter(Boolean).at(-1)!);
+    const left = await page.locator('li.conversation:visible').count();
+    expect(await offer.isVisible()).toBe(left <= 3);
+    await page.fill('#filter', '');
+    expect(await offer.isVisible()).toBe(false);
+    await page.fill('#filter', word);
+    await offer.locator('a').click();
+    expect(page.url()).toBe(`${base}/search.html?q=${encodeURIComponent(word)}`);
+    await searchSettled(page);
+    expect(await page.inputValue('#query')).toBe(word);
+    expect(await page.locator(`#results .hits a[href="${target}"]`).count()).toBe(1);
+    clean(watched);
+    // Without JavaScript there is no filter, and nothing to offer.
+    const still = await open(390, false);
+    await still.page.goto(`${base}/index.html`);
+    expect(await still.page.locator('#search-offer').isVisible()).toBe(false);
+    clean(still);
+  });
+
   for (const width of WIDTHS) {
     it(`finds words from deep in a long reply, a tool's input and a tool's output, and lands on their step, at ${width} px`, { timeout: 240_000 }, async () => {
       expect(sought.map((entry) => entry.what)).toEqual(['reply', 'tool input', 'tool output']);

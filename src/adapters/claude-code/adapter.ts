@@ -9,6 +9,7 @@ import { claudeCodeGlossary } from './glossary.ts';
 import { writeRestoredTranscript } from './restore.ts';
 import { describeSourceRoot, resolveSourceRoot } from './source-root.ts';
 import { describeClaudeCodeTool } from './tools.ts';
+import { claudeCodeSlashCommand, claudeCodeTitleText } from './titles.ts';
 
 export const ADAPTER_NAME = 'claude-code/0.1.0';
 
@@ -17,6 +18,8 @@ export const claudeCodeAdapter: Adapter = {
   location: { module: import.meta.url, export: 'claudeCodeAdapter' },
   converter: claudeCodeConverter,
   describeTool: describeClaudeCodeTool,
+  titleText: claudeCodeTitleText,
+  slashCommand: claudeCodeSlashCommand,
   recordId(line: Buffer): string {
     try {
       const id = (JSON.parse(line.toString('utf8')) as { uuid?: unknown }).uuid;

@@ -33,11 +33,16 @@ async function parseSessions({ values, operands }: Given<typeof OPTIONS>, io: Io
     failed = true;
   }
   const sessions = asked.filter((session) => stored.has(session));
-  const say = inTheOrderOf(sessions, (outcome: SessionParse) => outcome.session, (parsed) => {
+  const tell = (parsed: SessionParse, why = ''): void => {
     if (parsed.failure !== undefined) io.error(line(`error: ${parsed.failure.chain ? '' : `session ${parsed.session}: `}${parsed.failure.message}`));
-    else if (!values.json) io.out(line(parsed.round !== undefined ? `${parsed.session}: round ${parsed.round} through landed sequence ${parsed.throughSeq}: ${parsed.changed!.written} written, ${parsed.changed!.resolved} resolved, ${parsed.changed!.tombstones} removed` : `${parsed.session}: unchanged`));
-  });
-  const outcomes = await parseSessionsOnCores(data, sessions, { threads: defaultThreads(), onSession: say });
+    else if (!values.json) io.out(line(parsed.round !== undefined ? `${parsed.session}: round ${parsed.round} through landed sequence ${parsed.throughSeq}: ${parsed.changed!.written} written, ${parsed.changed!.resolved} resolved, ${parsed.changed!.tombstones} removed${why}` : `${parsed.session}: unchanged`));
+  };
+  const say = inTheOrderOf(sessions, (outcome: SessionParse) => outcome.session, (parsed) => tell(parsed));
+  // Said only when a round was appended: a summary found again changes nothing.
+  const summarised = (parsed: SessionParse): void => {
+    if (parsed.failure !== undefined || parsed.round !== undefined) tell(parsed, ', as a summary in another session’s file names its records');
+  };
+  const outcomes = await parseSessionsOnCores(data, sessions, { threads: defaultThreads(), onSession: say, onSummarisedElsewhere: summarised });
   if (outcomes.some((outcome) => outcome.failure !== undefined)) failed = true;
   if (values.json) {
     const results = outcomes.filter((outcome) => outcome.failure === undefined).map((outcome) => ({ session: outcome.session, conversation: outcome.session, round: outcome.round, through_seq: outcome.throughSeq, changed: outcome.changed }));

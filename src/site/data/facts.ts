@@ -6,7 +6,8 @@
 import type { Usage } from '../../session-data/format.ts';
 import type { BundleConversation } from './bundle.ts';
 import { partsOfStep } from './row-outline.ts';
-import { singleSpaced, stepText } from './search-text.ts';
+import { stepText } from './search-text.ts';
+import { promptTitleText, recordedTitleText } from '../../assembly/title-text.ts';
 import { OPENING_TAG } from './parts.ts';
 import { compact, counted, tokensShown } from './shown-text.ts';
 import { refsOf, stepsOfTalk, type ConversationStructure } from './streams.ts';
@@ -112,14 +113,15 @@ function titleOf(attrs: Record<string, unknown>, conversation: BundleConversatio
  * has text. A stream's own label, where the runtime gives one, comes first.
  */
 export function streamTitle(stream: StreamView, structure: ConversationStructure, conversation: BundleConversation): string | undefined {
-  if (stream.label !== undefined && stream.label.trim() !== '') return cut(singleSpaced(stream.label), TITLE);
+  const label = stream.label === undefined ? undefined : recordedTitleText(stream.label);
+  if (label !== undefined) return cut(label, TITLE);
   const call = stream.startedBy === undefined ? undefined : structure.nodes.get(stream.startedBy);
   if (call !== undefined) {
     for (const part of partsOfStep(call.kind, call.id, refsOf(call), (ref) => conversation.rows.partsOf(ref))) {
       if (part.k !== 'call') continue;
       const { description, prompt } = part.view.tool ?? {};
-      const told = [description, prompt?.split('\n').find((line) => line.trim() !== '')].find((text) => text !== undefined && text.trim() !== '');
-      if (told !== undefined) return cut(singleSpaced(told), TITLE);
+      const told = [description, prompt?.split('\n').find((line) => line.trim() !== '')].map((text) => (text === undefined ? undefined : promptTitleText(text))).find((text) => text !== undefined);
+      if (told !== undefined) return cut(told, TITLE);
     }
   }
   for (const talk of stream.talks) {
@@ -212,8 +214,9 @@ export function promptOfTalk(talk: TalkView, conversation: BundleConversation, m
 function promptAmong(steps: readonly StepView[], conversation: BundleConversation, most: number, taken: (text: string, view: PartView) => boolean = () => true): string | undefined {
   for (const step of steps) {
     if (step.kind !== 'message.external') continue;
-    const text = stepText(step, conversation, { textOnly: true, taken });
-    if (text !== '') return cut(text, most);
+    // The words of the prompt, as a title shows them: no markdown marks, no runtime's tags (assembly/title-text.ts).
+    const text = promptTitleText(stepText(step, conversation, { textOnly: true, taken, asWritten: true }));
+    if (text !== undefined) return cut(text, most);
   }
   return undefined;
 }

@@ -70,16 +70,18 @@ export function stepLabel(step: Pick<StepView, 'kind' | 'toolName'>): string {
   }
 }
 
-/** The text a step shows, all of it, white space made single spaces; with `textOnly`, its text parts only, and with `taken`, only the parts whose text it takes. */
-export function stepText(step: StepView, conversation: BundleConversation, options: { textOnly?: boolean; taken?: (text: string, view: PartView) => boolean } = {}): string {
+/** The text a step shows, all of it, white space made single spaces (or, `asWritten`, as it was written); with `textOnly`, its text parts only, and with `taken`, only the parts whose text it takes. */
+export function stepText(step: StepView, conversation: BundleConversation, options: { textOnly?: boolean; taken?: (text: string, view: PartView) => boolean; asWritten?: boolean } = {}): string {
   const texts: string[] = [];
+  // As written, each piece keeps its lines, for a reader of the markdown a prompt is written in.
+  const between = options.asWritten ? '\n\n' : ' ';
   for (const part of partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref))) {
     if (options.textOnly && part.k !== 'text') continue;
     const { segments } = part.view;
-    const text = segments.length === 1 ? segments[0]!.text : segments.map((segment) => segment.text).join(' ');
+    const text = segments.length === 1 ? segments[0]!.text : segments.map((segment) => segment.text).join(between);
     if (options.taken?.(text, part.view) ?? true) texts.push(text);
   }
-  return singleSpaced(texts.join(' '));
+  return options.asWritten ? texts.join(between) : singleSpaced(texts.join(between));
 }
 
 /** `text` with each run of white space made one space, and none at either end. */

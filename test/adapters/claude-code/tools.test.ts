@@ -30,11 +30,37 @@ describe("Claude Code's tools, described", () => {
   });
 
   it('splits an MCP tool’s name into server and tool, and keeps any other tool’s whole input', () => {
-    expect(describeToolUse('mcp__github__create_issue', { title: 't' })).toEqual({ kind: 'mcp', subject: 'github · create_issue', server: 'github', tool: 'create_issue', rest: { title: 't' } });
+    // The tool's name is on the call's line: the subject is what it works on, else the server and tool.
+    expect(describeToolUse('mcp__github__create_issue', { title: 't' })).toEqual({ kind: 'mcp', subject: 't', server: 'github', tool: 'create_issue', rest: { title: 't' } });
+    expect(describeToolUse('mcp__playwright__browser_close', {})).toEqual({ kind: 'mcp', subject: 'playwright · browser_close', server: 'playwright', tool: 'browser_close', rest: {} });
     expect(describeToolUse('SomethingNew', { a: [1] })).toEqual({ kind: 'other', rest: { a: [1] } });
     // Prose for the person stays prose, not a string escaped inside JSON.
     expect(describeToolUse('ExitPlanMode', { plan: '## Plan\n1. a' })).toEqual({ kind: 'other', subject: 'a plan to approve', prompt: '## Plan\n1. a' });
     expect(describeToolUse('Bash', 'not an object')).toEqual({ kind: 'other', rest: 'not an object' });
+  });
+
+  it('names what the task list, background shell, skill, message and tool search tools work on', () => {
+    expect(describeToolUse('TaskCreate', { subject: 'Research plan mode', description: 'Long text', activeForm: 'Researching' })).toEqual({ kind: 'other', subject: 'Research plan mode', rest: { subject: 'Research plan mode', description: 'Long text', activeForm: 'Researching' } });
+    expect(describeToolUse('TaskUpdate', { taskId: '2', status: 'in_progress' }).subject).toBe('task 2 → in progress');
+    expect(describeToolUse('TaskUpdate', { taskId: 3, owner: 'alice' }).subject).toBe('task 3');
+    expect(describeToolUse('TaskGet', { taskId: '2' }).subject).toBe('task 2');
+    expect(describeToolUse('TaskOutput', { task_id: 'ac27727', block: false, timeout: 5000 }).subject).toBe('task ac27727');
+    expect(describeToolUse('TaskStop', { task_id: 'b6d09ee' }).subject).toBe('task b6d09ee');
+    expect(describeToolUse('BashOutput', { bash_id: 'dce0af' }).subject).toBe('shell dce0af');
+    expect(describeToolUse('KillShell', { shell_id: 'dce0af' }).subject).toBe('shell dce0af');
+    expect(describeToolUse('ToolSearch', { query: 'select:ExitPlanMode', max_results: 1 }).subject).toBe('select:ExitPlanMode');
+    expect(describeToolUse('Skill', { skill: 'mats:project-setup', args: 'fast' }).subject).toBe('mats:project-setup fast');
+    expect(describeToolUse('SendMessage', { to: 'alice', summary: 'round 2', message: 'Round 2 — go.' }).subject).toBe('to alice: round 2');
+    expect(describeToolUse('SendMessage', { type: 'broadcast', content: 'Stop.\nAll of you.' }).subject).toBe('broadcast');
+    expect(describeToolUse('AskUserQuestion', { questions: [{ question: 'What would you like to set up?' }, { question: 'Which shell?' }] }).subject).toBe('What would you like to set up? (and 1 more)');
+    expect(describeToolUse('PowerShell', { command: 'Get-ChildItem', description: 'List' })).toEqual({ kind: 'shell', subject: 'Get-ChildItem', command: 'Get-ChildItem', description: 'List' });
+  });
+
+  it('gives a tool no adapter knows its first short string argument as its subject', () => {
+    expect(describeToolUse('SomethingNew', { count: 3, body: 'line one\nline two', name: ' report.md ', other: 'x' })).toEqual({ kind: 'other', subject: 'report.md', rest: { count: 3, body: 'line one\nline two', name: ' report.md ', other: 'x' } });
+    expect(describeToolUse('SomethingNew', { body: 'a'.repeat(201), id: 'b' }).subject).toBe('b');
+    expect(describeToolUse('SomethingNew', 'not an object')).toEqual({ kind: 'other', rest: 'not an object' });
+    expect(describeToolUse('SomethingNew', undefined)).toEqual({ kind: 'other' });
   });
 
   it('reads an empty text as absent, except the new text of an edit that deletes', () => {

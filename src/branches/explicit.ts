@@ -158,11 +158,16 @@ const RECORD_NAME = /^(.+)-([0-9a-f]{12})\.json$/;
 
 /** Every explicit branch of a conversation, each checked against the digest in its name. */
 export function explicitBranches(data: string, conversation: string): { file: string; record: BranchRecord; intact: boolean; problem?: string }[] {
+  return branchRecordFiles(data, conversation).map((file) => checkBranchRecord(file, fs.readFileSync(file)));
+}
+
+/** The files of a conversation's branch records, by name. */
+export function branchRecordFiles(data: string, conversation: string): string[] {
   const folder = branchesFolder(data, conversation);
   return listFolder(folder)
     .filter((name) => RECORD_NAME.test(name))
     .sort()
-    .map((name) => checkBranchRecord(path.join(folder, name), fs.readFileSync(path.join(folder, name))));
+    .map((name) => path.join(folder, name));
 }
 
 /** Checks one branch record's bytes against the digest and name its file name carries. */

@@ -29,11 +29,24 @@ export interface LineReading {
   trailing?: readonly Buffer[];
 }
 
+/** A line longer than a reader's bound: `offset` is where it starts. Nothing past it is read. */
+export class LineTooLongError extends Error {
+  constructor(
+    readonly offset: number,
+    readonly longest: number,
+  ) {
+    super(`the line at byte ${offset} is longer than ${longest} bytes`);
+  }
+}
+
 /**
  * Yields the complete lines in [start, end) of an open file. `reading.trailingBytes`
  * is set once the generator is exhausted. `buffers` lends the buffer read into.
+ * A line longer than `longest` bytes, its newline included, throws
+ * LineTooLongError once that many of its bytes are read, so that memory
+ * stays bounded by `longest` whatever the file holds.
  */
-export function* readLines(descriptor: number, start: number, end: number, reading: LineReading = { trailingBytes: 0 }, buffers?: BufferPool): Generator<Line> {
+export function* readLines(descriptor: number, start: number, end: number, reading: LineReading = { trailingBytes: 0 }, buffers?: BufferPool, longest = Infinity): Generator<Line> {
   const chunk = readingBuffer(buffers, end - start);
   try {
     let carried: Buffer[] = [];
@@ -47,6 +60,7 @@ export function* readLines(descriptor: number, start: number, end: number, readi
       let cursor = 0;
       while (cursor < got) {
         const newline = chunk.indexOf(NEWLINE, cursor);
+        if (carriedBytes + (newline < 0 || newline >= got ? got : newline + 1) - cursor > longest) throw new LineTooLongError(lineStart, longest);
         if (newline < 0 || newline >= got) {
           // The line goes on in the next chunk. It is copied because the chunk
           // buffer is about to be overwritten.

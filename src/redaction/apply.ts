@@ -147,7 +147,7 @@ function carriesSummariesElsewhere(bundle: string, conversation: string): boolea
 
 /** Builds the conversation's chain again from the redacted evidence; gives each original round digest's replacement. */
 function rebuildChain(bundle: string, conversation: string): Map<string, string> {
-  const original = roundFiles(bundle, conversation).map(readRound);
+  const original = roundFiles(bundle, conversation).map((file) => readRound(file));
   const folder = conversationFolder(bundle, conversation);
   fs.rmSync(path.join(folder, 'rounds'), { recursive: true, force: true });
   const digests = new Map<string, string>();

@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { replaceWithoutFlush, writeOnce } from '../files/atomic-file.ts';
-import { firstLine, withOpenFile } from '../files/line-reader.ts';
+import { firstLine, LineTooLongError, readLines, withOpenFile, type LineReading } from '../files/line-reader.ts';
 import { listFolder } from '../files/folders.ts';
 import { formatState } from '../landing/state-text.ts';
 import { SESSION_FLOW_SCHEMA, type CommitFrame, type EntityFrame, type RoundHeader } from './format.ts';
@@ -40,35 +40,128 @@ export class ChainError extends Error {}
 
 const ROUND_NAME = /^r(\d{6,})-([0-9a-f]{12})\.sf$/;
 
-/** Reads one round, checking that its digest matches its bytes. */
-export function readRound(file: string): Round {
-  return parseRound(fs.readFileSync(file), file);
+/**
+ * The longest line a round may have, far past any the tool writes: a node
+ * frame holds its evidence references and a few attributes, a few kilobytes
+ * at most. A longer line ends the reading of the round, so that reading one
+ * takes memory bounded by this whatever the file holds.
+ */
+export const LONGEST_ROUND_LINE = 64 << 20;
+
+/**
+ * Reads one round line by line, checking that its digest matches its bytes.
+ * `entities` is told each entity frame as it is read; without it they are
+ * kept in the round. `digested`, when given, is told the SHA-256 of the
+ * whole file.
+ */
+export function readRound(file: string, entities?: (frame: EntityFrame) => void, digested?: (sha256: string) => void): Round {
+  const round = new RoundLines(file, entities);
+  const whole = digested && crypto.createHash('sha256');
+  const reading: LineReading = { trailingBytes: 0 };
+  withOpenFile(file, (descriptor) => {
+    try {
+      for (const line of readLines(descriptor, 0, fs.fstatSync(descriptor).size, reading, undefined, LONGEST_ROUND_LINE)) {
+        whole?.update(line.bytes).update(NEWLINE);
+        round.line(line.bytes);
+      }
+    } catch (error) {
+      if (!(error instanceof LineTooLongError)) throw error;
+      throw new ChainError(`${file}: line ${round.lines + 1} is longer than ${LONGEST_ROUND_LINE} bytes, the longest line a round may have; the rest of the round was not read`);
+    }
+  });
+  if (whole) {
+    for (const piece of reading.trailing ?? []) whole.update(piece);
+    digested!(whole.digest('hex'));
+  }
+  return round.end(reading.trailingBytes);
 }
 
 /** Parses one round's bytes, named `file`; the same checks as readRound, for bytes held in memory (an archive). */
 export function parseRound(bytes: Buffer, file: string): Round {
-  const text = bytes.toString('utf8');
-  if (!text.endsWith('\n')) throw new ChainError(`${file}: the round does not end with a newline; it is cut short`);
-  const lines = text.slice(0, -1).split('\n');
-  const last = lines[lines.length - 1]!;
-  const before = Buffer.byteLength(text) - Buffer.byteLength(last) - 1;
-  let header: RoundHeader;
-  let commit: CommitFrame;
-  const entities: EntityFrame[] = [];
-  try {
-    header = JSON.parse(lines[0]!) as RoundHeader;
-    commit = JSON.parse(last) as CommitFrame;
-    for (const line of lines.slice(1, -1)) entities.push(JSON.parse(line) as EntityFrame);
-  } catch (error) {
-    throw new ChainError(`${file}: a line is not JSON (${(error as Error).message})`);
+  const round = new RoundLines(file);
+  let start = 0;
+  for (let newline = bytes.indexOf(0x0a); newline >= 0; newline = bytes.indexOf(0x0a, start)) {
+    round.line(bytes.subarray(start, newline));
+    start = newline + 1;
   }
-  if (header.t !== 'header' || header.schema !== SESSION_FLOW_SCHEMA) throw new ChainError(`${file}: the first line is not an ${SESSION_FLOW_SCHEMA} header`);
-  if (commit.t !== 'commit') throw new ChainError(`${file}: the last line is not a commit`);
-  const digest = crypto.createHash('sha256').update(bytes.subarray(0, before)).digest('hex');
-  if (digest !== commit.digest) throw new ChainError(`${file}: its bytes do not match its commit digest (expected ${commit.digest}, found ${digest})`);
-  const named = ROUND_NAME.exec(path.basename(file));
-  if (!named || Number(named[1]) !== header.round || named[2] !== digest.slice(0, 12)) throw new ChainError(`${file}: its name does not match round ${header.round} and digest ${digest.slice(0, 12)}`);
-  return { file, header, entities, commit };
+  return round.end(bytes.length - start);
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/**
+ * A round read line by line (readRound, parseRound, and an archive as it
+ * streams past): the header is its first line, the commit its
+ * last, and the digest covers every byte before the last. Since a line is
+ * known to be the last only when no other follows, each line waits, copied,
+ * until the next one comes. The checks are made in the order a reader of the
+ * whole round would make them: the newline at its end, its lines as JSON
+ * (header, commit, entities), the header, the commit, the digest, the name.
+ */
+export class RoundLines {
+  lines = 0;
+  private readonly hash = crypto.createHash('sha256');
+  private pending: Buffer | undefined;
+  private header: unknown;
+  private headerError: Error | undefined;
+  private entityError: Error | undefined;
+  private readonly entities: EntityFrame[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly onEntity?: (frame: EntityFrame) => void,
+  ) {}
+
+  /** The next line, without its newline; valid only during the call. */
+  line(bytes: Buffer): void {
+    this.lines++;
+    if (this.pending !== undefined) {
+      this.hash.update(this.pending).update(NEWLINE);
+      // Every line but the first and the last is an entity frame.
+      if (this.lines > 2 && this.entityError === undefined) {
+        try {
+          const frame = JSON.parse(this.pending.toString('utf8')) as EntityFrame;
+          if (this.onEntity) this.onEntity(frame);
+          else this.entities.push(frame);
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw error;
+          this.entityError = error;
+        }
+      }
+    }
+    this.pending = Buffer.from(bytes);
+    if (this.lines === 1) {
+      try {
+        this.header = JSON.parse(this.pending.toString('utf8'));
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error;
+        this.headerError = error;
+      }
+    }
+  }
+
+  /** The round, once every line is read; `trailingBytes` is what came after the last newline. */
+  end(trailingBytes: number): Round {
+    const file = this.file;
+    if (this.pending === undefined || trailingBytes > 0) throw new ChainError(`${file}: the round does not end with a newline; it is cut short`);
+    const notJson = (error: Error): ChainError => new ChainError(`${file}: a line is not JSON (${error.message})`);
+    if (this.headerError) throw notJson(this.headerError);
+    let commit: CommitFrame;
+    try {
+      commit = (this.lines === 1 ? this.header : JSON.parse(this.pending.toString('utf8'))) as CommitFrame;
+    } catch (error) {
+      throw notJson(error as Error);
+    }
+    if (this.entityError) throw notJson(this.entityError);
+    const header = this.header as RoundHeader;
+    if (header?.t !== 'header' || header.schema !== SESSION_FLOW_SCHEMA) throw new ChainError(`${file}: the first line is not an ${SESSION_FLOW_SCHEMA} header`);
+    if (commit?.t !== 'commit') throw new ChainError(`${file}: the last line is not a commit`);
+    const digest = this.hash.digest('hex');
+    if (digest !== commit.digest) throw new ChainError(`${file}: its bytes do not match its commit digest (expected ${commit.digest}, found ${digest})`);
+    const named = ROUND_NAME.exec(path.basename(file));
+    if (!named || Number(named[1]) !== header.round || named[2] !== digest.slice(0, 12)) throw new ChainError(`${file}: its name does not match round ${header.round} and digest ${digest.slice(0, 12)}`);
+    return { file, header, entities: this.entities, commit };
+  }
 }
 
 /** The round files of a conversation, in round order. */
@@ -121,15 +214,11 @@ export function readChain(data: string, conversation: string): Folded {
 
 /**
  * Folds the rounds in `files` into `folded` (empty unless given: rounds
- * before them, already folded), then checks every link of the chain. `read`
- * is told each round's bytes as they are folded.
+ * before them, already folded), then checks every link of the chain.
+ * `digested` is told the SHA-256 of each round's file as it is folded.
  */
-export function foldRounds(files: readonly string[], folded: Folded = emptyFold(), read?: (file: string, bytes: Buffer) => void): Folded {
-  for (const file of files) {
-    const bytes = fs.readFileSync(file);
-    read?.(file, bytes);
-    foldRound(folded, parseRound(bytes, file));
-  }
+export function foldRounds(files: readonly string[], folded: Folded = emptyFold(), digested?: (file: string, sha256: string) => void): Folded {
+  for (const file of files) foldRound(folded, readRound(file, undefined, digested && ((sha256) => digested(file, sha256))));
   const problems = checkLinks(folded.rounds);
   if (problems.length > 0) throw new ChainError(problems.join('; '));
   return folded;

@@ -10,17 +10,17 @@
 // an error, reported and never followed. A truncated stream or a flipped bit
 // (the frames carry checksums) is reported as damage.
 //
-// Memory stays bounded whatever the archive holds: every entry is hashed as
-// it streams; landed files and `.sd` are read line by line, each line at most
-// LONGEST_LINE (evidence.ts) and each such file at most PARSED_ENTRY_BYTES;
-// the entries held whole until the end (the manifest and its twin, the root
-// digest, rounds and branch records) at most HELD_ENTRY_BYTES each and
-// HELD_BYTES in all. An entry past its bound stops the read at its header,
-// before a byte of it is held. Once the manifest has streamed past, an entry
-// larger than it lists stops the read at its header too, and an entry it does
-// not vouch for at its size is hashed and reported but not parsed; before
-// then (the manifest follows the bundle in an archive the export writes) the
-// bounds above are what holds.
+// Memory stays bounded whatever the archive holds (bounds.ts): every entry
+// is hashed as it streams; landed files, `.sd` and rounds are read line by
+// line, each line and each such file within its bound; the entries held
+// whole until the end (the manifest and its twin, the root digest, and with
+// `deep` the rounds) within theirs and HELD_BYTES in all. An entry past its
+// bound stops the read at its header, before a byte of it is held. Until the
+// manifest has streamed past (it follows the bundle in an archive the export
+// writes), each file's path, size and digest is held, for at most
+// ENTRIES_BEFORE_MANIFEST files; after it, an entry larger than it lists
+// stops the read at its header, one it lists at another size is hashed and
+// reported but not parsed, and one it does not list costs a count.
 //
 // Then the same checks as for an export folder run on what was read: the
 // root digest, the manifest, every file's size and hash, missing and extra
@@ -41,10 +41,11 @@ import { BUNDLE } from '../bundle/manifest.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
 import { ZstdDecompression } from '../files/zstd.ts';
 import { COLLECT_LOCK, RUNS, SESSION_INDEX, SESSION_STATE, STREAMS } from '../landing/layout.ts';
-import { ChainError, checkInputDigests, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
+import { ChainError, checkInputDigests, checkLinks, emptyFold, foldRound, LONGEST_ROUND_LINE, parseRound, RoundLines, type RoundHead } from '../session-flow/chain.ts';
+import { BRANCH_RECORD_BYTES, ExtraFiles, ENTRIES_BEFORE_MANIFEST, MANIFEST_BYTES, PARSED_ENTRY_BYTES, pastBound, PROBLEMS_NAMED, ProblemsUpTo, ROOT_DIGEST_BYTES, ROUND_BYTES } from './bounds.ts';
 import { compareAssembly } from './chains.ts';
-import { EvidenceCheck, type ChunkSink } from './evidence.ts';
-import { checkManifest, readManifest, type ExportReport, type ManifestRead, type PresentFile } from './export.ts';
+import { EvidenceCheck, LineSplitter, type ChunkSink } from './evidence.ts';
+import { checkManifest, listingOf, readManifest, type ExportReport, type Listing, type ManifestRead, type MetaFile, type PresentFile } from './export.ts';
 import type { Problem, VerifyOptions } from './storage.ts';
 import { ArchiveReadError, TarReader, type EntrySink, type TarEntry } from './tar-reader.ts';
 
@@ -57,29 +58,73 @@ const BRANCH = /^bundle\/_conversations\/([^/]+)\/branches\/([^/]+\.json)$/;
 // not damaged. Anything else in a session's folder is out of place.
 const SESSION_FILES = new RegExp(`^${BUNDLE}/[^_/][^/]*/(${[SESSION_STATE, COLLECT_LOCK, SESSION_INDEX].map((name) => name.replaceAll('.', '\\.')).join('|')}|(${STREAMS}|${RUNS})/[^/]+/[^/]+\\.cursor)$`);
 
-/** Past this size an entry held whole until the stream ends (the manifest, its plain twin, the root digest, a round, a branch record) stops the read. */
-export const HELD_ENTRY_BYTES = 128 << 20;
-/** Past this many bytes held in all, the read stops. */
+/** Past this many bytes held whole until the stream ends (the manifest and its twin, the root digest, with `deep` the rounds), the read stops. */
 export const HELD_BYTES = 512 << 20;
-/**
- * Past this size a landed file or `.sd`, read line by line, stops the read:
- * a landed file is closed once past 32 MiB, so it holds that and one line,
- * which may be at most LONGEST_LINE (evidence.ts).
- */
-export const PARSED_ENTRY_BYTES = 128 << 20;
+
+/** What the manifest vouches for, once it has streamed past: each file it lists, by its path, by its path in lower case, and the folders they are in. */
+interface Vouched {
+  readonly listing: Listing;
+  readonly lower: Map<string, string>;
+  readonly folders: Set<string>;
+}
+
+function vouchedBy(listing: Listing): Vouched {
+  const lower = new Map<string, string>();
+  const folders = new Set<string>();
+  for (const relative of listing.listed.keys()) {
+    lower.set(relative.toLowerCase(), relative);
+    for (let slash = relative.indexOf('/'); slash >= 0; slash = relative.indexOf('/', slash + 1)) folders.add(relative.slice(0, slash));
+  }
+  return { listing, lower, folders };
+}
+
+/** A round read as it streams past, line by line: its head, or why it cannot be read. */
+function roundReader(relative: string): { sink: ChunkSink; result: () => RoundHead | ChainError } {
+  const round = new RoundLines(relative, () => {});
+  let tooLong = false;
+  const splitter = new LineSplitter((line) => round.line(line.subarray(0, line.length - 1)), () => (tooLong = true), LONGEST_ROUND_LINE);
+  let result: RoundHead | ChainError | undefined;
+  return {
+    sink: {
+      push: (chunk) => splitter.push(chunk),
+      end: () => {
+        if (tooLong) result = new ChainError(`${relative}: line ${round.lines + 1} is longer than ${LONGEST_ROUND_LINE} bytes, the longest line a round may have; the rest of the round was not read`);
+        else {
+          try {
+            const { entities: _entities, ...head } = round.end(splitter.trailingBytes);
+            result = head;
+          } catch (error) {
+            if (!(error instanceof ChainError)) throw error;
+            result = error;
+          }
+        }
+      },
+    },
+    result: () => result!,
+  };
+}
 
 export async function verifyArchive(file: string, options: VerifyOptions = {}): Promise<ExportReport> {
   const problems: Problem[] = [];
   const problem = (where: string, what: string): void => void problems.push({ path: where, what });
-  const present = new Map<string, PresentFile>();
+  // An archive may hold any number of wrong entries: the first are named, the rest counted.
+  const entryProblems = new ProblemsUpTo(PROBLEMS_NAMED, (more, all) => ({ path: file, what: `${more} more entries with a problem, ${all} in all; the first ${all - more} are named` }));
+  const entryProblem = (where: string, what: string): void => entryProblems.add(where, what);
+  /** Every file with its size and digest until the manifest has streamed past; from then on, those it lists. */
+  let present = new Map<string, PresentFile>();
+  const extras = new ExtraFiles();
   const kept = new Map<string, Buffer>();
   const folded = new Map<string, string>();
   const paths = new PathKinds();
   let top: string | undefined;
   let heldBytes = 0;
-  /** The manifest, read as it streams past, and then each file it lists with its size: what it vouches for. */
+  /** The manifest, read as it streams past, and then what it vouches for. */
   let manifest: ManifestRead | undefined;
-  let listed: Map<string, number> | undefined;
+  let vouched: Vouched | undefined;
+  const before = { files: 0, folders: 0 };
+  /** Each conversation's rounds, in the order the archive holds them, each read as it streamed past (with `deep`, held whole instead). */
+  const chains = new Map<string, { round: number; relative: string; read?: () => RoundHead | ChainError }[]>();
+  const branchProblems: Problem[] = [];
   const evidence = new EvidenceCheck(options);
 
   const reader = new TarReader((entry: TarEntry): EntrySink | undefined => {
@@ -87,54 +132,87 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     const bare = name.replace(/\/$/, '');
     const unsafe = unsafePath(bare);
     if (unsafe) {
-      problem(name, `an archive entry where ${unsafe}; it was not read`);
+      entryProblem(name, `an archive entry where ${unsafe}; it was not read`);
       return undefined;
     }
     const [first, ...rest] = bare.split('/');
     top ??= first;
     if (first !== top) {
-      problem(name, `outside the archive's one top folder ${top}`);
+      entryProblem(name, `outside the archive's one top folder ${top}`);
       return undefined;
     }
     const relative = rest.join('/');
     if (entry.type !== 'file' && entry.type !== 'directory') {
-      problem(name, `a ${entry.type}; an export holds regular files only, and it was not followed`);
+      entryProblem(name, `a ${entry.type}; an export holds regular files only, and it was not followed`);
       return undefined;
     }
     if (entry.type === 'file' && relative === '') {
-      problem(name, 'a file where the top folder should be');
+      entryProblem(name, 'a file where the top folder should be');
       return undefined;
+    }
+    const meta = META_FILES.has(relative);
+    if (vouched !== undefined && !meta && (entry.type === 'directory' ? !vouched.folders.has(relative) && relative !== '' : !vouched.listing.listed.has(relative))) {
+      // Past the manifest, what it does not list costs a count: it is checked
+      // only against what it lists, which is all it can clash with there.
+      const clash = clashWithListed(relative, entry.type, vouched);
+      if (clash) entryProblem(name, clash);
+      if (entry.type === 'directory') return undefined;
+      const collision = vouched.lower.get(relative.toLowerCase());
+      if (collision !== undefined) entryProblem(name, `differs only in case from ${top}/${collision}, which would collide on a case-insensitive disk`);
+      extras.add(relative);
+      return undefined;
+    }
+    if (vouched === undefined && !meta) {
+      const count = entry.type === 'directory' ? ++before.folders : ++before.files;
+      if (count > ENTRIES_BEFORE_MANIFEST) throw new ArchiveReadError(name, `more than ${ENTRIES_BEFORE_MANIFEST} ${entry.type === 'directory' ? 'folders' : 'files'} before the manifest, the most verify holds until the manifest says which it lists`);
     }
     const clash = paths.claim(bare, entry.type === 'directory' ? 'folder' : 'file');
     if (clash) {
-      problem(name, clash);
+      entryProblem(name, clash);
       return undefined;
     }
     if (entry.type === 'directory') return undefined;
     const lower = relative.toLowerCase();
     const collision = folded.get(lower);
-    if (collision !== undefined) problem(name, `differs only in case from ${top}/${collision}, which would collide on a case-insensitive disk`);
+    if (collision !== undefined) entryProblem(name, `differs only in case from ${top}/${collision}, which would collide on a case-insensitive disk`);
     folded.set(lower, relative);
 
-    const meta = META_FILES.has(relative);
-    const vouched = listed?.get(relative);
-    if (vouched !== undefined && entry.size > vouched) throw new ArchiveReadError(name, `${entry.size} bytes, more than the ${vouched} the manifest lists it with`);
+    const listedSize = vouched?.listing.listed.get(relative)?.size;
+    if (listedSize !== undefined && entry.size > listedSize) throw new ArchiveReadError(name, `${entry.size} bytes, more than the ${listedSize} the manifest lists it with`);
     // Once the manifest is known, only what it lists at this size is parsed; the rest is hashed, to be reported.
-    const trusted = meta || listed === undefined || vouched === entry.size;
-    const keep = trusted && (meta || ROUND.test(relative) || BRANCH.test(relative));
+    const trusted = meta || vouched === undefined || listedSize === entry.size;
+    const round = trusted ? ROUND.exec(relative) : null;
+    const branch = trusted && BRANCH.test(relative);
+    const keep = meta || (round !== null && options.deep === true);
+    if (meta) {
+      const bound = relative === ROOT_DIGEST ? ROOT_DIGEST_BYTES : MANIFEST_BYTES;
+      const kind = relative === ROOT_DIGEST ? 'a root digest' : relative === MANIFEST ? 'a manifest' : 'a plain manifest';
+      if (entry.size > bound) throw new ArchiveReadError(name, pastBound(entry.size, bound, kind));
+    }
+    if (round !== null && entry.size > ROUND_BYTES) throw new ArchiveReadError(name, pastBound(entry.size, ROUND_BYTES, 'a round'));
+    if (branch && entry.size > BRANCH_RECORD_BYTES) throw new ArchiveReadError(name, pastBound(entry.size, BRANCH_RECORD_BYTES, 'a branch record'));
     if (keep) {
-      if (entry.size > HELD_ENTRY_BYTES) throw new ArchiveReadError(name, `${entry.size} bytes, more than the ${HELD_ENTRY_BYTES} an entry verify holds whole may have`);
       heldBytes += entry.size;
       if (heldBytes > HELD_BYTES) throw new ArchiveReadError(name, `the entries verify holds whole come to more than ${HELD_BYTES} bytes with this one`);
     }
     const inBundle = relative.startsWith(`${BUNDLE}/`) ? relative.slice(BUNDLE.length + 1) : undefined;
     let checked: ChunkSink | undefined;
     if (inBundle !== undefined && EvidenceCheck.holds(inBundle)) {
-      if (entry.size > PARSED_ENTRY_BYTES) throw new ArchiveReadError(name, `${entry.size} bytes, more than the ${PARSED_ENTRY_BYTES} a landed file or .sd may have`);
+      if (entry.size > PARSED_ENTRY_BYTES) throw new ArchiveReadError(name, pastBound(entry.size, PARSED_ENTRY_BYTES, 'a landed file or .sd'));
       if (trusted) checked = evidence.file(inBundle);
     }
     // As for a folder (storage.ts), only a session's folder is held to the layout.
-    else if (inBundle !== undefined && inBundle.includes('/') && !/^[_.]/.test(inBundle) && !SESSION_FILES.test(relative)) problem(relative, 'a file the storage layout has no place for');
+    else if (inBundle !== undefined && inBundle.includes('/') && !/^[_.]/.test(inBundle) && !SESSION_FILES.test(relative)) entryProblem(relative, 'a file the storage layout has no place for');
+    if (round !== null) {
+      const rounds = chains.get(round[1]!) ?? [];
+      chains.set(round[1]!, rounds);
+      if (options.deep) rounds.push({ round: Number(round[2]), relative });
+      else {
+        const read = roundReader(relative);
+        checked = read.sink;
+        rounds.push({ round: Number(round[2]), relative, read: read.result });
+      }
+    }
     const hash = crypto.createHash('sha256');
     const pieces: Buffer[] = [];
     let size = 0;
@@ -143,16 +221,31 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
         hash.update(chunk);
         size += chunk.length;
         // Copied: the decompressor may reuse the memory of what it hands on.
-        if (keep) pieces.push(Buffer.from(chunk));
+        if (keep || branch) pieces.push(Buffer.from(chunk));
         checked?.push(chunk);
       },
       end: () => {
         checked?.end();
         if (keep) kept.set(relative, Buffer.concat(pieces));
+        if (branch) {
+          const checkedBranch = checkBranchRecord(relative, Buffer.concat(pieces));
+          if (!checkedBranch.intact) branchProblems.push({ path: relative, what: checkedBranch.problem! });
+        }
         if (!meta) present.set(relative, { size, sha256: hash.digest('hex') });
         else if (relative === MANIFEST) {
           manifest = readManifest(kept.get(MANIFEST)!);
-          listed = manifest.manifest && new Map(manifest.manifest.files.map((listedFile) => [listedFile.path, listedFile.size]));
+          kept.delete(MANIFEST);
+          heldBytes -= size;
+          if (manifest.manifest) {
+            vouched = vouchedBy(listingOf(manifest.manifest));
+            // What streamed past before it: what it lists is kept, the rest counted.
+            const held = present;
+            present = new Map();
+            for (const [relative, found] of held) {
+              if (vouched.listing.listed.has(relative)) present.set(relative, found);
+              else extras.add(relative);
+            }
+          }
         }
       },
     };
@@ -163,45 +256,40 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     reader.end();
   } catch (error) {
     // Nothing read after this can be trusted to mean what it says: the rest of the checks are not run.
-    if (error instanceof ArchiveReadError) problem(error.entry ?? file, error.message);
-    else problem(file, `the archive is cut short or damaged: ${(error as Error).message}`);
-    return { files: 0, bytes: 0, sessions: 0, landedFiles: 0, records: 0, chains: 0, rounds: 0, problems, notes: [] };
+    const stopped = entryProblems.problems();
+    if (error instanceof ArchiveReadError) stopped.push({ path: error.entry ?? file, what: error.message });
+    else stopped.push({ path: file, what: `the archive is cut short or damaged: ${(error as Error).message}` });
+    return { files: 0, bytes: 0, sessions: 0, landedFiles: 0, records: 0, chains: 0, rounds: 0, problems: stopped, notes: [] };
   }
 
-  const checked = checkManifest(present, { manifest, rootDigest: kept.get(ROOT_DIGEST)?.toString('utf8'), plain: kept.get(PLAIN_MANIFEST)?.toString('utf8') });
-  problems.push(...checked.problems);
+  for (const entry of entryProblems.problems()) problems.push(entry);
+  const metaFile = (name: string): MetaFile | undefined => {
+    const bytes = kept.get(name);
+    return bytes && { size: bytes.length, read: () => bytes };
+  };
+  // Entries the manifest does not list are extra only when it was read: without one, none is.
+  const checked = checkManifest(present, vouched ? extras : new ExtraFiles(), { manifest, listing: vouched?.listing, rootDigest: metaFile(ROOT_DIGEST), plain: metaFile(PLAIN_MANIFEST) });
+  for (const entry of checked.problems) problems.push(entry);
   const verified = evidence.finish();
-  problems.push(...verified.problems.map((entry) => ({ path: `${BUNDLE}/${entry.path}`, what: entry.what })));
+  for (const entry of verified.problems) problems.push({ path: `${BUNDLE}/${entry.path}`, what: entry.what });
+  for (const entry of branchProblems) problems.push(entry);
 
-  // Round chains and branch records, from the bytes held in memory. Each
-  // round is parsed once, in the order its name gives (parseRound checks the
-  // name against the header), and with `deep` folded as it is read.
-  const chains = new Map<string, { round: number; relative: string }[]>();
+  // Round chains: each round in the order its name gives (parseRound checks
+  // the name against the header); with `deep`, parsed from the bytes held
+  // and folded as it is read.
   let rounds = 0;
-  for (const [relative, bytes] of kept) {
-    const round = ROUND.exec(relative);
-    if (round) {
-      rounds++;
-      chains.set(round[1]!, [...(chains.get(round[1]!) ?? []), { round: Number(round[2]), relative }]);
-      continue;
-    }
-    if (BRANCH.test(relative)) {
-      const branch = checkBranchRecord(relative, bytes);
-      if (!branch.intact) problem(relative, branch.problem!);
-    }
-  }
   for (const [conversation, files] of chains) {
+    rounds += files.length;
     files.sort((a, b) => a.round - b.round);
     const folded = emptyFold();
     let readable = true;
-    for (const { relative } of files) {
+    for (const { relative, read } of files) {
       try {
-        const round = parseRound(kept.get(relative)!, relative);
-        if (options.deep) foldRound(folded, round);
-        else {
-          const { entities: _entities, ...head } = round;
+        if (read) {
+          const head = read();
+          if (head instanceof ChainError) throw head;
           folded.rounds.push(head);
-        }
+        } else foldRound(folded, parseRound(kept.get(relative)!, relative));
       } catch (error) {
         if (!(error instanceof ChainError)) throw error;
         problem(relative, error.message.replace(`${relative}: `, ''));
@@ -218,19 +306,36 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
       if (mismatch) problem(`${BUNDLE}/_conversations/${conversation}`, mismatch);
     }
   }
-  if (![...present.keys()].some((relative) => relative.startsWith(`${BUNDLE}/`))) problem(BUNDLE, 'the archive holds no bundle');
+  let bundle = false;
+  for (const relative of present.keys()) if (relative.startsWith(`${BUNDLE}/`)) bundle = true;
+  if (!bundle) problem(BUNDLE, 'the archive holds no bundle');
+  const conversations = new Set<string>();
+  for (const relative of present.keys()) {
+    const conversation = CONVERSATION.exec(relative)?.[1];
+    if (conversation !== undefined) conversations.add(conversation);
+  }
   return {
     files: checked.manifest?.files.length ?? 0,
     bytes: checked.bytes,
-    rootDigest: kept.get(ROOT_DIGEST)?.toString('utf8').trim(),
+    rootDigest: checked.rootDigest,
     sessions: verified.sessions,
     landedFiles: verified.landedFiles,
     records: verified.records,
-    chains: new Set([...present.keys()].flatMap((relative) => CONVERSATION.exec(relative)?.[1] ?? [])).size,
+    chains: conversations.size,
     rounds,
     problems,
     notes: [],
   };
+}
+
+/** The problem with an entry the manifest does not list being at `relative`, from what the manifest lists: a file inside a listed file, or at the path of a listed file's folder. */
+function clashWithListed(relative: string, type: TarEntry['type'], vouched: Vouched): string | undefined {
+  for (let slash = relative.indexOf('/'); slash >= 0; slash = relative.indexOf('/', slash + 1)) {
+    if (vouched.listing.listed.has(relative.slice(0, slash))) return `a path inside ${relative.slice(0, slash)}, which is a file: it is both a file and a folder`;
+  }
+  if (type === 'directory' && vouched.listing.listed.has(relative)) return 'a folder entry at the path of a file: it is both a file and a folder';
+  if (type !== 'directory' && vouched.folders.has(relative)) return 'a file entry at the path of a folder: it is both a file and a folder';
+  return undefined;
 }
 
 /**

@@ -10,11 +10,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { listFolder } from '../files/folders.ts';
-import { explicitBranches } from '../branches/explicit.ts';
+import { branchRecordFiles, checkBranchRecord } from '../branches/explicit.ts';
 import { assemble } from '../parse/structure.ts';
 import { summariesCarried } from '../assembly/conversation-names.ts';
 import type { SessionIndex } from '../index/session-index.ts';
 import { ChainError, checkInputDigests, checkLinks, foldedStructure, readChain, readRound, roundFiles, type Folded, type LandedDigest, type RoundHead } from '../session-flow/chain.ts';
+import { BRANCH_RECORD_BYTES, pastBound, ROUND_BYTES } from './bounds.ts';
 import type { Problem } from './storage.ts';
 
 export function verifyChains(data: string, landed: ReadonlyMap<string, readonly LandedDigest[]>): { chains: number; rounds: number; problems: Problem[] } {
@@ -26,8 +27,14 @@ export function verifyChains(data: string, landed: ReadonlyMap<string, readonly 
     const readable: RoundHead[] = [];
     for (const file of roundFiles(data, conversation)) {
       rounds++;
+      const size = fs.statSync(file).size;
+      if (size > ROUND_BYTES) {
+        problems.push({ path: relative(file), what: `${pastBound(size, ROUND_BYTES, 'a round')}; it was not read` });
+        continue;
+      }
       try {
-        const { entities: _entities, ...head } = readRound(file);
+        // Its entities are read, as JSON, and not kept: the links need only its head.
+        const { entities: _entities, ...head } = readRound(file, () => {});
         readable.push(head);
       } catch (error) {
         if (!(error instanceof ChainError)) throw error;
@@ -39,7 +46,11 @@ export function verifyChains(data: string, landed: ReadonlyMap<string, readonly 
       problems.push({ path: relative(file!), what: what.join(': ') });
     }
     // Branch records are immutable and named by their digest.
-    for (const branch of explicitBranches(data, conversation)) if (!branch.intact) problems.push({ path: relative(branch.file), what: branch.problem! });
+    for (const file of branchRecordFiles(data, conversation)) {
+      const size = fs.statSync(file).size;
+      const branch = size > BRANCH_RECORD_BYTES ? { intact: false, problem: `${pastBound(size, BRANCH_RECORD_BYTES, 'a branch record')}; it was not read` } : checkBranchRecord(file, fs.readFileSync(file));
+      if (!branch.intact) problems.push({ path: relative(file), what: branch.problem! });
+    }
   }
   return { chains: conversations.length, rounds, problems };
 }
@@ -53,6 +64,8 @@ export function verifyAssemblies(data: string, indexes: ReadonlyMap<string, Sess
   const problems: Problem[] = [];
   for (const conversation of listFolder(path.join(data, '_conversations'))) {
     let folded: Folded;
+    // A round past its bound is reported by verifyChains, and its chain is not folded.
+    if (roundFiles(data, conversation).some((file) => fs.statSync(file).size > ROUND_BYTES)) continue;
     try {
       folded = readChain(data, conversation);
     } catch (error) {

@@ -20,6 +20,7 @@ import { parseLandedName, RUNS, sessionDataName, STREAMS } from '../landing/layo
 import { SessionDataDerivation, type Converter } from '../session-data/derive.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader } from '../session-data/format.ts';
 import type { LandedDigest } from '../session-flow/chain.ts';
+import { LONGEST_LINE, pastBound, PARSED_ENTRY_BYTES } from './bounds.ts';
 import type { Problem } from './storage.ts';
 
 export interface EvidenceOptions {
@@ -35,13 +36,6 @@ export interface ChunkSink {
 }
 
 const NEWLINE = 0x0a;
-
-/**
- * The longest line verify reads, far past any real transcript line: a longer
- * one ends the reading of its file, so that memory stays bounded whatever a
- * file holds.
- */
-export const LONGEST_LINE = 64 << 20;
 
 /**
  * Cuts chunks into lines, each with its newline, with memory bounded by the
@@ -183,6 +177,14 @@ export class EvidenceCheck {
   private tooLong(summary: { broken: boolean }, relative: string, before: number): void {
     if (!summary.broken) this.problem(relative, `line ${before + 1} is longer than ${LONGEST_LINE} bytes, the longest line verify reads; the rest of the file was not read`);
     summary.broken = true;
+  }
+
+  /** A landed file or `.sd` at `relative` of `size` bytes, past PARSED_ENTRY_BYTES: reported, and taken as unreadable with none of it read. */
+  tooLarge(relative: string, size: number): void {
+    const sink = this.file(relative);
+    this.problem(relative, `${pastBound(size, PARSED_ENTRY_BYTES, 'a landed file or .sd')}; it was not read`);
+    (this.landed.get(relative) ?? this.sessionData.get(relative))!.broken = true;
+    sink.end();
   }
 
   /** Whether a path inside the zone is a landed file or a `.sd`, the two kinds this checks. */

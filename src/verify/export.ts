@@ -5,15 +5,17 @@
 // every round chain and branch record. With `deep`, every `.sd` is derived
 // again and every conversation assembled again and compared with its fold.
 // Every problem is collected, with its path, what was expected and what was
-// found.
+// found; files the manifest does not list are counted, and the first few
+// named, so that millions of them cost no list (bounds.ts).
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BUNDLE } from '../bundle/manifest.ts';
-import { exportFiles, MANIFEST, MANIFEST_SCHEMA, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath, type Manifest } from '../bundle/manifest.ts';
+import { MANIFEST, MANIFEST_SCHEMA, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
 import { BufferPool } from '../files/buffer-pool.ts';
 import { digestOfFile } from '../files/digest.ts';
+import { ExtraFiles, MANIFEST_BYTES, pastBound, PROBLEMS_NAMED, ProblemsUpTo, ROOT_DIGEST_BYTES } from './bounds.ts';
 import { verifyAssemblies, verifyChains } from './chains.ts';
 import { verifyStorage, type Problem, type VerifyOptions } from './storage.ts';
 
@@ -40,104 +42,204 @@ export interface PresentFile {
   readonly sha256: string;
 }
 
-/**
- * The checks an export folder and an archive share: the root digest against
- * the manifest's bytes, every listed file present with its size and SHA-256,
- * nothing present that is not listed, and the plain manifest saying the same
- * as the JSON one. `present` is every file found, with its size and digest.
- */
-/** A manifest's bytes and what they say: the manifest, or why it cannot be read. */
+/** A manifest's digest and what it says: the manifest, or why it cannot be read. */
 export interface ManifestRead {
-  readonly bytes: Buffer;
+  /** SHA-256 of its bytes; none when they were not read. */
+  readonly sha256?: string;
   readonly manifest?: Manifest;
   readonly unreadable?: string;
 }
 
+/** A manifest's bytes, read: its digest, and the manifest when its bytes are one. */
 export function readManifest(bytes: Buffer): ManifestRead {
+  const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
   try {
     const manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
-    if (manifest.schema !== MANIFEST_SCHEMA || manifest.algorithm !== 'sha256' || !Array.isArray(manifest.files)) throw new Error(`not a ${MANIFEST_SCHEMA} manifest with algorithm sha256`);
-    return { bytes, manifest };
+    if (manifest?.schema !== MANIFEST_SCHEMA || manifest.algorithm !== 'sha256' || !Array.isArray(manifest.files)) throw new Error(`not a ${MANIFEST_SCHEMA} manifest with algorithm sha256`);
+    const wrong = manifest.files.findIndex((entry) => typeof entry?.path !== 'string' || !Number.isSafeInteger(entry.size) || typeof entry.sha256 !== 'string');
+    if (wrong >= 0) throw new Error(`file ${wrong + 1} of its list is not a path, a size and a SHA-256`);
+    return { sha256, manifest };
   } catch (error) {
-    return { bytes, unreadable: (error as Error).message };
+    return { sha256, unreadable: (error as Error).message };
   }
 }
 
-export function checkManifest(present: ReadonlyMap<string, PresentFile>, meta: { manifest?: ManifestRead; rootDigest?: string; plain?: string }): { problems: Problem[]; manifest?: Manifest; bytes: number } {
+/** A manifest of `size` bytes that is past its bound, and so is not read. */
+export function unreadManifest(size: number): ManifestRead {
+  return { unreadable: `${pastBound(size, MANIFEST_BYTES, 'a manifest')}; it was not read` };
+}
+
+/** A file beside the manifest (the root digest, the plain manifest): its size, and its bytes when they are read. */
+export interface MetaFile {
+  readonly size: number;
+  read(): Buffer;
+}
+
+/**
+ * Whether the plain manifest lists the same files and digests as the
+ * manifest, line by line: its size first, since one of another size says
+ * something else and need not be read, then each line in place, so that no
+ * second copy of it is made.
+ */
+function samePlainManifest(plain: MetaFile, manifest: Manifest): boolean {
+  const line = (entry: ManifestEntry): string => `${entry.sha256}  ${entry.path}\n`;
+  let size = 0;
+  for (const entry of manifest.files) size += Buffer.byteLength(line(entry));
+  if (plain.size !== size) return false;
+  const bytes = plain.read();
+  let offset = 0;
+  for (const entry of manifest.files) {
+    const expected = Buffer.from(line(entry));
+    if (!expected.equals(bytes.subarray(offset, offset + expected.length))) return false;
+    offset += expected.length;
+  }
+  return true;
+}
+
+/** What the manifest lists: each file by its path, and what is wrong with its list (an unsafe path, a path twice). */
+export interface Listing {
+  readonly listed: Map<string, ManifestEntry>;
+  readonly problems: Problem[];
+}
+
+export function listingOf(manifest: Manifest): Listing {
+  const listed = new Map<string, ManifestEntry>();
+  const problems: Problem[] = [];
+  for (const entry of manifest.files) {
+    const unsafe = unsafePath(entry.path);
+    if (unsafe) {
+      problems.push({ path: entry.path, what: `listed in the manifest, but ${unsafe}` });
+      continue;
+    }
+    if (listed.has(entry.path)) problems.push({ path: entry.path, what: 'listed twice in the manifest' });
+    listed.set(entry.path, entry);
+  }
+  return { listed, problems };
+}
+
+/**
+ * The checks an export folder and an archive share: the root digest against
+ * the manifest's bytes, every listed file present with its size and SHA-256,
+ * nothing present that is not listed, and the plain manifest saying the same
+ * as the JSON one. `found` is every listed file found, with its size and
+ * digest; `extras` the files found that the manifest does not list.
+ */
+export function checkManifest(found: ReadonlyMap<string, PresentFile>, extras: ExtraFiles, meta: { manifest?: ManifestRead; listing?: Listing; rootDigest?: MetaFile; plain?: MetaFile }): { problems: Problem[]; manifest?: Manifest; bytes: number; rootDigest?: string } {
   const problems: Problem[] = [];
   const problem = (where: string, what: string): void => void problems.push({ path: where, what });
-  const rootDigest = meta.rootDigest?.trim();
-  if (rootDigest === undefined) problem(ROOT_DIGEST, 'the root digest is missing');
+  let rootDigest: string | undefined;
+  if (meta.rootDigest === undefined) problem(ROOT_DIGEST, 'the root digest is missing');
+  else if (meta.rootDigest.size > ROOT_DIGEST_BYTES) problem(ROOT_DIGEST, `the root digest is not a lowercase SHA-256: ${pastBound(meta.rootDigest.size, ROOT_DIGEST_BYTES, 'a root digest')}; it was not read`);
+  else rootDigest = meta.rootDigest.read().toString('utf8').trim();
   let manifest: Manifest | undefined;
   if (meta.manifest === undefined) {
     problem(MANIFEST, 'the manifest is missing');
   } else {
-    const found = crypto.createHash('sha256').update(meta.manifest.bytes).digest('hex');
+    const found = meta.manifest.sha256;
     if (rootDigest !== undefined && !/^[0-9a-f]{64}$/.test(rootDigest)) problem(ROOT_DIGEST, `the root digest is not a lowercase SHA-256 (found ${JSON.stringify(rootDigest)})`);
-    else if (rootDigest !== undefined && found !== rootDigest) problem(MANIFEST, `the manifest does not match the root digest (expected ${rootDigest}, found ${found})`);
+    else if (rootDigest !== undefined && found !== undefined && found !== rootDigest) problem(MANIFEST, `the manifest does not match the root digest (expected ${rootDigest}, found ${found})`);
     manifest = meta.manifest.manifest;
     if (meta.manifest.unreadable !== undefined) problem(MANIFEST, `the manifest cannot be read: ${meta.manifest.unreadable}`);
   }
   let bytes = 0;
   if (manifest) {
-    const listed = new Map<string, Manifest['files'][number]>();
-    for (const entry of manifest.files) {
-      const unsafe = unsafePath(entry.path);
-      if (unsafe) {
-        problem(entry.path, `listed in the manifest, but ${unsafe}`);
-        continue;
-      }
-      if (listed.has(entry.path)) problem(entry.path, 'listed twice in the manifest');
-      listed.set(entry.path, entry);
-    }
+    const { listed, problems: listing } = meta.listing ?? listingOf(manifest);
+    problems.push(...listing);
     for (const [relative, entry] of listed) {
-      const found = present.get(relative);
-      if (!found) {
+      const present = found.get(relative);
+      if (!present) {
         problem(relative, `missing: the manifest lists it (${entry.size} bytes, sha256 ${entry.sha256})`);
         continue;
       }
-      bytes += found.size;
-      if (found.size !== entry.size) problem(relative, `its size is ${found.size} bytes, expected ${entry.size}`);
-      if (found.sha256 !== entry.sha256) problem(relative, `its SHA-256 is ${found.sha256}, expected ${entry.sha256}`);
+      bytes += present.size;
+      if (present.size !== entry.size) problem(relative, `its size is ${present.size} bytes, expected ${entry.size}`);
+      if (present.sha256 !== entry.sha256) problem(relative, `its SHA-256 is ${present.sha256}, expected ${entry.sha256}`);
     }
-    for (const relative of present.keys()) if (!META_FILES.has(relative) && !listed.has(relative)) problem(relative, 'extra: the manifest does not list it');
-    const expected = manifest.files.map((entry) => `${entry.sha256}  ${entry.path}\n`).join('');
+    for (const extra of extras.problems()) problems.push(extra);
     if (meta.plain === undefined) problem(PLAIN_MANIFEST, 'the plain manifest is missing');
-    else if (meta.plain !== expected) problem(PLAIN_MANIFEST, 'the plain manifest does not list the same files and digests as manifest.json');
+    else {
+      if (!samePlainManifest(meta.plain, manifest)) problem(PLAIN_MANIFEST, 'the plain manifest does not list the same files and digests as manifest.json');
+    }
   }
-  return { problems, manifest, bytes };
+  return { problems, manifest, bytes, rootDigest };
+}
+
+/**
+ * Every regular file under `root`, relative to it, told to `file` as its
+ * folder is read, and every entry of another kind to `strange`: nothing is
+ * kept but the folders still to be read, so that millions of files cost no
+ * list of them.
+ */
+function walkFiles(root: string, file: (relative: string) => void, strange: (relative: string, what: string) => void): void {
+  const folders = [''];
+  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+    const listing = fs.opendirSync(path.join(root, folder));
+    try {
+      for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
+        const relative = folder === '' ? entry.name : `${folder}/${entry.name}`;
+        if (entry.isDirectory()) folders.push(relative);
+        else if (entry.isFile()) file(relative);
+        else strange(relative, entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file');
+      }
+    } finally {
+      listing.closeSync();
+    }
+  }
+}
+
+/** A file beside the manifest as a MetaFile, or undefined when there is no such file. */
+function metaFile(root: string, name: string): MetaFile | undefined {
+  const file = path.join(root, name);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return stat.isFile() ? { size: stat.size, read: () => fs.readFileSync(file) } : undefined;
 }
 
 export function verifyExport(root: string, options: VerifyOptions = {}): ExportReport {
   const problems: Problem[] = [];
-  const problem = (where: string, what: string): void => void problems.push({ path: where, what });
-  const { files, strange } = exportFiles(root);
-  for (const entry of strange) problem(entry.path, `${entry.what}; an export holds regular files only`);
-  const present = new Map<string, PresentFile>();
+  const manifestFile = metaFile(root, MANIFEST);
+  const manifestRead = manifestFile === undefined ? undefined : manifestFile.size > MANIFEST_BYTES ? unreadManifest(manifestFile.size) : readManifest(fs.readFileSync(path.join(root, MANIFEST)));
+  const listing = manifestRead?.manifest && listingOf(manifestRead.manifest);
+  // Only the files the manifest lists are measured and hashed; the rest are counted.
+  const found = new Map<string, PresentFile>();
+  const extras = new ExtraFiles();
+  const strange = new ProblemsUpTo(PROBLEMS_NAMED, (more, all) => ({ path: '.', what: `${more} more entries that are not regular files, ${all} in all; the first ${all - more} are named` }));
   const buffers = new BufferPool();
-  for (const relative of files) if (!META_FILES.has(relative)) present.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: digestOfFile(path.join(root, relative), buffers) });
-  const read = (name: string): Buffer | undefined => (fs.existsSync(path.join(root, name)) ? fs.readFileSync(path.join(root, name)) : undefined);
-  const manifestBytes = read(MANIFEST);
-  const checked = checkManifest(present, { manifest: manifestBytes !== undefined ? readManifest(manifestBytes) : undefined, rootDigest: read(ROOT_DIGEST)?.toString('utf8'), plain: read(PLAIN_MANIFEST)?.toString('utf8') });
-  problems.push(...checked.problems);
-  const rootDigest = read(ROOT_DIGEST)?.toString('utf8').trim();
-  const manifest = checked.manifest;
-  const bytes = checked.bytes;
+  walkFiles(
+    root,
+    (relative) => {
+      if (META_FILES.has(relative)) return;
+      if (listing !== undefined && !listing.listed.has(relative)) extras.add(relative);
+      else if (listing !== undefined) found.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: digestOfFile(path.join(root, relative), buffers) });
+    },
+    (relative, what) => strange.add(relative, `${what}; an export holds regular files only`),
+  );
+  problems.push(...strange.problems());
+  const checked = checkManifest(found, extras, { manifest: manifestRead, listing, rootDigest: metaFile(root, ROOT_DIGEST), plain: metaFile(root, PLAIN_MANIFEST) });
+  for (const problem of checked.problems) problems.push(problem);
+  const { rootDigest, manifest, bytes } = checked;
   // The bundle itself: evidence, derived files, chains, branch records.
   const bundle = path.join(root, BUNDLE);
   const notes: Problem[] = [];
   const counts = { sessions: 0, landedFiles: 0, records: 0, chains: 0, rounds: 0 };
   if (fs.existsSync(bundle)) {
-    const inside = (entries: Problem[]) => entries.map((entry) => ({ path: `${BUNDLE}/${entry.path}`, what: entry.what }));
+    const inside = (into: Problem[], entries: readonly Problem[]): void => {
+      for (const entry of entries) into.push({ path: `${BUNDLE}/${entry.path}`, what: entry.what });
+    };
     const storage = verifyStorage(bundle, options);
-    problems.push(...inside(storage.problems));
-    notes.push(...inside(storage.notes));
+    inside(problems, storage.problems);
+    inside(notes, storage.notes);
     const chains = verifyChains(bundle, storage.landed);
-    problems.push(...inside(chains.problems));
+    inside(problems, chains.problems);
     Object.assign(counts, { sessions: storage.sessions, landedFiles: storage.landedFiles, records: storage.records, chains: chains.chains, rounds: chains.rounds });
-    if (options.deep) problems.push(...inside(verifyAssemblies(bundle, storage.indexes)));
+    if (options.deep) inside(problems, verifyAssemblies(bundle, storage.indexes));
   } else {
-    problem(BUNDLE, 'the bundle folder is missing');
+    problems.push({ path: BUNDLE, what: 'the bundle folder is missing' });
   }
   return { files: manifest?.files.length ?? 0, bytes, rootDigest, ...counts, problems, notes };
 }

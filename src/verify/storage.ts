@@ -24,7 +24,8 @@ import { listFolder } from '../files/folders.ts';
 import { readState } from '../landing/state-text.ts';
 import type { SessionIndex } from '../index/session-index.ts';
 import type { LandedDigest } from '../session-flow/chain.ts';
-import { EvidenceCheck, type ChunkSink, type EvidenceOptions } from './evidence.ts';
+import { PARSED_ENTRY_BYTES, pastBound, PROBLEMS_NAMED, ProblemsUpTo, STATE_BYTES } from './bounds.ts';
+import { EvidenceCheck, type EvidenceOptions } from './evidence.ts';
 
 export interface Problem {
   /** Path inside the storage zone, with forward slashes. */
@@ -57,37 +58,58 @@ export function verifyStorage(data: string, options: VerifyOptions = {}): Storag
   const evidence = new EvidenceCheck(options);
   const sessions = listFolder(data).filter((name) => !name.startsWith('_') && !name.startsWith('.') && fs.statSync(path.join(data, name)).isDirectory());
   const chunk = Buffer.allocUnsafeSlow(BUFFER_BYTES);
+  // A session's folder may hold any number of files out of place: the first are named, the rest counted.
+  const outOfPlace = new ProblemsUpTo(PROBLEMS_NAMED, (more, all) => ({ path: '.', what: `${more} more files out of place in the storage layout, ${all} in all; the first ${all - more} are named` }));
   for (const session of sessions) {
     const problem = (file: string, what: string): void => {
       problems.push({ path: relative(file), what });
     };
-    checkPlaces(data, session, problem, (file, what) => notes.push({ path: relative(file), what }));
+    checkPlaces(data, session, (file, what) => outOfPlace.add(relative(file), what), (file, what) => notes.push({ path: relative(file), what }));
     const landed = landedFilesOfSession(data, session);
     // The .sd first: it names the dialect, so that only its converter derives again.
     for (const file of landed) {
       const sessionData = sessionDataBeside(file.path);
-      if (fs.existsSync(sessionData)) feedFile(sessionData, evidence.file(relative(sessionData)), chunk);
-      feedFile(file.path, evidence.file(relative(file.path)), chunk);
+      if (fs.existsSync(sessionData)) feedFile(sessionData, relative(sessionData), evidence, chunk);
+      feedFile(file.path, relative(file.path), evidence, chunk);
     }
     const highest = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
-    const state = readState(sessionStatePath(data, session));
+    const stateFile = sessionStatePath(data, session);
+    const stateSize = sizeOf(stateFile);
+    if (stateSize !== undefined && stateSize > STATE_BYTES) {
+      problem(stateFile, `${pastBound(stateSize, STATE_BYTES, 'a state file')}; it was not read`);
+      continue;
+    }
+    const state = readState(stateFile);
     const next = Number(state?.get('next_seq'));
     if (state && Number.isSafeInteger(next) && next <= highest) problem(sessionStatePath(data, session), `next_seq is ${next}, but sequence ${highest} is already landed (expected more than ${highest})`);
   }
   const checked = evidence.finish();
-  return { sessions: sessions.length, landedFiles: checked.landedFiles, records: checked.records, problems: [...checked.problems, ...problems], notes, indexes: checked.indexes, landed: checked.landed };
+  return { sessions: sessions.length, landedFiles: checked.landedFiles, records: checked.records, problems: [...checked.problems, ...outOfPlace.problems(), ...problems], notes, indexes: checked.indexes, landed: checked.landed };
 }
 
-/** A file's bytes into a sink, in pieces of the shared buffer's size. */
-function feedFile(file: string, sink: ChunkSink, chunk: Buffer): void {
+/** The size of a file, or undefined when there is none. */
+function sizeOf(file: string): number | undefined {
+  try {
+    return fs.statSync(file).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** A landed file's or `.sd`'s bytes into its check, in pieces of the shared buffer's size; one past its bound is not read. */
+function feedFile(file: string, relative: string, evidence: EvidenceCheck, chunk: Buffer): void {
   withOpenFile(file, (descriptor) => {
+    const size = fs.fstatSync(descriptor).size;
+    if (size > PARSED_ENTRY_BYTES) return evidence.tooLarge(relative, size);
+    const sink = evidence.file(relative);
     for (;;) {
       const got = fs.readSync(descriptor, chunk, 0, chunk.length, null);
       if (got === 0) break;
       sink.push(chunk.subarray(0, got));
     }
+    sink.end();
   });
-  sink.end();
 }
 
 const LEFT_TEMPORARY = 'a temporary file left by an interrupted write; it is not part of the data, and the next collect, parse or export removes it once its writer has ended';

@@ -9,8 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Manifest } from '../../src/bundle/manifest.ts';
-import { HELD_ENTRY_BYTES, PARSED_ENTRY_BYTES } from '../../src/verify/archive.ts';
-import { LONGEST_LINE } from '../../src/verify/evidence.ts';
+import { LONGEST_LINE, PARSED_ENTRY_BYTES, ROUND_BYTES } from '../../src/verify/bounds.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { exportedFixtures, temporaryFolder } from '../helpers.ts';
 import { BLOCK, END, entriesOf, header, ustarName } from './tar-blocks.ts';
@@ -96,7 +95,7 @@ describe('an archive that would take unbounded memory', () => {
     const round = named((name) => name.endsWith('.sf'));
     const file = await compressed([...genuine(round), header({ ...ustarName(round), size: GiB }), { zeros: GiB }, END]);
     const run = verified(file);
-    expect(run.errors).toEqual([`error: ${round}: ${GiB} bytes, more than the ${HELD_ENTRY_BYTES} an entry verify holds whole may have`]);
+    expect(run.errors).toEqual([`error: ${round}: ${GiB} bytes, more than the ${ROUND_BYTES} a round may have`]);
     expect(run.status).toBe(1);
     expect(run.peak).toBeLessThan(PEAK_BYTES);
   }, BOMB_TIMEOUT);

@@ -29,7 +29,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { indexEntryOf, type IndexEntry } from '../../index/session-index.ts';
-import { digestOf, digestOfFile } from '../../files/digest.ts';
+import { digestOfFile } from '../../files/digest.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession, type LandedFileEntry } from '../../landing/session-state.ts';
 import { readSessionData } from '../../session-data/derive.ts';
@@ -91,7 +91,7 @@ export class ReadAhead {
       if (sized.reduce((bytes, { size }) => bytes + size, 0) <= mostBytes) {
         try {
           const rounds: { name: string; sha256: string }[] = [];
-          const folded = foldRounds(roundFiles(data, session), undefined, (file, bytes) => rounds.push({ name: path.basename(file), sha256: digestOf(bytes) }));
+          const folded = foldRounds(roundFiles(data, session), undefined, (file, sha256) => rounds.push({ name: path.basename(file), sha256 }));
           this.folds.set(session, { rounds, folded });
         } catch {
           // A chain being written or broken: the load reads it, and reports what is wrong.

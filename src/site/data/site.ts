@@ -297,6 +297,21 @@ function talksOfPages(talks: readonly TalkView[], pages: readonly string[], plan
 }
 
 
+/**
+ * Each child stream as search results name it: "subagent" and its task, as
+ * its page is headed (facts.ts, streamTitle), else its name with every UUID
+ * in it cut short.
+ */
+export function subagentNames(structure: ConversationStructure, conversation: BundleConversation): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const stream of structure.streams) {
+    if (!stream.child) continue;
+    const task = streamTitle(stream, structure, conversation);
+    names.set(stream.id, task === undefined ? `subagent ${shortIds(stream.name)}` : `subagent “${task}”`);
+  }
+  return names;
+}
+
 /** A name with every UUID in it cut to its first eight digits, as a reader tells them apart. */
 function shortIds(name: string): string {
   return name.replace(/\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '$1');

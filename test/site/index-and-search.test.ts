@@ -162,7 +162,9 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
         expect(await page.inputValue('#query'), what).toBe(word);
         if (what === 'reply') await page.screenshot({ path: path.join(ARTIFACTS, `search-${width}.png`) });
         expect(await sideways(page), what).toBe(0);
-        const link = `a[href="${target}"]`;
+        // The link carries the words to the step's page (search.js), which marks them there (page.js).
+        const address = target.replace('#', `?q=${encodeURIComponent(word)}#`);
+        const link = `a[href="${address}"]`;
         const hit = page.locator(`#results .hits ${link}`);
         expect(await hit.count(), `${what}: ${word}`).toBe(1);
         const item = page.locator('#results .hits li', { has: page.locator(link) });
@@ -170,7 +172,7 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
         const group = page.locator('#results .hit-group', { has: page.locator(link) });
         expect((await group.locator('h2 a.title').textContent())!.length, what).toBeGreaterThan(0);
         await hit.click();
-        expect(page.url(), what).toBe(`${base}/${target}`);
+        expect(page.url(), what).toBe(`${base}/${address}`);
         const anchor = target.slice(target.indexOf('#') + 1);
         expect((await page.locator(`[id="${anchor}"]`).textContent())!.toLowerCase(), what).toContain(word.toLowerCase());
       }

@@ -114,7 +114,11 @@ describe('a page model made by plain functions', () => {
     const index = indexModel(conversations);
     expect(index.conversations).toBe(sessions.length);
     expect(index.groups.flatMap((group) => group.rows)).toHaveLength(sessions.length);
-    expect(searchModel(conversations).scripts.sort()).toEqual(conversations.map(({ id }) => `search/${id}.js`).sort());
+    const { scripts } = searchModel(conversations);
+    expect([...scripts].sort()).toEqual(conversations.map(({ id }) => `search/${id}.js`).sort());
+    // Newest first, those with no start last, so that a search stopped at its most results has found the newest.
+    const summary = (id: string, from?: string) => ({ ...conversations[0]!, id, facts: { ...conversations[0]!.facts, from } });
+    expect(searchModel([summary('b', '2026-01-02T00:00:00Z'), summary('c'), summary('a', '2026-01-03T00:00:00Z'), summary('d', '2026-01-01T00:00:00Z')]).scripts).toEqual(['search/a.js', 'search/b.js', 'search/d.js', 'search/c.js']);
     site.close();
   });
 });

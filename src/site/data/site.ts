@@ -135,8 +135,14 @@ export interface SearchModel {
   readonly scripts: string[];
 }
 
+/**
+ * The scripts newest conversation first (by start, those with none last): a
+ * search that stops at its most results has found the newest, and shows
+ * them first while the rest load.
+ */
 export function searchModel(conversations: readonly ConversationSummary[]): SearchModel {
-  return { scripts: conversations.map(({ id }) => searchScriptOf(id)) };
+  const newestFirst = [...conversations].sort((one, other) => (other.facts.from ?? '').localeCompare(one.facts.from ?? '') || one.id.localeCompare(other.id));
+  return { scripts: newestFirst.map(({ id }) => searchScriptOf(id)) };
 }
 
 /** The steps a page shows under its epochs and talks, each with its children: those of the epochs it opens, then its talks'. */

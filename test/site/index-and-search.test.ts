@@ -4,7 +4,7 @@
 // sideways scrolling on a phone, the filter, and search finding words from
 // deep inside a long reply, a tool's input and a tool's output, each word
 // chosen from the bundle, checked to be on its built page, and found by
-// search.html?q= with a link that lands on its step.
+// search.html?q= with a link that lands on its step with the word marked.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -175,6 +175,14 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
         expect(page.url(), what).toBe(`${base}/${address}`);
         const anchor = target.slice(target.indexOf('#') + 1);
         expect((await page.locator(`[id="${anchor}"]`).textContent())!.toLowerCase(), what).toContain(word.toLowerCase());
+        // The word is marked in the step, and the first mark is on the screen.
+        const marks = page.locator(`[id="${anchor}"] mark.found`);
+        expect((await marks.allTextContents()).join('').toLowerCase(), what).toContain(word.toLowerCase());
+        const first = await marks.first().evaluate((mark) => {
+          const box = mark.getBoundingClientRect();
+          return box.height > 0 && box.top >= 0 && box.bottom <= (globalThis as unknown as { innerHeight: number }).innerHeight;
+        });
+        expect(first, what).toBe(true);
       }
       clean(watched);
     });

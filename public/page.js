@@ -1,8 +1,9 @@
 // On a conversation, branch or stream page: the fold that holds the step a
 // link points to (#anchor) is opened, with every fold around it (and a long
 // prompt's own fold, when the step is that prompt), and the
-// step scrolled into view; on load and whenever the anchor changes. Without
-// JavaScript the page reads the same, its folds closed.
+// step scrolled into view; on load and whenever the anchor changes. A link
+// from search also marks its words in the step (land). Without JavaScript
+// the page reads the same, its folds closed.
 (function () {
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
@@ -16,8 +17,71 @@
     target.scrollIntoView({ block: 'start' });
   }
   window.addEventListener('hashchange', openTarget);
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', openTarget);
-  else openTarget();
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', land);
+  else land();
+
+  // A search result's link carries its words (search.html → page.html?q=words#step):
+  // on arrival every match in the step is marked, the folds that hold one
+  // are opened, and the first is scrolled into view. The words are only
+  // ever matched and the marks made of the page's own text nodes: nothing of
+  // the address is put into the page.
+  function land() {
+    openTarget();
+    var words = (new URLSearchParams(location.search).get('q') || '').split(/\s+/).filter(Boolean);
+    var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (words.length === 0 || !target) return;
+    var marks = markWords(target, words);
+    marks.forEach(function (mark) {
+      for (var at = mark.parentElement; at && at !== target; at = at.parentElement) if (at.tagName === 'DETAILS') at.open = true;
+    });
+    var first = marks.filter(function (mark) { return mark.getClientRects().length > 0; })[0];
+    if (!first) return;
+    first.scrollIntoView({ block: 'center' });
+    // The browser may scroll to the anchor once the page has loaded: the first match stays in view.
+    window.addEventListener('load', function () { first.scrollIntoView({ block: 'center' }); }, { once: true });
+  }
+
+  // Wraps every match of the words within `root` in <mark class="found">, a
+  // match spread over several text nodes (highlighted code) in one mark per
+  // node; the evidence folds are left as they are. Returns the marks in order.
+  function markWords(root, words) {
+    var pattern = new RegExp(words.map(function (word) { return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }).join('|'), 'gi');
+    var nodes = [];
+    var starts = [];
+    var text = '';
+    var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+      acceptNode: function (node) { return node.parentElement && node.parentElement.closest('.ev, script, style') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT; },
+    });
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      starts.push(text.length);
+      nodes.push(node);
+      text += node.data;
+    }
+    var matches = [];
+    for (var match = pattern.exec(text); match; match = pattern.exec(text)) {
+      if (match[0] === '') pattern.lastIndex++;
+      else matches.push([match.index, match.index + match[0].length]);
+    }
+    // Each node's pieces, last first, so that splitting a node leaves the offsets before it as they were.
+    var marks = [];
+    for (var index = nodes.length - 1; index >= 0; index--) {
+      var from = starts[index];
+      var to = from + nodes[index].data.length;
+      for (var each = matches.length - 1; each >= 0; each--) {
+        var start = Math.max(matches[each][0], from);
+        var end = Math.min(matches[each][1], to);
+        if (start >= end) continue;
+        nodes[index].splitText(end - from);
+        var piece = nodes[index].splitText(start - from);
+        var mark = document.createElement('mark');
+        mark.className = 'found';
+        piece.parentNode.replaceChild(mark, piece);
+        mark.appendChild(piece);
+        marks.push(mark);
+      }
+    }
+    return marks.reverse();
+  }
   // Printing opens every fold, and closes again what it opened.
   var opened = [];
   window.addEventListener('beforeprint', function () {

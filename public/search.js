@@ -4,7 +4,11 @@
 // they are loaded one at a time as a query needs them, and kept while they
 // fit within KEPT_CHARACTERS, so that a large export is never held whole.
 // A step matches when it holds every word of the query, in any case.
-// Results are built with DOM methods and text nodes, never HTML.
+// Conversations are ranked by how many of their steps match, then the newest
+// first; a conversation's steps by how often the words occur in them, then
+// the newest first. Each result links to its step with the words (?q=), which
+// page.js marks there. Results are built with DOM methods and text nodes,
+// never HTML.
 (function () {
   var form = document.querySelector('form.search');
   var query = document.getElementById('query');
@@ -92,12 +96,31 @@
     return paragraph;
   }
 
-  function group(data, hits, more, patterns, any) {
+  // A time as the index shows it: UTC, to the minute (data/facts.ts, timeShown).
+  function timeElement(iso) {
+    var time = document.createElement('time');
+    time.dateTime = iso;
+    time.textContent = iso.slice(0, 10) + ' ' + iso.slice(11, 16) + ' UTC';
+    return time;
+  }
+
+  // A step's time: its seconds after the conversation's start (search-text.ts).
+  function timeOf(data, step) {
+    var start = data.d ? Date.parse(data.d) : NaN;
+    return typeof step[4] === 'number' && !isNaN(start) ? new Date(start + step[4] * 1000).toISOString() : undefined;
+  }
+
+  // The address of a step, with the words for its page to mark.
+  function stepAddress(data, step, words) {
+    return data.u[step[0]] + '?q=' + encodeURIComponent(words.join(' ')) + '#' + step[1];
+  }
+
+  function group(data, hits, more, patterns, any, words) {
     var item = document.createElement('li');
     item.className = 'hit-group';
     var heading = document.createElement('h2');
     var title = document.createElement('a');
-    title.href = data.u[hits[0][0]] + '#' + hits[0][1];
+    title.href = stepAddress(data, hits[0], words);
     title.className = 'title';
     title.textContent = data.t;
     heading.appendChild(title);
@@ -108,15 +131,24 @@
       heading.appendChild(document.createTextNode(' '));
       heading.appendChild(project);
     }
+    if (data.d) {
+      heading.appendChild(document.createTextNode(' '));
+      heading.appendChild(timeElement(data.d));
+    }
     item.appendChild(heading);
     var steps = document.createElement('ol');
     steps.className = 'hits';
     hits.forEach(function (step) {
       var hit = document.createElement('li');
       var link = document.createElement('a');
-      link.href = data.u[step[0]] + '#' + step[1];
+      link.href = stepAddress(data, step, words);
       link.textContent = step[2];
       hit.appendChild(link);
+      var time = timeOf(data, step);
+      if (time) {
+        hit.appendChild(document.createTextNode(' '));
+        hit.appendChild(timeElement(time));
+      }
       hit.appendChild(snippet(textOf(data, step), patterns, any));
       steps.appendChild(hit);
     });
@@ -128,6 +160,26 @@
       item.appendChild(rest);
     }
     return item;
+  }
+
+  // How many times the words occur in a text.
+  function occurrences(text, any) {
+    var count = 0;
+    any.lastIndex = 0;
+    for (var match = any.exec(text); match; match = any.exec(text)) {
+      if (match[0] === '') any.lastIndex++;
+      else count++;
+    }
+    return count;
+  }
+
+  // A conversation's results go before the first that has fewer matching steps, or as many and started earlier.
+  function place(item) {
+    var before = null;
+    for (var other = results.firstElementChild; other && !before; other = other.nextElementSibling) {
+      if (item.matched > other.matched || (item.matched === other.matched && item.started > other.started)) before = other;
+    }
+    results.insertBefore(item, before);
   }
 
   var generation = 0;
@@ -160,19 +212,21 @@
         if (current !== generation) return;
         if (data) {
           var hits = [];
-          var matched = 0;
           for (var index = 0; index < data.s.length; index++) {
             var text = textOf(data, data.s[index]);
             var every = true;
             for (var word = 0; word < patterns.length && every; word++) every = patterns[word].test(text);
-            if (!every) continue;
-            matched++;
-            if (hits.length < PER_CONVERSATION) hits.push(data.s[index]);
+            if (every) hits.push({ step: data.s[index], at: index, count: occurrences(text, any), seconds: typeof data.s[index][4] === 'number' ? data.s[index][4] : -Infinity });
           }
-          if (matched > 0) {
-            found += matched;
+          if (hits.length > 0) {
+            hits.sort(function (one, other) { return other.count - one.count || other.seconds - one.seconds || one.at - other.at; });
+            found += hits.length;
             conversations++;
-            results.appendChild(group(data, hits, matched - hits.length, patterns, any));
+            var shown = hits.slice(0, PER_CONVERSATION).map(function (hit) { return hit.step; });
+            var item = group(data, shown, hits.length - shown.length, patterns, any, words);
+            item.matched = hits.length;
+            item.started = data.d ? Date.parse(data.d) : -Infinity;
+            place(item);
           }
         }
         proceed();

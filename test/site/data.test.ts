@@ -12,6 +12,7 @@ import { planConversation, splitByWeight } from '../../src/site/data/plan.ts';
 import { PAGE_BUDGET, scaleToFit, slug, type MeasuredPage } from '../../src/site/data/page-files.ts';
 import { singleSpaced, writeSearchScript } from '../../src/site/data/search-text.ts';
 import { SiteReader } from '../../src/site/data/site-reader.ts';
+import { subagentNames } from '../../src/site/data/site.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { conversationStructure, withParts, type ConversationStructure } from '../../src/site/data/streams.ts';
 import type { StepView, TalkView } from '../../src/site/data/views.ts';
@@ -93,8 +94,8 @@ describe('page models from a bundle', () => {
       const plan = planConversation(held, fromHeld);
       expect(planConversation(read, fromRead), id).toEqual(plan);
       const scripts = temporaryFolder();
-      writeSearchScript(path.join(scripts, 'held.js'), held, fromHeld, plan.pageOfTalk, plan.summary.facts);
-      writeSearchScript(path.join(scripts, 'read.js'), read, fromRead, plan.pageOfTalk, plan.summary.facts);
+      writeSearchScript(path.join(scripts, 'held.js'), held, fromHeld, plan.pageOfTalk, plan.summary.facts, subagentNames(fromHeld, held));
+      writeSearchScript(path.join(scripts, 'read.js'), read, fromRead, plan.pageOfTalk, plan.summary.facts, subagentNames(fromRead, read));
       expect(fs.readFileSync(path.join(scripts, 'read.js'), 'utf8'), id).toBe(fs.readFileSync(path.join(scripts, 'held.js'), 'utf8'));
       const parts = shown(fromRead, read.rows);
       expect(parts, id).toEqual(shown(fromHeld, held.rows));

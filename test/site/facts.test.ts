@@ -12,11 +12,12 @@ import { planConversation } from '../../src/site/data/plan.ts';
 import { compact, counted, tokensShown } from '../../src/site/data/shown-text.ts';
 import { writeSearchScript, type SearchScriptData } from '../../src/site/data/search-text.ts';
 import { anchorOf, conversationStructure } from '../../src/site/data/streams.ts';
+import { subagentNames } from '../../src/site/data/site.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
 let bundle: string;
 beforeAll(async () => {
-  bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.indexFacts, FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.empty], { site: false }), 'bundle');
+  bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.indexFacts, FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.empty, FIXTURE_SESSIONS.inlineSidechains], { site: false }), 'bundle');
 }, 120_000);
 
 const factsOf = (id: string): ConversationFacts => {
@@ -157,7 +158,7 @@ describe('the search script of a conversation', () => {
     const structure = conversationStructure(conversation, () => undefined);
     const plan = planConversation(conversation, structure);
     const file = path.join(temporaryFolder(), 'search.js');
-    writeSearchScript(file, conversation, structure, plan.pageOfTalk, plan.summary.facts);
+    writeSearchScript(file, conversation, structure, plan.pageOfTalk, plan.summary.facts, subagentNames(structure, conversation));
     const pushed: SearchScriptData[] = [];
     vm.runInNewContext(fs.readFileSync(file, 'utf8'), { window: { SESSIONIZER_SEARCH: { push: (data: SearchScriptData) => pushed.push(data) } } });
     const [data] = pushed;
@@ -172,5 +173,27 @@ describe('the search script of a conversation', () => {
     expect(input![3]).toContain(INDEX_FACTS.outputWord);
     const tool = [...structure.nodes.values()].find((node) => node.kind === 'tool')!;
     expect(`${data!.u[input![0]]}#${input![1]}`).toBe(`${plan.summary.first}#${anchorOf(tool.id)}`);
+  });
+
+  it('names a subagent’s steps by the task of the call that started it, and dates every step', () => {
+    const conversation = loadConversation(bundle, FIXTURE_SESSIONS.inlineSidechains);
+    const structure = conversationStructure(conversation, () => undefined);
+    const plan = planConversation(conversation, structure);
+    const file = path.join(temporaryFolder(), 'search.js');
+    writeSearchScript(file, conversation, structure, plan.pageOfTalk, plan.summary.facts, subagentNames(structure, conversation));
+    const pushed: SearchScriptData[] = [];
+    vm.runInNewContext(fs.readFileSync(file, 'utf8'), { window: { SESSIONIZER_SEARCH: { push: (data: SearchScriptData) => pushed.push(data) } } });
+    const [data] = pushed;
+    // The children of this session are written inline, with no file and no name of their own but `inline-` and a UUID.
+    const labels = data!.s.map((step) => step[2]);
+    expect(labels).toContain('subagent “Review the parser” · turn 1 · Read');
+    expect(labels).toContain('subagent “Review the printer” · turn 1 · reply');
+    expect(labels.filter((label) => label.includes('inline-'))).toEqual([]);
+    // The conversation's start, and each step's time as seconds after it.
+    expect(data!.d).toBe(plan.summary.facts.from);
+    const read = data!.s.find((step) => step[2] === 'subagent “Review the parser” · turn 1 · Read')!;
+    // The parser's child starts at 10:00:03 and calls Read two records later; the prompt was at 10:00:01.
+    expect(read[4]).toBe(4);
+    expect(data!.s.every((step) => typeof step[4] === 'number' && step[4] >= 0)).toBe(true);
   });
 });

@@ -4,7 +4,7 @@
 // sideways scrolling on a phone, the filter, and search finding words from
 // deep inside a long reply, a tool's input and a tool's output, each word
 // chosen from the bundle, checked to be on its built page, and found by
-// search.html?q= with a link that lands on its step.
+// search.html?q= with a link that lands on its step with the word marked.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -177,7 +177,7 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
     expect(page.url()).toBe(`${base}/search.html?q=${encodeURIComponent(word)}`);
     await searchSettled(page);
     expect(await page.inputValue('#query')).toBe(word);
-    expect(await page.locator(`#results .hits a[href="${target}"]`).count()).toBe(1);
+    expect(await page.locator(`#results .hits a[href="${target.replace('#', `?q=${encodeURIComponent(word)}#`)}"]`).count()).toBe(1);
     clean(watched);
     // Without JavaScript there is no filter, and nothing to offer.
     const still = await open(390, false);
@@ -197,7 +197,9 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
         expect(await page.inputValue('#query'), what).toBe(word);
         if (what === 'reply') await page.screenshot({ path: path.join(ARTIFACTS, `search-${width}.png`) });
         expect(await sideways(page), what).toBe(0);
-        const link = `a[href="${target}"]`;
+        // The link carries the words to the step's page (search.js), which marks them there (page.js).
+        const address = target.replace('#', `?q=${encodeURIComponent(word)}#`);
+        const link = `a[href="${address}"]`;
         const hit = page.locator(`#results .hits ${link}`);
         expect(await hit.count(), `${what}: ${word}`).toBe(1);
         const item = page.locator('#results .hits li', { has: page.locator(link) });
@@ -205,9 +207,17 @@ describeWhere(missing, 'the index and search of ../shared/corpus', () => {
         const group = page.locator('#results .hit-group', { has: page.locator(link) });
         expect((await group.locator('h2 a.title').textContent())!.length, what).toBeGreaterThan(0);
         await hit.click();
-        expect(page.url(), what).toBe(`${base}/${target}`);
+        expect(page.url(), what).toBe(`${base}/${address}`);
         const anchor = target.slice(target.indexOf('#') + 1);
         expect((await page.locator(`[id="${anchor}"]`).textContent())!.toLowerCase(), what).toContain(word.toLowerCase());
+        // The word is marked in the step, and the first mark is on the screen.
+        const marks = page.locator(`[id="${anchor}"] mark.found`);
+        expect((await marks.allTextContents()).join('').toLowerCase(), what).toContain(word.toLowerCase());
+        const first = await marks.first().evaluate((mark) => {
+          const box = mark.getBoundingClientRect();
+          return box.height > 0 && box.top >= 0 && box.bottom <= (globalThis as unknown as { innerHeight: number }).innerHeight;
+        });
+        expect(first, what).toBe(true);
       }
       clean(watched);
     });

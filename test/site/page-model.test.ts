@@ -5,7 +5,7 @@
 
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { planConversation, type ConversationPlan } from '../../src/site/data/plan.ts';
 import { indexModel, linkedStructure, pageModel, pageOutline, searchModel, stepsOfPage, type CodeHighlighter, type PageModel, type PlannedConversation } from '../../src/site/data/site.ts';
@@ -14,7 +14,7 @@ import type { StepView } from '../../src/site/data/views.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
-const sessions = [FIXTURE_SESSIONS.hostileMarkup, FIXTURE_SESSIONS.rewind];
+const sessions = [FIXTURE_SESSIONS.hostileMarkup, FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.indexFacts];
 let bundle: string;
 beforeAll(async () => {
   bundle = path.join(await exportedSessions(sessions, { site: false }), 'bundle');
@@ -107,6 +107,25 @@ describe('a page model made by plain functions', () => {
     conversation.conversation.rows.close();
   });
 
+  it('outlines the prompts of a conversation on its first page: each by its first typed line, a command as its page sums it up, linked to its talk', () => {
+    const conversation = planned(FIXTURE_SESSIONS.indexFacts);
+    const [first] = conversation.plan.pages;
+    const { outline } = pageOutline(conversation, first!);
+    const talks = conversation.structure.streams.find((stream) => !stream.child)!.talks;
+    expect(outline?.map((entry) => entry.href)).toEqual(talks.map((talk) => `${first!.file}#${talk.anchor}`));
+    expect(outline?.every((entry) => entry.page === 1 && entry.time !== undefined)).toBe(true);
+    const labels = outline!.map((entry) => entry.label);
+    // The command's talk is read as its runtime row reads; the IDE's note before a prompt is not the prompt.
+    expect(labels.some((label) => label.includes('/model') && label.includes('sonnet') && !label.includes('<'))).toBe(true);
+    expect(labels).toContain(INDEX_FACTS.prompt);
+    expect(labels).toContain('Show me the log.');
+    // A conversation of one prompt has no outline.
+    const single = planned(FIXTURE_SESSIONS.hostileMarkup);
+    expect(pageOutline(single, single.plan.pages[0]!).outline).toBeUndefined();
+    conversation.conversation.rows.close();
+    single.conversation.rows.close();
+  });
+
   it('models the index and search pages from the conversations’ summaries', () => {
     const cache = temporaryFolder();
     const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
@@ -114,7 +133,11 @@ describe('a page model made by plain functions', () => {
     const index = indexModel(conversations);
     expect(index.conversations).toBe(sessions.length);
     expect(index.groups.flatMap((group) => group.rows)).toHaveLength(sessions.length);
-    expect(searchModel(conversations).scripts.sort()).toEqual(conversations.map(({ id }) => `search/${id}.js`).sort());
+    const { scripts } = searchModel(conversations);
+    expect([...scripts].sort()).toEqual(conversations.map(({ id }) => `search/${id}.js`).sort());
+    // Newest first, those with no start last, so that a search stopped at its most results has found the newest.
+    const summary = (id: string, from?: string) => ({ ...conversations[0]!, id, facts: { ...conversations[0]!.facts, from } });
+    expect(searchModel([summary('b', '2026-01-02T00:00:00Z'), summary('c'), summary('a', '2026-01-03T00:00:00Z'), summary('d', '2026-01-01T00:00:00Z')]).scripts).toEqual(['search/a.js', 'search/b.js', 'search/d.js', 'search/c.js']);
     site.close();
   });
 });

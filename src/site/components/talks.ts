@@ -13,6 +13,7 @@ import { bytes, counted, firstLine, lineCount, runtimeLine, tokensShown } from '
 import { modelName } from '../data/facts.ts';
 import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
 import { linksFoldHtml, linksHtml, stepFoldHtml, talkFoldHtml } from './evidence-html.ts';
+import { selfLinkHtml } from './self-link.ts';
 import { attribute, contentText, flag, html, preStart, trusted, type Html } from './html.ts';
 import { toolCardHtml } from './tools.ts';
 
@@ -124,12 +125,12 @@ export function stepHtml(step: StepView, root: string, withinTurn = false): Html
   if (step.kind === 'message.external' && !injected) {
     // In a subagent's transcript the prompt comes from the agent that started it, not from the person.
     const fromAgent = step.flags.includes('sidechain');
-    return html`<article class="step msg ${fromAgent ? 'parent-agent' : 'human'}" id="${step.anchor}"><header class="who"><span class="role">${fromAgent ? 'Parent agent' : 'You'}</span>${step.time && timeHtml(step.time)}${stepFoldHtml(step, root)}</header>${promptPartsHtml(step.parts, root)}</article>`;
+    return html`<article class="step msg ${fromAgent ? 'parent-agent' : 'human'}" id="${step.anchor}"><header class="who"><span class="role">${fromAgent ? 'Parent agent' : 'You'}</span>${step.time && timeHtml(step.time)}${selfLinkHtml(step.anchor, 'prompt')}${stepFoldHtml(step, root)}</header>${promptPartsHtml(step.parts, root)}</article>`;
   }
   if (step.kind === 'llm.call') {
     // One fold per turn: a reply's own beside the turn's would be a second "evidence" under its text.
     const replies = step.children.filter((child) => child.kind === 'message.assistant' && !isEmptyReply(child));
-    return html`<article class="step turn assistant" id="${step.anchor}"><header class="who"><span class="role">Assistant</span>${turnFactsHtml(step)}${stepFoldHtml(step, root, replies)}</header>${step.parts.length > 0 && partsHtml(step.parts, root)}${step.children.map((child) => stepHtml(child, root, true))}</article>`;
+    return html`<article class="step turn assistant" id="${step.anchor}"><header class="who"><span class="role">Assistant</span>${turnFactsHtml(step)}${selfLinkHtml(step.anchor, 'turn')}${stepFoldHtml(step, root, replies)}</header>${step.parts.length > 0 && partsHtml(step.parts, root)}${step.children.map((child) => stepHtml(child, root, true))}</article>`;
   }
   if (step.kind === 'message.assistant') {
     // A reply with no text of its own (its provider call's fold holds the same rows) shows nothing but its anchor.
@@ -141,7 +142,7 @@ export function stepHtml(step: StepView, root: string, withinTurn = false): Html
     const size = bytesOf(step.parts);
     // A source may keep a thinking block's signature and not its text: "0 B" would read as an empty thought.
     const held = step.parts.some((part) => part.state !== 'unavailable');
-    return html`<details class="step thinking" id="${step.anchor}"><summary><span class="label">Thinking</span> <span class="size">${held ? bytes(size) : 'not held by the source'}</span> <span class="first-line">${firstLine(text)}</span></summary>${partsHtml(step.parts, root)}${stepFoldHtml(step, root)}</details>`;
+    return html`<details class="step thinking" id="${step.anchor}"><summary><span class="label">Thinking</span> <span class="size">${held ? bytes(size) : 'not held by the source'}</span> <span class="first-line">${firstLine(text)}</span>${selfLinkHtml(step.anchor, 'thought')}</summary>${partsHtml(step.parts, root)}${stepFoldHtml(step, root)}</details>`;
   }
   if (step.kind === 'tool' || step.kind === 'agent.call') return toolCardHtml(step, root);
   const words = injected ? 'Context added by the runtime' : (RUNTIME_WORDS.get(step.kind) ?? 'Runtime record');
@@ -150,7 +151,7 @@ export function stepHtml(step: StepView, root: string, withinTurn = false): Html
   const line = text ? runtimeLine(text, step.parts.find((part) => part.context !== undefined)?.context) : '';
   // A part its summary line already shows whole is not shown again below it.
   const below = step.parts.filter((part) => line === '' || wholeReading(part) !== line);
-  return html`<details class="step runtime" id="${step.anchor}"${flag('open', OPEN_RUNTIME.has(step.kind))}><summary><span class="label">${words}</span>${step.time && timeHtml(step.time)}${size > 0 && html`<span class="size">${bytes(size)}</span>`}${line && html`<span class="first-line">${line}</span>`}</summary>${partsHtml(below, root)}${step.children.map((child) => stepHtml(child, root))}${stepFoldHtml(step, root)}</details>`;
+  return html`<details class="step runtime" id="${step.anchor}"${flag('open', OPEN_RUNTIME.has(step.kind))}><summary><span class="label">${words}</span>${step.time && timeHtml(step.time)}${size > 0 && html`<span class="size">${bytes(size)}</span>`}${line && html`<span class="first-line">${line}</span>`}${selfLinkHtml(step.anchor, 'notice')}</summary>${partsHtml(below, root)}${step.children.map((child) => stepHtml(child, root))}${stepFoldHtml(step, root)}</details>`;
 }
 
 /** Whether a reply has no text of its own to show. */

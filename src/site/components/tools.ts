@@ -10,6 +10,7 @@ import type { ToolDescription } from '../../model/tools.ts';
 import { markdownHtml } from '../data/markdown.ts';
 import { prose } from '../data/parts.ts';
 import { flag, html, preStart, trusted, type Html } from './html.ts';
+import { selfLinkHtml } from './self-link.ts';
 import { stepFoldHtml } from './evidence-html.ts';
 import { codeHtml, partHtml, partNotesHtml, partText } from './talks.ts';
 
@@ -30,7 +31,7 @@ export function toolCardHtml(step: StepView, root: string): Html {
   const transcripts = agent ? step.links.filter((link) => link.href?.startsWith('s/')) : [];
   return html`<details class="step tool t-${tool.kind} st-${status}" id="${step.anchor}"${flag('open', status === 'error' || agent)}><summary><span class="tool-name">${agent ? `Subagent (${name})` : name}</span>${
     tool.subject && html`<code class="subject${tool.path !== undefined && tool.subject === tool.path ? ' subject-path' : ''}" title="${tool.subject}"><bdi>${tool.subject}</bdi></code>`
-  }<span class="mark m-${status}">${STATUS_WORDS[status]}</span></summary><div class="tool-body">${call && toolInputHtml(tool, call)}${
+  }<span class="mark m-${status}">${STATUS_WORDS[status]}</span>${selfLinkHtml(step.anchor, 'tool call')}</summary><div class="tool-body">${call && toolInputHtml(tool, call)}${
     transcripts.length > 0 && html`<p class="subagent-link">${transcripts.map((link) => html`<a href="${root}${link.href}">Open the subagent’s transcript</a>`)}</p>`
   }${results.map((part) => outputHtml(part, tool, root, results))}${results.length === 0 && html`<p class="no-result">No result was recorded for this call.</p>`}${stepFoldHtml(step, root)}</div></details>`;
 }

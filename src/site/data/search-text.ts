@@ -29,15 +29,17 @@ const WRITE_CHUNK = 1 << 20;
 
 /**
  * What a conversation's search script hands to window.SESSIONIZER_SEARCH.push:
- * `t` its title, `p` its project, `u` its page files, and `s` its steps, each
- * [page (index into `u`), anchor, label, text or the index of the earlier
- * step whose text it is].
+ * `t` its title, `p` its project, `u` its page files, `d` when it started
+ * (absent when nothing in it has a time), and `s` its steps, each [page
+ * (index into `u`), anchor, label, text or the index of the earlier step
+ * whose text it is, and, when the step has a time, its seconds after `d`].
  */
 export interface SearchScriptData {
   readonly t: string;
   readonly p: string;
   readonly u: string[];
-  readonly s: [number, string, string, string | number][];
+  readonly d?: string;
+  readonly s: ([number, string, string, string | number] | [number, string, string, string | number, number])[];
 }
 
 /** The words a step's kind is shown by on a search result: never an internal term. */
@@ -98,9 +100,12 @@ const SPACING = /\s\s+|[^\S ]/g;
 
 /**
  * Writes the search script of a conversation to `file`: every step of every
- * stream that is on one of its pages (`pageOfTalk`), in page order.
+ * stream that is on one of its pages (`pageOfTalk`), in page order, a child
+ * stream's steps labelled by its name in `subagents` (site.ts,
+ * subagentNames). Times are seconds after the conversation's start, or
+ * after the first step's time when it has no start: a few digits a step.
  */
-export function writeSearchScript(file: string, conversation: BundleConversation, structure: ConversationStructure, pageOfTalk: ReadonlyMap<string, string>, facts: ConversationFacts): void {
+export function writeSearchScript(file: string, conversation: BundleConversation, structure: ConversationStructure, pageOfTalk: ReadonlyMap<string, string>, facts: ConversationFacts, subagents: ReadonlyMap<string, string>): void {
   const pages: string[] = [];
   const pageNumber = new Map<string, number>();
   const numberOf = (page: string): number => pageNumber.get(page) ?? (pageNumber.set(page, pages.push(page) - 1), pages.length - 1);
@@ -113,20 +118,29 @@ export function writeSearchScript(file: string, conversation: BundleConversation
     };
     const seen = new Map<string, number>();
     let count = 0;
-    const add = (step: StepView, page: number, where: string): void => {
+    let start = facts.from === undefined ? undefined : Date.parse(facts.from);
+    const secondsOf = (time: string | undefined): string => {
+      const at = time === undefined ? NaN : Date.parse(time);
+      if (Number.isNaN(at)) return '';
+      if (start === undefined || Number.isNaN(start)) start = at;
+      return `,${Math.round((at - start) / 1000)}`;
+    };
+    // A step with no time of its own (a reply within its provider call) takes that of the step it is in.
+    const add = (step: StepView, page: number, where: string, within?: string): void => {
+      const time = step.time ?? within;
       const text = stepText(step, conversation);
       if (text !== '') {
         const digest = text.length >= SHORTEST_SHARED ? crypto.hash('sha1', text, 'base64') : undefined;
         const earlier = digest === undefined ? undefined : seen.get(digest);
         if (digest !== undefined && earlier === undefined) seen.set(digest, count);
-        pending += `${count === 0 ? '' : ',\n'}[${page},${scriptJson(step.anchor)},${scriptJson(`${where}${stepLabel(step)}`)},${earlier ?? scriptJson(text)}]`;
+        pending += `${count === 0 ? '' : ',\n'}[${page},${scriptJson(step.anchor)},${scriptJson(`${where}${stepLabel(step)}`)},${earlier ?? scriptJson(text)}${secondsOf(time)}]`;
         count++;
         if (pending.length >= WRITE_CHUNK) flush();
       }
-      for (const child of step.children) add(child, page, where);
+      for (const child of step.children) add(child, page, where, time);
     };
     for (const stream of structure.streams) {
-      const where = stream.child ? `subagent${stream.label ? ` “${stream.label}”` : ` ${stream.name}`} · ` : '';
+      const where = stream.child ? `${subagents.get(stream.id) ?? `subagent ${stream.name}`} · ` : '';
       for (const epoch of stream.epochs) {
         const first = stream.talks.find((talk) => talk.epoch === epoch.id);
         const page = first ? pageOfTalk.get(first.id) : undefined;
@@ -138,7 +152,7 @@ export function writeSearchScript(file: string, conversation: BundleConversation
         for (const step of stepsOfTalk(talk)) add(step, numberOf(page), `${where}turn ${talk.number} · `);
       }
     }
-    pending += `],"u":${scriptJson(pages)}});\n`;
+    pending += `],"u":${scriptJson(pages)}${start === undefined || Number.isNaN(start) ? '' : `,"d":${scriptJson(new Date(start).toISOString())}`}});\n`;
     flush();
   } finally {
     fs.closeSync(descriptor);

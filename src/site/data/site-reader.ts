@@ -18,7 +18,7 @@ import { planConversation, type ConversationPlan, type ConversationSummary, type
 import type { ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
 import { writeSearchScript } from './search-text.ts';
-import { linkedStructure, pageModel, pageOutline, type CodeHighlighter, type PageModel } from './site.ts';
+import { linkedStructure, pageModel, pageOutline, subagentNames, type CodeHighlighter, type PageModel } from './site.ts';
 import type { ReadAhead } from './read-ahead.ts';
 import { readSavedPlan, searchScriptBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
@@ -166,7 +166,7 @@ export class SiteReader {
       if (saved) {
         const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file), estimates: plan.pages.map((page) => ({ weight: plan.weightOfPage.get(page.file)!, talks: page.talks.length })) };
         fs.mkdirSync(path.dirname(saved), { recursive: true });
-        writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts);
+        writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts, subagentNames(structure, conversation));
         // Under a temporary name first: another build may be waiting for it.
         fs.writeFileSync(`${saved}.${process.pid}.tmp`, `${JSON.stringify(kept)}\n`);
         fs.renameSync(`${saved}.${process.pid}.tmp`, saved);

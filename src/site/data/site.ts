@@ -14,10 +14,15 @@ import type { BundleConversation } from './bundle.ts';
 import type { ConversationPlan, ConversationSummary, PagePlan } from './plan.ts';
 import { anchorOf, conversationStructure, stepsOfTalk, withParts, type ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
-import { duration, projectGroups, promptOfTalk, streamTitle, type ProjectGroup } from './facts.ts';
+import { cut, duration, projectGroups, promptOfTalk, streamTitle, type ProjectGroup } from './facts.ts';
+import { OPENING_TAG } from './parts.ts';
+import { partsOfStep } from './row-outline.ts';
+import { singleSpaced } from './search-text.ts';
 import { searchScriptOf } from './site-input.ts';
-import { counted } from './shown-text.ts';
+import { counted, runtimeLine } from './shown-text.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
+import { slashCommandOf } from '../../adapters/built-in.ts';
+import { promptTitleText } from '../../assembly/title-text.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
 
@@ -103,6 +108,23 @@ export interface PageModel {
   readonly overview?: PageOverview;
   /** Every talk of the page's subject, on the first page of each subject. */
   readonly timeline: TimelineEntry[];
+  /**
+   * The prompts of the page's subject (the conversation's active path, a
+   * branch or a subagent), each linked to its talk on whichever of its
+   * pages holds it: on the subject's first page, when it has two or more.
+   */
+  readonly outline?: OutlineEntry[];
+}
+
+/** One prompt in a page's outline. */
+export interface OutlineEntry {
+  /** The first line of the prompt, cut; a command by its name and arguments. */
+  readonly label: string;
+  /** The talk, from the site root, with its anchor. */
+  readonly href: string;
+  /** The number of the page that holds it, among the subject's pages. */
+  readonly page: number;
+  readonly time?: string;
 }
 
 export interface PageOverview {
@@ -135,8 +157,14 @@ export interface SearchModel {
   readonly scripts: string[];
 }
 
+/**
+ * The scripts newest conversation first (by start, those with none last): a
+ * search that stops at its most results has found the newest, and shows
+ * them first while the rest load.
+ */
 export function searchModel(conversations: readonly ConversationSummary[]): SearchModel {
-  return { scripts: conversations.map(({ id }) => searchScriptOf(id)) };
+  const newestFirst = [...conversations].sort((one, other) => (other.facts.from ?? '').localeCompare(one.facts.from ?? '') || one.id.localeCompare(other.id));
+  return { scripts: newestFirst.map(({ id }) => searchScriptOf(id)) };
 }
 
 /** The steps a page shows under its epochs and talks, each with its children: those of the epochs it opens, then its talks'. */
@@ -283,7 +311,46 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
     ...(branch ? { branch } : {}),
     ...(page.file === plan.summary.first ? { overview: overviewOf(plan, structure, conversation, activeName) } : {}),
     timeline: page.number === 1 ? timeline(page.kind === 'branch' ? talksOfPages(stream.talks, page.siblings, plan) : stream.talks, plan) : [],
+    ...(page.number === 1 ? outlineOf(talksOfPages(stream.talks, page.siblings, plan), page.siblings, plan, conversation) : {}),
   };
+}
+
+/** The most of a prompt's first line an outline shows. */
+const OUTLINE_PROMPT = 100;
+
+/** The outline of a subject's talks on its pages `pages`, when there are two or more (PageModel.outline). */
+function outlineOf(talks: readonly TalkView[], pages: readonly string[], plan: ConversationPlan, conversation: BundleConversation): { outline: OutlineEntry[] } | Record<string, never> {
+  if (talks.length < 2) return {};
+  const outline: OutlineEntry[] = [];
+  for (const talk of talks) {
+    const file = plan.pageOfTalk.get(talk.id);
+    if (file === undefined) continue;
+    outline.push({ label: promptLine(talk, conversation) ?? 'No prompt recorded', href: `${file}#${talk.anchor}`, page: pages.indexOf(file) + 1, ...(talk.from !== undefined ? { time: talk.from } : {}) });
+  }
+  return { outline };
+}
+
+/**
+ * The line a talk is listed by: the first line of what the person typed,
+ * cleaned as a title is; else the slash command the talk opens with; else
+ * the notice the runtime put in the prompt's place, in the words its page
+ * sums it up in (shown-text.ts, runtimeLine).
+ */
+function promptLine(talk: TalkView, conversation: BundleConversation): string | undefined {
+  let opening: string | undefined;
+  for (const step of stepsOfTalk(talk)) {
+    if (step.kind !== 'message.external' && step.kind !== 'control.command') continue;
+    const parts = partsOfStep(step.kind, step.id, step.evidence, (ref) => conversation.rows.partsOf(ref)).filter((part) => part.k === 'text');
+    const texts = parts.map((part) => part.view.segments.map((segment) => segment.text).join(''));
+    for (const [index, text] of texts.entries()) {
+      const typed = step.kind === 'message.external' && !step.flags.includes('injected') && parts[index]!.view.context === undefined && !OPENING_TAG.test(text);
+      const line = typed ? text.split('\n').find((candidate) => candidate.trim() !== '') : undefined;
+      if (line !== undefined) return cut(promptTitleText(line) ?? singleSpaced(line), OUTLINE_PROMPT);
+    }
+    const text = texts.join('\n');
+    if (opening === undefined && text.trim() !== '') opening = slashCommandOf(text) ?? runtimeLine(text, parts.find((part) => part.view.context !== undefined)?.view.context);
+  }
+  return opening === undefined ? undefined : cut(singleSpaced(opening), OUTLINE_PROMPT);
 }
 
 /**
@@ -296,6 +363,21 @@ function talksOfPages(talks: readonly TalkView[], pages: readonly string[], plan
   return talks.filter((talk) => own.has(plan.pageOfTalk.get(talk.id) ?? ''));
 }
 
+
+/**
+ * Each child stream as search results name it: "subagent" and its task, as
+ * its page is headed (facts.ts, streamTitle), else its name with every UUID
+ * in it cut short.
+ */
+export function subagentNames(structure: ConversationStructure, conversation: BundleConversation): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const stream of structure.streams) {
+    if (!stream.child) continue;
+    const task = streamTitle(stream, structure, conversation);
+    names.set(stream.id, task === undefined ? `subagent ${shortIds(stream.name)}` : `subagent “${task}”`);
+  }
+  return names;
+}
 
 /** A name with every UUID in it cut to its first eight digits, as a reader tells them apart. */
 function shortIds(name: string): string {

@@ -70,9 +70,9 @@ export interface Watched {
   readonly dialogs: string[];
 }
 
-/** A new page with JavaScript on or off, recording what it asks for and what goes wrong. */
-export async function watchedPage(browser: Browser, options: { javaScript?: boolean; viewport?: { width: number; height: number } } = {}): Promise<Watched> {
-  const context = await browser.newContext({ javaScriptEnabled: options.javaScript ?? true, viewport: options.viewport ?? { width: 1200, height: 900 } });
+/** A new page with JavaScript on or off, on a touch screen with no hover if `touch`, recording what it asks for and what goes wrong. */
+export async function watchedPage(browser: Browser, options: { javaScript?: boolean; viewport?: { width: number; height: number }; touch?: boolean } = {}): Promise<Watched> {
+  const context = await browser.newContext({ javaScriptEnabled: options.javaScript ?? true, viewport: options.viewport ?? { width: 1200, height: 900 }, ...(options.touch ? { hasTouch: true, isMobile: true } : {}) });
   const page = await context.newPage();
   const watched: Watched = { page, requests: [], errors: [], dialogs: [] };
   page.on('request', (request) => watched.requests.push(request.url()));

@@ -96,9 +96,7 @@ describeWhere(programMissing(CHROMIUM), 'search that lands, the outline and link
   });
 
   const open = async (width: number, options: { javaScript?: boolean; scheme?: 'light' | 'dark'; touch?: boolean } = {}): Promise<Watched> => {
-    const watched = options.touch
-      ? await touchPage(browser, width)
-      : await watchedPage(browser, { javaScript: options.javaScript ?? true, viewport: { width, height: 900 } });
+    const watched = await watchedPage(browser, { javaScript: options.javaScript ?? true, viewport: { width, height: 900 }, touch: options.touch === true });
     await watched.page.emulateMedia({ colorScheme: options.scheme ?? 'light' });
     return watched;
   };
@@ -282,19 +280,6 @@ describeWhere(programMissing(CHROMIUM), 'search that lands, the outline and link
     clean(touch);
   });
 });
-
-/** A page of a phone's screen with touch and no hover, recording what it asks for and what goes wrong. */
-async function touchPage(browser: Browser, width: number): Promise<Watched> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, hasTouch: true, isMobile: true });
-  const page = await context.newPage();
-  const watched: Watched = { page, requests: [], errors: [], dialogs: [] };
-  page.on('request', (request) => watched.requests.push(request.url()));
-  page.on('console', (message) => {
-    if (message.type() === 'error') watched.errors.push(message.text());
-  });
-  page.on('pageerror', (error) => watched.errors.push(error.message));
-  return watched;
-}
 
 function sideways(page: Page): Promise<number> {
   return page.evaluate(() => {

@@ -31,20 +31,28 @@
 // With `deep`, each landed file's `.sd` is derived again as the file streams
 // past and compared with the archived one, and at the end of the stream each
 // conversation is assembled again from the rows derived again and compared
-// with what its rounds fold to: one decompression, nothing written, and in
-// whatever order the archive holds its entries.
+// with what its rounds fold to: one decompression, in whatever order the
+// archive holds its entries. The site is proved too (site.ts): the bundle's
+// files, and nothing else of the archive, are written as they stream past
+// into a private temporary folder, each at most WRITTEN_ENTRY_BYTES; the site
+// is rendered again from there, and each of its files compared by SHA-256
+// with the archive's, hashed as they streamed past. The folder is removed
+// when the verify ends, whatever happened.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/manifest.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
+import { KnownFolders } from '../files/atomic-file.ts';
 import { ZstdDecompression } from '../files/zstd.ts';
 import { COLLECT_LOCK, RUNS, SESSION_INDEX, SESSION_STATE, STREAMS } from '../landing/layout.ts';
 import { ChainError, checkInputDigests, checkLinks, emptyFold, foldRound, parseRound } from '../session-flow/chain.ts';
 import { compareAssembly } from './chains.ts';
 import { EvidenceCheck, type ChunkSink } from './evidence.ts';
 import { checkManifest, readManifest, type ExportReport, type ManifestRead, type PresentFile } from './export.ts';
+import { checkSite, inScratchFolder } from './site.ts';
 import type { Problem, VerifyOptions } from './storage.ts';
 import { ArchiveReadError, TarReader, type EntrySink, type TarEntry } from './tar-reader.ts';
 
@@ -67,8 +75,20 @@ export const HELD_BYTES = 512 << 20;
  * which may be at most LONGEST_LINE (evidence.ts).
  */
 export const PARSED_ENTRY_BYTES = 128 << 20;
+/**
+ * Past this size, with `deep`, a bundle file written out for the site to be
+ * rendered from stops the read: a bundle's largest files are its landed
+ * files, `.sd` and rounds, held to the bounds above.
+ */
+export const WRITTEN_ENTRY_BYTES = 128 << 20;
 
 export async function verifyArchive(file: string, options: VerifyOptions = {}): Promise<ExportReport> {
+  if (!options.deep) return readArchive(file, options, undefined);
+  return inScratchFolder((scratch) => readArchive(file, options, scratch));
+}
+
+/** Verifies the archive; with `scratch` (for `deep`), its bundle is written out there and its site rendered again from it. */
+async function readArchive(file: string, options: VerifyOptions, scratch: string | undefined): Promise<ExportReport> {
   const problems: Problem[] = [];
   const problem = (where: string, what: string): void => void problems.push({ path: where, what });
   const present = new Map<string, PresentFile>();
@@ -81,6 +101,7 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
   let manifest: ManifestRead | undefined;
   let listed: Map<string, number> | undefined;
   const evidence = new EvidenceCheck(options);
+  const written = scratch !== undefined ? new WrittenBundle(path.join(scratch, BUNDLE)) : undefined;
 
   const reader = new TarReader((entry: TarEntry): EntrySink | undefined => {
     const name = entry.name;
@@ -135,6 +156,8 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     }
     // As for a folder (storage.ts), only a session's folder is held to the layout.
     else if (inBundle !== undefined && inBundle.includes('/') && !/^[_.]/.test(inBundle) && !SESSION_FILES.test(relative)) problem(relative, 'a file the storage layout has no place for');
+    // Not a second file at a path that differs only in case, which a case-insensitive disk would make one.
+    const copy = inBundle !== undefined && collision === undefined ? written?.file(name, inBundle, entry.size) : undefined;
     const hash = crypto.createHash('sha256');
     const pieces: Buffer[] = [];
     let size = 0;
@@ -145,9 +168,11 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
         // Copied: the decompressor may reuse the memory of what it hands on.
         if (keep) pieces.push(Buffer.from(chunk));
         checked?.push(chunk);
+        copy?.push(chunk);
       },
       end: () => {
         checked?.end();
+        copy?.end();
         if (keep) kept.set(relative, Buffer.concat(pieces));
         if (!meta) present.set(relative, { size, sha256: hash.digest('hex') });
         else if (relative === MANIFEST) {
@@ -165,6 +190,7 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     // Nothing read after this can be trusted to mean what it says: the rest of the checks are not run.
     if (error instanceof ArchiveReadError) problem(error.entry ?? file, error.message);
     else problem(file, `the archive is cut short or damaged: ${(error as Error).message}`);
+    written?.close();
     return { files: 0, bytes: 0, sessions: 0, landedFiles: 0, records: 0, chains: 0, rounds: 0, problems, notes: [] };
   }
 
@@ -218,7 +244,10 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
       if (mismatch) problem(`${BUNDLE}/_conversations/${conversation}`, mismatch);
     }
   }
-  if (![...present.keys()].some((relative) => relative.startsWith(`${BUNDLE}/`))) problem(BUNDLE, 'the archive holds no bundle');
+  const holdsBundle = [...present.keys()].some((relative) => relative.startsWith(`${BUNDLE}/`));
+  if (!holdsBundle) problem(BUNDLE, 'the archive holds no bundle');
+  const site = written !== undefined && holdsBundle ? await checkSite(written.root, present, scratch!) : undefined;
+  if (site) problems.push(...site.problems);
   return {
     files: checked.manifest?.files.length ?? 0,
     bytes: checked.bytes,
@@ -228,9 +257,55 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     records: verified.records,
     chains: new Set([...present.keys()].flatMap((relative) => CONVERSATION.exec(relative)?.[1] ?? [])).size,
     rounds,
+    ...(site ? { siteFiles: site.files } : {}),
     problems,
-    notes: [],
+    notes: site?.notes ?? [],
   };
+}
+
+/**
+ * With `deep`, the bundle's files written out as they stream past, under
+ * `root`, for the site to be rendered from (site.ts). Only entries the
+ * archive holds once, at a safe path inside the bundle, are written.
+ */
+class WrittenBundle {
+  private readonly folders = new KnownFolders();
+  /** The file being written, until its entry ends. */
+  private descriptor: number | undefined;
+
+  constructor(readonly root: string) {}
+
+  file(name: string, inBundle: string, size: number): ChunkSink {
+    if (size > WRITTEN_ENTRY_BYTES) throw new ArchiveReadError(name, `${size} bytes, more than the ${WRITTEN_ENTRY_BYTES} a bundle file verify --deep writes out to render the site from may have`);
+    const target = path.join(this.root, ...inBundle.split('/'));
+    const descriptor = this.attempt(name, () => {
+      this.folders.ensure(path.dirname(target));
+      return fs.openSync(target, 'wx', 0o600);
+    });
+    this.descriptor = descriptor;
+    return {
+      push: (chunk) =>
+        this.attempt(name, () => {
+          for (let offset = 0; offset < chunk.length; ) offset += fs.writeSync(descriptor, chunk, offset);
+        }),
+      end: () => this.close(),
+    };
+  }
+
+  /** Closes the file being written, if any: at the end of its entry, or when the read stopped inside it. */
+  close(): void {
+    if (this.descriptor !== undefined) fs.closeSync(this.descriptor);
+    this.descriptor = undefined;
+  }
+
+  /** A file that cannot be written (a full disk) stops the read, said in one line on its entry. */
+  private attempt<Result>(name: string, write: () => Result): Result {
+    try {
+      return write();
+    } catch (error) {
+      throw new ArchiveReadError(name, `could not be written out for the site to be rendered again from: ${(error as Error).message}`);
+    }
+  }
 }
 
 /**

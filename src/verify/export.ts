@@ -3,9 +3,10 @@
 // extra (anywhere, the top included), the plain manifest against the JSON
 // one, and then the bundle inside as a storage zone: landed files, `.sd`,
 // every round chain and branch record. With `deep`, every `.sd` is derived
-// again and every conversation assembled again and compared with its fold.
-// Every problem is collected, with its path, what was expected and what was
-// found.
+// again, every conversation assembled again and compared with its fold, and
+// the site rendered again from the bundle and compared with the export's
+// (site.ts). Every problem is collected, with its path, what was expected
+// and what was found.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -15,6 +16,7 @@ import { exportFiles, MANIFEST, MANIFEST_SCHEMA, META_FILES, PLAIN_MANIFEST, ROO
 import { BufferPool } from '../files/buffer-pool.ts';
 import { digestOfFile } from '../files/digest.ts';
 import { verifyAssemblies, verifyChains } from './chains.ts';
+import { checkSite, inScratchFolder } from './site.ts';
 import { verifyStorage, type Problem, type VerifyOptions } from './storage.ts';
 
 export interface ExportReport {
@@ -27,6 +29,8 @@ export interface ExportReport {
   readonly records: number;
   readonly chains: number;
   readonly rounds: number;
+  /** With `deep`: the site's files rendered again from the bundle and compared with the export's (site.ts). */
+  readonly siteFiles?: number;
   readonly problems: Problem[];
   readonly notes: Problem[];
 }
@@ -108,7 +112,30 @@ export function checkManifest(present: ReadonlyMap<string, PresentFile>, meta: {
   return { problems, manifest, bytes };
 }
 
-export function verifyExport(root: string, options: VerifyOptions = {}): ExportReport {
+/**
+ * Verifies an export folder: every check of verifyExportFiles, and with
+ * `deep` its site rendered again from its bundle, in a private temporary
+ * folder, and compared with the export's.
+ */
+export async function verifyExport(root: string, options: VerifyOptions = {}): Promise<ExportReport> {
+  const { present, ...report } = filesOfExport(root, options);
+  if (!options.deep || !fs.existsSync(path.join(root, BUNDLE))) return report;
+  const site = await inScratchFolder((scratch) => checkSite(path.join(root, BUNDLE), present, scratch));
+  return { ...report, siteFiles: site.files, problems: [...report.problems, ...site.problems], notes: [...report.notes, ...site.notes] };
+}
+
+/**
+ * Every check verifyExport makes but rendering the site again: the root
+ * digest, the manifest and every file it lists, and the bundle (with `deep`,
+ * every `.sd` derived and every conversation assembled again). What a check
+ * that renders nothing needs, such as whether a folder is an earlier export.
+ */
+export function verifyExportFiles(root: string, options: VerifyOptions = {}): ExportReport {
+  const { present: _present, ...report } = filesOfExport(root, options);
+  return report;
+}
+
+function filesOfExport(root: string, options: VerifyOptions): ExportReport & { present: ReadonlyMap<string, PresentFile> } {
   const problems: Problem[] = [];
   const problem = (where: string, what: string): void => void problems.push({ path: where, what });
   const { files, strange } = exportFiles(root);
@@ -139,6 +166,6 @@ export function verifyExport(root: string, options: VerifyOptions = {}): ExportR
   } else {
     problem(BUNDLE, 'the bundle folder is missing');
   }
-  return { files: manifest?.files.length ?? 0, bytes, rootDigest, ...counts, problems, notes };
+  return { files: manifest?.files.length ?? 0, bytes, rootDigest, ...counts, problems, notes, present };
 }
 

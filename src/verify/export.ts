@@ -115,13 +115,16 @@ export function checkManifest(present: ReadonlyMap<string, PresentFile>, meta: {
 /**
  * Verifies an export folder: every check of verifyExportFiles, and with
  * `deep` its site rendered again from its bundle, in a private temporary
- * folder, and compared with the export's.
+ * folder, and compared with the export's. The site is rendered first, while
+ * this process holds little: the renderer's children are most of the memory
+ * of a deep verify, and the deep checks of the bundle after them add theirs
+ * to nothing.
  */
 export async function verifyExport(root: string, options: VerifyOptions = {}): Promise<ExportReport> {
-  const { present, ...report } = filesOfExport(root, options);
-  if (!options.deep || !fs.existsSync(path.join(root, BUNDLE))) return report;
-  const site = await inScratchFolder((scratch) => checkSite(path.join(root, BUNDLE), present, scratch));
-  return { ...report, siteFiles: site.files, problems: [...report.problems, ...site.problems], notes: [...report.notes, ...site.notes] };
+  const found = filesFound(root);
+  const site = options.deep && fs.existsSync(path.join(root, BUNDLE)) ? await inScratchFolder((scratch) => checkSite(path.join(root, BUNDLE), found.present, scratch)) : undefined;
+  const report = checkExport(root, options, found);
+  return site ? { ...report, siteFiles: site.files, problems: [...report.problems, ...site.problems], notes: [...report.notes, ...site.notes] } : report;
 }
 
 /**
@@ -131,18 +134,22 @@ export async function verifyExport(root: string, options: VerifyOptions = {}): P
  * that renders nothing needs, such as whether a folder is an earlier export.
  */
 export function verifyExportFiles(root: string, options: VerifyOptions = {}): ExportReport {
-  const { present: _present, ...report } = filesOfExport(root, options);
-  return report;
+  return checkExport(root, options, filesFound(root));
 }
 
-function filesOfExport(root: string, options: VerifyOptions): ExportReport & { present: ReadonlyMap<string, PresentFile> } {
-  const problems: Problem[] = [];
-  const problem = (where: string, what: string): void => void problems.push({ path: where, what });
+/** Every file of the export but the manifest, its plain twin and the root digest, with its size and SHA-256; and what is there that is no regular file. */
+function filesFound(root: string): { present: ReadonlyMap<string, PresentFile>; strange: { path: string; what: string }[] } {
   const { files, strange } = exportFiles(root);
-  for (const entry of strange) problem(entry.path, `${entry.what}; an export holds regular files only`);
   const present = new Map<string, PresentFile>();
   const buffers = new BufferPool();
   for (const relative of files) if (!META_FILES.has(relative)) present.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: digestOfFile(path.join(root, relative), buffers) });
+  return { present, strange };
+}
+
+function checkExport(root: string, options: VerifyOptions, { present, strange }: ReturnType<typeof filesFound>): ExportReport {
+  const problems: Problem[] = [];
+  const problem = (where: string, what: string): void => void problems.push({ path: where, what });
+  for (const entry of strange) problem(entry.path, `${entry.what}; an export holds regular files only`);
   const read = (name: string): Buffer | undefined => (fs.existsSync(path.join(root, name)) ? fs.readFileSync(path.join(root, name)) : undefined);
   const manifestBytes = read(MANIFEST);
   const checked = checkManifest(present, { manifest: manifestBytes !== undefined ? readManifest(manifestBytes) : undefined, rootDigest: read(ROOT_DIGEST)?.toString('utf8'), plain: read(PLAIN_MANIFEST)?.toString('utf8') });
@@ -166,6 +173,6 @@ function filesOfExport(root: string, options: VerifyOptions): ExportReport & { p
   } else {
     problem(BUNDLE, 'the bundle folder is missing');
   }
-  return { files: manifest?.files.length ?? 0, bytes, rootDigest, ...counts, problems, notes, present };
+  return { files: manifest?.files.length ?? 0, bytes, rootDigest, ...counts, problems, notes };
 }
 

@@ -131,7 +131,11 @@ async function readArchive(file: string, options: VerifyOptions, scratch: string
       problem(name, clash);
       return undefined;
     }
-    if (entry.type === 'directory') return undefined;
+    if (entry.type === 'directory') {
+      // As tar makes it: a folder of the bundle is read by the site even when it holds no file.
+      if (relative.startsWith(`${BUNDLE}/`)) written?.folder(name, relative.slice(BUNDLE.length + 1));
+      return undefined;
+    }
     const lower = relative.toLowerCase();
     const collision = folded.get(lower);
     if (collision !== undefined) problem(name, `differs only in case from ${top}/${collision}, which would collide on a case-insensitive disk`);
@@ -264,9 +268,10 @@ async function readArchive(file: string, options: VerifyOptions, scratch: string
 }
 
 /**
- * With `deep`, the bundle's files written out as they stream past, under
- * `root`, for the site to be rendered from (site.ts). Only entries the
- * archive holds once, at a safe path inside the bundle, are written.
+ * With `deep`, the bundle's files and folders written out as they stream
+ * past, under `root`, for the site to be rendered from (site.ts). Only
+ * entries the archive holds once, at a safe path inside the bundle, are
+ * written.
  */
 class WrittenBundle {
   private readonly folders = new KnownFolders();
@@ -290,6 +295,10 @@ class WrittenBundle {
         }),
       end: () => this.close(),
     };
+  }
+
+  folder(name: string, inBundle: string): void {
+    this.attempt(name, () => this.folders.ensure(path.join(this.root, ...inBundle.split('/'))));
   }
 
   /** Closes the file being written, if any: at the end of its entry, or when the read stopped inside it. */

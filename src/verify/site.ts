@@ -21,7 +21,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compareBytes, exportFiles, SITE } from '../bundle/manifest.ts';
+import { BUNDLE, compareBytes, exportFiles, SITE } from '../bundle/manifest.ts';
 import { BufferPool } from '../files/buffer-pool.ts';
 import { digestOfFile } from '../files/digest.ts';
 import type { PresentFile } from './export.ts';
@@ -65,7 +65,7 @@ export async function checkSite(bundle: string, present: ReadonlyMap<string, Pre
     const { buildSite } = await import('../site/generator/site.ts');
     await buildSite(bundle, out, path.join(scratch, 'site-cache'));
   } catch (error) {
-    return { files: 0, problems: [{ path: SITE, what: `the site could not be rendered again from the bundle to compare: ${oneLine((error as Error).message)}` }], notes: [] };
+    return { files: 0, problems: [{ path: SITE, what: `the site could not be rendered again from the bundle to compare: ${oneLine((error as Error).message, bundle)}` }], notes: [] };
   }
   const buffers = new BufferPool();
   const rendered = new Map<string, PresentFile>(exportFiles(out).files.map((file) => [`${SITE}/${file}`, { size: fs.statSync(path.join(out, file)).size, sha256: digestOfFile(path.join(out, file), buffers) }] as const));
@@ -80,8 +80,15 @@ export async function checkSite(bundle: string, present: ReadonlyMap<string, Pre
   return { files: rendered.size, problems, notes: [] };
 }
 
-/** A failure's message on one line: a site child's failure carries its output, whose last line says what went wrong. */
-function oneLine(message: string): string {
+/**
+ * What a failure to render says, on one line: a site child's failure carries
+ * its output, in which the error's own line says what went wrong; the bundle
+ * is named as it is in the export, not by where it was rendered from.
+ */
+function oneLine(message: string, bundle: string): string {
   const lines = message.split('\n').map((line) => line.trim()).filter((line) => line !== '');
-  return lines.length <= 1 ? (lines[0] ?? '') : `${lines[0]} … ${lines.at(-1)}`;
+  const error = lines.find((line) => ERROR_LINE.test(line));
+  return (error?.replace(ERROR_LINE, '') ?? lines[0] ?? '').replaceAll(`${bundle}${path.sep}`, `${BUNDLE}/`);
 }
+
+const ERROR_LINE = /^[A-Za-z]*Error: /;

@@ -5,6 +5,7 @@
 // again can see it; each is verified as a folder and as the `.tar.zst` our
 // archiver packs of it.
 
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -126,6 +127,20 @@ describe('verify --deep of an export’s site', () => {
     });
     const expected = changes.map(({ relative, original, changed }) => differs(relative, changed, original));
     expect(await deepProblems(forgery)).toEqual({ folder: expected, archive: expected });
+  });
+
+  it('says in one line that the site cannot be rendered from a bundle, as a folder and as an archive GNU tar packed', { timeout: TIMEOUT }, async () => {
+    const folder = path.join(temporaryFolder(), 'export');
+    fs.cpSync(out, folder, { recursive: true });
+    // A folder holds no bytes, so no digest covers it: the verify without --deep passes.
+    fs.mkdirSync(path.join(folder, 'bundle', '_conversations', 'no-rounds'));
+    const file = path.join(temporaryFolder(), 'packed.tar.zst');
+    expect(spawnSync('tar', ['--zstd', '-cf', file, '-C', path.dirname(folder), 'export']).status).toBe(0);
+    expect((await verifyExport(folder)).problems).toEqual([]);
+    expect((await verifyArchive(file)).problems).toEqual([]);
+    const expected = [{ path: 'site', what: 'the site could not be rendered again from the bundle to compare: bundle/_conversations/no-rounds: the conversation has no rounds' }];
+    expect((await verifyExport(folder, deep)).problems).toEqual(expected);
+    expect((await verifyArchive(file, deep)).problems).toEqual(expected);
   });
 
   it('notes an export with no site, as a folder and as an archive, with nothing to render again', { timeout: TIMEOUT }, async () => {

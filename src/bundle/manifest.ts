@@ -50,6 +50,9 @@ export function unsafePath(relative: string): string | undefined {
 /** The export's folder of evidence and chains: the storage layout for the chosen conversations. */
 export const BUNDLE = 'bundle';
 
+/** The export's static site, rendered from the bundle alone. */
+export const SITE = 'site';
+
 /** The conversations of the bundle folder `bundle`, in a stable order: those with a chain under _conversations/. */
 export function conversationsOfBundle(bundle: string): string[] {
   return listFolder(path.join(bundle, '_conversations')).sort();

@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { kindOf, listFolder, realPathOf } from '../files/folders.ts';
 import { withOpenFile } from '../files/line-reader.ts';
-import { verifyExport } from '../verify/export.ts';
+import { verifyExportFiles } from '../verify/export.ts';
 import { TarReader } from '../verify/tar-reader.ts';
 import { ZstdDecompression } from '../files/zstd.ts';
 import { ARCHIVE_TOP } from '../bundle/archive.ts';
@@ -129,7 +129,7 @@ function earlierExportRefusal(out: string, unchanged: () => boolean): string | u
   if (kindOf(path.join(out, EXPORT_MARKER)) !== 'file') {
     // Made before exports carried the marker: replaced only when its own manifest accounts for every byte in it.
     if (kindOf(path.join(out, MANIFEST)) !== 'file') return `it is not empty and not an export of this tool (no ${EXPORT_MARKER}); ${replacing}`;
-    const report = verifyExport(out, {});
+    const report = verifyExportFiles(out, {});
     if (report.problems.length > 0 || report.rootDigest === undefined) return `it has no ${EXPORT_MARKER} and does not verify as an earlier export (${report.problems[0]?.path ?? 'root-digest.txt'}: ${report.problems[0]?.what ?? 'missing'}); ${replacing}`;
     return undefined;
   }

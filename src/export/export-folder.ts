@@ -28,15 +28,13 @@ import { hasEnded } from '../files/process.ts';
 import { refusedWriteCode } from '../files/write-failure.ts';
 import type { SiteResult } from '../site/generator/site.ts';
 import type { WaitingRenderer } from '../site/generator/kept-renderer.ts';
-import { BUNDLE, compareBytes, conversationOwning, digestFiles, MANIFEST, META_FILES, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
+import { BUNDLE, compareBytes, SITE, conversationOwning, digestFiles, MANIFEST, META_FILES, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
 import { recordFolders } from './folder-record.ts';
 import { ExportReuse } from '../bundle/reuse.ts';
 import { conversationFiles, conversationInput, exportPathOf } from '../bundle/conversation-files.ts';
 import { UNOBSERVED, type StepObserver } from '../bundle/steps.ts';
 import { applyRedaction } from '../redaction/apply.ts';
 import type { RedactionPlan } from '../redaction/scan.ts';
-
-export const SITE = 'site';
 
 /**
  * The file every export writes at its top, listed in its manifest like any

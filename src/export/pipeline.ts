@@ -26,7 +26,7 @@ import { mediaLeftOut, redactionReport, type RedactionReport } from '../redactio
 import type { RuleSet } from '../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../redaction/scan.ts';
 import { startWaitingRenderer, type WaitingRenderer } from '../site/generator/kept-renderer.ts';
-import { verifyExport } from '../verify/export.ts';
+import { verifyExportFiles } from '../verify/export.ts';
 import { claimDataFolder } from './data-folder.ts';
 import { refusalOf, type ExportPlaces } from './destination.ts';
 import { refusedWriteMessage, StepWatch } from './refused-write.ts';
@@ -307,7 +307,7 @@ async function verifyAndMerge(inputs: readonly string[], destination: ExportDest
   observer.step('verify');
   let rejected = false;
   for (const input of inputs) {
-    const report = verifyExport(input, {});
+    const report = verifyExportFiles(input, {});
     for (const problem of report.problems) tell({ type: 'merge input problem', input, path: problem.path, what: problem.what });
     if (report.problems.length > 0 || report.rootDigest === undefined) rejected = true;
     observer.advance(1, report.bytes);

@@ -31,14 +31,21 @@
 // With `deep`, each landed file's `.sd` is derived again as the file streams
 // past and compared with the archived one, and at the end of the stream each
 // conversation is assembled again from the rows derived again and compared
-// with what its rounds fold to: one decompression, nothing written, and in
-// whatever order the archive holds its entries.
+// with what its rounds fold to: one decompression, in whatever order the
+// archive holds its entries. The site is proved too (site.ts): the bundle's
+// files, and nothing else of the archive, are written as they stream past
+// into a private temporary folder, each at most WRITTEN_ENTRY_BYTES; the site
+// is rendered again from there, and each of its files compared by SHA-256
+// with the archive's, hashed as they streamed past. The folder is removed
+// when the verify ends, whatever happened.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { checkBranchRecord } from '../branches/explicit.ts';
 import { BUNDLE } from '../bundle/manifest.ts';
 import { MANIFEST, META_FILES, PLAIN_MANIFEST, ROOT_DIGEST, unsafePath } from '../bundle/manifest.ts';
+import { KnownFolders } from '../files/atomic-file.ts';
 import { ZstdDecompression } from '../files/zstd.ts';
 import { COLLECT_LOCK, RUNS, SESSION_INDEX, SESSION_STATE, STREAMS } from '../landing/layout.ts';
 import { ChainError, checkInputDigests, checkLinks, emptyFold, foldRound, LONGEST_ROUND_LINE, parseRound, RoundLines, type RoundHead } from '../session-flow/chain.ts';
@@ -46,6 +53,7 @@ import { BRANCH_RECORD_BYTES, ExtraFiles, ENTRIES_BEFORE_MANIFEST, MANIFEST_BYTE
 import { compareAssembly } from './chains.ts';
 import { EvidenceCheck, LineSplitter, type ChunkSink } from './evidence.ts';
 import { checkManifest, listingOf, readManifest, type ExportReport, type Listing, type ManifestRead, type MetaFile, type PresentFile } from './export.ts';
+import { checkSite, inScratchFolder } from './site.ts';
 import type { Problem, VerifyOptions } from './storage.ts';
 import { ArchiveReadError, TarReader, type EntrySink, type TarEntry } from './tar-reader.ts';
 
@@ -104,7 +112,20 @@ function roundReader(relative: string): { sink: ChunkSink; result: () => RoundHe
   };
 }
 
+/**
+ * Past this size, with `deep`, a bundle file written out for the site to be
+ * rendered from stops the read: a bundle's largest files are its landed
+ * files, `.sd` and rounds, held to the bounds above.
+ */
+export const WRITTEN_ENTRY_BYTES = 128 << 20;
+
 export async function verifyArchive(file: string, options: VerifyOptions = {}): Promise<ExportReport> {
+  if (!options.deep) return readArchive(file, options, undefined);
+  return inScratchFolder((scratch) => readArchive(file, options, scratch));
+}
+
+/** Verifies the archive; with `scratch` (for `deep`), its bundle is written out there and its site rendered again from it. */
+async function readArchive(file: string, options: VerifyOptions, scratch: string | undefined): Promise<ExportReport> {
   const problems: Problem[] = [];
   const problem = (where: string, what: string): void => void problems.push({ path: where, what });
   // An archive may hold any number of wrong entries: the first are named, the rest counted.
@@ -126,6 +147,7 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
   const chains = new Map<string, { round: number; relative: string; read?: () => RoundHead | ChainError }[]>();
   const branchProblems: Problem[] = [];
   const evidence = new EvidenceCheck(options);
+  const written = scratch !== undefined ? new WrittenBundle(path.join(scratch, BUNDLE)) : undefined;
 
   const reader = new TarReader((entry: TarEntry): EntrySink | undefined => {
     const name = entry.name;
@@ -171,7 +193,11 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
       entryProblem(name, clash);
       return undefined;
     }
-    if (entry.type === 'directory') return undefined;
+    if (entry.type === 'directory') {
+      // As tar makes it: a folder of the bundle is read by the site even when it holds no file.
+      if (relative.startsWith(`${BUNDLE}/`)) written?.folder(name, relative.slice(BUNDLE.length + 1));
+      return undefined;
+    }
     const lower = relative.toLowerCase();
     const collision = folded.get(lower);
     if (collision !== undefined) entryProblem(name, `differs only in case from ${top}/${collision}, which would collide on a case-insensitive disk`);
@@ -213,6 +239,8 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
         rounds.push({ round: Number(round[2]), relative, read: read.result });
       }
     }
+    // Not a second file at a path that differs only in case, which a case-insensitive disk would make one.
+    const copy = inBundle !== undefined && collision === undefined ? written?.file(name, inBundle, entry.size) : undefined;
     const hash = crypto.createHash('sha256');
     const pieces: Buffer[] = [];
     let size = 0;
@@ -223,9 +251,11 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
         // Copied: the decompressor may reuse the memory of what it hands on.
         if (keep || branch) pieces.push(Buffer.from(chunk));
         checked?.push(chunk);
+        copy?.push(chunk);
       },
       end: () => {
         checked?.end();
+        copy?.end();
         if (keep) kept.set(relative, Buffer.concat(pieces));
         if (branch) {
           const checkedBranch = checkBranchRecord(relative, Buffer.concat(pieces));
@@ -259,6 +289,7 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     const stopped = entryProblems.problems();
     if (error instanceof ArchiveReadError) stopped.push({ path: error.entry ?? file, what: error.message });
     else stopped.push({ path: file, what: `the archive is cut short or damaged: ${(error as Error).message}` });
+    written?.close();
     return { files: 0, bytes: 0, sessions: 0, landedFiles: 0, records: 0, chains: 0, rounds: 0, problems: stopped, notes: [] };
   }
 
@@ -314,6 +345,8 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     const conversation = CONVERSATION.exec(relative)?.[1];
     if (conversation !== undefined) conversations.add(conversation);
   }
+  const site = written !== undefined && bundle ? await checkSite(written.root, present, scratch!) : undefined;
+  if (site) for (const entry of site.problems) problems.push(entry);
   return {
     files: checked.manifest?.files.length ?? 0,
     bytes: checked.bytes,
@@ -323,8 +356,9 @@ export async function verifyArchive(file: string, options: VerifyOptions = {}): 
     records: verified.records,
     chains: conversations.size,
     rounds,
+    ...(site ? { siteFiles: site.files } : {}),
     problems,
-    notes: [],
+    notes: site?.notes ?? [],
   };
 }
 
@@ -336,6 +370,56 @@ function clashWithListed(relative: string, type: TarEntry['type'], vouched: Vouc
   if (type === 'directory' && vouched.listing.listed.has(relative)) return 'a folder entry at the path of a file: it is both a file and a folder';
   if (type !== 'directory' && vouched.folders.has(relative)) return 'a file entry at the path of a folder: it is both a file and a folder';
   return undefined;
+}
+
+/**
+ * With `deep`, the bundle's files and folders written out as they stream
+ * past, under `root`, for the site to be rendered from (site.ts). Only
+ * entries the archive holds once, at a safe path inside the bundle, are
+ * written.
+ */
+class WrittenBundle {
+  private readonly folders = new KnownFolders();
+  /** The file being written, until its entry ends. */
+  private descriptor: number | undefined;
+
+  constructor(readonly root: string) {}
+
+  file(name: string, inBundle: string, size: number): ChunkSink {
+    if (size > WRITTEN_ENTRY_BYTES) throw new ArchiveReadError(name, `${size} bytes, more than the ${WRITTEN_ENTRY_BYTES} a bundle file verify --deep writes out to render the site from may have`);
+    const target = path.join(this.root, ...inBundle.split('/'));
+    const descriptor = this.attempt(name, () => {
+      this.folders.ensure(path.dirname(target));
+      return fs.openSync(target, 'wx', 0o600);
+    });
+    this.descriptor = descriptor;
+    return {
+      push: (chunk) =>
+        this.attempt(name, () => {
+          for (let offset = 0; offset < chunk.length; ) offset += fs.writeSync(descriptor, chunk, offset);
+        }),
+      end: () => this.close(),
+    };
+  }
+
+  folder(name: string, inBundle: string): void {
+    this.attempt(name, () => this.folders.ensure(path.join(this.root, ...inBundle.split('/'))));
+  }
+
+  /** Closes the file being written, if any: at the end of its entry, or when the read stopped inside it. */
+  close(): void {
+    if (this.descriptor !== undefined) fs.closeSync(this.descriptor);
+    this.descriptor = undefined;
+  }
+
+  /** A file that cannot be written (a full disk) stops the read, said in one line on its entry. */
+  private attempt<Result>(name: string, write: () => Result): Result {
+    try {
+      return write();
+    } catch (error) {
+      throw new ArchiveReadError(name, `could not be written out for the site to be rendered again from: ${(error as Error).message}`);
+    }
+  }
 }
 
 /**

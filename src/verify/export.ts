@@ -3,10 +3,11 @@
 // extra (anywhere, the top included), the plain manifest against the JSON
 // one, and then the bundle inside as a storage zone: landed files, `.sd`,
 // every round chain and branch record. With `deep`, every `.sd` is derived
-// again and every conversation assembled again and compared with its fold.
-// Every problem is collected, with its path, what was expected and what was
-// found; files the manifest does not list are counted, and the first few
-// named, so that millions of them cost no list (bounds.ts).
+// again, every conversation assembled again and compared with its fold, and
+// the site rendered again from the bundle and compared with the export's
+// (site.ts). Every problem is collected, with its path, what was expected and
+// what was found; files the manifest does not list are counted, and the
+// first few named, so that millions of them cost no list (bounds.ts).
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { BufferPool } from '../files/buffer-pool.ts';
 import { digestOfFile } from '../files/digest.ts';
 import { ExtraFiles, MANIFEST_BYTES, pastBound, PROBLEMS_NAMED, ProblemsUpTo, ROOT_DIGEST_BYTES } from './bounds.ts';
 import { verifyAssemblies, verifyChains } from './chains.ts';
+import { checkSite, inScratchFolder } from './site.ts';
 import { verifyStorage, type Problem, type VerifyOptions } from './storage.ts';
 
 export interface ExportReport {
@@ -29,6 +31,8 @@ export interface ExportReport {
   readonly records: number;
   readonly chains: number;
   readonly rounds: number;
+  /** With `deep`: the site's files rendered again from the bundle and compared with the export's (site.ts). */
+  readonly siteFiles?: number;
   readonly problems: Problem[];
   readonly notes: Problem[];
 }
@@ -200,13 +204,51 @@ function metaFile(root: string, name: string): MetaFile | undefined {
   return stat.isFile() ? { size: stat.size, read: () => fs.readFileSync(file) } : undefined;
 }
 
-export function verifyExport(root: string, options: VerifyOptions = {}): ExportReport {
-  const problems: Problem[] = [];
+/**
+ * Verifies an export folder: every check of verifyExportFiles, and with
+ * `deep` its site rendered again from its bundle, in a private temporary
+ * folder, and compared with the export's. The site is rendered first, while
+ * this process holds little: the renderer's children are most of the memory
+ * of a deep verify, and the deep checks of the bundle after them add theirs
+ * to nothing.
+ */
+export async function verifyExport(root: string, options: VerifyOptions = {}): Promise<ExportReport> {
+  const found = filesFound(root);
+  const site = options.deep && fs.existsSync(path.join(root, BUNDLE)) ? await inScratchFolder((scratch) => checkSite(path.join(root, BUNDLE), found.present, scratch)) : undefined;
+  const report = checkExport(root, options, found);
+  return site ? { ...report, siteFiles: site.files, problems: [...report.problems, ...site.problems], notes: [...report.notes, ...site.notes] } : report;
+}
+
+/**
+ * Every check verifyExport makes but rendering the site again: the root
+ * digest, the manifest and every file it lists, and the bundle (with `deep`,
+ * every `.sd` derived and every conversation assembled again). What a check
+ * that renders nothing needs, such as whether a folder is an earlier export.
+ */
+export function verifyExportFiles(root: string, options: VerifyOptions = {}): ExportReport {
+  return checkExport(root, options, filesFound(root));
+}
+
+interface FilesFound {
+  readonly manifestRead: ManifestRead | undefined;
+  readonly listing: Listing | undefined;
+  /** The files the manifest lists that are there, with their size and SHA-256. */
+  readonly present: ReadonlyMap<string, PresentFile>;
+  readonly extras: ExtraFiles;
+  readonly strange: ProblemsUpTo;
+}
+
+/**
+ * The manifest, and every file of the export it lists (but itself, its plain
+ * twin and the root digest) with its size and SHA-256: only those are
+ * measured and hashed; the rest are counted, and what is no regular file
+ * noted.
+ */
+function filesFound(root: string): FilesFound {
   const manifestFile = metaFile(root, MANIFEST);
   const manifestRead = manifestFile === undefined ? undefined : manifestFile.size > MANIFEST_BYTES ? unreadManifest(manifestFile.size) : readManifest(fs.readFileSync(path.join(root, MANIFEST)));
   const listing = manifestRead?.manifest && listingOf(manifestRead.manifest);
-  // Only the files the manifest lists are measured and hashed; the rest are counted.
-  const found = new Map<string, PresentFile>();
+  const present = new Map<string, PresentFile>();
   const extras = new ExtraFiles();
   const strange = new ProblemsUpTo(PROBLEMS_NAMED, (more, all) => ({ path: '.', what: `${more} more entries that are not regular files, ${all} in all; the first ${all - more} are named` }));
   const buffers = new BufferPool();
@@ -215,12 +257,17 @@ export function verifyExport(root: string, options: VerifyOptions = {}): ExportR
     (relative) => {
       if (META_FILES.has(relative)) return;
       if (listing !== undefined && !listing.listed.has(relative)) extras.add(relative);
-      else if (listing !== undefined) found.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: digestOfFile(path.join(root, relative), buffers) });
+      else if (listing !== undefined) present.set(relative, { size: fs.statSync(path.join(root, relative)).size, sha256: digestOfFile(path.join(root, relative), buffers) });
     },
     (relative, what) => strange.add(relative, `${what}; an export holds regular files only`),
   );
-  problems.push(...strange.problems());
-  const checked = checkManifest(found, extras, { manifest: manifestRead, listing, rootDigest: metaFile(root, ROOT_DIGEST), plain: metaFile(root, PLAIN_MANIFEST) });
+  return { manifestRead, listing, present, extras, strange };
+}
+
+function checkExport(root: string, options: VerifyOptions, { manifestRead, listing, present, extras, strange }: FilesFound): ExportReport {
+  const problems: Problem[] = [];
+  for (const problem of strange.problems()) problems.push(problem);
+  const checked = checkManifest(present, extras, { manifest: manifestRead, listing, rootDigest: metaFile(root, ROOT_DIGEST), plain: metaFile(root, PLAIN_MANIFEST) });
   for (const problem of checked.problems) problems.push(problem);
   const { rootDigest, manifest, bytes } = checked;
   // The bundle itself: evidence, derived files, chains, branch records.

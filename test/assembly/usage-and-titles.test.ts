@@ -185,7 +185,7 @@ describe('a summary in another session’s file', () => {
     const folder = await parsedInOnePass([holder, target]);
     const out = path.join(temporaryFolder({ forFile: true }), 'export');
     await writeExport(folder, out, [target], { site: false });
-    expect(verifyExport(out, { deep: true, converters: CONVERTERS }).problems).toEqual([]);
+    expect((await verifyExport(out, { deep: true, converters: CONVERTERS })).problems).toEqual([]);
     const folded = readChain(path.join(out, 'bundle'), target);
     expect([...folded.nodes.values()].find((node) => node.kind === 'session')!.attrs).toMatchObject({ title: SUMMARY_ELSEWHERE, title_source: 'summary' });
   });
@@ -200,7 +200,7 @@ describe('a summary in another session’s file', () => {
     const attrs = [...readChain(path.join(out, 'bundle'), target).nodes.values()].find((node) => node.kind === 'session')!.attrs!;
     expect(attrs.summaries_elsewhere).toBeUndefined();
     expect(attrs).toMatchObject({ title: 'Why are the cache misses so high?', title_source: 'first-prompt' });
-    expect(verifyExport(out, { deep: true, converters: CONVERTERS }).problems).toEqual([]);
+    expect((await verifyExport(out, { deep: true, converters: CONVERTERS })).problems).toEqual([]);
   });
 
   it('is checked against the evidence of the session that holds it, when that is there', async () => {

@@ -27,7 +27,7 @@ async function exported(sessions: string[] = Object.values(FIXTURE_SESSIONS).fil
 
 const writable = (file: string): void => fs.chmodSync(file, 0o644);
 const sha = (bytes: Buffer | string): string => crypto.createHash('sha256').update(bytes).digest('hex');
-const problems = (out: string, deep = false) => verifyExport(out, { deep, converters: CONVERTERS }).problems;
+const problems = async (out: string, deep = false) => (await verifyExport(out, { deep, converters: CONVERTERS })).problems;
 
 /** Rewrites the manifest after a change, and fixes up the root digest and the plain manifest too. */
 function refreshManifest(out: string, change: (entries: { path: string; size: number; sha256: string }[]) => void): void {
@@ -48,7 +48,7 @@ const landedIn = (out: string, session: string): string => {
 describe('the export folder', () => {
   it('covers every file with size and SHA-256, passes sha256sum -c and a deep verify, and is the same bytes twice', { timeout: 180_000 }, async () => {
     const out = await exported(undefined, {});
-    expect(problems(out, true)).toEqual([]);
+    expect(await problems(out, true)).toEqual([]);
     const check = spawnSync('sha256sum', ['-c', '--quiet', 'manifest-sha256.txt'], { cwd: out, encoding: 'utf8' });
     expect([check.status, check.stdout + check.stderr]).toEqual([0, '']);
     const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
@@ -106,7 +106,7 @@ describe('the export folder', () => {
 
     const second = await writeExport(data, out, sessions, { site: false });
     expect([second.reused, second.copied, second.rootDigest]).toEqual([evidence, 0, first.rootDigest]);
-    expect(problems(out, true)).toEqual([]);
+    expect(await problems(out, true)).toEqual([]);
 
     // One conversation grows by one line: its new landed file, its .sd and its
     // new round are copied; everything else is linked.
@@ -117,7 +117,7 @@ describe('the export folder', () => {
     expect(parseSession(data, FIXTURE_SESSIONS.bareStringResult).round).toBeDefined();
     const third = await writeExport(data, out, sessions, { site: false });
     expect([third.copied, third.reused]).toEqual([3, evidence]);
-    expect(problems(out, true)).toEqual([]);
+    expect(await problems(out, true)).toEqual([]);
 
     // A copy edited in the export folder is never linked into the next one.
     const edited = landedIn(out, FIXTURE_SESSIONS.rewind);
@@ -125,7 +125,7 @@ describe('the export folder', () => {
     fs.appendFileSync(edited, ' ');
     const fourth = await writeExport(data, out, sessions, { site: false });
     expect(fourth.copied).toBe(1);
-    expect(problems(out, true)).toEqual([]);
+    expect(await problems(out, true)).toEqual([]);
     expect(fourth.rootDigest).toBe(third.rootDigest);
   });
 });
@@ -137,7 +137,7 @@ describe('a bad export: one case per error, each reported exactly', () => {
     writable(file);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('tin roof', 'tin ROOF'));
     const relative = path.relative(out, file);
-    expect(problems(out)).toEqual(expect.arrayContaining([{ path: relative, what: expect.stringMatching(/^its SHA-256 is [0-9a-f]{64}, expected [0-9a-f]{64}$/) }]));
+    expect(await problems(out)).toEqual(expect.arrayContaining([{ path: relative, what: expect.stringMatching(/^its SHA-256 is [0-9a-f]{64}, expected [0-9a-f]{64}$/) }]));
   });
 
   it('a truncated file', async () => {
@@ -146,7 +146,7 @@ describe('a bad export: one case per error, each reported exactly', () => {
     const size = fs.statSync(file).size;
     writable(file);
     fs.truncateSync(file, size - 10);
-    expect(problems(out)).toEqual(expect.arrayContaining([{ path: path.relative(out, file), what: `its size is ${size - 10} bytes, expected ${size}` }]));
+    expect(await problems(out)).toEqual(expect.arrayContaining([{ path: path.relative(out, file), what: `its size is ${size - 10} bytes, expected ${size}` }]));
   });
 
   it('a missing file, and a renamed one', async () => {
@@ -155,7 +155,7 @@ describe('a bad export: one case per error, each reported exactly', () => {
     const sd = file.replace(/\.jsonl$/, '.sd');
     fs.renameSync(sd, `${sd}.old`);
     fs.rmSync(file);
-    const found = problems(out);
+    const found = await problems(out);
     expect(found).toEqual(expect.arrayContaining([
       { path: path.relative(out, file), what: expect.stringMatching(/^missing: the manifest lists it \(\d+ bytes, sha256 [0-9a-f]{64}\)$/) },
       { path: path.relative(out, sd), what: expect.stringMatching(/^missing: /) },
@@ -167,7 +167,7 @@ describe('a bad export: one case per error, each reported exactly', () => {
     const out = await exported([FIXTURE_SESSIONS.rewind]);
     fs.writeFileSync(path.join(out, 'README'), 'not listed');
     fs.writeFileSync(path.join(out, 'bundle', FIXTURE_SESSIONS.rewind, 'streams', 'main', 'notes'), 'not listed');
-    expect(problems(out)).toEqual(expect.arrayContaining([
+    expect(await problems(out)).toEqual(expect.arrayContaining([
       { path: 'README', what: 'extra: the manifest does not list it' },
       { path: `bundle/${FIXTURE_SESSIONS.rewind}/streams/main/notes`, what: 'extra: the manifest does not list it' },
     ]));
@@ -188,7 +188,7 @@ describe('a bad export: one case per error, each reported exactly', () => {
     writable(b);
     fs.writeFileSync(a, bytesB);
     fs.writeFileSync(b, bytesA);
-    expect(problems(swapped)).toEqual(expect.arrayContaining([{ path: path.relative(swapped, a), what: expect.stringMatching(/^its name does not match round 2/) }]));
+    expect(await problems(swapped)).toEqual(expect.arrayContaining([{ path: path.relative(swapped, a), what: expect.stringMatching(/^its name does not match round 2/) }]));
     // A broken link: round 2 re-written to name another predecessor, its own digest, its name, the manifest and the root digest all fixed up.
     const second = path.join(rounds, two!);
     const text = fs.readFileSync(second, 'utf8').split('\n');
@@ -207,7 +207,7 @@ describe('a bad export: one case per error, each reported exactly', () => {
       entry.sha256 = sha(fs.readFileSync(relinked));
       entries.sort((x, y) => Buffer.compare(Buffer.from(x.path), Buffer.from(y.path)));
     });
-    expect(problems(out)).toEqual([{ path: path.relative(out, relinked), what: `it names ${'f'.repeat(64)} as its predecessor, expected ${JSON.parse(fs.readFileSync(path.join(rounds, one!), 'utf8').trim().split('\n').at(-1)!).digest}` }]);
+    expect(await problems(out)).toEqual([{ path: path.relative(out, relinked), what: `it names ${'f'.repeat(64)} as its predecessor, expected ${JSON.parse(fs.readFileSync(path.join(rounds, one!), 'utf8').trim().split('\n').at(-1)!).digest}` }]);
   });
 
   it('a manifest edited with the root digest fixed up: the evidence itself still says no', async () => {
@@ -219,7 +219,7 @@ describe('a bad export: one case per error, each reported exactly', () => {
       const entry = entries.find((item) => item.path === path.relative(out, file))!;
       entry.sha256 = sha(fs.readFileSync(file));
     });
-    const found = problems(out);
+    const found = await problems(out);
     expect(found.some((entry) => entry.path === path.relative(out, file) && /^record 2 \(source line 2\): its bytes do not match its digest/.test(entry.what))).toBe(true);
     expect(found.every((entry) => entry.path.startsWith('bundle/'))).toBe(true);
   });
@@ -227,15 +227,15 @@ describe('a bad export: one case per error, each reported exactly', () => {
   it('the root digest missing, or not matching the manifest', async () => {
     const out = await exported([FIXTURE_SESSIONS.rewind]);
     fs.writeFileSync(path.join(out, 'root-digest.txt'), `${'0'.repeat(64)}\n`);
-    expect(problems(out)).toEqual([{ path: 'manifest.json', what: `the manifest does not match the root digest (expected ${'0'.repeat(64)}, found ${sha(fs.readFileSync(path.join(out, 'manifest.json')))})` }]);
+    expect(await problems(out)).toEqual([{ path: 'manifest.json', what: `the manifest does not match the root digest (expected ${'0'.repeat(64)}, found ${sha(fs.readFileSync(path.join(out, 'manifest.json')))})` }]);
     fs.rmSync(path.join(out, 'root-digest.txt'));
-    expect(problems(out)).toEqual([{ path: 'root-digest.txt', what: 'the root digest is missing' }]);
+    expect(await problems(out)).toEqual([{ path: 'root-digest.txt', what: 'the root digest is missing' }]);
   });
 
   it('a symbolic link inside the export', async () => {
     const out = await exported([FIXTURE_SESSIONS.rewind]);
     fs.symlinkSync('/etc/passwd', path.join(out, 'bundle', 'link'));
-    expect(problems(out)).toEqual(expect.arrayContaining([{ path: 'bundle/link', what: 'a symbolic link; an export holds regular files only' }]));
+    expect(await problems(out)).toEqual(expect.arrayContaining([{ path: 'bundle/link', what: 'a symbolic link; an export holds regular files only' }]));
   });
 });
 
@@ -311,7 +311,7 @@ describe('an interrupted export', () => {
     watcher.close();
     expect(signal).toBe('SIGINT');
     expect(fs.readFileSync(path.join(work, 'export', 'root-digest.txt'), 'utf8')).toBe(earlier);
-    expect(problems(path.join(work, 'export'))).toEqual([]);
+    expect(await problems(path.join(work, 'export'))).toEqual([]);
 
     const again = run('--json');
     expect(again.status).toBe(0);
@@ -319,7 +319,7 @@ describe('an interrupted export', () => {
     const report = JSON.parse(again.stdout) as { conversations: number; steps: { step: string }[] };
     expect(report.steps.map((entry) => entry.step)).toEqual(['collect', 'parse', 'bundle', 'digest', 'site', 'manifest', 'replace']);
     expect(report.conversations).toBe(fs.readdirSync(path.join(work, 'export', 'bundle')).length - 1);
-    expect(problems(path.join(work, 'export'), true)).toEqual([]);
+    expect(await problems(path.join(work, 'export'), true)).toEqual([]);
     const storage = spawnSync(process.execPath, [launcher, 'verify', 'data'], { cwd: work, encoding: 'utf8' });
     expect(storage.status).toBe(0);
   });
@@ -351,7 +351,7 @@ describe('an export made of exports (a history split by conversation, merged by 
     expect(report.conversations).toBe(2);
     expect(report.steps.map((entry) => entry.step)).toEqual(['verify', 'bundle', 'digest', 'site', 'manifest', 'replace']);
     expect(report.root_digest).toBe(fs.readFileSync(path.join(parent, 'whole', 'root-digest.txt'), 'utf8').trim());
-    expect(problems(path.join(parent, 'merged'), true)).toEqual([]);
+    expect(await problems(path.join(parent, 'merged'), true)).toEqual([]);
 
     // The same conversation from another storage zone is other evidence: refused, naming it.
     const otherData = temporaryFolder();

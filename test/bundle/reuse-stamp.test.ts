@@ -59,11 +59,11 @@ describe('an export after a file of the one before was edited in place', () => {
     const repaired = await writeExport(data, out, sessions);
     expect(repaired.copied).toBeGreaterThanOrEqual(1);
     expect(repaired.site!.built).toBeGreaterThan(0);
-    expect(verifyExport(out, {}).problems).toEqual([]);
+    expect((await verifyExport(out, {})).problems).toEqual([]);
     expect(repaired.rootDigest).toBe(first.rootDigest);
     const after = await writeExport(data, out, sessions);
     expect([after.site!.built, after.rootDigest]).toEqual([0, first.rootDigest]);
-    expect(verifyExport(out, {}).problems).toEqual([]);
+    expect((await verifyExport(out, {})).problems).toEqual([]);
   });
 });
 
@@ -85,7 +85,7 @@ describe('an export after one whose earlier export was never removed to the end'
     const third = await writeExport(data, out, sessions);
     expect([third.reused, third.copied]).toEqual([0, second.reused + second.copied]);
     expect(third.rootDigest).toBe(first.rootDigest);
-    expect(verifyExport(out, {}).problems).toEqual([]);
+    expect((await verifyExport(out, {})).problems).toEqual([]);
     // Its own records were settled: the one after it links everything again.
     const fourth = await writeExport(data, out, sessions);
     expect([fourth.copied, fourth.site!.built]).toEqual([0, 0]);

@@ -123,8 +123,8 @@ describe('a redacted export', () => {
   });
 
   it('verifies, shallow and deep, as a folder and as an archive', { timeout: 60_000 }, async () => {
-    expect(verifyExport(out).problems).toEqual([]);
-    expect(verifyExport(out, { deep: true, converters: CONVERTERS }).problems).toEqual([]);
+    expect((await verifyExport(out)).problems).toEqual([]);
+    expect((await verifyExport(out, { deep: true, converters: CONVERTERS })).problems).toEqual([]);
     expect((await verifyArchive(archive)).problems).toEqual([]);
     expect((await verifyArchive(archive, { deep: true, converters: CONVERTERS })).problems).toEqual([]);
   });
@@ -210,12 +210,12 @@ describe('a redacted export', () => {
     await writeExport(data, again, [session], { redaction: plan, site: false });
     const redactedTwice = await writeExport(data, again, [session], { redaction: plan, site: false });
     expect(leaks(again)).toEqual([]);
-    expect(verifyExport(again).problems).toEqual([]);
+    expect((await verifyExport(again)).problems).toEqual([]);
     // A plain export next: every file a redaction replaced is copied from the storage zone again.
     const plain = await writeExport(data, again, [session], { site: false });
     expect(plain.copied).toBeGreaterThan(0);
     expect(plain.rootDigest).not.toBe(redactedTwice.rootDigest);
-    expect(verifyExport(again, { deep: true, converters: CONVERTERS }).problems).toEqual([]);
+    expect((await verifyExport(again, { deep: true, converters: CONVERTERS })).problems).toEqual([]);
     const landed = exportFiles(again).files.filter((file) => file.startsWith(`${BUNDLE}/${session}/streams/main/`) && file.endsWith('.jsonl'));
     expect(landed.some((file) => fs.readFileSync(path.join(again, file)).includes(FIXTURE_SECRETS.awsAccessKey))).toBe(true);
   });

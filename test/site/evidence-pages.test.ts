@@ -57,8 +57,8 @@ describeWhere(firstMissing(programMissing(CHROMIUM)), 'the evidence pages, as a 
     await browser?.close();
   });
 
-  it('verifies, with the evidence pages in its manifest', () => {
-    expect(verifyExport(out).problems).toEqual([]);
+  it('verifies, with the evidence pages in its manifest', async () => {
+    expect((await verifyExport(out)).problems).toEqual([]);
     const manifest = fs.readFileSync(path.join(out, 'manifest-sha256.txt'), 'utf8');
     expect(manifest).toContain(`  site/${path.relative(path.join(out, 'site'), chosen.evidence)}\n`);
     expect(chosen.after).toBeGreaterThan(8);

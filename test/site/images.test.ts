@@ -67,7 +67,7 @@ describe('the image files of a site', () => {
     first = await exported(data, root);
   }, 300_000);
 
-  it('are the images shown, each once, named by its bytes, covered by the manifest, and the export verifies', () => {
+  it('are the images shown, each once, named by its bytes, covered by the manifest, and the export verifies', async () => {
     const { out } = first;
     // Three conversations use the screenshot four times; the disguised payloads are no file.
     expect(imageFiles(out)).toEqual([screenshotFile, diagramFile].sort());
@@ -76,7 +76,7 @@ describe('the image files of a site', () => {
     const manifest = fs.readFileSync(path.join(out, 'manifest-sha256.txt'), 'utf8');
     expect(manifest).toContain(`${sha256(FIXTURE_IMAGES.screenshot)}  site/${screenshotFile}\n`);
     expect(manifest.split(`site/${screenshotFile}`)).toHaveLength(2);
-    expect(verifyExport(out).problems).toEqual([]);
+    expect((await verifyExport(out)).problems).toEqual([]);
     for (const session of [FIXTURE_SESSIONS.pastedImages, otherSession]) expect(fs.readFileSync(path.join(out, 'site', 'c', `${session}.html`), 'utf8')).toContain(`src="../${screenshotFile}"`);
   });
 
@@ -86,7 +86,7 @@ describe('the image files of a site', () => {
     expect(again.site?.built).toBe(0);
     expect(again.rootDigest).toBe(first.rootDigest);
     expect(imageFiles(out)).toEqual(imageFiles(first.out));
-    expect(verifyExport(out).problems).toEqual([]);
+    expect((await verifyExport(out)).problems).toEqual([]);
   });
 
   it('are written again for a conversation that changed, beside the same file placed for one that did not', { timeout: 300_000 }, async () => {
@@ -97,7 +97,7 @@ describe('the image files of a site', () => {
     expect(rootDigest).not.toBe(first.rootDigest);
     expect(imageFiles(out)).toEqual(imageFiles(first.out));
     expect(fs.readFileSync(path.join(out, 'site', screenshotFile)).equals(FIXTURE_IMAGES.screenshot)).toBe(true);
-    expect(verifyExport(out).problems).toEqual([]);
+    expect((await verifyExport(out)).problems).toEqual([]);
   });
 });
 

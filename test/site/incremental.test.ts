@@ -8,11 +8,27 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { textBlock, toolUseBlock } from '../../scripts/claude-code-records.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
+import { buildSite } from '../../src/site/generator/site.ts';
 import { parseSession } from '../../src/parse/parse.ts';
-import { collectOnce, completeLines, copyOfFixtures, temporaryFolder } from '../helpers.ts';
+import { collectOnce, completeLines, copyOfFixtures, expectSameFiles, filesOf, temporaryFolder } from '../helpers.ts';
 import { growingTranscript } from './growing-transcript.ts';
 
 describe('an incremental site', () => {
+  it('is the same bytes whatever order the export names its conversations in, and those the bundle renders whole', { timeout: 120_000 }, async () => {
+    const root = copyOfFixtures();
+    const data = temporaryFolder();
+    collectOnce(root, data);
+    const sessions = [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction].sort();
+    for (const session of sessions) parseSession(data, session);
+    const inOrder = await writeExport(data, path.join(temporaryFolder(), 'export'), sessions);
+    const reversed = await writeExport(data, path.join(temporaryFolder(), 'export'), [...sessions].reverse());
+    expect(reversed.rootDigest).toBe(inOrder.rootDigest);
+    // Rendered whole from the bundle alone, with no cache: what verify --deep renders.
+    const whole = path.join(temporaryFolder(), 'site');
+    await buildSite(path.join(reversed.out, 'bundle'), whole, path.join(temporaryFolder(), 'cache'));
+    expectSameFiles(filesOf(path.join(reversed.out, 'site')), filesOf(whole));
+  });
+
   it('renders nothing when nothing changed, only the changed conversation when one did, and gives the bytes a whole render gives', { timeout: 120_000 }, async () => {
     const root = copyOfFixtures({ forFile: true });
     const data = temporaryFolder({ forFile: true });

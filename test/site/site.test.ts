@@ -51,8 +51,8 @@ describeWhere(missing, 'the static site in Chromium', () => {
     expect(watched.dialogs).toEqual([]);
   };
 
-  it('is covered by the manifest, and the export verifies', () => {
-    expect(verifyExport(out).problems).toEqual([]);
+  it('is covered by the manifest, and the export verifies', async () => {
+    expect((await verifyExport(out)).problems).toEqual([]);
     const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
     expect(manifest.files.map((entry) => entry.path)).toContain(`site/c/${FIXTURE_SESSIONS.rewind}.html`);
     // The huge-line fixture's megabyte of output is cut for the page, which stays within its budget.

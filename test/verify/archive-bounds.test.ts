@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Manifest } from '../../src/bundle/manifest.ts';
+import { WRITTEN_ENTRY_BYTES } from '../../src/verify/archive.ts';
 import { LONGEST_LINE, PARSED_ENTRY_BYTES, ROUND_BYTES } from '../../src/verify/bounds.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { exportedFixtures, temporaryFolder } from '../helpers.ts';
@@ -96,6 +97,16 @@ describe('an archive that would take unbounded memory', () => {
     const file = await compressed([...genuine(round), header({ ...ustarName(round), size: GiB }), { zeros: GiB }, END]);
     const run = verified(file);
     expect(run.errors).toEqual([`error: ${round}: ${GiB} bytes, more than the ${ROUND_BYTES} a round may have`]);
+    expect(run.status).toBe(1);
+    expect(run.peak).toBeLessThan(PEAK_BYTES);
+  }, BOMB_TIMEOUT);
+
+  it('a 1 GiB bundle file that is neither evidence nor a round, which --deep would write out to render the site from: stopped at its header', async () => {
+    const round = named((name) => name.endsWith('.sf'));
+    const label = round.replace(/rounds\/[^/]+$/, 'labels/main/000001-000000000000.json');
+    const file = await compressed([...genuine(round), header({ ...ustarName(label), size: GiB }), { zeros: GiB }, END]);
+    const run = verified(file);
+    expect(run.errors).toEqual([`error: ${label}: ${GiB} bytes, more than the ${WRITTEN_ENTRY_BYTES} a bundle file verify --deep writes out to render the site from may have`]);
     expect(run.status).toBe(1);
     expect(run.peak).toBeLessThan(PEAK_BYTES);
   }, BOMB_TIMEOUT);

@@ -53,7 +53,7 @@ async function verifiedEveryWay(copy: string): Promise<{ folder: unknown[]; arch
   await writeArchive(copy, file);
   const zone = spawnSync(process.execPath, [launcher, 'verify', path.join(copy, BUNDLE), '--deep'], { encoding: 'utf8' });
   return {
-    folder: verifyExport(copy, deep).problems,
+    folder: (await verifyExport(copy, deep)).problems,
     archive: (await verifyArchive(file, deep)).problems,
     zone: { status: zone.status, errors: zone.stderr.split('\n').filter((line) => line !== '') },
   };

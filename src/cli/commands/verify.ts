@@ -1,6 +1,8 @@
 // `sessionizer verify PATH [--deep]`: checks a storage root, an export folder
 // or a `.tar.zst` from its files alone, with no source and no network. An
-// archive is read as one stream, never extracted, `--deep` included.
+// archive is read as one stream, never extracted; with `--deep`, its bundle
+// alone is written out into a private temporary folder, for its site to be
+// rendered again from.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,13 +14,13 @@ import { verifyStorage } from '../../verify/storage.ts';
 import { command, EXIT_OK, EXIT_REJECTED, line, type Given, type Io } from '../command.ts';
 
 const OPTIONS = {
-  deep: { type: 'boolean', description: 'also derive every .sd again and assemble every conversation again, to compare with its rounds' },
+  deep: { type: 'boolean', description: 'also derive every .sd again, assemble every conversation again and render the site again from the bundle, to compare each with what the export holds' },
   json: { type: 'boolean', description: 'print the report as one line of JSON' },
 } as const;
 
 export const verify = command({
   name: 'verify',
-  summary: 'check a storage root, an export folder or a .tar.zst (read as a stream, never extracted) from its files alone; --deep also derives every .sd again and assembles every conversation again to compare with its rounds',
+  summary: 'check a storage root, an export folder or a .tar.zst (read as a stream, never extracted) from its files alone; --deep also derives every .sd again, assembles every conversation again and renders an export\'s site again, to compare each with what is there',
   operands: [{ name: 'PATH', required: true, description: 'a data folder (storage root), an export folder, or an export .tar.zst' }],
   options: OPTIONS,
   examples: ['sessionizer verify export.tar.zst --deep'],
@@ -35,7 +37,7 @@ async function verifyPath({ values, operands }: Given<typeof OPTIONS>, io: Io): 
   const archive = !fs.statSync(root).isDirectory();
   const options = { deep: values.deep, converters: CONVERTERS };
   if (archive || isExportFolder(root)) {
-    const report = archive ? await verifyArchive(root, options) : verifyExport(root, options);
+    const report = archive ? await verifyArchive(root, options) : await verifyExport(root, options);
     if (values.json) io.out(`${JSON.stringify(report)}\n`);
     else {
       for (const problem of report.problems) io.error(line(`error: ${problem.path}: ${problem.what}`));
@@ -43,7 +45,7 @@ async function verifyPath({ values, operands }: Given<typeof OPTIONS>, io: Io): 
       io.out(
         line(
           `verified ${archive ? 'archive' : 'export'} ${target}: ${report.files} files, root digest ${report.rootDigest ?? 'missing'}; ${report.landedFiles} landed files, ${report.records} records in ${report.sessions} sessions, ${report.rounds} rounds in ${report.chains} chains` +
-            `${values.deep ? ', every .sd derived and every conversation assembled again' : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}`,
+            `${values.deep ? `, every .sd derived and every conversation assembled again${report.siteFiles ? `, the site's ${report.siteFiles} files rendered again` : ''}` : ''}: ${report.problems.length === 0 ? 'all intact' : `${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`}`,
         ),
       );
     }

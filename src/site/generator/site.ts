@@ -152,7 +152,11 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     // The waiting renderer's child was started for the code it read.
     const code = options.waitingRenderer?.code ?? siteCode();
     const store = new PageStore(cache, code);
-    const finished = options.inputs ? store.find(options.inputs) : undefined;
+    // In the bundle's order (conversationsOfBundle), whatever order the
+    // caller named them in: the site lists its conversations in this order,
+    // and it is a function of the bundle alone.
+    const inputs = options.inputs && new Map([...options.inputs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const finished = inputs ? store.find(inputs) : undefined;
     let pages: { file: string; bytes: number }[];
     let built = 0;
     let keptFromEarlier = 0;

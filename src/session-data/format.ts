@@ -8,7 +8,7 @@
 //
 // Two halves:
 //   record level  the identifiers structure is built from, in role names:
-//                 id parent call run ts trigger continues tool child batch flags usage
+//                 id parent call run ts trigger continues tool child batch flags notice usage
 //   part level    what the content is: text reasoning call result media data unknown,
 //                 each with its content state and its original size in bytes
 // What the adapter leaves out on purpose (reasoning signatures) is named in
@@ -17,6 +17,7 @@
 // `.sd` is derived and disposable: the landed file stays, so a wrong
 // normalisation is a rebuild, never a loss.
 
+import type { Notice } from '../model/notices.ts';
 import type { ContentState, PartKind, Producer, RecordFlag, RecordTitleSource, Trigger } from '../model/vocabulary.ts';
 
 export const SESSION_DATA_SCHEMA = 'sd/1';
@@ -153,6 +154,8 @@ export interface SessionDataRow {
   readonly stop?: string;
   readonly from: Producer;
   readonly flags?: RecordFlag[];
+  /** On a runtime record the adapter recognises: what it is, in the model's words (a hook, a finished turn, a compaction). */
+  readonly notice?: Notice;
   readonly usage?: Usage;
   readonly parts: Part[];
   readonly dropped?: Dropped[];

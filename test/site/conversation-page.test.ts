@@ -30,6 +30,7 @@ type Shown = { innerText: string; classList: { contains(name: string): boolean }
 type Texted = { textContent: string | null };
 type Folded = Texted & { id: string; querySelector(selector: string): Texted | null; querySelectorAll(selector: string): Iterable<Texted> };
 
+const ARTIFACTS = path.resolve('test', 'artifacts');
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const WIDTHS = [1280, 390] as const;
 
@@ -51,6 +52,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     pages = ['c', 'b', 's'].flatMap((folder) => (fs.existsSync(path.join(site, folder)) ? fs.readdirSync(path.join(site, folder)).map((name) => path.join(site, folder, name)) : []));
     firsts = pages.filter((file) => path.basename(path.dirname(file)) === 'c' && !/-\d+\.html$/.test(file));
     browser = await launch();
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
   }, 600_000);
   afterAll(async () => {
     for (const made of contexts) await made.close();
@@ -102,7 +104,8 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
         agent: document.querySelectorAll('details.tool.t-agent[open] .subagent-link a[href*="s/"]').length,
         errors: document.querySelectorAll('details.tool.st-error').length,
         errorsClosed: document.querySelectorAll('details.tool.st-error:not([open])').length,
-        thinking: [...document.querySelectorAll('details.thinking:not([open]) > summary .first-line')].filter((line: Shown) => line.innerText.length > 0).length,
+        // A thought shows its first lines, the rest folded.
+        thinking: [...document.querySelectorAll('details.thinking:not([open]) > summary .preview')].filter((line: Shown) => line.innerText.length > 0).length,
         markdown: document.querySelectorAll('.markdown :is(h1, h2, h3, li, strong, code, table)').length,
         // A pasted log or file in a prompt is folded, with its first line and size; none unfolded runs to more than 90 lines (60, and what markdown's blocks add).
         longPrompts: document.querySelectorAll('article.msg > details.prompt-long:not([open]) > summary .size').length,
@@ -133,28 +136,28 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect(repeated).toEqual([]);
   });
 
-  it('gives each assistant turn one evidence fold, which holds its replies\' landed records too', { timeout: 300_000 }, async () => {
+  it('gives each provider call one evidence fold, which holds its replies\' landed records too', { timeout: 300_000 }, async () => {
     const page = await (await context(1280, false)).newPage();
-    let turns = 0;
+    let calls = 0;
     let replies = 0;
     for (const file of pages) {
       await page.goto(pathToFileURL(file).href);
       const seen = await page.evaluate(() =>
-        [...document.querySelectorAll('article.turn')].map((turn: { querySelectorAll(selector: string): { length: number } & Iterable<Texted> }) => ({
-          folds: turn.querySelectorAll(':scope > header details.ev').length,
-          underReplies: turn.querySelectorAll(':scope > .prose-step details.ev').length,
-          replies: [...turn.querySelectorAll(':scope > .prose-step')].filter((reply) => (reply.textContent ?? '').trim() !== '').length,
-          notes: turn.querySelectorAll(':scope > header details.ev .ev-also .evidence a').length,
+        [...document.querySelectorAll('article.reply div.step.call')].map((call: { querySelectorAll(selector: string): { length: number } & Iterable<Texted> }) => ({
+          folds: call.querySelectorAll(':scope > .call-head details.ev').length,
+          underReplies: call.querySelectorAll(':scope > .prose-step details.ev').length,
+          replies: [...call.querySelectorAll(':scope > .prose-step')].filter((reply) => (reply.textContent ?? '').trim() !== '').length,
+          notes: call.querySelectorAll(':scope > .call-head details.ev .ev-also .evidence a').length,
         })),
       );
-      for (const turn of seen) {
-        expect([turn.folds, turn.underReplies], path.basename(file)).toEqual([1, 0]);
-        if (turn.replies > 0) expect(turn.notes, path.basename(file)).toBeGreaterThanOrEqual(turn.replies);
-        replies += turn.replies;
+      for (const call of seen) {
+        expect([call.folds, call.underReplies], path.basename(file)).toEqual([1, 0]);
+        if (call.replies > 0) expect(call.notes, path.basename(file)).toBeGreaterThanOrEqual(call.replies);
+        replies += call.replies;
       }
-      turns += seen.length;
+      calls += seen.length;
     }
-    expect(turns).toBeGreaterThan(100);
+    expect(calls).toBeGreaterThan(100);
     expect(replies).toBeGreaterThan(50);
   });
 
@@ -236,9 +239,9 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
   });
 
   for (const javaScript of [true, false]) {
-    it(`prints every fold open with JavaScript ${javaScript ? 'on' : 'off'}: thinking, long output, tools, evidence and the audit`, { timeout: 120_000 }, async () => {
+    it(`prints every fold open with JavaScript ${javaScript ? 'on' : 'off'}: thinking, long output, tools and the audit; evidence as its switch shows it`, { timeout: 120_000 }, async () => {
       const page = await (await context(1280, javaScript)).newPage();
-      const kinds = { thinking: 'details.thinking', long: 'details.long', tool: 'details.tool', evidence: 'details.ev', audit: '.audit > details' };
+      const kinds = { thinking: 'details.thinking', long: 'details.long', tool: 'details.tool', audit: '.audit > details' };
       const hidden: string[] = [];
       const found = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, 0])) as Record<keyof typeof kinds, number>;
       for (const file of [pageHolding('class="step thinking"', 'class="result long'), pageHolding('class="step tool t-edit')]) {
@@ -263,6 +266,10 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
       // Every kind of fold was there, closed, to be printed open.
       for (const [kind, count] of Object.entries(found)) expect(count, kind).toBeGreaterThan(0);
       expect(hidden).toEqual([]);
+      // Evidence is off until the switch turns it on, on paper as on the screen.
+      await page.emulateMedia({ media: 'print' });
+      expect(await page.evaluate(() => [...document.querySelectorAll('details.ev')].filter((fold: { checkVisibility(): boolean }) => fold.checkVisibility()).length)).toBe(0);
+      await page.emulateMedia({ media: 'screen' });
     });
   }
 
@@ -347,5 +354,165 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     for (const file of pages) for (const match of fs.readFileSync(file, 'utf8').matchAll(/glossary\.html#([^"]+)"/g)) anchors.add(match[1]!);
     expect(anchors.size).toBeGreaterThan(3);
     for (const anchor of anchors) expect(glossary, anchor).toContain(`id="${anchor}"`);
+  });
+  /** The page with the most shell calls: a Bash-heavy stretch, of many provider calls one after another. */
+  const bashHeavy = (): string => pages.map((file) => ({ file, shells: fs.readFileSync(file, 'utf8').split('class="step tool t-shell').length })).sort((a, b) => b.shells - a.shells)[0]!.file;
+  type Element = { matches(selector: string): boolean; children: Iterable<Element>; innerText: string; checkVisibility(): boolean; classList: { contains(name: string): boolean }; nextElementSibling: Element | null; querySelectorAll(selector: string): { length: number } & Iterable<Element> };
+
+  for (const width of WIDTHS) {
+    it(`gives a reply between two prompts one “Assistant” header on a Bash-heavy page at ${width} px, its calls’ tokens summed there`, { timeout: 120_000 }, async () => {
+      const file = bashHeavy();
+      const page = await (await context(width, true)).newPage();
+      await page.goto(pathToFileURL(file).href);
+      const seen = await page.evaluate(() => {
+        // In each talk and run, in order: a prompt, a reply, a compaction's divider, or anything else.
+        const sequences = [...document.querySelectorAll('main section.talk, main section.talk > div.run')].map((container: Element) =>
+          [...container.children].map((child) => (child.matches('article.msg') ? 'prompt' : child.matches('article.reply') ? 'reply' : child.matches('.step.boundary, .compaction') ? 'divider' : 'other')),
+        );
+        const replies = [...document.querySelectorAll('main article.reply')];
+        return {
+          // Two replies with no prompt nor divider between them.
+          repliesInARow: sequences.filter((sequence) => sequence.filter((kind) => kind !== 'other').some((kind, index, kinds) => kind === 'reply' && kinds[index - 1] === 'reply')).length,
+          assistantHeaders: [...document.querySelectorAll('main .who .role')].filter((role: Element) => role.innerText === 'Assistant').length,
+          replies: replies.length,
+          calls: document.querySelectorAll('main article.reply div.step.call').length,
+          shells: document.querySelectorAll('main details.tool.t-shell').length,
+          tokens: replies.map((reply: { querySelector(selector: string): { innerText: string; title: string } | null }) => ({ shown: reply.querySelector(':scope > header .tokens')?.innerText ?? '', title: reply.querySelector(':scope > header .tokens')?.title ?? '' })),
+          callHeadsShown: [...document.querySelectorAll('main .call-head')].filter((head: Element) => head.checkVisibility()).length,
+          scrollWidth: document.documentElement.scrollWidth,
+        };
+      });
+      expect(seen.shells).toBeGreaterThan(20);
+      expect(seen.repliesInARow).toBe(0);
+      expect(seen.assistantHeaders).toBe(seen.replies);
+      // Many provider calls, few headers: a call has no header of its own.
+      expect(seen.calls).toBeGreaterThan(3 * seen.replies);
+      expect(seen.callHeadsShown).toBe(0);
+      for (const tokens of seen.tokens.filter((entry) => entry.shown !== '')) {
+        expect(tokens.shown).toMatch(/tokens in, .* out$/);
+        expect(tokens.title).toMatch(/^tokens of \d+ provider calls?: input [\d,]+.*\ncall 1 at \d\d:\d\d:\d\d/);
+      }
+      expect(seen.tokens.filter((entry) => entry.shown !== '').length).toBeGreaterThan(0);
+      expect(seen.scrollWidth).toBeLessThanOrEqual(width);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.screenshot({ path: path.join(ARTIFACTS, `reader-bash-heavy-${width}-${scheme}.png`) });
+      }
+    });
+  }
+
+  it('names the runtime’s records in plain words, never by a raw field name nor as raw JSON, with evidence off', { timeout: 300_000 }, async () => {
+    const page = await (await context(1280, true)).newPage();
+    const named = { groups: 0, hooks: 0, turns: 0, compactions: 0 };
+    for (const file of pages) {
+      await page.goto(pathToFileURL(file).href);
+      const seen = await page.evaluate(() => ({
+        text: document.querySelector('main').innerText as string,
+        chrome: [...document.querySelectorAll('main :is(.runtime > summary, .runtime > .line, .runtime-group > summary, .compaction, .who)')].map((line: Element) => line.innerText),
+      }));
+      expect(seen.text.match(/\b(durationMs|messageCount|compactMetadata|preTokens|postTokens|hookCount|hookInfos|hookEvent|toolUseID)\b/)?.[0], file).toBeUndefined();
+      expect(seen.chrome.filter((line) => line.includes('{"')), file).toEqual([]);
+      named.groups += seen.chrome.filter((line) => / runtime notes\b/.test(line)).length;
+      named.hooks += seen.chrome.filter((line) => /Hook · [A-Z]\w+/.test(line)).length;
+      named.turns += seen.chrome.filter((line) => /Turn took \d/.test(line)).length;
+      named.compactions += seen.chrome.filter((line) => /^Compacted (automatically|by \/compact): \d/.test(line)).length;
+    }
+    for (const [what, count] of Object.entries(named)) expect(count, what).toBeGreaterThan(0);
+  });
+
+  it('folds runtime notes next to each other into one line that counts them', { timeout: 300_000 }, async () => {
+    const page = await (await context(390, false)).newPage();
+    let groups = 0;
+    for (const file of pages) {
+      await page.goto(pathToFileURL(file).href);
+      const seen = await page.evaluate(() => {
+        const quiet = (element: Element | null): boolean => element !== null && (element.matches('.runtime-group') || (element.matches('.step.runtime') && !element.classList.contains('alone')));
+        const groups = [...document.querySelectorAll('main .runtime-group')].map((group: Element & { querySelector(selector: string): Element | null }) => ({ label: group.querySelector(':scope > summary .label')?.innerText ?? '', inside: group.querySelectorAll(':scope > .step.runtime').length }));
+        return {
+          inARow: [...document.querySelectorAll('main .step.runtime, main .runtime-group')].filter((line: Element) => quiet(line) && !(line as unknown as { parentElement: Element }).parentElement.matches('.runtime-group') && quiet(line.nextElementSibling)).length,
+          groups,
+          scrollWidth: document.documentElement.scrollWidth,
+        };
+      });
+      expect(seen.inARow, file).toBe(0);
+      for (const group of seen.groups) expect(group.label, file).toBe(`${group.inside} runtime notes`);
+      expect(seen.scrollWidth, file).toBeLessThanOrEqual(390);
+      groups += seen.groups.length;
+    }
+    expect(groups).toBeGreaterThan(10);
+  });
+
+  it('shows nothing of a thought whose text the source did not keep, but in the evidence view, and the audit counts it', { timeout: 120_000 }, async () => {
+    const file = pageHolding('class="step thinking-withheld');
+    const page = await (await context(1280, true)).newPage();
+    await page.goto(pathToFileURL(file).href);
+    const seen = () => page.evaluate(() => ({ withheld: document.querySelectorAll('main .thinking-withheld').length, shown: [...document.querySelectorAll('main .thinking-withheld')].filter((thought: Element) => thought.checkVisibility()).length, text: document.querySelector('main').innerText as string, audit: document.querySelector('.audit').textContent as string }));
+    const off = await seen();
+    expect(off.withheld).toBeGreaterThan(0);
+    expect(off.shown).toBe(0);
+    expect(off.text).not.toContain('not held by the source');
+    expect(off.text).not.toMatch(/Thinking\s*(0 B|not held)/);
+    expect(off.audit).toMatch(new RegExp(`${off.withheld} thoughts? on this page had (its|their) text withheld by the source`));
+    await page.click('.page-tools .evidence-on-link');
+    expect((await seen()).shown).toBe(off.withheld);
+  });
+
+  it('opens every thought with the page’s thinking switch, and without JavaScript one fold at a time', { timeout: 120_000 }, async () => {
+    const file = pathToFileURL(pageHolding('<details class="step thinking"')).href;
+    const open = (page: import('playwright-core').Page) => page.evaluate(() => [...document.querySelectorAll('main details.thinking')].map((fold: { open: boolean }) => fold.open));
+    const page = await (await context(1280, true)).newPage();
+    await page.goto(file);
+    expect((await open(page)).length).toBeGreaterThan(1);
+    expect(new Set(await open(page))).toEqual(new Set([false]));
+    await page.click('.thinking-switch');
+    expect(new Set(await open(page))).toEqual(new Set([true]));
+    expect(await page.locator('.thinking-switch').textContent()).toBe('Close all thinking');
+    await page.click('.thinking-switch');
+    expect(new Set(await open(page))).toEqual(new Set([false]));
+    const still = await (await context(1280, false)).newPage();
+    await still.goto(file);
+    expect(await still.locator('.thinking-switch').isVisible()).toBe(false);
+    await still.click('main details.thinking > summary >> nth=0');
+    expect((await open(still)).filter(Boolean).length).toBe(1);
+  });
+
+  it('hides the evidence until the page’s switch shows it, remembers the switch across a reload, and switches by a link without JavaScript', { timeout: 120_000 }, async () => {
+    const file = pathToFileURL(bashHeavy()).href;
+    const shown = (page: import('playwright-core').Page) => page.evaluate(() => [...document.querySelectorAll('main details.ev')].filter((fold: Element) => fold.checkVisibility()).length);
+    const page = await (await context(1280, true)).newPage();
+    await page.goto(file);
+    expect(await page.locator('main details.ev').count()).toBeGreaterThan(10);
+    expect(await shown(page)).toBe(0);
+    await page.click('.page-tools .evidence-on-link');
+    expect(await shown(page)).toBeGreaterThan(10);
+    expect(page.url()).toBe(file);
+    await page.reload();
+    expect(await shown(page)).toBeGreaterThan(10);
+    // Another page of the site opens with the evidence shown too.
+    await page.goto(pathToFileURL(firsts.find((first) => first !== bashHeavy())!).href);
+    expect(await shown(page)).toBeGreaterThan(0);
+    await page.click('.page-tools .evidence-off-link');
+    expect(await shown(page)).toBe(0);
+    await page.goto(file);
+    expect(await shown(page)).toBe(0);
+
+    const still = await (await context(390, false)).newPage();
+    await still.goto(file);
+    expect(await shown(still)).toBe(0);
+    await still.click('text=Show evidence');
+    expect(still.url()).toBe(`${file}#evidence`);
+    expect(await shown(still)).toBeGreaterThan(10);
+    expect(await still.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await still.click('text=Hide evidence');
+    expect(await shown(still)).toBe(0);
+  });
+
+  it('links the glossary from the audit, not from the top bar', { timeout: 120_000 }, async () => {
+    const page = await (await context(1280, false)).newPage();
+    for (const file of firsts.slice(0, 5)) {
+      await page.goto(pathToFileURL(file).href);
+      expect(await page.locator('nav.top a[href$="glossary.html"]').count(), file).toBe(0);
+      expect(await page.locator('.audit a[href$="glossary.html"]').count(), file).toBeGreaterThan(0);
+    }
   });
 });

@@ -71,6 +71,8 @@ describeWhere(firstMissing(programMissing(CHROMIUM)), 'the evidence pages, as a 
         contexts.push(page.context());
 
         await page.goto(pathToFileURL(chosen.page).href);
+        // The evidence is off until the page's switch shows it: a link without JavaScript, a switch with it.
+        await page.click('.page-tools .evidence-on-link');
         const fold = page.locator('details.ev', { has: page.locator(`a[href="${chosen.href}"]`) }).first();
         await fold.locator('summary').click();
         expect(await fold.evaluate((element: { open: boolean }) => element.open)).toBe(true);

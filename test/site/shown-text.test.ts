@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { partView } from '../../src/site/data/parts.ts';
-import { editDiff, firstLine, runtimeLine, terminalRuns } from '../../src/site/data/shown-text.ts';
+import { compact, compactionWords, editDiff, firstLine, noticeWords, runtimeLine, shortDuration, terminalRuns } from '../../src/site/data/shown-text.ts';
 
 describe('what a tool card shows', () => {
   it('shows an edit as the lines it removes, keeps and adds', () => {
@@ -52,5 +52,42 @@ describe('what the runtime added, as a reader is told it', () => {
     // A word-like tag a reply may use is prose, not the runtime's context.
     expect(text('<b>bold</b>').context).toBeUndefined();
     expect(text('{"hookCount":1}').segments).toEqual([{ text: '{\n  "hookCount": 1\n}', language: 'json' }]);
+  });
+});
+
+describe('the runtime’s notices in words', () => {
+  it('says a duration as a reader does', () => {
+    expect([92, 1203, 9949, 48_000, 92_641, 135_906, 3_600_000, 7_500_000].map(shortDuration)).toEqual(['92 ms', '1.2 s', '9.9 s', '48 s', '1 min 33 s', '2 min 16 s', '1 h', '2 h 5 min']);
+  });
+
+  it('rounds a count of tokens half up', () => {
+    expect([950, 7850, 12_345, 173_429, 4_550_000, 15_200_000].map(compact)).toEqual(['950', '7.9k', '12k', '173k', '4.6M', '15M']);
+  });
+
+  it('names each kind of notice, briefly and in full', () => {
+    expect(noticeWords({ kind: 'hook', name: 'PostToolUse', ms: 92 })).toEqual({ short: 'Hook · PostToolUse', full: 'Hook · PostToolUse · 92 ms' });
+    expect(noticeWords({ kind: 'hook', name: 'Stop', count: 3, failed: true })).toEqual({ short: 'Hook · Stop', full: 'Hook · Stop · 3 hooks · failed' });
+    expect(noticeWords({ kind: 'turn', ms: 92_641 }).full).toBe('Turn took 1 min 33 s');
+    expect(noticeWords({ kind: 'turn' }).full).toBe('Turn finished');
+    expect(noticeWords({ kind: 'recap' }).full).toBe('Recap');
+    expect(noticeWords({ kind: 'reminder', name: 'task list', count: 0 }).full).toBe('Reminder · task list · 0 items');
+    expect(noticeWords({ kind: 'file_change', name: 'src/app.py' })).toEqual({ short: 'File changed', full: 'File changed · src/app.py' });
+    expect(noticeWords({ kind: 'request_error', name: 'FailedToOpenSocket', attempt: 1, attempts: 10, ms: 530 }).full).toBe('Request failed · FailedToOpenSocket · try 1 of 10 · next in 530 ms');
+    expect(noticeWords({ kind: 'context', name: 'Tools made available', count: 26 }).full).toBe('Tools made available · 26 added');
+  });
+
+  it('says what a compaction did', () => {
+    expect(compactionWords({ kind: 'compaction', trigger: 'automatic', tokens_before: 173_429, tokens_after: 7_850 })).toBe('Compacted automatically: 173k → 7.9k tokens');
+    expect(compactionWords({ kind: 'compaction', trigger: 'manual' })).toBe('Compacted by /compact');
+    expect(compactionWords({ kind: 'compaction', tokens_before: 150_000 })).toBe('Conversation compacted: 150k tokens before');
+    expect(compactionWords(undefined)).toBe('Conversation compacted');
+  });
+});
+
+describe('a runtime line with JSON in it', () => {
+  it('tells an error a client reports by its words and the message inside its JSON', () => {
+    expect(runtimeLine('API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"}}')).toBe('API Error: 400 · thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+    expect(runtimeLine('Failed {"type":"overloaded_error"}')).toBe('Failed · Overloaded error');
+    expect(runtimeLine('a brace { that is not JSON')).toBe('a brace { that is not JSON');
   });
 });

@@ -164,7 +164,7 @@ describeWhere(missing, 'the static site in Chromium', () => {
     await page.click(`a[href="c/${FIXTURE_SESSIONS.compaction}.html"]`);
     const text = await page.textContent('main');
     expect(text).toContain('And the tests?');
-    expect(text).toContain('Conversation compacted');
+    expect(text).toContain('Compacted automatically: 150k tokens before');
     insideExport(watched, base);
   });
 });

@@ -2,7 +2,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { talksHtml } from '../../src/site/components/talks.ts';
-import type { PartView, StepView, TalkView } from '../../src/site/data/views.ts';
+import type { EpochView, PartView, StepView, TalkView } from '../../src/site/data/views.ts';
+import type { Notice } from '../../src/model/notices.ts';
 import { bytes } from '../../src/site/data/shown-text.ts';
 
 function talkOf(kind: string, part: PartView): TalkView {
@@ -29,11 +30,6 @@ describe('a prompt in the transcript', () => {
     expect(html(prompt('y'.repeat(7000)))).toContain('(1 line, ');
   });
 
-  it('says of a thought whose text the source did not keep that it is not held, not that it is empty', () => {
-    const thinking = (state: PartView['state'], text: string): string => html(talkOf('thinking', { kind: 'reasoning', state, bytes: text.length, shownBytes: text.length, heldBytes: text.length, segments: text ? [{ text }] : [], long: false }));
-    expect(thinking('unavailable', '')).toContain('<span class="size">not held by the source</span>');
-    expect(thinking('available', 'weigh the two options')).toContain('<span class="size">21 B</span>');
-  });
 });
 
 describe('an image of the transcript', () => {
@@ -96,5 +92,172 @@ describe('a long tool output', () => {
 
   it('is summed up by its first line with text', () => {
     expect(output('available', `\n\n  first words\n${lines}`)).toContain('<summary><span class="first-line">first words</span> <span class="size">(33 lines)</span></summary>');
+  });
+});
+
+// A step of the model, with what a test needs of it; a part of text or data.
+function step(kind: string, fields: Partial<StepView> = {}): StepView {
+  const id = fields.id ?? `${kind}-${Math.random().toString(36).slice(2, 8)}`;
+  return { id, anchor: `n-${id}`, kind, evidence: [], parts: [], flags: [], qualities: [], links: [], unresolved: [], children: [], ...fields } as StepView;
+}
+function text(value: string, kind: PartView['kind'] = 'text', state: PartView['state'] = 'available'): PartView {
+  return { kind, state, bytes: value.length, shownBytes: value.length, heldBytes: value.length, segments: value ? [{ text: value }] : [], long: false };
+}
+function data(value: unknown): PartView {
+  const json = JSON.stringify(value, null, 2);
+  return { kind: 'data', state: 'available', bytes: json.length, shownBytes: json.length, heldBytes: json.length, segments: [{ text: json, language: 'json' }], long: false };
+}
+function run(...steps: StepView[]): TalkView {
+  return { id: 't1', anchor: 't1', number: 1, epoch: 'e1', startedBy: 'human', runs: [{ id: 'r1', anchor: 'r1', qualities: [], steps }], loose: [], links: [], weight: 0, keys: [] };
+}
+const call = (id: string, time: string, usage: StepView['usage'], children: StepView[] = []): StepView =>
+  step('llm.call', { id, time, usage, qualities: [{ name: 'model', value: 'claude-sonnet-4-6' }], children: [step('message.assistant', { parts: [text(`reply of ${id}`)] }), ...children] });
+const notice = (kind: string, value: Notice, parts: PartView[] = [], time?: string): StepView => step(kind, { notice: value, parts, ...(time ? { time } : {}) });
+const count = (page: string, mark: string): number => page.split(mark).length - 1;
+
+describe('an assistant’s reply between two prompts', () => {
+  const prompt = (words: string): StepView => step('message.external', { parts: [text(words)] });
+  const talk = run(
+    prompt('Fix the build.'),
+    call('c1', '2026-05-05T21:07:05.000Z', { input: 100, cache_read: 19_900, output: 244 }, [step('tool', { parts: [] })]),
+    notice('runtime.notification', { kind: 'hook', name: 'PostToolUse', ms: 92 }, [text('Status set to busy')], '2026-05-05T21:07:06.000Z'),
+    call('c2', '2026-05-05T21:08:05.000Z', { input: 10, cache_read: 21_000, output: 364 }),
+    call('c3', '2026-05-05T21:08:11.000Z', undefined),
+    prompt('Now the tests.'),
+    call('c4', '2026-05-05T21:10:00.000Z', { input: 5, output: 7 }),
+  );
+  const page = html(talk);
+
+  it('is one block under one “Assistant” header, however many provider calls it made', () => {
+    expect(count(page, '<span class="role">Assistant</span>')).toBe(2);
+    expect(count(page, '<article class="reply assistant">')).toBe(2);
+    // Each call keeps its anchor, where a search result or a link lands.
+    for (const id of ['c1', 'c2', 'c3', 'c4']) expect(page).toContain(`<div class="step call" id="n-${id}">`);
+    // The runtime's note between two calls sits inside the reply, not between two headers.
+    const first = page.slice(page.indexOf('<article class="reply assistant">'), page.indexOf('Now the tests.'));
+    expect(first).toContain('Hook · PostToolUse');
+    expect(first).toContain('reply of c3');
+  });
+
+  it('sums its calls’ tokens on its header, ≥ when a call did not say, and names each call in the tooltip', () => {
+    const header = page.slice(page.indexOf('<header class="who"><span class="role">Assistant'), page.indexOf('</header>', page.indexOf('<span class="role">Assistant')));
+    expect(header).toContain('<span class="model" title="claude-sonnet-4-6">claude-sonnet-4-6</span>');
+    expect(header).toContain('>≥ 41k tokens in, 608 out</span>');
+    expect(header).toContain('title="tokens of 3 provider calls: input 110, cache read 40,900, cache write not recorded, output 608\ncall 1 at 21:07:05, claude-sonnet-4-6: 20k tokens in, 244 out\ncall 2 at 21:08:05, claude-sonnet-4-6: 21k tokens in, 364 out\ncall 3 at 21:08:11, claude-sonnet-4-6: tokens not recorded"');
+    expect(header).toContain('<time class="when" dateTime="2026-05-05T21:07:05.000Z" title="2026-05-05T21:07:05.000Z">21:07:05</time><span class="span"');
+    expect(header).toContain('>1 min 6 s</span>');
+  });
+
+  it('gives each call its own figures and evidence, shown only with the page’s evidence', () => {
+    expect(count(page, '<div class="call-head ev-only">')).toBe(4);
+    expect(page).toContain('<div class="call-head ev-only"><span class="turn-facts"><span class="model" title="claude-sonnet-4-6">claude-sonnet-4-6</span><span class="tokens" title="tokens of this call: input 100, cache read 19,900, cache write not recorded, output 244">20k tokens in, 244 out</span>');
+  });
+});
+
+describe('the runtime’s notes', () => {
+  const hook = (ms: number): StepView => notice('runtime.notification', { kind: 'hook', name: 'PostToolUse', ms }, [text('Status set to busy: -experiments/worktrees'), data({ type: 'hook_success', durationMs: ms })], '2026-04-18T13:19:12.000Z');
+  const turn = notice('turn.duration', { kind: 'turn', ms: 92_641 }, [data({ durationMs: 92_641, messageCount: 35 })], '2026-04-18T13:20:00.000Z');
+  const reminder = step('context.injection', { flags: ['injected'], parts: [{ ...text('Remember the task list.'), context: 'System reminder' }] });
+
+  it('fold into one line that counts them and names what they are, each inside it on a line of its own', () => {
+    const page = html(run(step('message.external', { parts: [text('Go.')] }), call('c1', '2026-04-18T13:19:11.000Z', undefined), hook(92), hook(78), reminder, turn));
+    expect(count(page, '<details class="runtime-group">')).toBe(1);
+    expect(page).toContain('<span class="label">4 runtime notes</span>');
+    expect(page).toContain('<span class="first-line">Hook · PostToolUse ×2 · System reminder · Turn took 1 min 33 s</span>');
+    expect(count(page, 'class="step runtime"')).toBe(4);
+  });
+
+  it('are named in plain words, never by the runtime’s field names nor as JSON', () => {
+    const page = html(run(turn, step('message.external', { parts: [text('Go.')] }), hook(1203)));
+    expect(page).toContain('<span class="label">Turn took 1 min 33 s</span>');
+    expect(page).toContain('<span class="label">Hook · PostToolUse · 1.2 s</span>');
+    expect(page).toContain('<span class="first-line">Status set to busy: -experiments/worktrees</span>');
+    for (const raw of ['durationMs', 'messageCount', 'hook_success', '{']) expect(page).not.toContain(raw);
+  });
+
+  it('fold into one line before the first talk too, where a session’s start hooks are', () => {
+    const start: EpochView = { id: 'e1', anchor: 'e1', number: 1, steps: [hook(1203), hook(106)], links: [] };
+    const talk = run(step('message.external', { parts: [text('Go.')] }));
+    const page = talksHtml({ talks: [talk], epochBefore: new Map([[talk.id, start]]), forksAfter: new Map(), root: '../' });
+    expect(count(page, '<details class="runtime-group">')).toBe(1);
+    expect(page).toContain('<span class="first-line">Hook · PostToolUse ×2</span>');
+  });
+
+  it('keep an interruption on a line of its own, open', () => {
+    const page = html(run(hook(5), step('control.interrupt', { parts: [text('[Request interrupted by user]')] }), hook(6)));
+    expect(count(page, '<details class="runtime-group">')).toBe(0);
+    expect(page).toContain('<div class="step runtime alone" id="n-control.interrupt');
+  });
+});
+
+describe('a compaction', () => {
+  const epoch = (value: Notice | undefined): string => {
+    const boundary = step('epoch.boundary', { id: 'b1', time: '2026-05-06T00:49:58.710Z', ...(value ? { notice: value } : {}), parts: [text('Conversation compacted'), data({ compactMetadata: { trigger: 'auto' } })] });
+    const summary = step('epoch.summary', { id: 's1', parts: [text('This session is being continued from a previous conversation.\nThe summary.')] });
+    const before: EpochView = { id: 'e2', anchor: 'e2', number: 2, steps: [boundary, summary], links: [] };
+    const talk = run(step('message.external', { parts: [text('Go on.')] }));
+    return talksHtml({ talks: [talk], epochBefore: new Map([[talk.id, before]]), forksAfter: new Map(), root: '../' });
+  };
+
+  it('is one divider that says what happened, with the summary folded right under it', () => {
+    const page = epoch({ kind: 'compaction', trigger: 'automatic', tokens_before: 173_429, tokens_after: 7_850, ms: 135_906 });
+    expect(page).toContain('<div class="step boundary" id="n-b1"><p class="compaction" role="separator" title="the compaction took 2 min 16 s"><span>Compacted automatically: 173k → 7.9k tokens at <time');
+    const divider = page.indexOf('class="compaction"');
+    expect(page.indexOf('id="n-s1"')).toBeGreaterThan(divider);
+    expect(page.indexOf('id="n-s1"')).toBeLessThan(page.indexOf('class="talk"'));
+    expect(page).toContain('Summary carried into the new context');
+    expect(page).not.toContain('compactMetadata');
+    expect(count(page, 'Conversation compacted')).toBe(0);
+  });
+
+  it('made while the agent worked, divides its talk where it happened, and the epoch after it opens with no second divider', () => {
+    const boundary = step('epoch.boundary', { id: 'b1', time: '2026-05-06T00:49:58.710Z', notice: { kind: 'compaction', trigger: 'automatic', tokens_before: 170_000, tokens_after: 9_000 } });
+    const summary = step('epoch.summary', { id: 's1', parts: [text('This session is being continued.')] });
+    const talk = run(step('message.external', { parts: [text('Refactor it.')] }), call('c1', '2026-05-06T00:40:00.000Z', { input: 1, output: 1 }), boundary, summary, call('c2', '2026-05-06T00:50:10.000Z', { input: 1, output: 1 }));
+    const next = { ...run(step('message.external', { parts: [text('Thanks.')] })), id: 't2', anchor: 't2', number: 2, epoch: 'e2' };
+    const after: EpochView = { id: 'e2', anchor: 'e2', number: 2, steps: [], links: [], boundaryIn: 't1' };
+    const page = talksHtml({ talks: [talk, next], epochBefore: new Map([[next.id, after]]), forksAfter: new Map(), root: '../' });
+    expect(count(page, 'class="compaction"')).toBe(1);
+    const divider = page.indexOf('<div class="step boundary" id="n-b1">');
+    expect(divider).toBeGreaterThan(page.indexOf('reply of c1'));
+    expect(page.indexOf('id="n-s1"')).toBeGreaterThan(divider);
+    expect(page.indexOf('reply of c2')).toBeGreaterThan(page.indexOf('id="n-s1"'));
+    // The reply after the compaction has a header of its own: the divider crosses the page's width, not a reply.
+    expect(count(page, '<span class="role">Assistant</span>')).toBe(2);
+  });
+
+  it('says when a person asked for it, and what the record did not say it leaves out', () => {
+    expect(epoch({ kind: 'compaction', trigger: 'manual', tokens_before: 50_000 })).toContain('>Compacted by /compact: 50k tokens before at <time');
+    expect(epoch(undefined)).toContain('>Conversation compacted at <time');
+  });
+});
+
+describe('a thought', () => {
+  const thought = (words: string, state: PartView['state'] = 'available'): string => html(run(step('thinking', { id: 'th', parts: [text(words, 'reasoning', state)] })));
+  const long = ['First I check the build.', 'Then the tests.', 'Then the linter.', 'Then I write the fix.', 'Then I run it all again.'].join('\n');
+
+  it('shows its first lines, and folds the rest', () => {
+    const page = thought(long);
+    expect(page).toContain('<details class="step thinking" id="n-th"><summary><span class="label">Thinking</span> <span class="preview">First I check the build.\nThen the tests.\nThen the linter.…</span> <span class="more">show all (5 lines, ');
+    expect(page).toContain('Then I run it all again.');
+    // A thought of one long line shows its first 300 characters or so, cut at a word.
+    const words = thought(`${'word '.repeat(100)}end`);
+    const preview = /<span class="preview">([^<]*)<\/span>/.exec(words)![1]!;
+    expect(preview.length).toBeLessThanOrEqual(301);
+    expect(preview).toMatch(/word…$/);
+  });
+
+  it('is shown whole, with no fold, when it is short', () => {
+    const page = thought('Weigh the two options.');
+    expect(page).toContain('<div class="step thinking" id="n-th"><span class="label">Thinking</span>');
+    expect(page).not.toContain('<details class="step thinking"');
+  });
+
+  it('shows nothing when the source kept no text of it, but in the evidence view', () => {
+    for (const page of [thought('', 'unavailable'), thought('', 'redacted')]) {
+      expect(page).toContain('<div class="step thinking-withheld ev-only" id="n-th">');
+      expect(page).not.toContain('not held by the source');
+      expect(page).not.toContain('class="step thinking"');
+    }
   });
 });

@@ -9,6 +9,7 @@
 //   toolUseResult.toolUseId, a notification's         agentId, a notification's task id → child
 //     <tool-use-id>, a hook's or progress's tool → tool
 //   toolUseResult.runId, or the run folder → batch
+//   a system record's subtype, an attachment's type → notice (notices.ts)
 // Part level: every content block becomes one part, in order, and a block the
 // adapter does not know becomes an `unknown` part that keeps its bytes.
 //
@@ -22,6 +23,7 @@ import type { Producer, RecordFlag, Trigger } from '../../model/vocabulary.ts';
 import type { Converter } from '../../session-data/derive.ts';
 import type { Dropped, MediaPart, Part, ResultPart, SessionDataRow, Usage } from '../../session-data/format.ts';
 import { isAgentId } from './identifiers.ts';
+import { noticeOf } from './notices.ts';
 
 export const DIALECT = 'claude-code/1';
 
@@ -197,6 +199,7 @@ function transcriptRow(form: StringForm, row: number, value: Json): SessionDataR
     from,
     prompt: promptPart(from, flags, parts),
     flags,
+    notice: noticeOf(type, value, attachment),
     usage: message !== undefined ? usageOf(message.usage) : undefined,
     parts: parts.length > 0 ? parts : [dataPart(form, value)],
     dropped: dropped.length > 0 ? dropped : undefined,

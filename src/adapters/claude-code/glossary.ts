@@ -84,6 +84,17 @@ export const GLOSSARY: Record<string, GlossaryEntry> = {
   stop: AT('message.stop_reason', 'assistant records; on every fragment in a main transcript, only the last in a child'),
   from: NONE('derived here from the record’s role and content, never from type alone'),
   usage: AT('message.usage', 'assistant records; final on every main fragment, climbing partials in a child'),
+  'role:notice': AT('system subtype, attachment.type', 'system records and attachments the adapter names (notices.ts); absent on any other'),
+  // Notices: runtime records by what they are.
+  hook: AT('attachment hook_*, system stop_hook_summary, "Running <event>:<matcher>"', 'hookEvent, hookName, durationMs; hookInfos and hookErrors on a stop summary; plain system text before subtypes'),
+  turn: AT('system turn_duration', 'durationMs'),
+  compaction: AT('system compact_boundary', 'compactMetadata.trigger ("auto", "manual"), preTokens, postTokens, durationMs'),
+  recap: AT('system away_summary', 'its content'),
+  reminder: AT('attachment task_reminder, todo_reminder', 'itemCount'),
+  file: AT('attachment file, compact_file_reference', 'displayPath, filename'),
+  file_change: AT('attachment edited_text_file, edited_image_file', 'filename'),
+  request_error: AT('system api_error', 'cause.code, retryAttempt, maxRetries, retryInMs'),
+  context: AT('attachment deferred_tools_delta, skill_listing, plan_mode, plan_mode_exit, date_change …', 'attachment.type'),
   // Record flags.
   synthetic: AT('message.model "<synthetic>"', 'assistant records'),
   context_reset: AT('compact_boundary', 'system records'),

@@ -1,15 +1,18 @@
 // The body of a conversation, branch or stream page: each talk as a
-// transcript (the person's prompt, the assistant's turns with their prose
-// and tool cards, the runtime's notices), rendered at build time only (no
-// client code). Each step's evidence and qualifications sit in a small fold
-// of their own (evidence-html.ts). Every function here makes markup from
-// the page model with `html` (html.ts), which escapes every string of the
-// model; the only other markup is shiki's, which escapes the code it
-// wraps, and markdown-it's, which escapes every character of the text it
-// renders (data/markdown.ts).
+// transcript (the person's prompt, the assistant's reply as one block under
+// one header with its calls' figures summed, the runtime's notices folded
+// into quiet lines), rendered at build time only (no client code). Each
+// step's evidence and qualifications sit in a small fold of their own
+// (evidence-html.ts), hidden until the page's evidence switch is on. Every
+// function here makes markup from the page model with `html` (html.ts),
+// which escapes every string of the model; the only other markup is
+// shiki's, which escapes the code it wraps, and markdown-it's, which
+// escapes every character of the text it renders (data/markdown.ts).
 
 import { markdownHtml } from '../data/markdown.ts';
-import { bytes, counted, firstLine, lineCount, runtimeLine, tokensShown } from '../data/shown-text.ts';
+import { bytes, compactionWords, counted, embeddedJson, firstLine, lineCount, noticeWords, runtimeLine, shortDuration, tokensShown } from '../data/shown-text.ts';
+import { jsonValueOf } from '../data/parts.ts';
+import type { Usage } from '../../session-data/format.ts';
 import { modelName } from '../data/facts.ts';
 import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
 import { linksFoldHtml, linksHtml, stepFoldHtml, talkFoldHtml } from './evidence-html.ts';
@@ -31,20 +34,39 @@ export function talksHtml({ talks, epochBefore, forksAfter, root }: TalksProps):
     talks.map((talk) => {
       const epoch = epochBefore.get(talk.id);
       const forks = forksAfter.get(talk.id);
-      return html`<div>${epoch && epochHtml(epoch, root)}<section class="talk" id="${talk.anchor}" aria-label="Talk ${talk.number}">${talk.loose.map((step) => stepHtml(step, root))}${talk.runs.map(
-        (run) => html`<div class="run" id="${run.anchor}">${run.steps.map((step) => stepHtml(step, root))}</div>`,
+      return html`<div>${epoch && epochHtml(epoch, root)}<section class="talk" id="${talk.anchor}" aria-label="Talk ${talk.number}">${stepsHtml(talk.loose, root)}${talk.runs.map(
+        (run) => html`<div class="run" id="${run.anchor}">${stepsHtml(run.steps, root)}</div>`,
       )}${talk.links.length > 0 && talkFoldHtml(talk, root)}</section>${forks && html`<nav class="forks" aria-label="other paths from here"><strong>The conversation forks here:</strong>${linksHtml(forks, root)}</nav>`}</div>`;
     }),
   );
 }
 
-/** A compaction: a full-width divider, its summary folded beneath. */
+/**
+ * The start of an epoch: after a compaction, a full-width divider that says
+ * what happened, with the summary carried into the new context folded right
+ * under it. A compaction made while a talk's agent worked is shown in that
+ * talk instead, where it happened (EpochView.boundaryIn).
+ */
 function epochHtml(epoch: EpochView, root: string): Html {
   const boundary = epoch.steps.find((step) => step.kind === 'epoch.boundary');
-  const compacted = epoch.number > 1 || boundary !== undefined;
-  return html`<section class="epoch" id="${epoch.anchor}" aria-label="${compacted ? 'Conversation compacted' : 'Start of the conversation'}">${
-    compacted && html`<p class="compaction" role="separator">Conversation compacted${boundary?.time && html` at ${timeHtml(boundary.time)}`}: the model continues from a summary</p>`
-  }${epoch.steps.map((step) => stepHtml(step, root))}${epoch.links.length > 0 && compacted && linksFoldHtml(epoch.links, root)}</section>`;
+  const compacted = (epoch.number > 1 || boundary !== undefined) && epoch.boundaryIn === undefined;
+  const words = compactionWords(boundary?.notice);
+  return html`<section class="epoch" id="${epoch.anchor}" aria-label="${compacted ? words : 'Start of the conversation'}">${compacted && boundaryHtml(boundary, root)}${quietRunsHtml(
+    epoch.steps.filter((step) => step !== boundary),
+    root,
+  )}${epoch.links.length > 0 && compacted && linksFoldHtml(epoch.links, root)}</section>`;
+}
+
+/**
+ * A compaction's divider: what happened ("Compacted automatically: 173k →
+ * 7.9k tokens") and when, standing for the boundary's record when there is
+ * one, with its evidence.
+ */
+function boundaryHtml(boundary: StepView | undefined, root: string): Html {
+  const took = boundary?.notice?.ms !== undefined ? `the compaction took ${shortDuration(boundary.notice.ms)}` : undefined;
+  // One span: on a phone the words and the time wrap together between the divider's rules.
+  const divider = html`<p class="compaction" role="separator"${attribute('title', took)}><span>${compactionWords(boundary?.notice)}${boundary?.time && html` at ${timeHtml(boundary.time)}`}</span></p>`;
+  return boundary ? html`<div class="step boundary" id="${boundary.anchor}">${divider}${stepFoldHtml(boundary, root)}</div>` : divider;
 }
 
 /**
@@ -116,42 +138,203 @@ function wholeReading(part: PartView): string | undefined {
 /** Runtime steps shown open: short, and they change what the reader makes of the turns around them. */
 const OPEN_RUNTIME = new Set(['control.interrupt', 'error.api', 'message.synthetic']);
 
+/** Steps that are not the runtime's: a prompt, the assistant's calls and what they hold, a compaction. */
+const NOT_RUNTIME = new Set(['llm.call', 'message.assistant', 'thinking', 'tool', 'agent.call', 'epoch.boundary', 'epoch.summary']);
+
+/** A prompt a person typed (or, on a subagent's page, the agent that started it): it opens a reply. */
+function isPrompt(step: StepView): boolean {
+  return step.kind === 'message.external' && !step.flags.includes('injected');
+}
+
 /**
- * A step as a reader sees it. `withinTurn` is for the replies of an
- * assistant turn, whose evidence its turn's fold holds (stepFoldHtml).
+ * A step the runtime adds quietly (a reminder, a hook, a finished turn, a
+ * file it read): it folds into one line with its neighbours. An
+ * interruption, a message the client made up, a local command the person
+ * ran and a failed request the adapter does not name each keep a line of
+ * their own.
+ */
+function isQuiet(step: StepView): boolean {
+  if (step.kind === 'message.external') return step.flags.includes('injected');
+  if (NOT_RUNTIME.has(step.kind) || step.kind === 'control.command') return false;
+  return !OPEN_RUNTIME.has(step.kind) || (step.kind === 'error.api' && step.notice !== undefined);
+}
+
+/**
+ * Steps in order, as a reader reads them: each prompt alone; from the first
+ * provider call after it to the next prompt, one reply under one header
+ * (replyHtml); and every run of quiet runtime steps as one line
+ * (quietHtml). The runtime's steps between a prompt and the reply's first
+ * call come before the reply; a compaction divides the steps where it
+ * happened.
+ */
+function stepsHtml(steps: readonly StepView[], root: string): Html {
+  const shown: Html[] = [];
+  let reply: StepView[] | undefined;
+  let before: StepView[] = [];
+  const flush = (): void => {
+    if (before.length > 0) shown.push(quietRunsHtml(before, root));
+    if (reply !== undefined) shown.push(replyHtml(reply, root));
+    before = [];
+    reply = undefined;
+  };
+  for (const step of steps) {
+    if (isPrompt(step) || step.kind === 'epoch.boundary') {
+      // A compaction within the talk divides it where it happened, across the page's width.
+      flush();
+      shown.push(step.kind === 'epoch.boundary' ? boundaryHtml(step, root) : stepHtml(step, root));
+    } else if (reply !== undefined) {
+      reply.push(step);
+    } else if (step.kind === 'llm.call') {
+      if (before.length > 0) shown.push(quietRunsHtml(before, root));
+      before = [];
+      reply = [step];
+    } else {
+      before.push(step);
+    }
+  }
+  flush();
+  return html`${shown}`;
+}
+
+/** Steps with each run of quiet runtime steps as one line, the others as they are. */
+function quietRunsHtml(steps: readonly StepView[], root: string): Html {
+  const shown: Html[] = [];
+  let quiet: StepView[] = [];
+  const flush = (): void => {
+    if (quiet.length > 0) shown.push(quietHtml(quiet, root));
+    quiet = [];
+  };
+  for (const step of steps) {
+    if (isQuiet(step)) {
+      quiet.push(step);
+      continue;
+    }
+    flush();
+    shown.push(step.kind === 'llm.call' ? callHtml(step, root) : stepHtml(step, root));
+  }
+  flush();
+  return html`${shown}`;
+}
+
+/**
+ * Quiet runtime steps next to each other: one alone is its own line; more
+ * are one closed line that counts them and names what they are ("⚙ 6
+ * runtime notes: Hook · PostToolUse ×3 · Reminder · task list · Turn took
+ * 1 min 32 s"), each step's own line inside it.
+ */
+function quietHtml(steps: readonly StepView[], root: string): Html {
+  if (steps.length === 1) return runtimeHtml(steps[0]!, root);
+  const names = new Map<string, number>();
+  for (const step of steps) names.set(runtimeName(step), (names.get(runtimeName(step)) ?? 0) + 1);
+  const line = [...names].map(([name, times]) => (times > 1 ? `${name} ×${times}` : name)).join(' · ');
+  return html`<details class="runtime-group"><summary><span class="label">${counted(steps.length, 'runtime note', 'runtime notes')}</span>${steps[0]!.time && timeHtml(steps[0]!.time)}<span class="first-line">${line}</span></summary>${steps.map((step) => runtimeHtml(step, root))}</details>`;
+}
+
+/** What a runtime step is, in a few words: its notice's, else the tag its text is wrapped in, else its kind's. */
+function runtimeName(step: StepView): string {
+  if (step.notice !== undefined) return noticeWords(step.notice).short;
+  const context = step.parts.find((part) => part.context !== undefined)?.context;
+  if (context !== undefined) return context;
+  return step.flags.includes('injected') ? 'Context added by the runtime' : (RUNTIME_WORDS.get(step.kind) ?? 'Runtime record');
+}
+
+/**
+ * An assistant's reply between two prompts: one block under one header
+ * ("Assistant", its models, the tokens of every call summed, when it
+ * started and how long it ran), its calls one after another without a
+ * header each, and the runtime's notes among them folded into quiet lines.
+ * A call's own figures are in the header's tooltip and, with the page's
+ * evidence on, above the call.
+ */
+function replyHtml(steps: readonly StepView[], root: string): Html {
+  const calls = steps.filter((step) => step.kind === 'llm.call');
+  return html`<article class="reply assistant"><header class="who"><span class="role">Assistant</span>${replyFactsHtml(calls, steps)}${calls[0] && selfLinkHtml(calls[0].anchor, 'reply')}</header>${quietRunsHtml(steps, root)}</article>`;
+}
+
+/** One provider call inside its reply: its own figures and its evidence (shown with the page's evidence), then what it said and did. */
+function callHtml(step: StepView, root: string): Html {
+  // One fold per call: a reply's own beside the call's would be a second "evidence" under its text.
+  const replies = step.children.filter((child) => child.kind === 'message.assistant' && !isEmptyReply(child));
+  return html`<div class="step call" id="${step.anchor}"><div class="call-head ev-only">${callFactsHtml(step)}${stepFoldHtml(step, root, replies)}</div>${step.parts.length > 0 && partsHtml(step.parts, root)}${step.children.map((child) => stepHtml(child, root, true))}</div>`;
+}
+
+/**
+ * A step as a reader sees it. `withinTurn` is for the replies of a provider
+ * call, whose evidence its call's fold holds (stepFoldHtml).
  */
 export function stepHtml(step: StepView, root: string, withinTurn = false): Html {
-  const injected = step.flags.includes('injected');
-  if (step.kind === 'message.external' && !injected) {
+  if (isPrompt(step)) {
     // In a subagent's transcript the prompt comes from the agent that started it, not from the person.
     const fromAgent = step.flags.includes('sidechain');
     return html`<article class="step msg ${fromAgent ? 'parent-agent' : 'human'}" id="${step.anchor}"><header class="who"><span class="role">${fromAgent ? 'Parent agent' : 'You'}</span>${step.time && timeHtml(step.time)}${selfLinkHtml(step.anchor, 'prompt')}${stepFoldHtml(step, root)}</header>${promptPartsHtml(step.parts, root)}</article>`;
   }
-  if (step.kind === 'llm.call') {
-    // One fold per turn: a reply's own beside the turn's would be a second "evidence" under its text.
-    const replies = step.children.filter((child) => child.kind === 'message.assistant' && !isEmptyReply(child));
-    return html`<article class="step turn assistant" id="${step.anchor}"><header class="who"><span class="role">Assistant</span>${turnFactsHtml(step)}${selfLinkHtml(step.anchor, 'turn')}${stepFoldHtml(step, root, replies)}</header>${step.parts.length > 0 && partsHtml(step.parts, root)}${step.children.map((child) => stepHtml(child, root, true))}</article>`;
-  }
+  if (step.kind === 'llm.call') return replyHtml([step], root);
   if (step.kind === 'message.assistant') {
     // A reply with no text of its own (its provider call's fold holds the same rows) shows nothing but its anchor.
     if (isEmptyReply(step)) return html`<div class="step prose-step" id="${step.anchor}"></div>`;
     return html`<div class="step prose-step" id="${step.anchor}">${partsHtml(step.parts, root)}${!withinTurn && stepFoldHtml(step, root)}</div>`;
   }
-  if (step.kind === 'thinking') {
-    const text = textOf(step.parts);
-    const size = bytesOf(step.parts);
-    // A source may keep a thinking block's signature and not its text: "0 B" would read as an empty thought.
-    const held = step.parts.some((part) => part.state !== 'unavailable');
-    return html`<details class="step thinking" id="${step.anchor}"><summary><span class="label">Thinking</span> <span class="size">${held ? bytes(size) : 'not held by the source'}</span> <span class="first-line">${firstLine(text)}</span>${selfLinkHtml(step.anchor, 'thought')}</summary>${partsHtml(step.parts, root)}${stepFoldHtml(step, root)}</details>`;
-  }
+  if (step.kind === 'thinking') return thinkingHtml(step, root);
+  if (step.kind === 'epoch.boundary') return boundaryHtml(step, root);
   if (step.kind === 'tool' || step.kind === 'agent.call') return toolCardHtml(step, root);
-  const words = injected ? 'Context added by the runtime' : (RUNTIME_WORDS.get(step.kind) ?? 'Runtime record');
-  const text = textOf(step.parts);
-  const size = bytesOf(step.parts);
-  const line = text ? runtimeLine(text, step.parts.find((part) => part.context !== undefined)?.context) : '';
+  return runtimeHtml(step, root);
+}
+
+/** Whether a step is a thought with no text to show: the source kept its signature only, or nothing. */
+function isWithheldThought(step: StepView): boolean {
+  return step.kind === 'thinking' && textOf(step.parts).trim() === '';
+}
+
+/** How many thoughts of these talks show nothing (isWithheldThought), for the page's audit to say. */
+export function withheldThoughts(talks: readonly TalkView[]): number {
+  const count = (step: StepView): number => (isWithheldThought(step) ? 1 : 0) + step.children.reduce((sum, child) => sum + count(child), 0);
+  return talks.reduce((sum, talk) => sum + [...talk.loose, ...talk.runs.flatMap((run) => run.steps)].reduce((inTalk, step) => inTalk + count(step), 0), 0);
+}
+
+/** The most of a thought shown before its fold: its first lines, up to this many, and this many characters. */
+const THINKING_LINES = 3;
+const THINKING_CHARACTERS = 300;
+const THINKING_SLACK = 100;
+
+/**
+ * A thought: its first lines shown, the rest folded; one short enough is
+ * shown whole. A thought whose text the source did not keep (its signature
+ * only) shows nothing; the page's evidence view still shows it, with its
+ * landed record.
+ */
+function thinkingHtml(step: StepView, root: string): Html {
+  const text = textOf(step.parts).trim();
+  if (isWithheldThought(step)) return html`<div class="step thinking-withheld ev-only" id="${step.anchor}"><span class="label">Thinking, its text not kept by the source</span>${selfLinkHtml(step.anchor, 'thought')}${stepFoldHtml(step, root)}</div>`;
+  const lines = text.split('\n');
+  let preview = lines.slice(0, THINKING_LINES).join('\n');
+  if (preview.length > THINKING_CHARACTERS) preview = preview.slice(0, preview.lastIndexOf(' ', THINKING_CHARACTERS) > THINKING_CHARACTERS / 2 ? preview.lastIndexOf(' ', THINKING_CHARACTERS) : THINKING_CHARACTERS);
+  // A thought only a little longer than the preview is shown whole: a fold for its last few words would be more chrome than text.
+  if (preview.length === text.length || (lines.length <= THINKING_LINES && text.length <= THINKING_CHARACTERS + THINKING_SLACK)) return html`<div class="step thinking" id="${step.anchor}"><span class="label">Thinking</span>${selfLinkHtml(step.anchor, 'thought')}${partsHtml(step.parts, root)}${stepFoldHtml(step, root)}</div>`;
+  return html`<details class="step thinking" id="${step.anchor}"><summary><span class="label">Thinking</span> <span class="preview">${preview.trimEnd()}…</span> <span class="more">show all (${counted(lines.length, 'line', 'lines')}, ${bytes(bytesOf(step.parts))})</span>${selfLinkHtml(step.anchor, 'thought')}</summary>${partsHtml(step.parts, root)}${stepFoldHtml(step, root)}</details>`;
+}
+
+/**
+ * A step of the runtime on a line of its own: what it is (its notice's
+ * words, else its kind's), when, and the first line of what it says; what
+ * it holds below when opened. A notice's record is told by its words: the
+ * fields it was read from are in the evidence, never shown here.
+ */
+function runtimeHtml(step: StepView, root: string): Html {
+  const injected = step.flags.includes('injected');
+  const words = step.notice !== undefined ? noticeWords(step.notice).full : injected ? 'Context added by the runtime' : (RUNTIME_WORDS.get(step.kind) ?? 'Runtime record');
+  const parts = step.notice !== undefined ? step.parts.filter((part) => part.kind !== 'data') : step.parts;
+  const text = textOf(parts);
+  const size = bytesOf(parts);
+  const line = text ? runtimeLine(text, parts.find((part) => part.context !== undefined)?.context) : '';
   // A part its summary line already shows whole is not shown again below it.
-  const below = step.parts.filter((part) => line === '' || wholeReading(part) !== line);
-  return html`<details class="step runtime" id="${step.anchor}"${flag('open', OPEN_RUNTIME.has(step.kind))}><summary><span class="label">${words}</span>${step.time && timeHtml(step.time)}${size > 0 && html`<span class="size">${bytes(size)}</span>`}${line && html`<span class="first-line">${line}</span>`}${selfLinkHtml(step.anchor, 'notice')}</summary>${partsHtml(below, root)}${step.children.map((child) => stepHtml(child, root))}${stepFoldHtml(step, root)}</details>`;
+  const below = parts.filter((part) => line === '' || wholeReading(part) !== line);
+  const head = html`<span class="label">${words}</span>${step.time && timeHtml(step.time)}${size > 0 && below.length > 0 && html`<span class="size">${bytes(size)}</span>`}${line && html`<span class="first-line">${line}</span>`}${selfLinkHtml(step.anchor, 'notice')}`;
+  // A step that keeps a line of its own, among the quiet ones folded together (isQuiet).
+  const classes = `step runtime${isQuiet(step) ? '' : ' alone'}`;
+  if (below.length === 0 && step.children.length === 0) return html`<div class="${classes}" id="${step.anchor}"><div class="line">${head}</div>${stepFoldHtml(step, root)}</div>`;
+  // Open when what it holds reads as words; an error given as JSON is told by its summary line, the JSON one click away.
+  const open = OPEN_RUNTIME.has(step.kind) && !isQuiet(step) && embeddedJson(text) === undefined && jsonValueOf(text) === undefined;
+  return html`<details class="${classes}" id="${step.anchor}"${flag('open', open)}><summary>${head}</summary>${partsHtml(below, root)}${step.children.map((child) => stepHtml(child, root))}${stepFoldHtml(step, root)}</details>`;
 }
 
 /** Whether a reply has no text of its own to show. */
@@ -159,18 +342,60 @@ function isEmptyReply(step: StepView): boolean {
   return step.parts.every((part) => part.state === 'available' && part.segments.every((segment) => segment.text.trim() === ''));
 }
 
-/** An assistant turn's model, tokens and time, on one line. */
-function turnFactsHtml(step: StepView): Html {
+/**
+ * A reply's figures on its header's line: the models its calls used, their
+ * tokens summed (≥ when a call did not say what it used), when it started
+ * and how long it ran. Each call's own figures are in the tokens' tooltip.
+ */
+function replyFactsHtml(calls: readonly StepView[], steps: readonly StepView[]): Html {
+  const models = [...new Set(calls.flatMap((call) => call.qualities.filter((quality) => quality.name === 'model').map((quality) => quality.value)))].map(modelName);
+  const told = calls.filter((call) => call.usage !== undefined);
+  const tokens = tokensShown(sumUsage(told.map((call) => call.usage!)));
+  const perCall = calls.map((call, index) => {
+    const own = tokensShown(call.usage);
+    const model = call.qualities.find((quality) => quality.name === 'model')?.value;
+    return `call ${index + 1}${call.time ? ` at ${timeOfDay(call.time)}` : ''}${model ? `, ${modelName(model).shown}` : ''}: ${own ? own.shown : 'tokens not recorded'}`;
+  });
+  const shownCalls = perCall.length > CALLS_IN_TOOLTIP ? [...perCall.slice(0, CALLS_IN_TOOLTIP), `and ${perCall.length - CALLS_IN_TOOLTIP} more`] : perCall;
+  const title = tokens && `tokens of ${counted(calls.length, 'provider call', 'provider calls')}: ${tokens.detail}\n${shownCalls.join('\n')}`;
+  const times = steps.flatMap(timesOf).sort();
+  const span = times.length > 1 ? Date.parse(times.at(-1)!) - Date.parse(times[0]!) : 0;
+  return html`<span class="turn-facts">${models.map((model) => html`<span class="model" title="${model.id}">${model.shown}</span>`)}${
+    tokens && html`<span class="tokens" title="${title}">${told.length < calls.length ? '≥ ' : ''}${tokens.shown}</span>`
+  }${times[0] && timeHtml(times[0])}${span >= 1000 && html`<span class="span" title="from the first call to the last step before the next prompt">${shortDuration(span)}</span>`}</span>`;
+}
+
+/** The most calls a reply's tooltip names one by one. */
+const CALLS_IN_TOOLTIP = 40;
+
+/** Every time a step and the steps under it record. */
+function timesOf(step: StepView): string[] {
+  return [...(step.time !== undefined ? [step.time] : []), ...step.children.flatMap(timesOf)];
+}
+
+/** Usages added up, field by field; a field no usage states stays unstated. */
+function sumUsage(usages: readonly Usage[]): Usage | undefined {
+  if (usages.length === 0) return undefined;
+  const sum = (field: keyof Usage): number | undefined => (usages.some((usage) => usage[field] !== undefined) ? usages.reduce((total, usage) => total + (usage[field] ?? 0), 0) : undefined);
+  return { input: sum('input'), output: sum('output'), cache_read: sum('cache_read'), cache_write: sum('cache_write') };
+}
+
+/** A provider call's own model, tokens and time, on one line. */
+function callFactsHtml(step: StepView): Html {
   const id = step.qualities.find((quality) => quality.name === 'model')?.value;
   const model = id !== undefined ? modelName(id) : undefined;
   const tokens = tokensShown(step.usage);
   return html`<span class="turn-facts">${model && html`<span class="model" title="${model.id}">${model.shown}</span>`}${tokens && html`<span class="tokens" title="tokens of this call: ${tokens.detail}">${tokens.shown}</span>`}${step.time && timeHtml(step.time)}</span>`;
 }
 
+/** A time of the transcript's time of day, as a page shows it. */
+function timeOfDay(value: string): string {
+  return /^\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d)/.exec(value)?.[1] ?? value;
+}
+
 /** A time of the transcript, shown as its time of day, whole in its title. */
 export function timeHtml(value: string): Html {
-  const shown = /^\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d)/.exec(value)?.[1] ?? value;
-  return html`<time class="when" dateTime="${value}" title="${value}">${shown}</time>`;
+  return html`<time class="when" dateTime="${value}" title="${value}">${timeOfDay(value)}</time>`;
 }
 
 /** The parts of a step, in order (partHtml); `root` is the way from the page to the site's root. */

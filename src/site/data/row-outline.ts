@@ -5,6 +5,7 @@
 // index reads them step by step (search-text.ts).
 
 import type { PartKind, RecordFlag } from '../../model/vocabulary.ts';
+import type { Notice } from '../../model/notices.ts';
 import type { Part, SessionDataRow } from '../../session-data/format.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
 import { partView } from './parts.ts';
@@ -34,6 +35,8 @@ export interface PartOutline extends PartIdentity {
 export interface RowOutline {
   readonly ts?: string;
   readonly flags?: readonly RecordFlag[];
+  /** What the adapter says a runtime record is (model/notices.ts). */
+  readonly notice?: Notice;
   readonly parts: readonly PartOutline[];
 }
 
@@ -65,6 +68,7 @@ export function outlineOfRow(row: SessionDataRow, keepViews: boolean): RowOutlin
   return {
     ts: row.ts,
     flags: row.flags,
+    notice: row.notice,
     parts: row.parts.map((part) => {
       const view = partView(part);
       return { k: part.k, id: callOf(part), of: answerOf(part), weight: partWeight(view), view: keepViews ? view : undefined };

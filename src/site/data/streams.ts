@@ -70,6 +70,19 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     for (const child of children.get(id) ?? []) markTalk(child.id, talk);
   };
   for (const node of nodes.values()) if (node.kind === 'talk') markTalk(node.id, node.id);
+  // A compaction the runtime made while the agent worked has its summary in
+  // the talk it interrupted: its boundary is shown there, right before the
+  // summary (boundaryBefore), and belongs to that talk's page.
+  const boundaryBefore = new Map<string, Node>();
+  for (const relation of conversation.folded.relations.values()) {
+    if (relation.t !== 'relation' || relation.type !== 'summarizes') continue;
+    const boundary = nodes.get(relation.to);
+    const talk = talkOf.get(relation.from);
+    if (boundary?.kind !== 'epoch.boundary' || talk === undefined || talkOf.has(boundary.id) || nodes.get(relation.from)?.kind !== 'epoch.summary') continue;
+    boundaryBefore.set(relation.from, boundary);
+    talkOf.set(boundary.id, talk);
+  }
+  const shownIn = new Map([...boundaryBefore.values()].map((boundary) => [boundary.id, talkOf.get(boundary.id)!]));
   // A node outside every talk (an epoch, its boundary and summary) is shown
   // in the epoch's heading, which is on the page of the epoch's first talk.
   const placeOf = (id: string): string | undefined => {
@@ -126,6 +139,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
   const step = (node: Node): StepView => {
     const outlines = refsOf(node).flatMap((ref) => conversation.rows.outlineOf(ref) ?? []);
     const toolUse = toolUseOf(node.kind, node.id);
+    const notice = outlines.find((outline) => outline.notice !== undefined)?.notice;
     const attrs = node.attrs ?? {};
     const qualities = Object.entries(attrs)
       .filter(([name, value]) => typeof value === 'string' && name !== 'name')
@@ -140,6 +154,7 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       flags: [...new Set(outlines.flatMap((outline) => outline.flags ?? []))],
       qualities,
       ...(attrs.usage !== undefined ? { usage: attrs.usage as Usage } : {}),
+      ...(notice !== undefined ? { notice } : {}),
       ...(typeof attrs.fragments === 'number' ? { fragments: attrs.fragments } : {}),
       ...(typeof attrs.name === 'string' ? { toolName: attrs.name } : {}),
       links: linksOf(node.id),
@@ -158,14 +173,24 @@ export function conversationStructure(conversation: BundleConversation, resolve:
     for (const epochNode of children.get(streamNode.id) ?? []) {
       if (epochNode.kind !== 'epoch') continue;
       const under = children.get(epochNode.id) ?? [];
-      epochs.push({ id: epochNode.id, anchor: anchorOf(epochNode.id), number: epochs.length + 1, steps: under.filter((node) => node.kind !== 'talk').map(step), links: linksOf(epochNode.id) });
+      const boundaryIn = under.map((node) => shownIn.get(node.id)).find((talk) => talk !== undefined);
+      epochs.push({
+        id: epochNode.id,
+        anchor: anchorOf(epochNode.id),
+        number: epochs.length + 1,
+        steps: under.filter((node) => node.kind !== 'talk' && !shownIn.has(node.id)).map(step),
+        links: linksOf(epochNode.id),
+        ...(boundaryIn !== undefined ? { boundaryIn } : {}),
+      });
       for (const talkNode of under.filter((node) => node.kind === 'talk')) {
         weight = 0;
         const runs: RunView[] = [];
         const loose: StepView[] = [];
+        // A summary of a compaction made within the talk comes after its boundary.
+        const withBoundary = (node: Node): Node[] => (boundaryBefore.has(node.id) ? [boundaryBefore.get(node.id)!, node] : [node]);
         for (const child of children.get(talkNode.id) ?? []) {
-          if (child.kind === 'run') runs.push({ id: child.id, anchor: anchorOf(child.id), qualities: stringAttrs(child), steps: (children.get(child.id) ?? []).map(step) });
-          else loose.push(step(child));
+          if (child.kind === 'run') runs.push({ id: child.id, anchor: anchorOf(child.id), qualities: stringAttrs(child), steps: (children.get(child.id) ?? []).flatMap(withBoundary).map(step) });
+          else loose.push(...withBoundary(child).map(step));
         }
         const all = stepsOfTalk({ loose, runs }).flatMap(flatten);
         const times = all.flatMap((item) => (item.time !== undefined ? [item.time] : [])).sort();

@@ -5,6 +5,7 @@
 import type { ContentState, PartKind } from '../../model/vocabulary.ts';
 import type { Usage } from '../../session-data/format.ts';
 import type { ToolDescription } from '../../model/tools.ts';
+import type { Notice } from '../../model/notices.ts';
 
 /** A piece of a part's text: plain, or code in a language shiki may highlight. */
 export interface Segment {
@@ -88,6 +89,8 @@ export interface StepView {
   /** Facts the structure qualifies: a result's content state, an unavailable timing. */
   readonly qualities: { readonly name: string; readonly value: string }[];
   readonly usage?: Usage;
+  /** A runtime step's record as the adapter names it: a hook, a finished turn, a compaction (model/notices.ts). */
+  readonly notice?: Notice;
   readonly fragments?: number;
   readonly toolName?: string;
   readonly links: LinkView[];
@@ -127,9 +130,11 @@ export interface EpochView {
   readonly id: string;
   readonly anchor: string;
   readonly number: number;
-  /** The boundary and summary steps of the epoch, and anything else under it that is not a talk. */
+  /** The boundary and summary steps of the epoch, and anything else under it that is not a talk, but a boundary shown in a talk (boundaryIn). */
   readonly steps: StepView[];
   readonly links: LinkView[];
+  /** The talk that shows the epoch's boundary, right before its summary, when the runtime compacted while that talk's agent worked. */
+  readonly boundaryIn?: string;
 }
 
 export interface StreamView {

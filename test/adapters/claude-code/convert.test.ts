@@ -168,6 +168,9 @@ describe('a record whose strings are bytes', () => {
     { type: 'assistant', uuid: 'a2', message: { id: 'm2', content: [{ type: 'bloc_inconnu_é', données: [1, 2] }] } },
     { type: 'progress', uuid: 'p1', données: { étape: 'un', 'clé longue avec des accents pour dépasser le seuil': 'x'.repeat(80) } },
     { type: 'summary', summary: '要約', leafUuid: 'a2' },
+    { type: 'attachment', uuid: 'x1', attachment: { type: 'edited_text_file', filename: 'C:\\Users\\José\\données.py', snippet: 'é' } },
+    { type: 'attachment', uuid: 'x2', attachment: { type: 'hook_success', hookName: 'PostToolUse:Édit', hookEvent: 'PostToolUse', content: 'état ✓', durationMs: 12 } },
+    { type: 'system', uuid: 'x3', content: '\u001b[1mStop\u001b[22m [échoué] failed with non-blocking status code 1: à' },
   ];
 
   it('writes the same row as when its strings are text', () => {
@@ -192,5 +195,56 @@ describe('a record whose strings are bytes', () => {
     const derivation = new SessionDataDerivation(header, claudeCodeConverter, 'x.jsonl');
     derivation.row({ ord: 1, off: 0, sha: digestOf(payload), encoding: 'raw', payload }, 1, parsedPayloadOf(payload).parsed);
     expect([...derivation.unknownShapes.keys()]).toEqual(['block type "bloc_inconnu_é" is not one this adapter describes']);
+  });
+});
+
+describe('runtime records as notices', () => {
+  // What the adapter states of a runtime record in the model's words, so
+  // that a page names it without knowing Claude Code's fields.
+  const header: LandedHeader = { h: 1, seq: 1, at: '2026-03-01T10:00:00.000Z', kind: 'transcript', adapter: 'claude-code', src: 'x.jsonl', session: 's', stream: 'main', state: 'available' };
+  const noticeOf = (value: unknown): SessionDataRow['notice'] => {
+    const payload = Buffer.from(JSON.stringify(value), 'utf8');
+    const record: LandedRecord = { ord: 1, off: 0, sha: digestOf(payload), encoding: 'raw', payload };
+    return new SessionDataDerivation(header, claudeCodeConverter, 'x.jsonl').row(record, 1).row.notice;
+  };
+  const system = (subtype: string | undefined, fields: Record<string, unknown>): unknown => ({ type: 'system', ...(subtype ? { subtype } : {}), uuid: 'x1', timestamp: '2026-03-01T10:00:00.000Z', ...fields });
+  const attachment = (fields: Record<string, unknown>): unknown => ({ type: 'attachment', uuid: 'x2', timestamp: '2026-03-01T10:00:00.000Z', attachment: fields });
+
+  it('names a finished turn by how long it took, and not by its field names', () => {
+    expect(noticeOf(system('turn_duration', { durationMs: 92641, messageCount: 35 }))).toEqual({ kind: 'turn', ms: 92641 });
+  });
+
+  it('states a compaction’s trigger and its tokens before and after', () => {
+    expect(noticeOf(system('compact_boundary', { content: 'Conversation compacted', compactMetadata: { trigger: 'auto', preTokens: 173429, postTokens: 7850, durationMs: 135906 } }))).toEqual({ kind: 'compaction', trigger: 'automatic', tokens_before: 173429, tokens_after: 7850, ms: 135906 });
+    expect(noticeOf(system('compact_boundary', { compactMetadata: { trigger: 'manual', preTokens: 50000 } }))).toEqual({ kind: 'compaction', trigger: 'manual', tokens_before: 50000 });
+    expect(noticeOf(system('compact_boundary', {}))).toEqual({ kind: 'compaction' });
+  });
+
+  it('names hooks by their event, from an attachment, a stop summary or the plain text of older versions', () => {
+    expect(noticeOf(attachment({ type: 'hook_success', hookName: 'PostToolUse:Bash', hookEvent: 'PostToolUse', content: 'Status set to busy', durationMs: 92 }))).toEqual({ kind: 'hook', name: 'PostToolUse', ms: 92 });
+    expect(noticeOf(attachment({ type: 'hook_non_blocking_error', hookName: 'PreToolUse:Edit' }))).toEqual({ kind: 'hook', name: 'PreToolUse', failed: true });
+    expect(noticeOf(system('stop_hook_summary', { hookCount: 2, hookInfos: [{ command: 'a', durationMs: 102 }, { command: 'b', durationMs: 8 }], hookErrors: [] }))).toEqual({ kind: 'hook', name: 'Stop', count: 2, ms: 110 });
+    // A hook that does not say how long it took leaves the sum unknown rather than short.
+    expect(noticeOf(system('stop_hook_summary', { hookCount: 2, hookInfos: [{ command: 'a', durationMs: 102 }, { command: 'b' }], hookErrors: ['b failed'] }))).toEqual({ kind: 'hook', name: 'Stop', count: 2, failed: true });
+    expect(noticeOf(system(undefined, { content: 'Running \u001b[1mPostToolUse:Edit\u001b[22m...', toolUseID: 'toolu_01' }))).toEqual({ kind: 'hook', name: 'PostToolUse' });
+    expect(noticeOf(system(undefined, { content: '\u001b[1mStop\u001b[22m [make lint] failed with non-blocking status code 1: No stderr output' }))).toEqual({ kind: 'hook', name: 'Stop', failed: true });
+  });
+
+  it('names a recap, reminders, files, a failed request and the context the runtime lists', () => {
+    expect(noticeOf(system('away_summary', { content: 'Added the bulk actions. (disable recaps in /config)' }))).toEqual({ kind: 'recap' });
+    expect(noticeOf(attachment({ type: 'task_reminder', content: [], itemCount: 0 }))).toEqual({ kind: 'reminder', name: 'task list', count: 0 });
+    expect(noticeOf(attachment({ type: 'edited_text_file', filename: '/work/app/main.py', snippet: '1\tprint()' }))).toEqual({ kind: 'file_change', name: '/work/app/main.py' });
+    expect(noticeOf(attachment({ type: 'compact_file_reference', filename: '/work/app/views/lead.xml', displayPath: 'views/lead.xml' }))).toEqual({ kind: 'file', name: 'views/lead.xml' });
+    expect(noticeOf(attachment({ type: 'deferred_tools_delta', addedNames: ['WebFetch', 'WebSearch'], addedLines: [] }))).toEqual({ kind: 'context', name: 'Tools made available', count: 2 });
+    expect(noticeOf(attachment({ type: 'date_change', newDate: '2026-04-29' }))).toEqual({ kind: 'context', name: 'Date changed to 2026-04-29' });
+    expect(noticeOf(system('api_error', { level: 'error', cause: { code: 'FailedToOpenSocket' }, retryInMs: 529.87, retryAttempt: 1, maxRetries: 10 }))).toEqual({ kind: 'request_error', name: 'FailedToOpenSocket', attempt: 1, attempts: 10, ms: 530 });
+  });
+
+  it('gives no notice to a record it does not name, nor to a message', () => {
+    expect(noticeOf(system('some_future_subtype', { content: 'x' }))).toBeUndefined();
+    expect(noticeOf(system(undefined, { content: 'Plain text with no hook in it' }))).toBeUndefined();
+    expect(noticeOf(attachment({ type: 'some_future_attachment', value: 1 }))).toBeUndefined();
+    expect(noticeOf({ type: 'user', uuid: 'u', message: { role: 'user', content: 'hello' } })).toBeUndefined();
+    expect(noticeOf({ type: 'assistant', uuid: 'a', message: { id: 'm', model: 'm', content: [{ type: 'text', text: 'hi' }] } })).toBeUndefined();
   });
 });

@@ -251,7 +251,10 @@ describeWhere(programMissing(CHROMIUM), 'search that lands, the outline and link
     // The person's prompts, the assistant's turns and the tool cards each link to themselves.
     expect(links.length).toBeGreaterThan(10);
     expect(links.filter((link) => link.href !== `#${link.step}` || !link.label)).toEqual([]);
-    for (const selector of ['.msg.human', '.turn.assistant', 'details.tool']) expect(await page.locator(`${selector} .self-link`).count(), selector).toBeGreaterThan(0);
+    for (const selector of ['.msg.human', '.reply.assistant > header', 'details.tool']) expect(await page.locator(`${selector} .self-link`).count(), selector).toBeGreaterThan(0);
+    // A reply's header links to its first provider call, where the reply starts.
+    const replies = await page.locator('.reply.assistant').evaluateAll((elements) => elements.map((reply) => ({ href: reply.querySelector(':scope > header .self-link')?.getAttribute('href'), first: reply.querySelector('.step.call')?.id })));
+    expect(replies.filter((reply) => reply.href !== `#${reply.first}`)).toEqual([]);
     const tool = page.locator('details.tool').nth(1);
     const opacity = (locator: ReturnType<Page['locator']>): Promise<string> => locator.evaluate((element) => (globalThis as unknown as { getComputedStyle(element: unknown): { opacity: string } }).getComputedStyle(element).opacity);
     await page.mouse.move(1, 1);

@@ -266,7 +266,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     });
   }
 
-  it('heads a conversation with its title, project, git branch, start and duration, models and tokens, and a branch page with the path it shows', { timeout: 300_000 }, async () => {
+  it('heads a conversation with its title, project, git branch, start and duration, models and tokens, and a branch page with the branch it shows', { timeout: 300_000 }, async () => {
     const page = await (await context(390, false)).newPage();
     const shown = { project: 0, gitBranch: 0, models: 0, timeline: 0 };
     for (const file of firsts) {
@@ -295,7 +295,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect(branchPages.length).toBeGreaterThan(0);
     for (const file of branchPages) {
       await page.goto(pathToFileURL(file).href);
-      expect(await page.evaluate(() => document.querySelector('header.page-head .branch-line')?.innerText ?? ''), file).toMatch(/^(Another path of the conversation|Branch \S+)/);
+      expect(await page.evaluate(() => document.querySelector('header.page-head .branch-line')?.innerText ?? ''), file).toMatch(/^(A branch of the conversation|Branch \S+)/);
     }
   });
 

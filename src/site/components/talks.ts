@@ -24,7 +24,7 @@ export interface TalksProps {
   readonly root: string;
 }
 
-/** The talks as HTML: each under the compaction that comes before it, if any, and followed by the other paths that fork after it. */
+/** The talks as HTML: each under the compaction that comes before it, if any, and followed by the branches that leave from it. */
 export function talksHtml({ talks, epochBefore, forksAfter, root }: TalksProps): string {
   return contentText(
     talks.map((talk) => {
@@ -32,7 +32,7 @@ export function talksHtml({ talks, epochBefore, forksAfter, root }: TalksProps):
       const forks = forksAfter.get(talk.id);
       return html`<div>${epoch && epochHtml(epoch, root)}<section class="talk" id="${talk.anchor}" aria-label="Talk ${talk.number}">${talk.loose.map((step) => stepHtml(step, root))}${talk.runs.map(
         (run) => html`<div class="run" id="${run.anchor}">${run.steps.map((step) => stepHtml(step, root))}</div>`,
-      )}${talk.links.length > 0 && talkFoldHtml(talk, root)}</section>${forks && html`<nav class="forks" aria-label="other paths from here"><strong>The conversation forks here:</strong>${linksHtml(forks, root)}</nav>`}</div>`;
+      )}${talk.links.length > 0 && talkFoldHtml(talk, root)}</section>${forks && html`<nav class="forks" aria-label="branches from here"><strong>The conversation branches here:</strong>${linksHtml(forks, root)}</nav>`}</div>`;
     }),
   );
 }

@@ -2,7 +2,8 @@
 // link points to (#anchor) is opened, with every fold around it (and a long
 // prompt's own fold, when the step is that prompt), and the
 // step scrolled into view; on load and whenever the anchor changes. Without
-// JavaScript the page reads the same, its folds closed.
+// JavaScript the page reads the same, its folds closed. Nothing opens a fold
+// for printing: a page prints as the screen shows it.
 (function () {
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
@@ -18,18 +19,4 @@
   window.addEventListener('hashchange', openTarget);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', openTarget);
   else openTarget();
-  // Printing opens every fold, and closes again what it opened.
-  var opened = [];
-  window.addEventListener('beforeprint', function () {
-    document.querySelectorAll('details:not([open])').forEach(function (fold) {
-      fold.open = true;
-      opened.push(fold);
-    });
-  });
-  window.addEventListener('afterprint', function () {
-    opened.forEach(function (fold) {
-      fold.open = false;
-    });
-    opened = [];
-  });
 })();

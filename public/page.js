@@ -7,6 +7,7 @@
 // page; the thinking switch opens or closes every thought. Without
 // JavaScript the page reads the same, its folds closed, its evidence shown
 // by the switch's link to #evidence (site.css).
+// Nothing opens a fold for printing: a page prints as the screen shows it.
 (function () {
   var root = document.documentElement;
   root.classList.add('js');
@@ -138,18 +139,4 @@
     }
     return marks.reverse();
   }
-  // Printing opens every fold, and closes again what it opened.
-  var opened = [];
-  window.addEventListener('beforeprint', function () {
-    document.querySelectorAll('details:not([open])').forEach(function (fold) {
-      fold.open = true;
-      opened.push(fold);
-    });
-  });
-  window.addEventListener('afterprint', function () {
-    opened.forEach(function (fold) {
-      fold.open = false;
-    });
-    opened = [];
-  });
 })();

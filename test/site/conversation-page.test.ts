@@ -5,7 +5,8 @@
 // internal words on show until a fold is opened, tools rendered for what
 // they are, a meaningful title on every page, a header that says where and
 // when, a dark palette of its own with highlighted code in a dark theme,
-// every fold open in print, and the fold around a linked step opened.
+// a printed page that shows what the screen does, and the fold around a
+// linked step opened.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -239,41 +240,62 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
   });
 
   for (const javaScript of [true, false]) {
-    it(`prints every fold open with JavaScript ${javaScript ? 'on' : 'off'}: thinking, long output, tools and the audit; evidence as its switch shows it`, { timeout: 120_000 }, async () => {
-      const page = await (await context(1280, javaScript)).newPage();
-      const kinds = { thinking: 'details.thinking', long: 'details.long', tool: 'details.tool', audit: '.audit > details' };
-      const hidden: string[] = [];
-      const found = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, 0])) as Record<keyof typeof kinds, number>;
-      for (const file of [pageHolding('class="step thinking"', 'class="result long'), pageHolding('class="step tool t-edit')]) {
+    it(`prints what the screen shows with JavaScript ${javaScript ? 'on' : 'off'}: folds as they are, long code cut with a note, nothing past the paper’s edge; evidence, the audit and navigation left out`, { timeout: 300_000 }, async () => {
+      // As wide as A4 paper: 210 mm at 96 CSS pixels to the inch, the margins page.pdf leaves by default (none).
+      const paper = 794;
+      const page = await (await context(paper, javaScript)).newPage();
+      const files = [pageHolding('class="step thinking"', 'class="result long'), pageHolding('class="step tool t-edit'), pageHolding('class="page-head"', 'class="forks"'), ...pages.filter((file) => fs.readFileSync(file, 'utf8').includes('cut-on-paper'))];
+      const found = { closedFolds: 0, openFolds: 0, evidence: 0, audits: 0, navigation: 0, cutCode: 0 };
+      for (const file of files) {
         await page.goto(pathToFileURL(file).href);
+        const onScreen = await page.evaluate(() => ({ open: [...document.querySelectorAll('details')].map((fold: { open: boolean }) => fold.open), notes: [...document.querySelectorAll('.cut-note')].filter((note: { checkVisibility(): boolean }) => note.checkVisibility()).length }));
+        // The note under cut code is for paper only.
+        expect(onScreen.notes, file).toBe(0);
         await page.emulateMedia({ media: 'print' });
-        const seen = await page.evaluate((selectors: Record<string, string>) => {
-          const counts: Record<string, { closed: number; hidden: number }> = {};
-          for (const [kind, selector] of Object.entries(selectors)) {
-            const closed = [...document.querySelectorAll(selector)].filter((fold: { open: boolean }) => !fold.open);
-            // What a closed fold holds past its summary, as the printed page lays it out.
-            const held = closed.map((fold: { querySelector(selector: string): { checkVisibility(): boolean; getBoundingClientRect(): { height: number } } | null }) => fold.querySelector(':scope > :not(summary)'));
-            counts[kind] = { closed: closed.length, hidden: held.filter((body) => body !== null && (!body.checkVisibility() || body.getBoundingClientRect().height === 0)).length };
-          }
-          return counts;
-        }, kinds);
-        for (const [kind, count] of Object.entries(seen)) {
-          found[kind as keyof typeof kinds] += count.closed;
-          if (count.hidden > 0) hidden.push(`${path.basename(file)}: ${count.hidden} of ${count.closed} ${kind} folds`);
-        }
+        const printed = await page.evaluate(() => {
+          type Box = { checkVisibility(): boolean; getBoundingClientRect(): { height: number; width: number } };
+          const shown = (element: Box): boolean => element.checkVisibility() && element.getBoundingClientRect().height > 0;
+          const folds = [...document.querySelectorAll('details')] as (Box & { open: boolean; querySelector(selector: string): Box | null })[];
+          // What a fold holds past its summary and its evidence (which paper leaves out), as the printed page lays it out.
+          const bodies = folds.map((fold) => fold.querySelector(':scope > :not(summary):not(.ev)'));
+          const cut = ([...document.querySelectorAll('pre.cut-on-paper')] as (Box & { nextElementSibling: Box | null; scrollHeight: number; clientHeight: number })[]).filter(shown);
+          return {
+            open: folds.map((fold) => fold.open),
+            // Every fold's body: printed when the fold is open and the fold itself is printed, left out when it is closed.
+            bodiesAsFolds: folds.every((fold, index) => bodies[index] === null || !shown(fold) || shown(bodies[index]!) === fold.open),
+            closed: folds.filter((fold) => !fold.open && shown(fold)).length,
+            opened: folds.filter((fold) => fold.open && shown(fold)).length,
+            evidence: [...document.querySelectorAll('.ev')].length,
+            evidenceShown: ([...document.querySelectorAll('.ev')] as Box[]).filter(shown).length,
+            audits: [...document.querySelectorAll('.audit')].length,
+            auditsShown: ([...document.querySelectorAll('.audit')] as Box[]).filter(shown).length,
+            navigation: [...document.querySelectorAll('nav')].length,
+            navigationShown: ([...document.querySelectorAll('nav')] as Box[]).filter(shown).length,
+            cut: cut.length,
+            // Code cut on paper is cut, and says so right under it.
+            cutWithNote: cut.filter((pre) => pre.scrollHeight > pre.clientHeight && pre.nextElementSibling !== null && shown(pre.nextElementSibling)).length,
+            width: document.documentElement.scrollWidth,
+          };
+        });
+        expect(printed.open, file).toEqual(onScreen.open);
+        expect(printed.bodiesAsFolds, file).toBe(true);
+        expect({ evidence: printed.evidenceShown, audits: printed.auditsShown, navigation: printed.navigationShown }, file).toEqual({ evidence: 0, audits: 0, navigation: 0 });
+        expect(printed.cutWithNote, file).toBe(printed.cut);
+        expect(printed.width, file).toBeLessThanOrEqual(paper);
+        found.closedFolds += printed.closed;
+        found.openFolds += printed.opened;
+        found.evidence += printed.evidence;
+        found.audits += printed.audits;
+        found.navigation += printed.navigation;
+        found.cutCode += printed.cut;
         await page.emulateMedia({ media: 'screen' });
       }
-      // Every kind of fold was there, closed, to be printed open.
+      // Every kind of thing was there to be printed or left out.
       for (const [kind, count] of Object.entries(found)) expect(count, kind).toBeGreaterThan(0);
-      expect(hidden).toEqual([]);
-      // Evidence is off until the switch turns it on, on paper as on the screen.
-      await page.emulateMedia({ media: 'print' });
-      expect(await page.evaluate(() => [...document.querySelectorAll('details.ev')].filter((fold: { checkVisibility(): boolean }) => fold.checkVisibility()).length)).toBe(0);
-      await page.emulateMedia({ media: 'screen' });
     });
   }
 
-  it('heads a conversation with its title, project, git branch, start and duration, models and tokens, and a branch page with the path it shows', { timeout: 300_000 }, async () => {
+  it('heads a conversation with its title, project, git branch, start and duration, models and tokens, and a branch page with the branch it shows', { timeout: 300_000 }, async () => {
     const page = await (await context(390, false)).newPage();
     const shown = { project: 0, gitBranch: 0, models: 0, timeline: 0 };
     for (const file of firsts) {
@@ -302,7 +324,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect(branchPages.length).toBeGreaterThan(0);
     for (const file of branchPages) {
       await page.goto(pathToFileURL(file).href);
-      expect(await page.evaluate(() => document.querySelector('header.page-head .branch-line')?.innerText ?? ''), file).toMatch(/^(Another path of the conversation|Branch \S+)/);
+      expect(await page.evaluate(() => document.querySelector('header.page-head .branch-line')?.innerText ?? ''), file).toMatch(/^(A branch of the conversation|Branch \S+)/);
     }
   });
 

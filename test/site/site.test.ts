@@ -71,10 +71,10 @@ describeWhere(missing, 'the static site in Chromium', () => {
       const active = await page.textContent('main');
       expect(active).toContain('Write a haiku about rain.');
       expect(active).toContain('Actually, make it about snow.');
-      // The other path's talk is not on this page; only the fork's list names its prompt.
+      // The other branch's talk is not on this page; only the list where it branches names its prompt.
       expect((await page.locator('main .talk').allTextContents()).join(' ')).not.toContain('Make it sadder.');
-      // Each path at the fork is told by its first prompt, the reader's own marked.
-      expect(await page.locator('nav.forks [aria-current="page"]').textContent()).toBe('“Actually, make it about snow.” · 1 prompt, the latest path (you are here)');
+      // Each branch there is told by its first prompt, the reader's own marked.
+      expect(await page.locator('nav.forks [aria-current="page"]').textContent()).toBe('“Actually, make it about snow.” · 1 prompt · the latest branch (you are here)');
       expect(await page.locator('nav.forks a[href*="/b/"]').textContent()).toBe('“Make it sadder.” · 1 prompt');
       await page.click('nav.forks a[href*="/b/"]');
       expect(page.url()).toContain(`/site/b/${FIXTURE_SESSIONS.rewind}--from-`);
@@ -82,9 +82,9 @@ describeWhere(missing, 'the static site in Chromium', () => {
       expect(branch).toContain('Make it sadder.');
       expect(branch).toContain('Rain on an empty house.');
       expect(branch).toContain('does not roll back');
-      // The history before the fork, folded above the branch's own talks.
+      // The history before it branches, folded above the branch's own talks.
       expect(await page.locator('details.shared-history:not([open])').textContent()).toContain('Write a haiku about rain.');
-      expect(await page.title()).toBe('Another path: “Make it sadder.” · Write a haiku about rain. · Sessionizer');
+      expect(await page.title()).toBe('Branch: “Make it sadder.” · Write a haiku about rain. · Sessionizer');
       if (mode === 'file') await page.screenshot({ path: path.join(ARTIFACTS, 'site-branch.png'), fullPage: true });
       await page.goBack();
       expect(page.url()).toBe(`${base}/site/c/${FIXTURE_SESSIONS.rewind}.html`);

@@ -1,7 +1,7 @@
 // A page's talks as components/talks.ts renders them, from a model made here.
 
 import { describe, expect, it } from 'vitest';
-import { talksHtml } from '../../src/site/components/talks.ts';
+import { CODE_LINES_ON_PAPER, codeHtml, talksHtml } from '../../src/site/components/talks.ts';
 import type { EpochView, PartView, StepView, TalkView } from '../../src/site/data/views.ts';
 import type { Notice } from '../../src/model/notices.ts';
 import { bytes } from '../../src/site/data/shown-text.ts';
@@ -259,5 +259,17 @@ describe('a thought', () => {
       expect(page).not.toContain('not held by the source');
       expect(page).not.toContain('class="step thinking"');
     }
+  });
+});
+
+describe('code on paper', () => {
+  const code = (lines: number): string => codeHtml({ text: Array.from({ length: lines }, (_, line) => `echo ${line}`).join('\n'), language: 'sh' }).text;
+
+  it('is cut after as many lines as the screen shows before it scrolls, with a note for paper alone saying how many it has', () => {
+    expect(code(CODE_LINES_ON_PAPER)).not.toContain('cut-on-paper');
+    expect(code(CODE_LINES_ON_PAPER)).not.toContain('cut-note');
+    const long = code(CODE_LINES_ON_PAPER + 12);
+    expect(long).toMatch(/^<pre class="code cut-on-paper">echo 0\n/);
+    expect(long).toMatch(new RegExp(`</pre><p class="print-only cut-note">Cut on paper after about ${CODE_LINES_ON_PAPER} lines of ${CODE_LINES_ON_PAPER + 12}; the page on screen holds every line\\.</p>$`));
   });
 });

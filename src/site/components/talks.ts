@@ -28,7 +28,7 @@ export interface TalksProps {
   readonly root: string;
 }
 
-/** The talks as HTML: each under the compaction that comes before it, if any, and followed by the other paths that fork after it. */
+/** The talks as HTML: each under the compaction that comes before it, if any, and followed by the branches that leave from it. */
 export function talksHtml({ talks, epochBefore, forksAfter, root }: TalksProps): string {
   return contentText(
     talks.map((talk) => {
@@ -36,7 +36,7 @@ export function talksHtml({ talks, epochBefore, forksAfter, root }: TalksProps):
       const forks = forksAfter.get(talk.id);
       return html`<div>${epoch && epochHtml(epoch, root)}<section class="talk" id="${talk.anchor}" aria-label="Talk ${talk.number}">${stepsHtml(talk.loose, root)}${talk.runs.map(
         (run) => html`<div class="run" id="${run.anchor}">${stepsHtml(run.steps, root)}</div>`,
-      )}${talk.links.length > 0 && talkFoldHtml(talk, root)}</section>${forks && html`<nav class="forks" aria-label="other paths from here"><strong>The conversation forks here:</strong>${linksHtml(forks, root)}</nav>`}</div>`;
+      )}${talk.links.length > 0 && talkFoldHtml(talk, root)}</section>${forks && html`<nav class="forks" aria-label="branches from here"><strong>The conversation branches here:</strong>${linksHtml(forks, root)}</nav>`}</div>`;
     }),
   );
 }
@@ -457,8 +457,19 @@ function segmentsHtml(segments: readonly Segment[]): Html {
   return html`${segments.map(codeHtml)}`;
 }
 
-/** A segment as code, highlighted when the highlighter gave it markup, else as text. */
+/**
+ * About as many lines of code as the screen's box shows before it scrolls
+ * (public/site.css, `pre`): on paper, where nothing scrolls, code longer
+ * than this is cut after them, and says so.
+ */
+export const CODE_LINES_ON_PAPER = 30;
+
+/** A segment as code, highlighted when the highlighter gave it markup, else as text; cut on paper when long (CODE_LINES_ON_PAPER). */
 export function codeHtml(segment: Segment): Html {
-  if (segment.html !== undefined) return html`<pre class="code"${attribute('data-language', segment.language)}>${preStart(segment.html)}${trusted(segment.html)}</pre>`;
-  return html`<pre class="${segment.language ? 'code' : 'text'}">${preStart(segment.text)}${segment.text}</pre>`;
+  const lines = lineCount(segment.text);
+  const cut = lines > CODE_LINES_ON_PAPER;
+  const note = cut && html`<p class="print-only cut-note">Cut on paper after about ${CODE_LINES_ON_PAPER} lines of ${lines}; the page on screen holds every line.</p>`;
+  const paper = cut ? ' cut-on-paper' : '';
+  if (segment.html !== undefined) return html`<pre class="code${paper}"${attribute('data-language', segment.language)}>${preStart(segment.html)}${trusted(segment.html)}</pre>${note}`;
+  return html`<pre class="${segment.language ? 'code' : 'text'}${paper}">${preStart(segment.text)}${segment.text}</pre>${note}`;
 }

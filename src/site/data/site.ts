@@ -20,13 +20,14 @@ import { partsOfStep } from './row-outline.ts';
 import { singleSpaced } from './search-text.ts';
 import { searchScriptOf } from './site-input.ts';
 import { counted, runtimeLine } from './shown-text.ts';
+import { branchFacts, branchLabels } from './branch-labels.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import { slashCommandOf } from '../../adapters/built-in.ts';
 import { promptTitleText } from '../../assembly/title-text.ts';
 import type { BranchRecord } from '../../branches/explicit.ts';
 import { UNRESOLVED_KINDS, type UnresolvedKind } from '../../model/structure.ts';
 
-/** The most of a prompt that labels the path it starts at a fork. */
+/** The most of a prompt that heads the branch page it starts. */
 const PROMPT_LABEL = 80;
 
 /** A conversation as a page is modelled from: its bundle files, its structure and its plan. */
@@ -92,11 +93,11 @@ export interface PageModel {
   readonly talks: TalkView[];
   /** The epoch a talk opens, when it is the first talk of its epoch on the page. */
   readonly epochBefore: Map<string, EpochView>;
-  /** On a branch's first page, the last talks before its fork point, shown folded above it: the history it shares. */
+  /** On a branch's first page, the last talks before the point where it branches, shown folded above it: the history it shares. */
   readonly sharedBefore?: TalkView[];
-  /** Links to the other paths that leave from inside a talk, placed after it. */
+  /** Links to the branches that leave from inside a talk, placed after it. */
   readonly forksAfter: Map<string, LinkView[]>;
-  /** Paths that leave before the first talk: rewinds to the first prompt. */
+  /** Branches that leave before the first talk (rewinds to the first prompt), or, on a branch page, from the shared history above it. */
   readonly forksAtStart: LinkView[];
   readonly branch?: BranchHeader;
   /**
@@ -223,12 +224,12 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
     previous = talk.epoch;
   }
 
-  // Branch switchers: after the talk that holds each fork point, a link to every path leaving it.
+  // Branch switchers: after the talk a branch leaves from, a link to every branch leaving there, each told apart (branch-labels.ts).
   const forksAfter = new Map<string, LinkView[]>();
   const forksAtStart: LinkView[] = [];
   const talkHolding = (key: string | undefined): TalkView | undefined => (key === undefined ? undefined : stream.talks.find((talk) => talk.keys.includes(key)));
   const linkTo = (name: string, text: string): LinkView => ({ label: text, href: plan.pageOfBranch.get(name) });
-  // A path is told by the prompt it starts with: that of the talk its first record is in, read once per path.
+  // A branch page is headed by the prompt the branch starts with: that of the talk its first record is in.
   const prompts = new Map<string, string | undefined>();
   const firstPromptOf = (first: { seq: number; row: number }): string | undefined => {
     const key = `${first.seq}:${first.row}`;
@@ -243,11 +244,12 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
   if (!stream.child) {
     const here = (path: { active: boolean; name: string }): boolean => (page.kind === 'conversation' ? path.active : path.name === page.subject);
     for (const branch of conversation.branches.branches) {
-      // Only the path this page shows gets a switcher: the others' prompts are not read for it.
+      // Only the branch this page shows gets a switcher: the others' prompts are not read for it.
       if (!here(branch)) continue;
       const siblings = conversation.branches.branches.filter((other) => other.forkPoint === branch.forkPoint && other !== branch);
       if (siblings.length === 0) continue;
-      const links = [branch, ...siblings].map((path) => ({ ...linkTo(path.name, `${firstPromptOf(path.first) ?? (path.active ? 'the active path' : path.name)} · ${counted(path.turns, 'prompt', 'prompts')}${path.active ? ', the latest path' : ''}`), ...(here(path) ? { current: true } : {}) }));
+      const labels = branchLabels([branch, ...siblings].map((path) => branchFacts(path, talkHolding, conversation)));
+      const links = [branch, ...siblings].map((path) => ({ ...linkTo(path.name, labels.get(path.name)!), ...(here(path) ? { current: true } : {}) }));
       const holder = talkHolding(branch.forkPoint ? `${branch.forkPoint.seq}:${branch.forkPoint.row}` : undefined);
       if (holder && wanted.has(holder.id)) forksAfter.set(holder.id, [...(forksAfter.get(holder.id) ?? []), ...links]);
       else forksAtStart.push(...links);
@@ -255,7 +257,7 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
     for (const explicit of conversation.explicit) {
       const boundary = explicit.record.boundary.ref;
       const holder = talkHolding(boundary ? `${boundary.seq}:${boundary.row}` : undefined);
-      if (page.kind === 'conversation' && holder && wanted.has(holder.id)) forksAfter.set(holder.id, [...(forksAfter.get(holder.id) ?? []), linkTo(explicit.record.name, `explicit branch ${explicit.record.name}, forked here by ${explicit.record.provenance.actor}`)]);
+      if (page.kind === 'conversation' && holder && wanted.has(holder.id)) forksAfter.set(holder.id, [...(forksAfter.get(holder.id) ?? []), linkTo(explicit.record.name, `branch ${explicit.record.name}, made here by ${explicit.record.provenance.actor}`)]);
     }
   }
 
@@ -295,7 +297,7 @@ export function pageOutline({ conversation, structure, plan }: PlannedConversati
   const branchPrompt = naturalFirst ? firstPromptOf(naturalFirst) : undefined;
   // The title the index lists it by (facts.ts), so the two never disagree.
   const title = plan.summary.facts.title;
-  const heading = page.kind === 'conversation' ? title : page.kind === 'branch' ? (branchPrompt ? `Another path: ${branchPrompt}` : `Branch ${page.subject}`) : (streamTitle(stream, structure, conversation) ?? `Subagent ${shortIds(page.subject)}`);
+  const heading = page.kind === 'conversation' ? title : page.kind === 'branch' ? (branchPrompt ? `Branch: ${branchPrompt}` : `Branch ${page.subject}`) : (streamTitle(stream, structure, conversation) ?? `Subagent ${shortIds(page.subject)}`);
   const { id, first } = plan.summary;
   return {
     plan: page,

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cut } from '../../src/redaction/apply.ts';
 import { decodeJsonString, jsonStrings, replaceJsonStrings } from '../../src/redaction/json-strings.ts';
 import { placeholdersIn } from '../../src/session-data/placeholder.ts';
 import { findSecrets, readRulesFile, readTokenRules, ruleSet, RulesFileError, type Span } from '../../src/redaction/rules.ts';
-import { preview } from '../../src/redaction/scan.ts';
+import { cut, preview } from '../../src/redaction/scan.ts';
 import { FIXTURE_BASIC_CREDENTIALS, FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_NOT_SECRETS, FIXTURE_SECRET_KINDS, FIXTURE_SECRETS } from '../../scripts/write-fixtures.ts';
 import { temporaryFolder } from '../helpers.ts';
 

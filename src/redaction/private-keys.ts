@@ -27,9 +27,11 @@ const PREFIX = String.raw`[ \t]*(?:\d+(?:→|\t))?[+ -]?[ \t]*`;
 const BODY = String.raw`(?:${BREAK}${PREFIX}(?:[A-Za-z0-9+/=]{4,}|[A-Za-z-]+: [^\r\n\\]*)?)*`;
 // The line break and prefix before a key's first line.
 const LEADING = new RegExp(String.raw`^[ \t]*${BREAK}${PREFIX}`);
-// The last line break of a text, and what follows it.
+// The last line break of a text, and what follows it; read in the text's
+// last characters alone, where the END line's prefix is.
 const LAST_LINE = new RegExp(String.raw`${BREAK}([^\n\\]*)$`);
 const ONLY_PREFIX = new RegExp(String.raw`^${PREFIX}$`);
+const TAIL = 256;
 
 // A key holds more than a placeholder (`...`, `<your key>`): a run of base64.
 const KEY_MATERIAL = /[A-Za-z0-9+/]{20}/;
@@ -53,7 +55,7 @@ export function privateKeySpans(text: string): Span[] {
     const start = from + (LEADING.exec(body)?.[0].length ?? 0);
     body = text.slice(start, to);
     // The END line's prefix, and empty lines, after the key's last line.
-    for (let last = LAST_LINE.exec(body); last && ONLY_PREFIX.test(last[1]!); last = LAST_LINE.exec(body)) body = body.slice(0, last.index);
+    for (let last = LAST_LINE.exec(body.slice(-TAIL)); last && ONLY_PREFIX.test(last[1]!); last = LAST_LINE.exec(body.slice(-TAIL))) body = body.slice(0, body.length - last[0].length);
     body = body.trimEnd();
     if (KEY_MATERIAL.test(body)) spans.push({ start, end: start + body.length, rule: PRIVATE_KEY_RULE });
   }
@@ -62,12 +64,10 @@ export function privateKeySpans(text: string): Span[] {
 
 /** Where the END line after `from` starts, when it is near and no other block begins first. */
 function endOf(text: string, from: number): number | undefined {
-  const end = /-{4,5} ?END /g;
-  end.lastIndex = from;
-  const found = end.exec(text);
-  if (!found || found.index - from > LONGEST_KEY) return undefined;
-  const next = /-{4,5} ?BEGIN /g;
-  next.lastIndex = from;
-  const other = next.exec(text);
-  return other && other.index < found.index ? undefined : found.index;
+  // Read no further than a key can be long, however many BEGIN lines a text holds.
+  const near = text.slice(from, from + LONGEST_KEY);
+  const end = /-{4,5} ?END /.exec(near);
+  if (!end) return undefined;
+  const other = /-{4,5} ?BEGIN /.exec(near);
+  return other && other.index < end.index ? undefined : from + end.index;
 }

@@ -40,9 +40,8 @@ import { appendRound, conversationFolder, readChain, readRound, roundFiles } fro
 import { summariesCarried } from '../assembly/conversation-names.ts';
 import { listFolder } from '../files/folders.ts';
 import { decodeJsonString, jsonStrings, replaceJsonStrings, type JsonString } from './json-strings.ts';
-import { placeholder } from '../session-data/placeholder.ts';
 import { redactionReport, REPORT_NAME } from './report.ts';
-import { recordFiles, type RedactionPlan, type StringCuts } from './scan.ts';
+import { cut, recordFiles, type RedactionPlan, type StringCuts } from './scan.ts';
 import type { Span } from './rules.ts';
 
 export function applyRedaction(bundle: string, plan: RedactionPlan): void {
@@ -50,11 +49,18 @@ export function applyRedaction(bundle: string, plan: RedactionPlan): void {
   for (const [file, filePlan] of plan.files) {
     if (filePlan.kind !== 'landed') continue;
     const landed = path.join(bundle, file);
-    rewriteLanded(landed, filePlan.rows);
     const converter = filePlan.dialect !== undefined ? plan.converterFor(filePlan.dialect) : undefined;
     if (!converter) throw new Error(`${file}: no converter for its .sd dialect ${filePlan.dialect ?? '(no .sd)'}, so the redacted copy's .sd cannot be derived`);
+    const target = path.join(bundle, filePlan.to ?? file);
+    rewriteLanded(landed, filePlan.rows, target);
     fs.rmSync(sessionDataBeside(landed), { force: true });
-    deriveSessionData(landed, converter);
+    if (target !== landed) {
+      // The copy went to the folder its redacted stream or run id names; the
+      // folder named by the secret goes once it holds nothing else.
+      fs.rmSync(landed);
+      if (fs.readdirSync(path.dirname(landed)).length === 0) fs.rmdirSync(path.dirname(landed));
+    }
+    deriveSessionData(target, converter);
     rebuilt.add(filePlan.conversation);
   }
   const conversations = new Set([...plan.files.values()].map((filePlan) => filePlan.conversation));
@@ -69,17 +75,6 @@ export function applyRedaction(bundle: string, plan: RedactionPlan): void {
     rewriteRecords(bundle, conversation, plan, digests);
   }
   writeOnce(path.join(bundle, REPORT_NAME), `${JSON.stringify(redactionReport(plan), null, 2)}\n`);
-}
-
-/** A text with its spans replaced by placeholders. */
-export function cut(text: string, spans: readonly Span[]): string {
-  let out = '';
-  let at = 0;
-  for (const span of spans) {
-    out += text.slice(at, span.start) + placeholder(span.rule, span.bytes ?? Buffer.byteLength(text.slice(span.start, span.end)));
-    at = span.end;
-  }
-  return out + text.slice(at);
 }
 
 /** The bytes removed by the spans. */
@@ -102,8 +97,10 @@ function cutJson(bytes: Buffer, strings: StringCuts): { bytes: Buffer; removed: 
   return { bytes: replaceJsonStrings(bytes, replacements), removed };
 }
 
-function rewriteLanded(file: string, rows: ReadonlyMap<number, StringCuts>): void {
-  const pending = new PendingFile(file, { mode: READ_ONLY, durability: 'replaced' });
+/** Writes the redacted copy of the landed file `file` to `target`: the same path, or the folder its redacted id names. */
+function rewriteLanded(file: string, rows: ReadonlyMap<number, StringCuts>, target: string): void {
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const pending = new PendingFile(target, { mode: READ_ONLY, durability: 'replaced' });
   try {
     for (const entry of readLandedFile(file)) {
       if (entry.type === 'header') {

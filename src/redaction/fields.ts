@@ -2,17 +2,19 @@
 // them: as a key of a record's JSON (scan.ts reads those from the JSON
 // itself), and as text a tool showed: JSON inside a string (quotes escaped
 // once for each level of nesting), a YAML mapping (`password: …`), an INI,
-// TOML or properties assignment (`password = …`), and a URL's query
-// (`?access_token=…`). One name test and one value test serve all of them.
+// TOML or properties assignment (`password = …`), an HTTP header
+// (`X-API-Key: …`), and a URL's query or fragment (`?access_token=…`,
+// `#access_token=…`). One name test and one value test serve all of them.
 
 import type { Span } from './rules.ts';
 
 export const SECRET_FIELD_RULE = 'secret-field';
 
 // The words a name ends in when it says its value is a secret: password,
-// api_key, client_secret, clientSecret, authToken, aws_secret_access_key …
-// Each word is its parts, which a name may join with `_`, `.` or `-`.
-const SECRET_WORDS: readonly (readonly string[])[] = [['password'], ['passwd'], ['passphrase'], ['secret'], ['token'], ['api', 'key'], ['access', 'key'], ['private', 'key']];
+// api_key, client_secret, clientSecret, authToken, aws_secret_access_key,
+// secret_key_base … Each word is its parts, which a name may join with `_`,
+// `.` or `-`.
+const SECRET_WORDS: readonly (readonly string[])[] = [['password'], ['passwd'], ['passphrase'], ['secret'], ['token'], ['api', 'key'], ['access', 'key'], ['private', 'key'], ['secret', 'key', 'base']];
 
 // The words with their parts joined: a name with its separators taken out ends in one.
 const SECRET_NAME = new RegExp(`(?:${SECRET_WORDS.map((parts) => parts.join('')).join('|')})$`, 'i');
@@ -48,8 +50,16 @@ const JSON_FIELD = new RegExp(String.raw`(\\*)(["'])(${NAME})\1\2[ \t]*:[ \t]*\1
 // goes on with punctuation and is left alone.
 const LINE_FIELD = new RegExp(String.raw`^[ \t]*(?:\d+(?:→|\t))?[+-]?[ \t]*(?:-[ \t]+|export[ \t]+)?(["']?)(${NAME})\1[ \t]*(?::[ \t]+|=[ \t]*)(["']?)([^\s"'\x60;,(){}\[\]]+)\3[ \t]*(?:#.*)?$`, 'dgi');
 
-// `?name=value` or `&name=value` in a URL's query.
-const QUERY_FIELD = new RegExp(String.raw`[?&](${NAME})=([^&\s"'\x60<>#]+)`, 'dgi');
+// `?name=value` or `&name=value` in a URL's query, and `#name=value` in its
+// fragment, where an OAuth implicit grant hands over its access token.
+const QUERY_FIELD = new RegExp(String.raw`[?&#](${NAME})=([^&\s"'\x60<>#]+)`, 'dgi');
+
+// `Name: value` of an HTTP header anywhere on a line (`-H "X-API-Key: …"`,
+// `Private-Token: …`, `api-key: …`): a name of words joined by dashes, as
+// headers are named; a scheme before the value (`Token …`) is passed over.
+// Names without a dash are found alone on their line, as YAML, where code
+// (`{ token: accessToken }`) cannot be mistaken for them.
+const HEADER_FIELD = new RegExp(String.raw`(?<![A-Za-z0-9_.-])((?:[A-Za-z0-9]+-)*(?:${SPELLED})):[ \t]*(?:(?:Bearer|Basic|Token)[ \t]+)?([^\s"'\x60;,(){}\[\]<>]+)(?![^\s"'\x60;,])`, 'dgi');
 
 // A value naming a field of an object (`config.password`, `os.environ.TOKEN`)
 // is a reference to a secret, not one. Its names are words, digits only at
@@ -69,31 +79,42 @@ export function isSecretValue(value: string): boolean {
 // A word a secret-named field's name ends in, as a line holding one is found fast.
 const KEYWORD = new RegExp(SPELLED, 'gi');
 
-const FORMS = [
+// Each form: its expression, and the groups of the name and the value.
+const LINE_FORMS = [
   [JSON_FIELD, 3, 5],
   [LINE_FIELD, 2, 4],
   [QUERY_FIELD, 1, 2],
 ] as const;
 
-/** The values of secret-named fields written as text: JSON at any depth, YAML, INI, TOML and properties lines, URL queries. */
+const COLON = 0x3a;
+
+/** The values of secret-named fields written as text: JSON at any depth, YAML, INI, TOML and properties lines, HTTP headers, URL queries and fragments. */
 export function secretFieldSpans(text: string): Span[] {
   const spans: Span[] = [];
+  const found = (match: RegExpMatchArray, nameGroup: number, valueGroup: number, lineStart: number): void => {
+    const value = match[valueGroup]!;
+    if (!isSecretField(match[nameGroup]!) || !isSecretValue(value)) return;
+    const [start, end] = match.indices![valueGroup]!;
+    spans.push({ start: lineStart + start, end: lineStart + end, rule: SECRET_FIELD_RULE });
+  };
   // Each form is written on one line, so only the lines that hold a keyword
-  // are read, each once.
+  // are read, each once; a header's name ends in its keyword, so only a line
+  // with a keyword right before a colon is read for headers.
+  let lineStart = 0;
   let lineEnd = -1;
+  let line = '';
+  let headersRead = -1;
   for (const keyword of text.matchAll(KEYWORD)) {
-    if (keyword.index < lineEnd) continue;
-    const lineStart = text.lastIndexOf('\n', keyword.index) + 1;
-    const newline = text.indexOf('\n', keyword.index);
-    lineEnd = newline < 0 ? text.length : newline;
-    const line = text.slice(lineStart, lineEnd);
-    for (const [pattern, nameGroup, valueGroup] of FORMS) {
-      for (const match of line.matchAll(pattern)) {
-        const value = match[valueGroup]!;
-        if (!isSecretField(match[nameGroup]!) || !isSecretValue(value)) continue;
-        const [start, end] = match.indices![valueGroup]!;
-        spans.push({ start: lineStart + start, end: lineStart + end, rule: SECRET_FIELD_RULE });
-      }
+    if (keyword.index >= lineEnd) {
+      lineStart = text.lastIndexOf('\n', keyword.index) + 1;
+      const newline = text.indexOf('\n', keyword.index);
+      lineEnd = newline < 0 ? text.length : newline;
+      line = text.slice(lineStart, lineEnd);
+      for (const [pattern, nameGroup, valueGroup] of LINE_FORMS) for (const match of line.matchAll(pattern)) found(match, nameGroup, valueGroup, lineStart);
+    }
+    if (headersRead !== lineStart && text.charCodeAt(keyword.index + keyword[0].length) === COLON) {
+      headersRead = lineStart;
+      for (const match of line.matchAll(HEADER_FIELD)) if (match[1]!.includes('-')) found(match, 1, 2, lineStart);
     }
   }
   return spans;

@@ -2,9 +2,12 @@
 // (a maintained set of rules for cloud keys, tokens, private keys, basic
 // auth and database connection strings), then Sessionizer's own patterns
 // (builtin.rules: .env assignments, passwords on command lines and in URLs,
-// bearer tokens, JWTs), then a user's own, in the same format; then the
-// values of secret-named fields written as text (fields.ts). Each base64 blob
-// whose bytes are text is opened and its text found in by the same rules.
+// Authorization headers, Azure's keys, JWTs), then a user's own, in the same
+// format; then private keys however a tool shows them (private-keys.ts) and
+// the values of secret-named fields written as text (fields.ts). Each run of
+// token characters is tried for the tokens providers mark with a prefix
+// (tokens.rules) and, when it is base64 whose bytes are text, opened and its
+// text found in by the same rules.
 //
 // A rules file holds one rule a line: `name /source/flags`. See
 // builtin.rules for the format; a malformed line is rejected with its file
@@ -16,9 +19,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SecretLintCoreConfig } from '@secretlint/types';
 import { secretFieldSpans } from './fields.ts';
+import { privateKeySpans } from './private-keys.ts';
 import { RULE_NAME } from '../session-data/placeholder.ts';
 
 export const BUILTIN_RULES = fileURLToPath(new URL('./builtin.rules', import.meta.url));
+export const TOKEN_RULES = fileURLToPath(new URL('./tokens.rules', import.meta.url));
 
 export interface PatternRule {
   readonly name: string;
@@ -28,8 +33,17 @@ export interface PatternRule {
   readonly origin: string;
 }
 
+/** The rules of tokens.rules joined into one expression: the rule of a match is the one whose group took part. */
+export interface TokenRules {
+  /** Sticky: it is tried at one position at a time. */
+  readonly source: string;
+  /** The name of each rule, in the order of their groups. */
+  readonly names: readonly string[];
+}
+
 export interface RuleSet {
   readonly patterns: PatternRule[];
+  readonly tokens: TokenRules;
   /** What the set is made of, for the report. */
   readonly sources: string[];
   /** secretlint with its configuration, loaded when the set is first used. */
@@ -82,13 +96,28 @@ export function readRulesFile(file: string): PatternRule[] {
 
 export function ruleSet(userRules?: string): RuleSet {
   const patterns = readRulesFile(BUILTIN_RULES);
-  const sources = [`${RECOMMENDED} (secretlint)`, 'sessionizer builtin.rules'];
+  const sources = [`${RECOMMENDED} (secretlint)`, 'sessionizer builtin.rules', 'sessionizer tokens.rules', 'sessionizer private keys'];
   if (userRules !== undefined) {
     patterns.push(...readRulesFile(userRules));
     // Only the file's name: its folder may be under a home folder the export masks.
     sources.push(`user rules ${path.basename(userRules)}`);
   }
-  return { patterns, sources, secretlint: new Secretlint() };
+  return { patterns, tokens: readTokenRules(TOKEN_RULES), sources, secretlint: new Secretlint() };
+}
+
+// What may stand before and after a token (tokens.rules).
+const TOKEN_BEFORE = '(?<![A-Za-z0-9_+-])';
+const TOKEN_AFTER = '(?![A-Za-z0-9_-])';
+
+/** Reads a file of token rules and joins them; throws RulesFileError for a rule with flags or a group of its own. */
+export function readTokenRules(file: string): TokenRules {
+  const rules = readRulesFile(file);
+  for (const rule of rules) {
+    if (rule.pattern.flags !== 'g') throw new RulesFileError(`${rule.origin}: a token rule takes no flags`);
+    // An alternative that matches the empty text shows how many groups the expression has.
+    if (new RegExp(`${rule.pattern.source}|`).exec('')!.length > 1) throw new RulesFileError(`${rule.origin}: a token rule has no capturing group; write (?:…)`);
+  }
+  return { source: `${TOKEN_BEFORE}(?:${rules.map((rule) => `(${rule.pattern.source})`).join('|')})${TOKEN_AFTER}`, names: rules.map((rule) => rule.name) };
 }
 
 const RECOMMENDED = '@secretlint/secretlint-rule-preset-recommend';
@@ -128,9 +157,10 @@ const SECRETLINT_PREFIX = '@secretlint/secretlint-rule-';
 
 /**
  * Every span of the text that a rule of the set finds, in no particular
- * order; spans may overlap. The rules see the text as it is, then the values
- * of secret-named fields written as text (fields.ts), then the text inside
- * each base64 blob it holds.
+ * order; spans may overlap. The rules see the text as it is, then its
+ * private keys (private-keys.ts), the values of secret-named fields written
+ * as text (fields.ts), the tokens in its runs of token characters and the
+ * text inside each base64 blob it holds.
  */
 export async function findSecrets(text: string, rules: RuleSet): Promise<Span[]> {
   return findSecretsWithin(text, rules, BASE64_DEPTH);
@@ -155,8 +185,9 @@ async function findSecretsWithin(text: string, rules: RuleSet, depth: number): P
       if (secret.length > 0) spans.push({ start, end: start + secret.length, rule: rule.name });
     }
   }
+  spans.push(...privateKeySpans(text));
   spans.push(...secretFieldSpans(text));
-  if (depth > 0) spans.push(...(await base64Spans(text, rules, depth)));
+  spans.push(...(await runSpans(text, rules, depth)));
   return spans;
 }
 
@@ -166,35 +197,67 @@ const BASE64_DEPTH = 2;
 // A run of base64 or base64url long enough to hold a secret a rule finds
 // (16 bytes), standing alone; it may follow `=`, as the value of `NAME=`.
 // The character before it is matched rather than looked behind at: the
-// engine would try a look-behind at every position of the text.
+// engine would try a look-behind at every position of the text. Most tokens
+// are such runs too.
 const BASE64_RUN = /(?:^|[^A-Za-z0-9+/_-])([A-Za-z0-9+/_-]{24,}={0,2})(?![A-Za-z0-9+/_=-])/dg;
 
+// The longest run tried for a token: longer runs are images and archives.
+const LONGEST_TOKEN_RUN = 1024;
+// How far before a run a token may start: a prefix joined by dots or tildes
+// (`dp.pt.`, `dt0c01.<24 characters>.`) is not part of the run.
+const TOKEN_LEAD = 48;
+// The characters of a word that holds a token, dots and tildes included.
+const WORD_CHARACTER = /[A-Za-z0-9_.~-]/;
+
 /**
- * Each base64 blob of the text whose bytes are text holding a secret, as one
- * span named for the rule that found the secret inside: the blob is the
- * secret's spelling, so the whole of it goes. The decoded texts are scanned
- * together, in one call, as a file's strings are.
+ * Each run of token characters of the text: the provider tokens in it
+ * (tokens.rules), and, when it is a base64 blob whose bytes are text holding
+ * a secret, the blob, as one span named for the rule that found the secret
+ * inside: the blob is the secret's spelling, so the whole of it goes. The
+ * rules are tried on the runs alone, so the text is read once for all of
+ * them; the decoded texts are scanned together, in one call, as a file's
+ * strings are. Blobs are opened `depth` layers deep.
  */
-async function base64Spans(text: string, rules: RuleSet, depth: number): Promise<Span[]> {
+async function runSpans(text: string, rules: RuleSet, depth: number): Promise<Span[]> {
+  const spans: Span[] = [];
   const blobs: { start: number; end: number; at: number; length: number }[] = [];
   const decoded: string[] = [];
+  const tokens = new RegExp(rules.tokens.source, 'y');
   let at = 0;
   for (const match of text.matchAll(BASE64_RUN)) {
+    const [start, end] = match.indices![1]!;
+    if (end - start <= LONGEST_TOKEN_RUN) tokenSpans(text, start, end, tokens, rules.tokens.names, spans);
+    if (depth === 0) continue;
     const inner = textOf(match[1]!);
     if (inner === undefined) continue;
-    const [start, end] = match.indices![1]!;
     blobs.push({ start, end, at, length: inner.length });
     decoded.push(inner);
     at += inner.length + 2;
   }
-  if (blobs.length === 0) return [];
-  const spans: Span[] = [];
+  if (blobs.length === 0) return spans;
   const found = await findSecretsWithin(decoded.join('\n\n'), rules, depth - 1);
   for (const blob of blobs) {
     const inside = found.find((span) => span.start < blob.at + blob.length && span.end > blob.at);
     if (inside) spans.push({ start: blob.start, end: blob.end, rule: `${inside.rule.slice(0, 57)}-base64` });
   }
   return spans;
+}
+
+/** The tokens that start where one can in the run of the text from `start` to `end`, each named by its rule. */
+function tokenSpans(text: string, start: number, end: number, tokens: RegExp, names: readonly string[], spans: Span[]): void {
+  let word = start;
+  while (word > 0 && start - word < TOKEN_LEAD && WORD_CHARACTER.test(text[word - 1]!)) word--;
+  const tryAt = (position: number): void => {
+    tokens.lastIndex = position;
+    const match = tokens.exec(text);
+    if (!match) return;
+    let group = 1;
+    while (match[group] === undefined) group++;
+    spans.push({ start: position, end: position + match[0].length, rule: names[group - 1]! });
+  };
+  if (word < start) tryAt(word);
+  tryAt(start);
+  for (let slash = text.indexOf('/', start); slash >= 0 && slash < end; slash = text.indexOf('/', slash + 1)) tryAt(slash + 1);
 }
 
 /** The text a base64 blob encodes, when its bytes are UTF-8 text without control characters; else undefined. */

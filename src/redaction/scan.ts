@@ -15,9 +15,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { headerLine, readLandedFile, type LandedRecord } from '../landing/landed-file.ts';
-import { sessionDataBeside } from '../landing/layout.ts';
-import { landedFilesOfSession } from '../landing/session-state.ts';
+import { headerLine, readLandedFile, type LandedHeader, type LandedRecord } from '../landing/landed-file.ts';
+import { RUNS, sessionDataBeside } from '../landing/layout.ts';
+import { landedFilesOfSession, type LandedFileEntry } from '../landing/session-state.ts';
+import { placeholder } from '../session-data/placeholder.ts';
 import { listFolder } from '../files/folders.ts';
 import type { Converter } from '../session-data/derive.ts';
 import { readSessionData } from '../session-data/derive.ts';
@@ -52,6 +53,12 @@ export interface FilePlan {
   /** A landed file (its header is row 0), or a branch or label record (one JSON document, row 0). */
   readonly kind: 'landed' | 'record';
   readonly conversation: string;
+  /**
+   * Where the redacted copy of a landed file goes in the bundle, when the id
+   * of its stream or run holds a secret: the folder its redacted header
+   * names, so that the id is in no path and the folder still matches it.
+   */
+  readonly to?: string;
   /** The `.sd` dialect to derive the redacted copy's `.sd` with. */
   readonly dialect?: string;
   readonly rows: Map<number, StringCuts>;
@@ -125,6 +132,7 @@ export async function scanForSecrets(data: string, conversations: readonly strin
       const found: [Piece, Span[]][] = [];
       let batch: Piece[] = [];
       let characters = 0;
+      let header: LandedHeader | undefined;
       const flush = async (): Promise<void> => {
         found.push(...(await cutsOf(batch, rules)));
         batch = [];
@@ -132,8 +140,10 @@ export async function scanForSecrets(data: string, conversations: readonly strin
       };
       for (const entry of readLandedFile(landed.path)) {
         const before = batch.length;
-        if (entry.type === 'header') collectStrings(Buffer.from(headerLine(entry.header)), 'raw', 0, batch);
-        else collectStrings(entry.record.payload, entry.record.encoding, entry.row, batch, undefined, media?.get(entry.row));
+        if (entry.type === 'header') {
+          header = entry.header;
+          collectStrings(Buffer.from(headerLine(entry.header)), 'raw', 0, batch);
+        } else collectStrings(entry.record.payload, entry.record.encoding, entry.row, batch, undefined, media?.get(entry.row));
         for (let index = before; index < batch.length; index++) characters += batch[index]!.text.length;
         if (characters >= BATCH) await flush();
       }
@@ -142,8 +152,12 @@ export async function scanForSecrets(data: string, conversations: readonly strin
       found.sort(([a], [b]) => a.row - b.row || a.index - b.index);
       const sessionData = sessionDataBeside(landed.path);
       const described = describeRows(sessionData, new Set(found.map(([piece]) => piece.row)));
-      const file = `${session}/${landed.relative}`;
-      files.set(file, { kind: 'landed', conversation, dialect: described.dialect, rows: cutsByRow(found) });
+      const rows = cutsByRow(found);
+      const moved = header ? redactedRelative(landed, header, rows.get(0)) : landed.relative;
+      const to = moved !== landed.relative ? `${session}/${moved}` : undefined;
+      files.set(`${session}/${landed.relative}`, { kind: 'landed', conversation, dialect: described.dialect, rows, ...(to !== undefined ? { to } : {}) });
+      // The report names the file where the bundle holds it.
+      const file = to ?? `${session}/${landed.relative}`;
       for (const [piece, spans] of found) {
         const parts = described.rows.get(piece.row);
         for (const span of spans) {
@@ -169,6 +183,37 @@ export async function scanForSecrets(data: string, conversations: readonly strin
     }
   }
   return { rules: options.keepImages ? rules.sources : [...rules.sources, MEDIA_LEFT_OUT_SOURCE], paths: options.paths === true, files, findings, converterFor: options.converterFor };
+}
+
+/** A text with its spans replaced by placeholders. */
+export function cut(text: string, spans: readonly Span[]): string {
+  let out = '';
+  let at = 0;
+  for (const span of spans) {
+    out += text.slice(at, span.start) + placeholder(span.rule, span.bytes ?? Buffer.byteLength(text.slice(span.start, span.end)));
+    at = span.end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * A landed file's path inside its session folder, once redacted: a stream or
+ * run folder is named by its id, which the transcript chose (a child agent's
+ * id, a workflow run's), so when the header's id loses a secret the file
+ * goes to the folder its redacted id names.
+ */
+function redactedRelative(landed: LandedFileEntry, header: LandedHeader, cuts: StringCuts | undefined): string {
+  if (!cuts) return landed.relative;
+  const [group] = landed.place.split('/');
+  const field = group === RUNS ? 'run' : 'stream';
+  const bytes = Buffer.from(headerLine(header));
+  const tokens = jsonStrings(bytes);
+  const key = tokens.findIndex((token) => token.key && decodeJsonString(bytes, token) === field);
+  // The id is the string after its key; a stream of null has none.
+  const id = key >= 0 && tokens[key + 1]?.key === false ? key + 1 : undefined;
+  const spans = id !== undefined ? cuts.get(id) : undefined;
+  if (id === undefined || !spans) return landed.relative;
+  return `${group}/${cut(decodeJsonString(bytes, tokens[id]!), spans)}/${path.posix.basename(landed.relative)}`;
 }
 
 function cutsByRow(found: readonly [Piece, Span[]][]): Map<number, StringCuts> {

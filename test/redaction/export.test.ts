@@ -17,17 +17,23 @@ import { REPORT_NAME, type RedactionReport } from '../../src/redaction/report.ts
 import { ruleSet } from '../../src/redaction/rules.ts';
 import { scanForSecrets } from '../../src/redaction/scan.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
+import { slug } from '../../src/site/data/page-files.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { verifyExport } from '../../src/verify/export.ts';
-import { FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_HOME, FIXTURE_NOT_SECRETS, FIXTURE_SECRETS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
+import { FIXTURE_BASIC_CREDENTIALS, FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_HOME, FIXTURE_NOT_SECRETS, FIXTURE_SECRET_KINDS, FIXTURE_SECRETS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { collectOnce, copyOfFixtures, landedOf, sessionDataOf, temporaryFolder } from '../helpers.ts';
 
 const launcher = fileURLToPath(new URL('../../src/cli/sessionizer.mjs', import.meta.url));
 const session = FIXTURE_SESSIONS.secrets;
 const encoded = FIXTURE_SESSIONS.encodedSecrets;
+const kinds = FIXTURE_SESSIONS.secretKinds;
 const labelSecret = 'ghp_LabelFixtureFake0LabelFixtureFake0La';
 const reasonSecret = 'sk-ant-api03-ReasonFixtureFakeKey0ReasonFixtureFakeKey0ReasonFixtureFakeKey0ReasonFixtureFakeKey0ReasonFixAA';
-const secrets = [...Object.values(FIXTURE_SECRETS), ...Object.values(FIXTURE_ENCODED_SECRETS), ...Object.values(FIXTURE_ENCODED_BLOBS), labelSecret, reasonSecret, FIXTURE_HOME.user];
+// Each line of a private key's body is key material on its own; of every
+// other kind, the value and its last characters, which a rule that stops
+// short of the end would leave behind.
+const kindSecrets = Object.entries(FIXTURE_SECRET_KINDS).flatMap(([name, value]: [string, string]) => (name.endsWith('KeyBody') ? value.match(/.{1,64}/g)! : [value, value.slice(-20)]));
+const secrets = [...Object.values(FIXTURE_SECRETS), ...Object.values(FIXTURE_ENCODED_SECRETS), ...Object.values(FIXTURE_ENCODED_BLOBS), ...kindSecrets, FIXTURE_BASIC_CREDENTIALS, labelSecret, reasonSecret, FIXTURE_HOME.user];
 
 let source: string;
 let data: string;
@@ -96,13 +102,14 @@ beforeAll(async () => {
   collectOnce(source, data);
   parseSession(data, session);
   parseSession(data, encoded);
+  parseSession(data, kinds);
   const done = sessionDataOf(landedFilesOfSession(data, session)[0]!.path).rows.findLast((row) => row.parts.some((part) => part.k === 'text' && 'text' in part && part.text === 'Done.'))!;
   fork(data, { conversation: session, at: done.id!, name: 'retry', by: FIXTURE_HOME.user, reason: `retry with ${reasonSecret}`, now: new Date('2026-12-02T10:00:00Z') });
   labelBranch(data, session, 'retry', { labels: ['deploy'], summary: `deployed with ${labelSecret}`, by: FIXTURE_HOME.user, now: new Date('2026-12-02T10:01:00Z') });
   storageBefore = digests(data);
-  const plan = await scanForSecrets(data, [session, encoded], { rules: ruleSet(), paths: true, converterFor });
+  const plan = await scanForSecrets(data, [session, encoded, kinds], { rules: ruleSet(), paths: true, converterFor });
   out = path.join(temporaryFolder({ forFile: true }), 'export');
-  await writeExport(data, out, [session, encoded], { redaction: plan });
+  await writeExport(data, out, [session, encoded, kinds], { redaction: plan });
   archive = path.join(temporaryFolder({ forFile: true }), 'export.tar.zst');
   await writeArchive(out, archive);
   extracted = temporaryFolder({ forFile: true });
@@ -141,6 +148,20 @@ describe('a redacted export', () => {
     expect(evidence.length).toBeGreaterThan(0);
     expect(evidence.every((html) => html.includes('a redacted copy: secrets taken out'))).toBe(true);
     expect(evidence.join('')).toContain('[redacted:');
+  });
+
+  it('names a child agent whose id is a secret by its placeholder: its folder, its landed header, its page and the links to it', () => {
+    const redactedId = `[redacted:github:${FIXTURE_SECRET_KINDS.agentIdToken.length}]`;
+    const streams = fs.readdirSync(path.join(out, BUNDLE, kinds, 'streams')).sort();
+    expect(streams).toEqual(['main', redactedId].sort());
+    const [child] = landedOf(path.join(out, BUNDLE), kinds).filter((file) => file.header.stream === redactedId);
+    expect(child!.header.derived).toBe('redacted');
+    // The child is still joined to the call that started it: the main page links to its own page, which exists.
+    const childPage = `s/${slug(kinds)}--${slug(redactedId)}.html`;
+    expect(fs.existsSync(path.join(out, 'site', childPage))).toBe(true);
+    expect(fs.readFileSync(path.join(out, 'site', 'c', `${kinds}.html`), 'utf8')).toContain(`../${childPage}`);
+    const report = JSON.parse(fs.readFileSync(path.join(out, BUNDLE, REPORT_NAME), 'utf8')) as RedactionReport;
+    expect(report.findings.some((finding) => finding.file.startsWith(`${kinds}/streams/${redactedId}/`))).toBe(true);
   });
 
   it('leaves the storage zone byte for byte as it was', () => {
@@ -247,7 +268,7 @@ describe('export --redact on the command line', () => {
     const work = temporaryFolder();
     const target = path.join(work, 'export');
     const packed = path.join(work, 'export.tar.zst');
-    const exported = sessionizer(['export', '--source', source, '--data', data, '--out', target, '--archive', packed, '--conversation', session, '--conversation', encoded, '--redact', '--redact-paths']);
+    const exported = sessionizer(['export', '--source', source, '--data', data, '--out', target, '--archive', packed, '--conversation', session, '--conversation', encoded, '--conversation', kinds, '--redact', '--redact-paths']);
     expect(exported.code, exported.error).toBe(0);
     const unpacked = path.join(work, 'unpacked');
     fs.mkdirSync(unpacked);

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cut } from '../../src/redaction/apply.ts';
 import { decodeJsonString, jsonStrings, replaceJsonStrings } from '../../src/redaction/json-strings.ts';
 import { placeholdersIn } from '../../src/session-data/placeholder.ts';
-import { findSecrets, readRulesFile, ruleSet, RulesFileError } from '../../src/redaction/rules.ts';
-import { preview } from '../../src/redaction/scan.ts';
-import { FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_NOT_SECRETS, FIXTURE_SECRETS } from '../../scripts/write-fixtures.ts';
+import { findSecrets, readRulesFile, readTokenRules, ruleSet, RulesFileError, type Span } from '../../src/redaction/rules.ts';
+import { cut, preview } from '../../src/redaction/scan.ts';
+import { FIXTURE_BASIC_CREDENTIALS, FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_NOT_SECRETS, FIXTURE_SECRET_KINDS, FIXTURE_SECRETS } from '../../scripts/write-fixtures.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 const rules = ruleSet();
@@ -14,6 +13,23 @@ const rules = ruleSet();
 async function found(text: string): Promise<{ rule: string; secret: string }[]> {
   return (await findSecrets(text, rules)).map((span) => ({ rule: span.rule, secret: text.slice(span.start, span.end) }));
 }
+
+/** The text with every span a rule finds cut out, as an export holds it. */
+async function redacted(text: string): Promise<string> {
+  const spans = [...(await findSecrets(text, rules))].sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: Span[] = [];
+  for (const span of spans) {
+    const last = merged.at(-1);
+    if (last && span.start < last.end) merged[merged.length - 1] = { ...last, end: Math.max(last.end, span.end) };
+    else merged.push(span);
+  }
+  return cut(text, merged);
+}
+
+const s = FIXTURE_SECRET_KINDS;
+const keyLines = (body: string): string[] => body.match(/.{1,64}/g)!;
+const pem = (label: string, body: string, headers = ''): string => `-----BEGIN ${label}-----\n${headers}${keyLines(body).join('\n')}\n-----END ${label}-----`;
+const numbered = (text: string, after: string): string => text.split('\n').map((line, index) => `${String(index + 1).padStart(6)}${after}${line}`).join('\n');
 
 describe('the rule set', () => {
   it.each([
@@ -36,6 +52,56 @@ describe('the rule set', () => {
     ['secret-field', `export billing_api_key=${FIXTURE_ENCODED_SECRETS.exportApiKey}`, FIXTURE_ENCODED_SECRETS.exportApiKey],
   ])('finds %s', async (rule, text, secret) => {
     expect(await found(text)).toContainEqual({ rule, secret });
+  });
+
+  it.each([
+    ['as the Read tool shows it, an arrow after each number', numbered(pem('RSA PRIVATE KEY', s.rsaKeyBody), '→'), s.rsaKeyBody],
+    ['as the Read tool and cat -n show it, a tab after each number', numbered(pem('EC PRIVATE KEY', s.ecKeyBody), '\t'), s.ecKeyBody],
+    ['added in a diff', pem('ENCRYPTED PRIVATE KEY', s.encryptedKeyBody).split('\n').map((line) => `+${line}`).join('\n'), s.encryptedKeyBody],
+    ['removed in a diff', pem('OPENSSH PRIVATE KEY', s.opensshKeyBody).split('\n').map((line) => `-${line}`).join('\n'), s.opensshKeyBody],
+    ['as context in a diff', pem('RSA PRIVATE KEY', s.rsaKeyBody).split('\n').map((line) => ` ${line}`).join('\n'), s.rsaKeyBody],
+    ['with Proc-Type and DEK-Info headers', pem('RSA PRIVATE KEY', s.procTypeKeyBody, 'Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00112233445566778899AABBCCDDEEFF\n\n'), s.procTypeKeyBody],
+    ['in a quoted .env value, its line breaks written \\n', `PRIVATE_KEY="${pem('PRIVATE KEY', s.envKeyBody).replace(/\n/g, '\\n')}\\n"`, s.envKeyBody],
+    ['in a .env value inside JSON inside a string', JSON.stringify(JSON.stringify({ env: `PRIVATE_KEY="${pem('PRIVATE KEY', s.envKeyBody).replace(/\n/g, '\\n')}"` })), s.envKeyBody],
+    ['cut short, with no END line', `$ head -4 key.pem\n-----BEGIN RSA PRIVATE KEY-----\n${keyLines(s.rsaKeyBody).slice(0, 3).join('\n')}\n$ echo done`, keyLines(s.rsaKeyBody).slice(0, 3).join('')],
+  ])('takes out every line of a private key %s', async (_, text, body) => {
+    const left = await redacted(text);
+    expect(left).toContain('[redacted:');
+    for (const line of keyLines(body)) expect(left).not.toContain(line.slice(0, 24));
+  });
+
+  it.each([
+    ['basic-credentials', `{"headers": {"Authorization": "Basic ${FIXTURE_BASIC_CREDENTIALS}"}}`, FIXTURE_BASIC_CREDENTIALS],
+    ['authorization', `curl -H "Authorization: Token ${s.authorizationToken}" https://api.example.invalid`, s.authorizationToken],
+    ['secret-field', `curl -H "X-API-Key: ${s.xApiKey}" -H 'Accept: */*' https://api.example.invalid`, s.xApiKey],
+    ['secret-field', `Location: https://app.example.invalid/callback#access_token=${s.fragmentToken}&token_type=bearer`, s.fragmentToken],
+    ['env-secret', `     3→SECRET_KEY_BASE=${s.secretKeyBase}`, s.secretKeyBase],
+    ['secret-field', `production:\n  secret_key_base: ${s.yamlSecretKeyBase}\n`, s.yamlSecretKeyBase],
+    ['azure-storage-key', `"Storage": "DefaultEndpointsProtocol=https;AccountName=fixturestore;AccountKey=${s.azureAccountKey};EndpointSuffix=core.windows.net"`, s.azureAccountKey],
+    ['azure-client-secret', `the new credential is ${s.azureClientSecret} until next year`, s.azureClientSecret],
+    ['slack', `Socket mode uses ${s.slackAppToken}.`, s.slackAppToken],
+    ['jwt', `session=${s.spacedJwt};`, s.spacedJwt],
+    ['jwt', `token: ${s.paddedJwt}`, s.paddedJwt],
+    ['github', `agent-${s.agentIdToken}.jsonl`, s.agentIdToken],
+  ])('finds %s in %s', async (rule, text, secret) => {
+    expect(await found(text)).toContainEqual({ rule, secret });
+  });
+
+  it('finds each provider token whole, alone on a line, in a URL path and after a dotted prefix', async () => {
+    const providers = ['stripe', 'gitlab', 'huggingFace', 'google', 'digitalOcean', 'docker', 'pypi', 'npm', 'openai', 'anthropicAdmin', 'twilio', 'sendgrid', 'mailchimp', 'shopify', 'heroku', 'dropbox', 'atlassian', 'databricks', 'doppler', 'linear', 'postman', 'pulumi', 'grafana', 'sentry', 'newRelic', 'age', 'alibaba', 'tailscale', 'planetscale', 'brevo', 'rubygems', 'vault', 'supabase', 'xai', 'perplexity', 'replicate', 'langsmith', 'cloudflareOrigin', 'square'] as const;
+    for (const name of providers) {
+      for (const text of [`- ${name}: ${s[name]}`, `GET https://api.example.invalid/v1/${s[name]}/items`]) {
+        const left = await redacted(text);
+        expect(left, `${name} in ${text}`).not.toContain(s[name].slice(-12));
+        expect(left, `${name} in ${text}`).toContain('[redacted:');
+      }
+    }
+  });
+
+  it('does not take a token out of a longer word or a base64 blob', async () => {
+    const word = `x${s.stripe}`;
+    expect(await found(`id ${word} end`)).toEqual([]);
+    expect(await found(`blob ${'QUJD'.repeat(10)}+${s.twilio}+${'QUJD'.repeat(10)} end`)).toEqual([]);
   });
 
   it('finds a private key and a database password, whole', async () => {
@@ -89,6 +155,12 @@ describe('the rule set', () => {
       // Base64 that is text without a secret, and runs of its alphabet that are no base64.
       `echo ${Buffer.from('hello world, this is no secret at all').toString('base64')} | base64 -d`,
       '/home/user/project/src/components/Button.tsx and src/redaction/json-strings.ts',
+      // Private keys as documentation writes them, headers and keys that name a secret held elsewhere, and code.
+      '-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n-----BEGIN RSA PRIVATE KEY-----\n<your key here>\n-----END RSA PRIVATE KEY-----',
+      'curl -H "Authorization: Token ${GITHUB_TOKEN}" -H "X-API-Key: $API_KEY" -H "X-Request-Id: 5d2f0c1e-0b7a-4e8e-9d51-3f6a2c1b0e9d"',
+      'const headers = { "Authorization": "Basic " + btoa(user) };\nconst client = { token: accessToken, apiKey: settings.apiKey };',
+      'https://app.example.invalid/callback#access_token=<token>&state=xyz and SECRET_KEY_BASE=$(bin/rails secret)',
+      'sk_live_ is the prefix of a live Stripe key; AIza starts a Google key; glpat- a GitLab token.',
     ].join('\n');
     expect(await found(ordinary)).toEqual([]);
   });
@@ -115,6 +187,15 @@ describe('a rules file', () => {
     fs.writeFileSync(file, `# fine\nfine /abc/\n${line}\n`);
     expect(() => readRulesFile(file)).toThrow(RulesFileError);
     expect(() => readRulesFile(file)).toThrow(`${file}: line 3: ${message}`);
+  });
+
+  it.each([
+    ['flagged /abc[0-9]{20}/i', 'a token rule takes no flags'],
+    ['grouped /(abc)[0-9]{20}/', 'a token rule has no capturing group; write (?:…)'],
+  ])('rejects the token rule %s naming the file and line', (line, message) => {
+    const file = path.join(temporaryFolder(), 'tokens.rules');
+    fs.writeFileSync(file, `fine /abc[0-9]{20}/\n${line}\n`);
+    expect(() => readTokenRules(file)).toThrow(`${file}: line 2: ${message}`);
   });
 
   it('rejects a file that cannot be read, naming it', () => {

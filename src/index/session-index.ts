@@ -183,14 +183,15 @@ export function indexPath(data: string, session: string): string {
 /**
  * The session's index, rebuilt from its `.sd` files when it is missing,
  * damaged or behind. With `persist: false` nothing is written, for a storage
- * zone that must stay as it is (a bundle being verified).
+ * zone that must stay as it is (a bundle being verified). With `rebuild`,
+ * the saved index is not used: some `.sd` were derived again.
  */
-export function loadSessionIndex(data: string, session: string, options: { persist?: boolean } = {}): SessionIndex {
+export function loadSessionIndex(data: string, session: string, options: { persist?: boolean; rebuild?: boolean } = {}): SessionIndex {
   const landed = landedFilesOfSession(data, session);
   const throughSeq = landed.length > 0 ? landed[landed.length - 1]!.seq : 0;
   // The .sd files are what the index is made from: one that is gone is not
   // covered for by a saved index, but read, so that the parse fails naming it.
-  const saved = options.persist === false || !landed.every((file) => fs.existsSync(sessionDataBeside(file.path))) ? undefined : readSavedIndex(indexPath(data, session), session);
+  const saved = options.persist === false || options.rebuild === true || !landed.every((file) => fs.existsSync(sessionDataBeside(file.path))) ? undefined : readSavedIndex(indexPath(data, session), session);
   if (saved && saved.index.throughSeq === throughSeq) return saved.index;
   // A saved index that covers a prefix of what is landed now is extended by
   // the new files alone, so a round after one new line does not re-read every

@@ -17,6 +17,8 @@ import { removeLeftTemporaries } from '../files/process.ts';
 import { appendRound, conversationFolder, readChain, readHeadHeader, type AppendResult } from '../session-flow/chain.ts';
 import { summariesCarried, type SummaryElsewhere } from '../assembly/conversation-names.ts';
 import { summariesOfOthers } from './summaries-elsewhere.ts';
+import { CONVERTERS } from '../adapters/dialects.ts';
+import { deriveAgain, outdatedSessionData, type Converter } from '../session-data/derive.ts';
 
 export interface ParseOptions {
   readonly conversation?: string;
@@ -27,6 +29,8 @@ export interface ParseOptions {
    * the session is assembled again even when no evidence of its own is new.
    */
   readonly summariesElsewhere?: readonly SummaryElsewhere[];
+  /** The converters whose earlier generations' `.sd` are derived again: this build's, unless a test stands in for a build without them. */
+  readonly converters?: readonly Converter[];
 }
 
 export interface ParseResult extends AppendResult {
@@ -45,17 +49,24 @@ export function parseSession(data: string, session: string, options: ParseOption
   // A round is a pure function of the evidence through its through_seq and
   // of the parser and policy, and landed files are never rewritten. So a head
   // that already reads through the newest landed file, with this parser and
-  // policy, is what a full assembly would give again: skip it, deciding from
-  // the head's first line and the landed files' names alone, without reading
+  // policy, from `.sd` of this build's converters, is what a full assembly
+  // would give again: skip it, deciding from the head's first line, the
+  // landed files' names and each `.sd`'s first line alone, without reading
   // the head round whole or the session's index.
-  const { head, current, readsThrough } = chainOf(data, session, options);
+  const { head, current, readsThrough, outdated } = chainOf(data, session, options);
   // Summaries found elsewhere are new evidence of another session's: they are read even when none of this one's is.
   const found = options.summariesElsewhere;
   if (readsThrough && found === undefined) return unchangedParse(conversation, head!.through_seq);
   removeLeftoversOfParse(data, session, conversation);
-  const index = loadSessionIndex(data, session);
+  // A .sd written by an earlier converter is derived again here, the one
+  // step every parse and export takes before it reads a session's rows; its
+  // rows may differ, so the index is made again and the session assembled
+  // again, and a change of structure is a new round like any other. One that
+  // cannot be derived again stays as it was, and verify notes it.
+  const replaced = deriveAgain(outdated).derived;
+  const index = loadSessionIndex(data, session, { rebuild: replaced > 0 });
   // A landed file whose .sd could not be derived yet is not in the index: the head may already read through all the index holds.
-  if (current && head!.through_seq === index.throughSeq && found === undefined) return unchangedParse(conversation, index.throughSeq);
+  if (current && head!.through_seq === index.throughSeq && found === undefined && replaced === 0) return unchangedParse(conversation, index.throughSeq);
   // The summaries found elsewhere before are in the chain, and stay: the file that holds one need not change again.
   const folded = readChain(data, conversation);
   const carried = summariesCarried([...folded.nodes.values()].find((node) => node.kind === 'session')?.attrs);
@@ -67,14 +78,20 @@ export function parseSession(data: string, session: string, options: ParseOption
 /**
  * The head of the session's chain, whether it was made by this parser and
  * policy, and whether it also reads through the newest landed file: then a
- * parse appends nothing, decided from the head's first line and the landed
- * files' names alone.
+ * parse appends nothing unless a `.sd` was written by an earlier converter
+ * (`outdated`), decided from the head's first line, the landed files' names
+ * and each `.sd`'s first line alone.
  */
-function chainOf(data: string, session: string, options: ParseOptions): { head: ReturnType<typeof readHeadHeader>; current: boolean; readsThrough: boolean; landed: LandedFileEntry[] } {
+function chainOf(
+  data: string,
+  session: string,
+  options: ParseOptions,
+): { head: ReturnType<typeof readHeadHeader>; current: boolean; readsThrough: boolean; landed: LandedFileEntry[]; outdated: ReturnType<typeof outdatedSessionData> } {
   const head = readHeadHeader(data, options.conversation ?? session);
   const current = head !== undefined && head.parser === PARSER_VERSION && head.policy === policyOf(options);
   const landed = landedFilesOfSession(data, session);
-  return { head, current, readsThrough: current && (landed.at(-1)?.seq ?? 0) === head.through_seq, landed };
+  const outdated = outdatedSessionData(landed, options.converters ?? CONVERTERS);
+  return { head, current, readsThrough: current && (landed.at(-1)?.seq ?? 0) === head.through_seq && outdated.length === 0, landed, outdated };
 }
 
 /**

@@ -22,7 +22,12 @@ import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from
 
 /** The adapter's half: one landed record in, one row out. It must not throw on bad input. */
 export interface Converter {
-  /** The runtime vocabulary and its version, such as claude-code/1. */
+  /**
+   * The runtime and the generation of this converter's output, such as
+   * claude-code/2. The generation counts every change of the rows the
+   * converter makes from the same landed records, so that a `.sd` of an
+   * earlier generation is known and derived again (deriveOutdatedSessionData).
+   */
   readonly dialect: string;
   /**
    * `parsed` is the payload already parsed as JSON when the caller has done
@@ -235,6 +240,73 @@ export function deriveMissingSessionData(data: string, session: string, converte
   let derived = 0;
   const failures: string[] = [];
   for (const landed of landedFilesWithoutSessionData(data, session, listing)) {
+    try {
+      deriveSessionData(landed.path, converter);
+      derived++;
+    } catch (error) {
+      failures.push((error as Error).message);
+    }
+  }
+  return { derived, failures };
+}
+
+/** A dialect's runtime and generation: claude-code/2 is generation 2 of claude-code. */
+function generationOf(dialect: string): { runtime: string; generation: number } | undefined {
+  const match = /^(.+)\/(\d+)$/.exec(dialect);
+  return match ? { runtime: match[1]!, generation: Number(match[2]) } : undefined;
+}
+
+/**
+ * The converter of `converters` whose output replaces a `.sd` of `dialect`:
+ * the same runtime's, of a later generation. Undefined for a `.sd` that is
+ * current, of a runtime none of them converts, or of a later generation than
+ * theirs (written by a newer build, which this one leaves alone).
+ */
+export function newerConverterFor(dialect: string, converters: readonly Converter[]): Converter | undefined {
+  const found = generationOf(dialect);
+  if (!found) return undefined;
+  return converters.find((converter) => {
+    const own = generationOf(converter.dialect);
+    return own !== undefined && own.runtime === found.runtime && own.generation > found.generation;
+  });
+}
+
+/** The header of a `.sd`, its first line alone; undefined when the file is not one. */
+export function readSessionDataHeader(file: string): SessionDataHeader | undefined {
+  try {
+    for (const entry of readSessionData(file)) return entry.type === 'header' ? entry.header : undefined;
+  } catch {
+    // Not a .sd: whatever reads it whole reports it.
+  }
+  return undefined;
+}
+
+/**
+ * The landed files whose `.sd` was written by an earlier generation of one
+ * of `converters`, each with the converter that derives it again. Reads the
+ * first line of each `.sd`; a landed file without one is left to
+ * deriveMissingSessionData.
+ */
+export function outdatedSessionData(landed: readonly LandedFileEntry[], converters: readonly Converter[]): { landed: LandedFileEntry; converter: Converter }[] {
+  const outdated: { landed: LandedFileEntry; converter: Converter }[] = [];
+  for (const file of landed) {
+    const header = readSessionDataHeader(sessionDataBeside(file.path));
+    const converter = header === undefined ? undefined : newerConverterFor(header.dialect, converters);
+    if (converter) outdated.push({ landed: file, converter });
+  }
+  return outdated;
+}
+
+/**
+ * Derives each of `outdated` again from its landed file, the `.sd` replaced
+ * whole by a rename: the `.sd` is the tool's own derived file, and its landed
+ * file is not touched. Returns how many were replaced, and the landed files
+ * that could not be read (their `.sd` stays as it was, still readable).
+ */
+export function deriveAgain(outdated: readonly { landed: LandedFileEntry; converter: Converter }[]): { derived: number; failures: string[] } {
+  let derived = 0;
+  const failures: string[] = [];
+  for (const { landed, converter } of outdated) {
     try {
       deriveSessionData(landed.path, converter);
       derived++;

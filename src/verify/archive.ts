@@ -358,7 +358,7 @@ async function readArchive(file: string, options: VerifyOptions, scratch: string
     rounds,
     ...(site ? { siteFiles: site.files } : {}),
     problems,
-    notes: site?.notes ?? [],
+    notes: [...verified.notes.map((entry) => ({ path: `${BUNDLE}/${entry.path}`, what: entry.what })), ...(site?.notes ?? [])],
   };
 }
 

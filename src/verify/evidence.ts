@@ -17,7 +17,7 @@ import { indexEntryOf, type IndexEntry, type SessionIndex } from '../index/sessi
 import { LandedFormatError, parseHeaderLine, parseRecordLine, type LandedHeader } from '../landing/landed-file.ts';
 import { digestOf } from '../files/digest.ts';
 import { parseLandedName, RUNS, sessionDataName, STREAMS } from '../landing/layout.ts';
-import { SessionDataDerivation, type Converter } from '../session-data/derive.ts';
+import { newerConverterFor, SessionDataDerivation, type Converter } from '../session-data/derive.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader } from '../session-data/format.ts';
 import type { LandedDigest } from '../session-flow/chain.ts';
 import { LONGEST_LINE, pastBound, PARSED_ENTRY_BYTES } from './bounds.ts';
@@ -156,6 +156,8 @@ export interface EvidenceSummary {
   readonly landedFiles: number;
   readonly records: number;
   readonly problems: Problem[];
+  /** Things worth knowing that are not damage: a session whose `.sd` an earlier converter wrote. */
+  readonly notes: Problem[];
   /** With `deep`: each session's index, made from its `.sd` derived again, for assembling again. */
   readonly indexes: Map<string, SessionIndex>;
   /** Each session's landed files as found, by sequence, for the input digests of its rounds. */
@@ -166,6 +168,8 @@ export class EvidenceCheck {
   private readonly landed = new Map<string, LandedSummary>();
   private readonly sessionData = new Map<string, SessionDataSummary>();
   private readonly problems: Problem[] = [];
+  /** By session: how many of its `.sd` an earlier converter wrote, the dialects they name, and this build's. */
+  private readonly outdated = new Map<string, { count: number; dialects: Set<string>; current: string }>();
 
   constructor(private readonly options: EvidenceOptions = {}) {}
 
@@ -222,8 +226,11 @@ export class EvidenceCheck {
             const named = this.sessionData.get(sessionDataPath(relative))?.header?.dialect;
             // The `.sd` names its dialect; when it has not been read yet, every
             // converter this build has derives, and the `.sd` picks later.
+            // A `.sd` of an earlier generation is derived with this build's
+            // converter all the same: its rows make the index that each
+            // conversation is assembled again from, as the next parse would.
             for (const converter of this.options.converters ?? []) {
-              if (named !== undefined && converter.dialect !== named) continue;
+              if (named !== undefined && converter.dialect !== named && newerConverterFor(named, [converter]) === undefined) continue;
               summary.derived.set(converter.dialect, { derivation: new SessionDataDerivation(header, converter, place.name), rows: new LineDigests(), entries: [] });
             }
           }
@@ -360,12 +367,18 @@ export class EvidenceCheck {
         });
       }
     }
-    return { sessions: bySession.size, landedFiles: this.landed.size, records, problems: this.problems, indexes, landed };
+    const notes = [...this.outdated].map(([session, { count, dialects, current }]) => ({
+      path: `${session}/`,
+      what: `${count} of its .sd were written by an older converter (${[...dialects].sort().join(', ')}; this build writes ${current}), so they are not derived again to compare; the next parse or export of the data folder derives them again`,
+    }));
+    return { sessions: bySession.size, landedFiles: this.landed.size, records, problems: this.problems, notes, indexes, landed };
   }
 
   private chosenDerivation(landed: LandedSummary): Derived | undefined {
     const dialect = this.sessionData.get(sessionDataPath(landed.relative))?.header?.dialect;
-    return dialect === undefined ? undefined : landed.derived.get(dialect);
+    if (dialect === undefined) return undefined;
+    const newer = newerConverterFor(dialect, this.options.converters ?? []);
+    return landed.derived.get(newer?.dialect ?? dialect);
   }
 
   private compareSessionData(landed: LandedSummary): void {
@@ -382,6 +395,18 @@ export class EvidenceCheck {
     if (header.of !== landedName) this.problem(relative, `its header names ${header.of}, not ${landedName}`);
     if (header.of_sha !== landed.digest) this.problem(relative, `it was derived from other bytes than its landed file's (expected of_sha ${landed.digest}, found ${header.of_sha})`);
     if (sessionData.rows !== landed.records) this.problem(relative, `it has ${sessionData.rows} rows for ${landed.records} landed records (expected one row per record)`);
+    // Written by an earlier generation of a converter this build has: this
+    // build cannot derive what that one did, and parse derives it again with
+    // its own (parse.ts). A note, once for the session: the `.sd` is the
+    // tool's own derived file, and an export is made from `.sd` derived again.
+    const newer = newerConverterFor(header.dialect, this.options.converters ?? []);
+    if (newer) {
+      const seen = this.outdated.get(landed.session) ?? { count: 0, dialects: new Set<string>(), current: newer.dialect };
+      seen.count++;
+      seen.dialects.add(header.dialect);
+      this.outdated.set(landed.session, seen);
+      return;
+    }
     if (!this.options.deep) return;
     const derived = landed.derived.get(header.dialect);
     if (!derived) {

@@ -84,7 +84,7 @@ export function verifyStorage(data: string, options: VerifyOptions = {}): Storag
     if (state && Number.isSafeInteger(next) && next <= highest) problem(sessionStatePath(data, session), `next_seq is ${next}, but sequence ${highest} is already landed (expected more than ${highest})`);
   }
   const checked = evidence.finish();
-  return { sessions: sessions.length, landedFiles: checked.landedFiles, records: checked.records, problems: [...checked.problems, ...outOfPlace.problems(), ...problems], notes, indexes: checked.indexes, landed: checked.landed };
+  return { sessions: sessions.length, landedFiles: checked.landedFiles, records: checked.records, problems: [...checked.problems, ...outOfPlace.problems(), ...problems], notes: [...notes, ...checked.notes], indexes: checked.indexes, landed: checked.landed };
 }
 
 /** The size of a file, or undefined when there is none. */

@@ -80,7 +80,7 @@ describe('collect', () => {
     for (const session of Object.values(FIXTURE_SESSIONS)) {
       for (const file of landedOf(data, session)) {
         const { header, rows } = sessionDataOf(file.path);
-        expect(header).toMatchObject({ schema: 'sd/1', dialect: 'claude-code/1', seq: file.header.seq, session, of: path.basename(file.path), of_sha: digestOf(fs.readFileSync(file.path)) });
+        expect(header).toMatchObject({ schema: 'sd/1', dialect: 'claude-code/2', seq: file.header.seq, session, of: path.basename(file.path), of_sha: digestOf(fs.readFileSync(file.path)) });
         expect(rows.map((row) => row.row)).toEqual(file.records.map((_, index) => index + 1));
         expect(fs.statSync(file.path.replace(/\.jsonl$/, '.sd')).mode & 0o777).toBe(0o444);
       }

@@ -25,7 +25,10 @@ import type { Dropped, MediaPart, Part, ResultPart, SessionDataRow, Usage } from
 import { isAgentId } from './identifiers.ts';
 import { noticeOf } from './notices.ts';
 
-export const DIALECT = 'claude-code/1';
+// The generation of the rows this converter makes: raised whenever the rows
+// of the same landed records change, so that `.sd` written before are
+// derived again (session-data/derive.ts, deriveOutdatedSessionData).
+export const DIALECT = 'claude-code/2';
 
 export const claudeCodeConverter: Converter = { dialect: DIALECT, convert };
 

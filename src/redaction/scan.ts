@@ -22,7 +22,8 @@ import { placeholder } from '../session-data/placeholder.ts';
 import { listFolder } from '../files/folders.ts';
 import type { Converter } from '../session-data/derive.ts';
 import { readSessionData } from '../session-data/derive.ts';
-import type { Part, SessionDataRow } from '../session-data/format.ts';
+import type { Part } from '../session-data/format.ts';
+import { rowsWithMedia } from '../session-data/media-rows.ts';
 import { MEDIA_LEFT_OUT } from '../session-data/placeholder.ts';
 import { conversationFolder } from '../session-flow/chain.ts';
 import { decodeJsonString, jsonStrings } from './json-strings.ts';
@@ -296,19 +297,7 @@ export function mediaOfFile(sessionData: string): Map<number, MediumData[]> {
   } catch (error) {
     throw new Error(`${sessionData}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so the images of its landed file cannot be left out of the redacted export; give --keep-images to keep them, or collect again to derive it`);
   }
-  const marker = Buffer.from('"k":"media"');
-  let lineEnd = -1;
-  for (let at = bytes.indexOf(marker); at >= 0; at = bytes.indexOf(marker, at + marker.length)) {
-    if (at < lineEnd) continue;
-    const start = bytes.lastIndexOf(0x0a, at) + 1;
-    lineEnd = bytes.indexOf(0x0a, at);
-    if (lineEnd < 0) lineEnd = bytes.length;
-    let row: SessionDataRow;
-    try {
-      row = JSON.parse(bytes.toString('utf8', start, lineEnd)) as SessionDataRow;
-    } catch {
-      throw new Error(`${sessionData}: the line at byte ${start} is not JSON, so the images of its landed file cannot be told apart; collect again to derive it`);
-    }
+  for (const row of rowsWithMedia(bytes, (start) => new Error(`${sessionData}: the line at byte ${start} is not JSON, so the images of its landed file cannot be told apart; collect again to derive it`))) {
     for (const part of row.parts ?? []) {
       if (part.k !== 'media' || typeof part.data !== 'string') continue;
       const rule = part.media_type.toLowerCase().startsWith('image/') ? MEDIA_LEFT_OUT.image : MEDIA_LEFT_OUT.document;

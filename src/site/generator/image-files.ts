@@ -16,7 +16,8 @@ import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
-import type { MediaPart, SessionDataRow } from '../../session-data/format.ts';
+import type { MediaPart } from '../../session-data/format.ts';
+import { rowsWithMedia } from '../../session-data/media-rows.ts';
 import { IMAGE_FOLDER, imageOfPart } from '../data/images.ts';
 
 /** An image file of the site, from the site root, with the SHA-256 of its bytes (which its name holds). */
@@ -26,7 +27,6 @@ export interface WrittenImage {
 }
 
 /** What a medium's part is written as in a `.sd` row; a row without it holds no medium, and is not parsed. */
-const MEDIA_PART = Buffer.from('"k":"media"');
 
 /**
  * Writes the image files of the conversation `conversation` of `bundle`
@@ -64,19 +64,7 @@ function mediaPartsOf(sessionData: string): MediaPart[] {
     throw error;
   }
   const parts: MediaPart[] = [];
-  let lineEnd = -1;
-  // Only the lines that hold a medium are parsed: most rows hold none.
-  for (let at = bytes.indexOf(MEDIA_PART); at >= 0; at = bytes.indexOf(MEDIA_PART, at + MEDIA_PART.length)) {
-    if (at < lineEnd) continue;
-    const start = bytes.lastIndexOf(0x0a, at) + 1;
-    lineEnd = bytes.indexOf(0x0a, at);
-    if (lineEnd < 0) lineEnd = bytes.length;
-    let row: SessionDataRow;
-    try {
-      row = JSON.parse(bytes.toString('utf8', start, lineEnd)) as SessionDataRow;
-    } catch {
-      throw new Error(`${sessionData}: the line at byte ${start} is not JSON, so its images cannot be written`);
-    }
+  for (const row of rowsWithMedia(bytes, (start) => new Error(`${sessionData}: the line at byte ${start} is not JSON, so its images cannot be written`))) {
     for (const part of row.parts ?? []) if (part.k === 'media') parts.push(part);
   }
   return parts;

@@ -237,17 +237,7 @@ export function landedFilesWithoutSessionData(data: string, session: string, lis
  * still derived.
  */
 export function deriveMissingSessionData(data: string, session: string, converter: Converter, listing?: SessionListing): { derived: number; failures: string[] } {
-  let derived = 0;
-  const failures: string[] = [];
-  for (const landed of landedFilesWithoutSessionData(data, session, listing)) {
-    try {
-      deriveSessionData(landed.path, converter);
-      derived++;
-    } catch (error) {
-      failures.push((error as Error).message);
-    }
-  }
-  return { derived, failures };
+  return deriveAgain(landedFilesWithoutSessionData(data, session, listing).map((landed) => ({ landed, converter })));
 }
 
 /** A dialect's runtime and generation: claude-code/2 is generation 2 of claude-code. */
@@ -298,10 +288,11 @@ export function outdatedSessionData(landed: readonly LandedFileEntry[], converte
 }
 
 /**
- * Derives each of `outdated` again from its landed file, the `.sd` replaced
- * whole by a rename: the `.sd` is the tool's own derived file, and its landed
- * file is not touched. Returns how many were replaced, and the landed files
- * that could not be read (their `.sd` stays as it was, still readable).
+ * Derives the `.sd` of each landed file, with its converter, replaced whole
+ * by a rename where there is one: the `.sd` is the tool's own derived file,
+ * and its landed file is not touched. Returns how many were derived, and the
+ * landed files that could not be read (a `.sd` already there stays as it
+ * was, still readable).
  */
 export function deriveAgain(outdated: readonly { landed: LandedFileEntry; converter: Converter }[]): { derived: number; failures: string[] } {
   let derived = 0;

@@ -65,17 +65,20 @@ function hookLine(content: string | undefined): Notice | undefined {
   return withFields({ kind: 'hook', name: event }, { failed: content!.includes('] failed with ') ? true : undefined });
 }
 
-/** The context Claude Code adds that it names by type, each in full. */
-const CONTEXT_NAMES: Record<string, string> = {
-  deferred_tools_delta: 'Tools made available',
-  skill_listing: 'Skills listed',
-  command_permissions: 'Command permissions',
-  plan_mode: 'Plan mode',
-  plan_mode_reentry: 'Plan mode again',
-  plan_mode_exit: 'Plan mode left',
-  output_style: 'Output style',
-  critical_system_reminder: 'System reminder',
-};
+/**
+ * The context Claude Code adds that it names by type, each in full. A Map:
+ * the type is the transcript's word, and may be `constructor` or `__proto__`.
+ */
+const CONTEXT_NAMES: ReadonlyMap<string, string> = new Map([
+  ['deferred_tools_delta', 'Tools made available'],
+  ['skill_listing', 'Skills listed'],
+  ['command_permissions', 'Command permissions'],
+  ['plan_mode', 'Plan mode'],
+  ['plan_mode_reentry', 'Plan mode again'],
+  ['plan_mode_exit', 'Plan mode left'],
+  ['output_style', 'Output style'],
+  ['critical_system_reminder', 'System reminder'],
+]);
 
 function attachmentNotice(attachment: Json): Notice | undefined {
   const type = text(attachment.type);
@@ -103,10 +106,10 @@ function attachmentNotice(attachment: Json): Notice | undefined {
     }
     case 'deferred_tools_delta': {
       const added = Array.isArray(attachment.addedNames) ? attachment.addedNames.length : undefined;
-      return withFields({ kind: 'context', name: CONTEXT_NAMES[type]! }, { count: added });
+      return withFields({ kind: 'context', name: CONTEXT_NAMES.get(type)! }, { count: added });
     }
   }
-  const name = CONTEXT_NAMES[type];
+  const name = CONTEXT_NAMES.get(type);
   return name !== undefined ? { kind: 'context', name } : undefined;
 }
 

@@ -133,7 +133,7 @@ export class CommitBatch {
   // `next` starts round 1, the two rounds flushed together. The calling
   // thread so never waits for round 2 alone, which is a noticeable part of
   // landing when round 2 follows round 1 of the same batch
-  // (docs/performance.md).
+  // (bench/results/measurements-behind-choices.md).
   private advance(next: HandedOver | undefined): void {
     const done = this.inRoundTwo;
     const placing = this.inRoundOne;

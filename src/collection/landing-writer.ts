@@ -22,7 +22,7 @@ export const LANDED_FILE_BYTES = 32 << 20;
 
 // Lines from 1 MiB up are reported. They are landed like any other; the
 // report exists because tools with a fixed line limit fail on them silently,
-// and real transcripts come close to this (docs/performance.md).
+// and real transcripts come close to this (bench/results/measurements-behind-choices.md).
 export const LARGE_LINE_BYTES = 1 << 20;
 
 // How many record problems are listed one by one per source; the rest are counted.

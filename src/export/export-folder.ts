@@ -268,7 +268,7 @@ function conversationInputs(digests: ReadonlyMap<string, string>, conversations:
 /**
  * The earlier exports one caller moved aside, each removed on a thread of its
  * own while the caller goes on (with the archive, say): removing thousands of
- * files is a noticeable part of a second export (docs/performance.md). The
+ * files is a noticeable part of a second export (bench/results/measurements-behind-choices.md). The
  * thread is started with this, before an export is moved aside
  * (files/folder-remover.ts). Each removal resolves to what went wrong, if
  * anything; a folder left behind is one of this process's `.previous-<pid>`

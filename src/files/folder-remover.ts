@@ -4,7 +4,7 @@
 // A worker thread takes some 100 ms to start while the thread that starts it
 // is busy, as the export's is with its archive when the earlier export is
 // moved aside: the removal then began only as the archive ended, and the
-// command waited for it (docs/performance.md). A remover started early is
+// command waited for it (bench/results/measurements-behind-choices.md). A remover started early is
 // ready when the folder comes; it holds the process open only while it has
 // a folder to remove.
 //

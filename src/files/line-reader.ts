@@ -2,7 +2,7 @@
 // the file.
 //
 // Real transcripts reach tens of megabytes and single lines about a megabyte
-// (docs/performance.md). A reader with a fixed line limit fails on those, and
+// (bench/results/measurements-behind-choices.md). A reader with a fixed line limit fails on those, and
 // reading a whole file at once makes memory grow with history. This reads
 // fixed chunks and yields each complete line with its byte offset. Bytes after
 // the last newline are not a line: in a live source they are a write still in

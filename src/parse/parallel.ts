@@ -10,7 +10,7 @@ import { sessionsSummarisedElsewhere } from './summaries-elsewhere.ts';
 
 /**
  * Below this many bytes of landed files to assemble, workers do not pay for
- * their start (docs/performance.md gives the measurements it was set from).
+ * their start (bench/results/measurements-behind-choices.md gives the measurements it was set from).
  */
 export const PARALLEL_PARSE_FROM_BYTES = 32 << 20;
 

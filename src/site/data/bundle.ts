@@ -105,7 +105,7 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
   const { records } = mainStreamOfEntries(entries);
   const branches = analyseBranches(records, summaries);
   // Made only for a conversation with explicit branches: the tree of a
-  // large conversation takes time (docs/performance.md).
+  // large conversation takes time (bench/results/measurements-behind-choices.md).
   let tree: Tree | undefined;
   const explicit: ExplicitBranchView[] = [];
   for (const entry of explicitBranches(bundle, id)) {

@@ -15,7 +15,7 @@
 // of the three recorded beside its conversation's plan, and a page whose
 // digest is the one its conversation's earlier render recorded is the file
 // of that render, rather than rendered and highlighted again. What this
-// saves is in docs/performance.md.
+// saves is in bench/results/measurements-behind-choices.md.
 
 import crypto from 'node:crypto';
 import type { ConversationRows } from './rows.ts';
@@ -35,7 +35,7 @@ import { ValueDigest, type LeaveOut } from './value-digest.ts';
  * the order they are cited: the SHA-256 of the row's `.sd` and its row
  * number (rows.ts, citeOf). A step's parts are a function of the code and of
  * those rows, and naming the rows is far cheaper than reading their parts
- * (docs/performance.md).
+ * (bench/results/measurements-behind-choices.md).
  */
 export function pageDigest(model: PageModel, file: string, code: string, rows?: ConversationRows): string {
   const hash = crypto.createHash('sha256');

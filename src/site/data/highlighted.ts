@@ -9,7 +9,7 @@
 // index when it starts. A file per block, written under a temporary name and
 // renamed, made tens of thousands of files for a large site (creating them,
 // their folders, and the exceptions of the reads that missed), a good part
-// of a first build (docs/performance.md), and the file system's time for it
+// of a first build (bench/results/measurements-behind-choices.md), and the file system's time for it
 // varied from run to run. A build that ends halfway leaves index lines only
 // for blocks whose bytes are all written, so what it wrote stays usable, and
 // two builds at once write to files of their own.
@@ -144,7 +144,7 @@ export function removeEarlierBlocks(cache: string): void {
  * as the work it was). Only the indexes are read: the cache folder also
  * holds the site's finished pages, and a walk through them is slow for a
  * large site. The lines are counted, not parsed into places as readIndexes
- * does (docs/performance.md): one process appends to a pack, so its
+ * does (bench/results/measurements-behind-choices.md): one process appends to a pack, so its
  * offsets only grow, and
  * only the last lines can name bytes an interrupted build never wrote.
  */

@@ -89,7 +89,7 @@ function view(part: Part, held: string, label: string | undefined, split: (text:
 
 // Counted only as far as the answer: splitting a text into its lines to
 // count them made a string of each line of every part of a conversation
-// (docs/performance.md).
+// (bench/results/measurements-behind-choices.md).
 function moreLinesThan(text: string, most: number): boolean {
   if (text.length === 0) return false;
   let lines = 1;

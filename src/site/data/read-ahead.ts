@@ -23,7 +23,7 @@
 // at the lowest priority would not slow the parse, but an unprivileged
 // process cannot raise its priority again, and it would then render starved
 // on a busy machine. The measurements behind the bound are in
-// docs/performance.md.
+// bench/results/measurements-behind-choices.md.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -43,7 +43,7 @@ export interface RowOutline {
 /**
  * How much larger text grows once escaped or highlighted. Checked against
  * the pages written, which come out larger than estimated, hence the
- * margin under the budget in plan.ts (docs/performance.md).
+ * margin under the budget in plan.ts (bench/results/measurements-behind-choices.md).
  */
 const CODE_FACTOR = 3;
 const TEXT_FACTOR = 1.2;
@@ -62,7 +62,7 @@ export function shownPartsOf(row: SessionDataRow): ShownPart[] {
  * The outline of a row; with `keepViews`, each part's view too, so that a
  * page shows the part without the row being read again. Each part's fields
  * are all present, some undefined, so that every outline has one shape:
- * outlines of many shapes take more heap (docs/performance.md).
+ * outlines of many shapes take more heap (bench/results/measurements-behind-choices.md).
  */
 export function outlineOfRow(row: SessionDataRow, keepViews: boolean): RowOutline {
   return {

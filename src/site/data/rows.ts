@@ -6,7 +6,7 @@
 // search text) and once to render the page that shows it. Holding every row
 // of a conversation in between made the renderer's memory grow with the
 // conversation's bytes, even once the structure kept only the parts' views
-// (docs/performance.md). So each row is outlined as it is loaded
+// (bench/results/measurements-behind-choices.md). So each row is outlined as it is loaded
 // (row-outline.ts), and the plan is made from the outlines. A conversation
 // whose `.sd` is larger than HELD_MOST_BYTES keeps nothing more: a page's
 // rows are read and parsed again when it is modelled, and its pages are
@@ -56,7 +56,7 @@ export class ConversationRows {
 
   // The rows of a page are mostly next to each other in their file, so they
   // are read a window at a time rather than one by one, which is faster
-  // than a read for each row (docs/performance.md).
+  // than a read for each row (bench/results/measurements-behind-choices.md).
   private window: { readonly file: string; readonly start: number; readonly bytes: Buffer } | undefined;
 
   /**

@@ -76,7 +76,7 @@ export function readSavedPlan(plan: string): SavedPlan {
  * is kept, beside it, as the site has it (searchScriptOf). Apart from the
  * plan, because the build reads every plan that it does not render and the
  * export then copies every conversation's script: inside the plans, the
- * scripts were parsed as JSON with every plan (docs/performance.md).
+ * scripts were parsed as JSON with every plan (bench/results/measurements-behind-choices.md).
  */
 export function searchScriptBeside(plan: string): string {
   return plan.replace(/\.json$/, '.search.js');

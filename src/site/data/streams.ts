@@ -26,7 +26,7 @@ export type Resolve = (nodeId: string, talk: string | undefined) => string | und
  * A stable HTML id for a node: its ids hold slashes and colons, which anchors
  * would have to escape. Hashed in one call rather than through a Hash object
  * made for each, which is markedly slower, and a conversation has one for
- * every node (docs/performance.md).
+ * every node (bench/results/measurements-behind-choices.md).
  */
 export function anchorOf(id: string): string {
   return `n${crypto.hash('sha256', id, 'hex').slice(0, 12)}`;
@@ -45,7 +45,7 @@ const TALK_COST = 1200;
  * the plan is made from and what every page of it takes its talks from.
  * A step's parts are read from its rows when a page shows it (withParts):
  * held here, a large conversation kept all of their texts for as long as
- * its pages rendered (docs/performance.md).
+ * its pages rendered (bench/results/measurements-behind-choices.md).
  */
 export interface ConversationStructure {
   readonly streams: StreamView[];

@@ -5,7 +5,7 @@
 // copied again: JSON.stringify returns a string built of many pieces, which
 // the hash must first make into one. Walked here instead, a string the model
 // holds (most of its bytes, texts read from `.sd`) is hashed where it lies,
-// and the rest is a few bytes of framing in a buffer (docs/performance.md).
+// and the rest is a few bytes of framing in a buffer (bench/results/measurements-behind-choices.md).
 //
 // The form tells any two values apart whose JSON texts differ, and only
 // those: it is the JSON value model (what JSON.stringify keeps: toJSON,

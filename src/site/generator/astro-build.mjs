@@ -2,7 +2,7 @@
 //
 // Plain JavaScript run by plain `node`: under the tsx loader every module
 // Astro, Vite and Rollup load passes through tsx's hooks, which cost the
-// build much CPU and memory (docs/performance.md). The pages' TypeScript is
+// build much CPU and memory (bench/results/measurements-behind-choices.md). The pages' TypeScript is
 // compiled by Vite either way.
 //
 //   node astro-build.mjs <root> <config file, relative to root> <site input.json> <output folder>

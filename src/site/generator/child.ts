@@ -98,13 +98,13 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * a child rendering a very large conversation peaked at several times what
  * it held. Growing the heap by half at most keeps that peak well down for a
  * little more time in the site step; by a fifth it was lower still but
- * markedly slower (docs/performance.md, where the figures are).
+ * markedly slower (bench/results/measurements-behind-choices.md, where the figures are).
  *
  * A page's garbage is mostly short-lived (rows parsed, strings joined),
  * and V8's default young generation is small enough that much of it is
  * copied into the old one before it dies, where only a full collection
  * frees it. A larger young generation lets it die young, for more memory
- * in each child (docs/performance.md).
+ * in each child (bench/results/measurements-behind-choices.md).
  */
 const CHILD_NODE_FLAGS = ['--heap-growing-percent=50', '--max-semi-space-size=32'];
 

@@ -6,7 +6,7 @@
 // that the export process, which writes the style sheet and renders no page,
 // does not load shiki's highlighter, its regular expression engine and its
 // language registry, which take a good part of its loading
-// (docs/performance.md).
+// (bench/results/measurements-behind-choices.md).
 
 import type { ThemeRegistrationResolved } from 'shiki/core';
 import { bundledThemes } from 'shiki/themes';

@@ -109,7 +109,7 @@ export async function keepRenderer(server: string, code: string, roots: string):
  * (Astro's runtime, shiki, markdown-it), in a folder beside them; undefined
  * when that fails. A renderer child loads one module and its chunks rather
  * than many files resolved through node_modules, which makes its import
- * much shorter (docs/performance.md), and a child that renders the pages of
+ * much shorter (bench/results/measurements-behind-choices.md), and a child that renders the pages of
  * one changed conversation spends most of its time loading.
  * Shiki's languages stay chunks of their own, loaded as a page needs them.
  * The renderer always runs with NODE_ENV production (child.ts), so the
@@ -211,7 +211,7 @@ export interface WaitingRenderer {
  * The child does no more while it waits: rendering a page of the earlier
  * export to have the page code compiled saved its time in the site step
  * and took more from the steps it ran beside, on a machine with two busy
- * cores (docs/performance.md).
+ * cores (bench/results/measurements-behind-choices.md).
  */
 export function startWaitingRenderer(options: { roots?: string; cache?: string } = {}): WaitingRenderer | undefined {
   const roots = options.roots ?? siteBuildRoots();

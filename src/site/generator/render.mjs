@@ -2,7 +2,7 @@
 // an earlier Astro build of the same code left (astro.config.mjs,
 // generator/site.ts), in a process of its own like a build (astro-build.mjs),
 // and with no build: no Astro import and no Vite build of the page code
-// (docs/performance.md).
+// (bench/results/measurements-behind-choices.md).
 //
 //   node render.mjs <renderer entry.mjs> <site input.json> <output folder>
 //   node render.mjs <renderer entry.mjs> [<highlight cache>]

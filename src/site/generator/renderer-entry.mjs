@@ -17,7 +17,7 @@ export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
   // encoded once. Streamed, its chunks were encoded one by one and decoded
   // again by response.text(), a good part of a child's time
-  // (docs/performance.md).
+  // (bench/results/measurements-behind-choices.md).
   const app = new App(manifest, false);
   // What this process reads ahead while it waits, for the site it opens.
   const readAhead = new ReadAhead();
@@ -52,7 +52,7 @@ export function createExports(manifest) {
      * (render.mjs): the fetch classes, which Node loads on their first use,
      * and the highlighter of `cache`, with the cache's indexes read; it is
      * what `open` takes. Done while the child waits, these leave the site
-     * step (docs/performance.md).
+     * step (bench/results/measurements-behind-choices.md).
      */
     prepare: async (cache) => {
       void new Request('http://sessionizer.invalid/');

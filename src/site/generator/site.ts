@@ -502,7 +502,7 @@ function shareOut(bundle: string, ids: readonly string[], builds: number | undef
 /**
  * How much bundle a build must render to be worth its start: a second build
  * pays off for a site of hundreds of megabytes of bundle and not for one of
- * tens (docs/performance.md); this puts the second build at 192 MB.
+ * tens (bench/results/measurements-behind-choices.md); this puts the second build at 192 MB.
  */
 const BYTES_PER_BUILD = 96 * 1024 * 1024;
 /** Builds at once, at most: each holds its own Astro, Vite and the conversation it renders. */

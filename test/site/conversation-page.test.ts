@@ -295,6 +295,26 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     });
   }
 
+  it('counts in the header as many prompts as its outline lists, naming other branches and subagents apart (spotter-4te: 3 prompts, not 5)', { timeout: 300_000 }, async () => {
+    const page = await (await context(1280, false)).newPage();
+    let outlined = 0;
+    for (const file of firsts) {
+      await page.goto(pathToFileURL(file).href);
+      const { facts, outline } = await page.evaluate(() => ({ facts: document.querySelector('header.page-head .facts')?.innerText ?? '', outline: document.querySelector('details.outline > summary')?.innerText ?? '' }));
+      const header = /(\d+) prompts?\b/.exec(facts)?.[1];
+      const listed = /Outline: (\d+) prompts\b/.exec(outline)?.[1];
+      if (listed === undefined) continue;
+      outlined++;
+      expect(header, file).toBe(listed);
+    }
+    expect(outlined).toBeGreaterThan(0);
+    // The conversation the defect was seen on: three prompts on its own pages, one each in its two subagents.
+    const spotter = firsts.find((file) => path.basename(file) === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.html');
+    expect(spotter).toBeDefined();
+    await page.goto(pathToFileURL(spotter!).href);
+    expect(await page.evaluate(() => document.querySelector('header.page-head .facts')?.innerText ?? '')).toMatch(/\b3 prompts · 2 subagents$/);
+  });
+
   it('heads a conversation with its title, project, git branch, start and duration, models and tokens, and a branch page with the branch it shows', { timeout: 300_000 }, async () => {
     const page = await (await context(390, false)).newPage();
     const shown = { project: 0, gitBranch: 0, models: 0, timeline: 0 };

@@ -499,6 +499,21 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     expect((await seen()).shown).toBe(off.withheld);
   });
 
+  for (const width of WIDTHS) {
+    it(`puts a short thought’s text right under its label at ${width} px, with no blank line between them`, { timeout: 120_000 }, async () => {
+      const page = await (await context(width, true)).newPage();
+      await page.goto(pathToFileURL(pageHolding('<div class="step thinking"')).href);
+      const gaps = await page.evaluate(() => [...document.querySelectorAll('main div.thinking')].map((step: { querySelector(selector: string): { getBoundingClientRect(): { top: number; bottom: number; height: number } } }) => {
+        const label = step.querySelector(':scope > .label')!.getBoundingClientRect();
+        const text = step.querySelector(':scope > .part')!.getBoundingClientRect();
+        return { gap: text.top - label.bottom, line: label.height };
+      }));
+      expect(gaps.length).toBeGreaterThan(0);
+      // The step's link to itself sits on the label's line, not on a line of its own above the text.
+      for (const { gap, line } of gaps) expect(gap).toBeLessThan(line / 2);
+    });
+  }
+
   it('opens every thought with the page’s thinking switch, and without JavaScript one fold at a time', { timeout: 120_000 }, async () => {
     const file = pathToFileURL(pageHolding('<details class="step thinking"')).href;
     const open = (page: import('playwright-core').Page) => page.evaluate(() => [...document.querySelectorAll('main details.thinking')].map((fold: { open: boolean }) => fold.open));

@@ -295,7 +295,7 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     });
   }
 
-  it('counts in the header as many prompts as its outline lists, naming other branches and subagents apart (spotter-4te: 3 prompts, not 5)', { timeout: 300_000 }, async () => {
+  it('counts in the header as many prompts as its outline lists and its index row, naming other branches and subagents apart (spotter-4te: 3 prompts, not 5)', { timeout: 300_000 }, async () => {
     const page = await (await context(1280, false)).newPage();
     let outlined = 0;
     for (const file of firsts) {
@@ -308,6 +308,18 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
       expect(header, file).toBe(listed);
     }
     expect(outlined).toBeGreaterThan(0);
+    // The index row counts the same prompts, in the same word.
+    await page.goto(pathToFileURL(path.join(site, 'index.html')).href);
+    const rows: { href: string; count: string }[] = await page.evaluate(() => [...document.querySelectorAll('li.conversation')].flatMap((row: { querySelector(selector: string): { href?: string; innerText: string } | null }) => {
+      const count = row.querySelector('.turns');
+      return count ? [{ href: row.querySelector('a.title')!.href!, count: count.innerText }] : [];
+    }));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const { href, count } of rows) {
+      expect(count, href).toMatch(/^\d+ prompts?$/);
+      await page.goto(href);
+      expect(await page.evaluate(() => /(\d+ prompts?)\b/.exec(document.querySelector('header.page-head .facts')?.innerText ?? '')?.[1]), href).toBe(count);
+    }
     // The conversation the defect was seen on: three prompts on its own pages, one each in its two subagents.
     const spotter = firsts.find((file) => path.basename(file) === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.html');
     expect(spotter).toBeDefined();

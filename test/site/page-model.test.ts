@@ -132,8 +132,8 @@ describe('a page model made by plain functions', () => {
       const { plan } = conversation;
       const first = pageOutline(conversation, plan.pages[0]!);
       const own = plan.pages.filter((page) => page.kind === 'conversation').flatMap((page) => page.talks);
-      expect(first.overview?.prompts, id).toBe(own.length);
-      expect(first.overview?.prompts, id).toBe(first.outline?.length ?? own.length);
+      expect(first.overview?.summary.facts.prompts, id).toBe(own.length);
+      expect(first.overview?.summary.facts.prompts, id).toBe(first.outline?.length ?? own.length);
       // The other branches' or the subagents' talks are there to be left out.
       expect(plan.summary.talks, id).toBeGreaterThan(own.length);
       conversation.conversation.rows.close();

@@ -130,12 +130,6 @@ export interface OutlineEntry {
 
 export interface PageOverview {
   readonly summary: ConversationSummary;
-  /**
-   * The prompts of the conversation's own pages (its active path), the ones
-   * its outline lists: the header counts these, and names the other
-   * branches and the subagents apart, whose prompts are on their own pages.
-   */
-  readonly prompts: number;
   /** Where the conversation was held, readable, when the session records it. */
   readonly project?: string;
   /** The models that answered, when the session records them. */
@@ -422,7 +416,6 @@ function overviewOf(plan: ConversationPlan, structure: ConversationStructure, co
   const { project, models, gitBranches } = plan.summary.facts;
   return {
     summary: plan.summary,
-    prompts: plan.pages.reduce((sum, page) => sum + (page.kind === 'conversation' ? page.talks.length : 0), 0),
     ...(project ? { project: project.path } : {}),
     models,
     gitBranches,

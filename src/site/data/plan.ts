@@ -6,9 +6,9 @@
 // (scaleToFit, generator/site.ts).
 
 import { conversationPageBase, ESTIMATE_BUDGET, pageFileOf, slug } from './page-files.ts';
-import { refKey, type BundleConversation } from './bundle.ts';
+import type { BundleConversation } from './bundle.ts';
 import { conversationFacts, spanOf, usageOfCalls, type ConversationFacts } from './facts.ts';
-import { conversationStructure, type ConversationStructure } from './streams.ts';
+import { conversationStructure, ownTalks, talksByBranch, type ConversationStructure } from './streams.ts';
 import type { TalkView } from './views.ts';
 
 export type PageKind = 'conversation' | 'branch' | 'stream';
@@ -57,22 +57,6 @@ export interface ConversationPlan {
   readonly pageOfBranch: Map<string, string>;
 }
 
-/** The talks of the main stream that a branch's records start, by branch name. */
-export function talksByBranch(conversation: BundleConversation, talks: readonly TalkView[]): Map<string, TalkView[]> {
-  const byBranch = new Map<string, TalkView[]>();
-  const startKey = (talk: TalkView): string | undefined => (talk.start ? `${talk.start.seq}:${talk.start.row}` : undefined);
-  for (const branch of conversation.branches.branches) {
-    if (branch.active) continue;
-    const keys = new Set(branch.path.map(refKey));
-    byBranch.set(branch.name, talks.filter((talk) => keys.has(startKey(talk) ?? '')));
-  }
-  for (const explicit of conversation.explicit) {
-    const keys = new Set(explicit.path.map(refKey));
-    byBranch.set(explicit.record.name, talks.filter((talk) => keys.has(startKey(talk) ?? '')));
-  }
-  return byBranch;
-}
-
 /** Groups talks into pages that each stay within the estimate budget; a talk larger than it has a page of its own. */
 export function splitByWeight(talks: readonly TalkView[], budget = ESTIMATE_BUDGET): TalkView[][] {
   const pages: TalkView[][] = [[]];
@@ -113,8 +97,7 @@ export function planConversation(conversation: BundleConversation, structure: Co
   };
   const main = structure.streams.find((stream) => !stream.child);
   const byBranch = main ? talksByBranch(conversation, main.talks) : new Map<string, TalkView[]>();
-  const offActive = new Set(conversation.branches.branches.filter((branch) => !branch.active).flatMap((branch) => byBranch.get(branch.name) ?? []));
-  const first = add('conversation', '', main?.id ?? '', main ? main.talks.filter((talk) => !offActive.has(talk)) : []);
+  const first = add('conversation', '', main?.id ?? '', main ? ownTalks(conversation, main.talks, byBranch) : []);
   if (main) pageOfStream.set(main.id, first);
   const active = conversation.branches.branches.find((branch) => branch.active);
   if (active) pageOfBranch.set(active.name, first);

@@ -113,6 +113,11 @@ export function discoverSessions(root: string): Discovery {
         for (const source of sessionFolderSources(root, project.name, name, list)) add(session, project.name, source);
       } else if (entry.isFile()) {
         const agent = agentFileName(name);
+        if (agent === undefined && name.endsWith('.jsonl')) {
+          // Claude Code names a session's transcript by its id; a file renamed or copied in by hand is not guessed at.
+          warnings.push(`${project.name}/${name}: a transcript whose name is not a session id (as <session-id>.jsonl); it was not collected`);
+          continue;
+        }
         if (agent?.type !== 'transcript') continue;
         const relative = `${project.name}/${name}`;
         const id = sessionNamedInside(path.join(projectPath, name));

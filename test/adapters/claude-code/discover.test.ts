@@ -62,6 +62,14 @@ describe('discovery', () => {
     expect(discoverSessions(root).warnings).toEqual(['p/agent-1234abcd.jsonl: a project-level child transcript whose records name no session; it was not collected']);
   });
 
+  it('names a transcript whose file name is not a session id, rather than leaving it out in silence', () => {
+    const root = path.join(temporaryFolder(), 'projects');
+    fs.mkdirSync(path.join(root, 'p'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'p', 'session_b.jsonl'), '{"type":"user"}\n');
+    fs.writeFileSync(path.join(root, 'p', 'notes.txt'), 'not a transcript\n');
+    expect(discoverSessions(root).warnings).toEqual(['p/session_b.jsonl: a transcript whose name is not a session id (as <session-id>.jsonl); it was not collected']);
+  });
+
   it('follows symbolic links to transcripts, session folders and project folders, and names a link to nothing', () => {
     const fixtures = copyOfFixtures({ forFile: true });
     const elsewhere = path.join(temporaryFolder(), 'elsewhere');

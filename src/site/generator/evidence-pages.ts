@@ -1,11 +1,12 @@
 // Writes the evidence pages of a conversation (data/evidence.ts): every
 // landed file of its session, a page at a time, as HTML made here rather
-// than by Astro. An evidence page has no interactivity and no part that
-// the conversation pages render (no markdown, no highlighting, no tool
-// card): it is a head, a few links and rows of escaped text. Written
-// directly, a page streams from its landed file's lines in the export's own
-// process, without a route, a plan or a child of the site stage, which is
-// the export's slowest step. What it shares with the Astro pages is their
+// than by Astro. An evidence page has no part that the conversation pages
+// render (no markdown, no highlighting, no tool card): it is a head, a few
+// links, an anchor a row and the rows as landed, compressed, which the
+// site's script shows (public/evidence.js). Written directly, a page
+// streams from its landed file's lines in the export's own process, without
+// a route, a plan or a child of the site stage, which is the export's
+// slowest step. What it shares with the Astro pages is their
 // content security policy (data/content-security.ts), style sheet and top
 // navigation (data/site-navigation.ts).
 
@@ -99,9 +100,8 @@ export interface EvidenceOf {
  *
  * Written after the site's children have rendered and before the links of
  * an Astro build's pages are made relative (relative-links.ts), which reads
- * these pages too and finds nothing to change: a row's text is JSON, whose
- * quotes are either a string's own delimiters or escaped, so no attribute
- * can be seen in it.
+ * these pages too and finds nothing to change: the rows are base64, which
+ * holds no quote, so no attribute can be seen in them.
  */
 export function writeEvidence(bundle: string, out: string, conversations: readonly EvidenceOf[], code: string): void {
   for (const { id, plan, earlier } of conversations) {
@@ -279,8 +279,8 @@ export function evidencePageDigest(page: EvidencePageView, code: string): string
 
 /**
  * The zstd level of an evidence page's rows: of the levels measured on the
- * real corpus (docs/site.md, "Evidence pages"), the one past which a byte
- * saved costs most time.
+ * real corpus (docs/site.md, "Evidence pages"), the last before a byte
+ * saved costs far more time.
  */
 const ROWS_LEVEL = 3;
 

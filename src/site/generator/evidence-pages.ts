@@ -326,7 +326,7 @@ export function evidencePageBytes(page: EvidencePageView, compressor = new RowCo
     ? `<nav class="pages" aria-label="pages of this landed file">${page.previous !== undefined ? link(`${ROOT}${page.previous}`, 'previous page', ' rel="prev"') : ''}<strong>page ${page.number}</strong>${page.next !== undefined ? link(`${ROOT}${page.next}`, 'next page', ' rel="next"') : ''}</nav>`
     : '';
   const anchors = page.rows.map(({ row }) => `<li id="${rowAnchor(row)}">line ${row + 1}</li>\n`).join('');
-  const html = [
+  const head = [
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(CONTENT_SECURITY_POLICY)}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">',
@@ -341,10 +341,15 @@ export function evidencePageBytes(page: EvidencePageView, compressor = new RowCo
     '</header>\n',
     '<p class="no-script">The rows are held in this page compressed, and the site’s script shows them pretty-printed. Without JavaScript, the row a link names is shown here by its line in the landed file linked above.</p>\n',
     `<ol class="row-anchors" data-seq="${page.seq}">\n${anchors}</ol>\n`,
-    `<div class="evidence-data" hidden>${compressor.compress(page.landedBytes).toString('base64')}</div>\n`,
-    `${pages}</main>\n`,
-    ROW_SCRIPTS.map((script) => `<script src="${ROOT}${script}"></script>`).join(''),
-    '\n</body>\n</html>\n',
+    '<div class="evidence-data" hidden>',
   ].join('');
-  return Buffer.from(html, 'utf8');
+  const tail = [`</div>\n${pages}</main>\n`, ROW_SCRIPTS.map((script) => `<script src="${ROOT}${script}"></script>`).join(''), '\n</body>\n</html>\n'].join('');
+  // Most of the page is the base64, ASCII, written as it is rather than joined to the page's other text and encoded with it.
+  const rows = compressor.compress(page.landedBytes).toString('base64');
+  const headBytes = Buffer.byteLength(head);
+  const bytes = Buffer.allocUnsafe(headBytes + rows.length + Buffer.byteLength(tail));
+  bytes.write(head, 0, 'utf8');
+  bytes.write(rows, headBytes, 'latin1');
+  bytes.write(tail, headBytes + rows.length, 'utf8');
+  return bytes;
 }

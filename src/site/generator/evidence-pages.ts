@@ -241,7 +241,7 @@ function readRecord(file: string): EvidenceRecord | undefined {
  */
 export function writeEvidencePages(bundle: string, out: string, conversation: string, code: string, keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
   const written: WrittenEvidence[] = [];
-  const compressor = new RowCompressor();
+  const maker = new PageMaker();
   fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });
   for (const landed of landedFilesOfSession(bundle, conversation)) {
     for (const page of evidencePagesOf(conversation, landed.seq, `${conversation}/${landed.relative}`, landed.path)) {
@@ -253,7 +253,7 @@ export function writeEvidencePages(bundle: string, out: string, conversation: st
         linkOrCopy(from, out, page.file);
         written.push({ file: page.file, digest, sha256: digestOfFile(path.join(out, page.file)), kept: true });
       } else {
-        const bytes = evidencePageBytes(page, compressor);
+        const bytes = evidencePageBytes(page, maker);
         fs.writeFileSync(path.join(out, page.file), bytes);
         written.push({ file: page.file, digest, sha256: crypto.createHash('sha256').update(bytes).digest('hex'), kept: false });
       }
@@ -284,16 +284,27 @@ export function evidencePageDigest(page: EvidencePageView, code: string): string
  */
 const ROWS_LEVEL = 3;
 
-/** Compresses the rows of page after page, with one zstd context and one output buffer for them all. */
-export class RowCompressor {
+/**
+ * What evidence pages are made with, page after page: one zstd context,
+ * and one buffer for the compressed rows and one for the page, each grown
+ * as a page needs.
+ */
+export class PageMaker {
   private readonly context = new zstd.CCtx();
-  private output = Buffer.alloc(0);
+  private compressed = Buffer.alloc(0);
+  private page = Buffer.alloc(0);
 
   /** The bytes as one zstd frame, which states their size; valid until the next call. */
   compress(bytes: Buffer): Buffer {
     const bound = zstd.compressBound(bytes.length);
-    if (this.output.length < bound) this.output = Buffer.allocUnsafe(Math.max(bound, this.output.length * 2));
-    return this.output.subarray(0, this.context.compress(this.output, bytes, ROWS_LEVEL));
+    if (this.compressed.length < bound) this.compressed = Buffer.allocUnsafe(Math.max(bound, this.compressed.length * 2));
+    return this.compressed.subarray(0, this.context.compress(this.compressed, bytes, ROWS_LEVEL));
+  }
+
+  /** A buffer of `length` bytes for a page, valid until the next call. */
+  pageOf(length: number): Buffer {
+    if (this.page.length < length) this.page = Buffer.allocUnsafe(Math.max(length, this.page.length * 2));
+    return this.page.subarray(0, length);
   }
 }
 
@@ -306,8 +317,9 @@ export class RowCompressor {
  * as markup. Without JavaScript, each row has an anchor that says which line
  * of the landed file it is, shown when a link names it (evidence.css), and
  * the head links the landed file. Every text of the page's own is escaped.
+ * Made in `maker`'s buffer, and valid until it makes the next page.
  */
-export function evidencePageBytes(page: EvidencePageView, compressor = new RowCompressor()): Buffer {
+export function evidencePageBytes(page: EvidencePageView, maker = new PageMaker()): Buffer {
   const first = page.rows[0]?.row ?? 0;
   const last = page.rows.at(-1)?.row ?? 0;
   const range = first === last ? `row ${first}` : `rows ${first}–${last}`;
@@ -345,9 +357,9 @@ export function evidencePageBytes(page: EvidencePageView, compressor = new RowCo
   ].join('');
   const tail = [`</div>\n${pages}</main>\n`, ROW_SCRIPTS.map((script) => `<script src="${ROOT}${script}"></script>`).join(''), '\n</body>\n</html>\n'].join('');
   // Most of the page is the base64, ASCII, written as it is rather than joined to the page's other text and encoded with it.
-  const rows = compressor.compress(page.landedBytes).toString('base64');
+  const rows = maker.compress(page.landedBytes).toString('base64');
   const headBytes = Buffer.byteLength(head);
-  const bytes = Buffer.allocUnsafe(headBytes + rows.length + Buffer.byteLength(tail));
+  const bytes = maker.pageOf(headBytes + rows.length + Buffer.byteLength(tail));
   bytes.write(head, 0, 'utf8');
   bytes.write(rows, headBytes, 'latin1');
   bytes.write(tail, headBytes + rows.length, 'utf8');

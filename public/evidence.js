@@ -118,7 +118,8 @@
     list.className = 'evidence-rows';
     var note = document.querySelector('.no-script');
     if (note) note.remove();
-    var target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    // A row's anchor is ASCII, named in the address as it is.
+    var target = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
     if (target && list.contains(target)) target.scrollIntoView();
   } catch (error) {
     list.before(element('p', 'no-script', 'The rows could not be shown here: ' + error.message + '. The landed file linked above holds them.'));

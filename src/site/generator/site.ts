@@ -478,18 +478,18 @@ function removeBuildLeftovers(out: string): void {
 }
 
 /**
- * The conversations to render, shared out between `builds` Astro builds
- * that run at once, the largest first to the build with the fewest bytes so
- * far; the first group is the lead's. Unless told otherwise, one build per
- * core, up to MOST_BUILDS, but no more than one per BYTES_PER_BUILD of
- * bundle to render: each build pays its own start (Astro's import and
- * Vite's build of the page code), seconds of CPU and hundreds of megabytes
- * before it renders a page.
+ * The conversations to render, shared out between `builds` children that
+ * run at once, the largest first to the child with the fewest bytes so far;
+ * the first group is the lead's. Unless told otherwise, one child per core,
+ * up to MOST_BUILDS, and one more for each BYTES_PER_CHILD of bundle to
+ * render: a child of the kept renderer starts in a fraction of a second, but
+ * loads its own highlighter and grammars, which a site of a few conversations
+ * does not win back.
  */
-function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): Set<string>[] {
+export function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): Set<string>[] {
   const weighed = ids.map((id) => ({ id, bytes: bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)) }));
   const total = weighed.reduce((sum, { bytes }) => sum + bytes, 0);
-  const count = Math.max(1, Math.min(ids.length, builds ?? Math.min(os.availableParallelism(), MOST_BUILDS, Math.floor(total / BYTES_PER_BUILD))));
+  const count = Math.max(1, Math.min(ids.length, builds ?? Math.min(os.availableParallelism(), MOST_BUILDS, 1 + Math.floor(total / BYTES_PER_CHILD))));
   const groups = Array.from({ length: count }, () => ({ ids: new Set<string>(), bytes: 0 }));
   for (const { id, bytes } of weighed.sort((a, b) => b.bytes - a.bytes)) {
     const lightest = groups.reduce((least, group) => (group.bytes < least.bytes ? group : least));
@@ -500,12 +500,14 @@ function shareOut(bundle: string, ids: readonly string[], builds: number | undef
 }
 
 /**
- * How much bundle a build must render to be worth its start: a second build
- * pays off for a site of hundreds of megabytes of bundle and not for one of
- * tens (bench/results/measurements-behind-choices.md); this puts the second build at 192 MB.
+ * How much more bundle each child past the first must have to render to be
+ * worth its start: a second child renders the site of the real corpus
+ * (112 MB of bundle) in two thirds of one child's time, and the site of
+ * 18 MB of bundle in five conversations no faster
+ * (bench/results/measurements-behind-choices.md); this puts the second child at 32 MiB.
  */
-const BYTES_PER_BUILD = 96 * 1024 * 1024;
-/** Builds at once, at most: each holds its own Astro, Vite and the conversation it renders. */
+export const BYTES_PER_CHILD = 32 * 1024 * 1024;
+/** Children at once, at most: each holds its own renderer, highlighter and the conversation it renders. */
 const MOST_BUILDS = 4;
 
 function bytesUnder(folder: string): number {

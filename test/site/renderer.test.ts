@@ -1,18 +1,16 @@
 // The kept renderer: the pages' code bundled with an on-demand route, made
 // by an Astro build of no page, with which every page is rendered. It must
 // be made first when none is kept, for one child or several, render the
-// same bytes every time, be rendered with by a child started before the
-// site is due and be stopped when unused, and, when it fails, be made again
-// once rather than fail the site.
+// same bytes every time, and, when it fails, be made again once rather than
+// fail the site.
 
 import fs from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { BUILD_ROOTS, filesUnder, startWaitingRenderer } from '../../src/site/generator/kept-renderer.ts';
+import { BUILD_ROOTS, filesUnder } from '../../src/site/generator/kept-renderer.ts';
 import { buildSite, prepareRenderer } from '../../src/site/generator/site.ts';
-import { hasEnded } from '../../src/files/process.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 // Build roots of this test's own, inside node_modules like the default one,
@@ -65,30 +63,6 @@ describe('the kept renderer', () => {
     expect(rendered.built).toBe(first.built);
     expect(keptRenderers(roots)).toEqual([kept]);
     expectSameFiles(filesOf(path.join(folder, 'rendered')), reference);
-
-    // A child that loaded the renderer before the site was due renders the
-    // lead's pages; one the site does not use is stopped.
-    const waiting = startWaitingRenderer({ roots })!;
-    expect(waiting.entry).toBe(path.join(kept!, 'entry.mjs'));
-    // Told first to read sessions ahead (data/read-ahead.ts), from a folder
-    // laid out as the storage zone is: the bundle itself.
-    waiting.readAhead(bundle, [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents]);
-    await site('early', { buildRoots: roots, builds: 1, waitingRenderer: waiting });
-    expect(waiting.used).toBe(true);
-    expectSameFiles(filesOf(path.join(folder, 'early')), reference);
-    // One that read the indexes of the site's highlight cache as it waited
-    // renders it; one that read another cache's is not used.
-    const warm = startWaitingRenderer({ roots, cache: path.join(folder, 'cache-warm') })!;
-    await site('warm', { buildRoots: roots, builds: 1, waitingRenderer: warm });
-    expect(warm.used).toBe(true);
-    expectSameFiles(filesOf(path.join(folder, 'warm')), reference);
-    const elsewhere = startWaitingRenderer({ roots, cache: path.join(folder, 'another-cache') })!;
-    await site('not-warm', { buildRoots: roots, builds: 1, waitingRenderer: elsewhere });
-    expect(elsewhere.used).toBe(false);
-    const unused = startWaitingRenderer({ roots })!;
-    await site('built-elsewhere', { buildRoots: buildRoots(), builds: 1, waitingRenderer: unused });
-    expect(unused.used).toBe(false);
-    await expect.poll(() => hasEnded(unused.pid), { timeout: 10_000 }).toBe(true);
 
     // Shared between children with no renderer kept: it is made once, and
     // all the children render with it.

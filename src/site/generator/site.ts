@@ -48,7 +48,7 @@ import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { PageStore, type Finished } from './page-store.ts';
 import { refusedWriteCode } from '../../files/write-failure.ts';
-import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode, type WaitingRenderer } from './kept-renderer.ts';
+import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode } from './kept-renderer.ts';
 import { placeEvidence, writeEvidenceOnThread } from './evidence-pages.ts';
 
 export interface SiteResult {
@@ -57,8 +57,6 @@ export interface SiteResult {
   readonly built: number;
   /** Of the pages not rendered, those of conversations rendered again that were the bytes of their earlier render, as their models did not change (data/earlier-pages.ts). */
   readonly keptFromEarlier: number;
-  /** Of the pages built, or kept from their earlier render, those the waiting renderer rendered or kept before the site step, from the storage zone (render-ahead.ts). */
-  readonly renderedAhead: number;
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
@@ -130,71 +128,56 @@ export interface SiteOptions {
    * others gives a folder of its own under it.
    */
   readonly buildRoots?: string;
-  /**
-   * A renderer child started earlier (kept-renderer.ts), to render the
-   * lead's pages when it loaded the renderer this site renders with; it is
-   * dismissed otherwise, whatever the site does.
-   */
-  readonly waitingRenderer?: WaitingRenderer;
 }
 
 export async function buildSite(bundle: string, out: string, cache: string, options: SiteOptions = {}): Promise<SiteResult> {
-  try {
-    const started = performance.now();
-    removeEarlierBlocks(cache);
-    // A waiting renderer told to render ahead highlights into the cache from then on.
-    const entriesBefore = (options.waitingRenderer?.cache === path.resolve(cache) ? options.waitingRenderer.blocksBeforeAhead : undefined) ?? cachedBlocks(cache);
-    const observer = options.observer ?? UNOBSERVED;
-    // The waiting renderer's child was started for the code it read.
-    const code = options.waitingRenderer?.code ?? siteCode();
-    const store = new PageStore(cache, code);
-    // In the bundle's order (conversationsOfBundle), whatever order the
-    // caller named them in: the site lists its conversations in this order,
-    // and it is a function of the bundle alone.
-    const inputs = options.inputs && new Map([...options.inputs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    const finished = inputs ? store.find(inputs) : undefined;
-    let pages: { file: string; bytes: number }[];
-    let built = 0;
-    let keptFromEarlier = 0;
-    let splitAgain: readonly SplitAgain[] = [];
-    let keptPageStamps: StampsRecord | undefined;
-    const digests = new Map<string, string>();
-    if (finished) {
-      // When the site's own entry and every conversation's are finished,
-      // Astro is not started at all.
-      const site = store.siteEntry(finished);
-      if (site.render || finished.some(({ render }) => render)) {
-        const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished), placeKept: () => store.placeFinished(out, finished, digests) }, observer, options);
-        const placed = rendering.placedMeanwhile ?? store.placeFinished(out, finished, digests);
-        keptFromEarlier = store.keptFromEarlier(finished);
-        built = rendering.pages.length - keptFromEarlier;
-        ({ splitAgain } = rendering);
-        const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
-        store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file) && !placed.has(file)), digests);
-      } else {
-        store.place(site, out, digests);
-        store.placeFinished(out, finished, digests);
-      }
-      store.keepRendered(out, finished, site, digests);
-      keptPageStamps = store.stampsRecord([...finished, site]);
-      pages = [...store.sizes].filter(([file]) => file.endsWith('.html')).sort(([a], [b]) => compareBytes(a, b)).map(([file, bytes]) => ({ file, bytes }));
-    } else {
-      const rendering = await render(bundle, out, cache, code, undefined, observer, options);
-      pages = rendering.pages;
-      built = pages.length;
+  const started = performance.now();
+  removeEarlierBlocks(cache);
+  const entriesBefore = cachedBlocks(cache);
+  const observer = options.observer ?? UNOBSERVED;
+  const code = siteCode();
+  const store = new PageStore(cache, code);
+  // In the bundle's order (conversationsOfBundle), whatever order the
+  // caller named them in: the site lists its conversations in this order,
+  // and it is a function of the bundle alone.
+  const inputs = options.inputs && new Map([...options.inputs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const finished = inputs ? store.find(inputs) : undefined;
+  let pages: { file: string; bytes: number }[];
+  let built = 0;
+  let keptFromEarlier = 0;
+  let splitAgain: readonly SplitAgain[] = [];
+  let keptPageStamps: StampsRecord | undefined;
+  const digests = new Map<string, string>();
+  if (finished) {
+    // When the site's own entry and every conversation's are finished,
+    // Astro is not started at all.
+    const site = store.siteEntry(finished);
+    if (site.render || finished.some(({ render }) => render)) {
+      const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished), placeKept: () => store.placeFinished(out, finished, digests) }, observer, options);
+      const placed = rendering.placedMeanwhile ?? store.placeFinished(out, finished, digests);
+      keptFromEarlier = store.keptFromEarlier(finished);
+      built = rendering.pages.length - keptFromEarlier;
       ({ splitAgain } = rendering);
+      const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
+      store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file) && !placed.has(file)), digests);
+    } else {
+      store.place(site, out, digests);
+      store.placeFinished(out, finished, digests);
     }
-    observer.advance(built, 0);
-    let largestPage = { file: '', bytes: 0 };
-    for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-    const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-    // Pages of the waiting renderer's render ahead are in the site only when it rendered the site.
-    const renderedAhead = built + keptFromEarlier > 0 && options.waitingRenderer?.used ? options.waitingRenderer.renderedAhead : 0;
-    return { pages: pages.length, built, keptFromEarlier, renderedAhead, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
-  } finally {
-    // Unused, when nothing was rendered or a build rendered instead.
-    options.waitingRenderer?.dismiss();
+    store.keepRendered(out, finished, site, digests);
+    keptPageStamps = store.stampsRecord([...finished, site]);
+    pages = [...store.sizes].filter(([file]) => file.endsWith('.html')).sort(([a], [b]) => compareBytes(a, b)).map(([file, bytes]) => ({ file, bytes }));
+  } else {
+    const rendering = await render(bundle, out, cache, code, undefined, observer, options);
+    pages = rendering.pages;
+    built = pages.length;
+    ({ splitAgain } = rendering);
   }
+  observer.advance(built, 0);
+  let largestPage = { file: '', bytes: 0 };
+  for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
+  const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
+  return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
 }
 
 /**
@@ -211,7 +194,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * of the pages written; what went wrong meanwhile is the site's failure once
  * the children are done, not the renderer's.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots(), waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots() }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
   // Inside node_modules (or a folder linked to it, siteBuildRoots), so that
   // a build of the renderer resolves astro and the site's packages from the
   // project, yet outside what git tracks; removed once the site is written.
@@ -240,15 +223,15 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     // The helpers render their conversations' pages into folders of their
     // own; the lead renders the rest, and the index and search pages, which
     // list every conversation, from the plans the helpers save.
-    const attempt = async (renderer: string, name: string, waiting: WaitingRenderer | undefined): Promise<void> => {
-      const start = (child: string, selection: SiteSelection, output: string, waiting?: WaitingRenderer): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, selection }, output, renderer, waiting);
+    const attempt = async (renderer: string, name: string): Promise<void> => {
+      const start = (child: string, selection: SiteSelection, output: string): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, selection }, output, renderer);
       const helperChildren = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };
       });
       const renderedBy = new Map(helperChildren.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
-      const children = [start('lead', leadSelection, path.resolve(out), waiting), ...helperChildren.map(({ child }) => child)];
+      const children = [start('lead', leadSelection, path.resolve(out)), ...helperChildren.map(({ child }) => child)];
       placedMeanwhile = undefined;
       failedMeanwhile = undefined;
       try {
@@ -267,7 +250,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       }
     };
     try {
-      await attempt(renderer, 'rendering', waitingRenderer);
+      await attempt(renderer, 'rendering');
     } catch (error) {
       // A renderer that fails is made again, once, and renders the site
       // again: should the fault be in the bundle rather than in the
@@ -278,7 +261,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       fs.rmSync(path.dirname(renderer), { recursive: true, force: true });
       for (const file of fs.existsSync(out) ? filesUnder(out) : []) if (!before.has(file)) fs.rmSync(file);
       renderer = await makeRenderer(path.join(root, 'renderer-again'), code, observer, roots);
-      await attempt(renderer, 'again', undefined);
+      await attempt(renderer, 'again');
     }
     ({ conversations, splitAgain } = await fitPages(out, root, conversations, (child, selection, output) => startSiteChild(path.join(root, child), { ...input, selection: { conversations: selection, code } }, output, renderer), observer));
     writeSearchScripts(out, conversations.filter(({ render }) => render));
@@ -329,14 +312,9 @@ async function fitPages(out: string, root: string, selection: readonly SelectedC
   return { conversations, splitAgain: [...largestBefore].map(([conversation, largest]) => ({ conversation, largestBefore: largest, scale: conversations.find(({ id }) => id === conversation)!.scale! })) };
 }
 
-/**
- * Starts one child of the site in `folder` (made here, with the site input
- * it renders, as `input.json`), with the kept renderer `renderer`: in the
- * child waiting with it, when that was given and loaded this renderer.
- */
-function startSiteChild(folder: string, input: SiteInput, output: string, renderer: string, waiting?: WaitingRenderer): Child {
+/** Starts one child of the site in `folder` (made here, with the site input it renders, as `input.json`), with the kept renderer `renderer`. */
+function startSiteChild(folder: string, input: SiteInput, output: string, renderer: string): Child {
   fs.mkdirSync(folder);
-  if (waiting?.entry === renderer && (waiting.cache === undefined || waiting.cache === input.cache)) return waiting.begin(output, input);
   const file = path.join(folder, 'input.json');
   fs.writeFileSync(file, JSON.stringify(input));
   return startChild(RENDER, [renderer, file, output], folder, siteChildEnvironment());

@@ -5,10 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { App } from 'astro/app';
 import { SiteReader } from '../data/site-reader.ts';
-import { createHighlighter } from './highlight.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { relativeLinksOf } from './relative-links.ts';
-import { EarlierPageRecords } from './earlier-page-records.ts';
+import { SiteCaches } from './caches.ts';
 import { SITE_WIDE_PAGES } from '../data/site-navigation.ts';
 
 export function createExports(manifest) {
@@ -48,8 +47,9 @@ export function createExports(manifest) {
      * cache, made when a page first needs it.
      */
     open: (input, output) => {
-      const site = new SiteReader(input, () => createHighlighter(input.cache));
-      const earlier = new EarlierPageRecords(site);
+      const caches = new SiteCaches(input.cache);
+      const site = new SiteReader(input, () => caches.highlighter());
+      const earlier = caches.earlierPages(site);
       return {
         /**
          * The pages of the conversations this selection renders, then the index

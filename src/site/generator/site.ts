@@ -1,29 +1,28 @@
 // The site stage of an export: from `<export>/bundle` only, into `<export>/site`.
 // buildSite reads as the sequence of the step:
 //
-// 1. find each conversation's finished pages in the store (page-store.ts),
-//    under a key of its bundle files and of this code; when every
-//    conversation's entry and the site's own are finished, place them and
-//    start nothing;
+// 1. find each conversation's finished pages in the store (page-store.ts,
+//    reached like every cache through caches.ts), under a key of its bundle
+//    files and of this code; when every conversation's entry and the site's
+//    own are finished, place them and start nothing;
 // 2. otherwise render (render): in child processes, each with a SiteInput
 //    (data/site-input.ts) naming the bundle, the highlight cache and the
-//    conversations it renders. A child renders with the renderer an earlier
-//    build kept (kept-renderer.ts, render.mjs), which starts no Astro and
-//    builds nothing, else it is an Astro build (astro-build.mjs, plain node
-//    rather than the tsx loader) in a throwaway root under node_modules, so
-//    its `.astro` folder and vite cache never land in the repository or the
-//    export; that build's renderer is kept for the next time. With enough
-//    to render, one child per core shares the conversations out (shareOut),
-//    since one renders on one thread; a site shared out with no renderer
-//    kept has one made first, by a build of no conversation. Pages
-//    highlight their code as they render, through a cache on disk, so a
-//    second export of the same conversations highlights nothing;
+//    conversations it renders. Every child renders with the kept renderer
+//    (kept-renderer.ts, render.mjs), which starts no Astro and builds
+//    nothing; when none is kept for this code, it is made first, as `npm ci`
+//    makes it (makeRenderer: an Astro build of no page, astro-build.mjs, in
+//    a throwaway root under node_modules, so that its `.astro` folder and
+//    vite cache never land in the repository or the export). With enough to
+//    render, one child per core shares the conversations out (shareOut),
+//    since one renders on one thread. Pages highlight their code as they
+//    render, through a cache on disk, so a second export of the same
+//    conversations highlights nothing;
 // 3. measure the pages of each conversation rendered, and render again,
 //    planned with its estimate scaled by what was measured, a conversation
 //    with a page over the page budget (fitPages);
 // 4. write the search scripts from what the children saved beside their
-//    plans, the highlight style sheet, and make every link relative, since
-//    Astro emits `/_astro/...` and file:// has no server root;
+//    plans, the public files and the highlight style sheet (the renderer
+//    made each page's links relative, since file:// has no server root);
 // 5. keep what was rendered in the store, and place every other
 //    conversation's pages from it.
 //
@@ -35,7 +34,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cachedBlocks, removeEarlierBlocks } from '../data/highlighted.ts';
 import { PAGE_BUDGET, scaleToFit, type MeasuredPage } from '../data/page-files.ts';
 import { readSavedPlan, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
@@ -46,7 +44,8 @@ import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
-import { PageStore, type Finished } from './page-store.ts';
+import type { Finished } from './page-store.ts';
+import { SiteCaches } from './caches.ts';
 import { refusedWriteCode } from '../../files/write-failure.ts';
 import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode } from './kept-renderer.ts';
 import { placeEvidence, writeEvidenceOnThread } from './evidence-pages.ts';
@@ -115,8 +114,9 @@ export interface SiteOptions {
   readonly inputs?: ReadonlyMap<string, string>;
   readonly observer?: StepObserver;
   /**
-   * How many Astro builds share the rendering out, at once. By default, one
-   * per core (up to MOST_BUILDS) when there is enough to render.
+   * How many renderer children share the rendering out, at once. By
+   * default, one per core (up to MOST_BUILDS) when there is enough to
+   * render (shareOut).
    */
   readonly builds?: number;
   /**
@@ -132,11 +132,12 @@ export interface SiteOptions {
 
 export async function buildSite(bundle: string, out: string, cache: string, options: SiteOptions = {}): Promise<SiteResult> {
   const started = performance.now();
-  removeEarlierBlocks(cache);
-  const entriesBefore = cachedBlocks(cache);
+  const caches = new SiteCaches(cache);
+  caches.removeEarlierForms();
+  const entriesBefore = caches.highlightedBlocks();
   const observer = options.observer ?? UNOBSERVED;
   const code = siteCode();
-  const store = new PageStore(cache, code);
+  const store = caches.finishedPages(code);
   // In the bundle's order (conversationsOfBundle), whatever order the
   // caller named them in: the site lists its conversations in this order,
   // and it is a function of the bundle alone.
@@ -177,7 +178,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
   const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-  return { pages: pages.length, built, keptFromEarlier, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
+  return { pages: pages.length, built, keptFromEarlier, highlighted: caches.highlightedBlocks() - entriesBefore, largestPage, splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
 }
 
 /**

@@ -44,7 +44,7 @@ function keptRenderers(roots: string): string[] {
 }
 
 describe('the kept renderer', () => {
-  it('is made first when none is kept, renders the same bytes every time, for one child or several, and is made again once when it fails', { timeout: 240_000 }, async () => {
+  it('is made first when none is kept, renders the same bytes every time, for one child or several, and is made again once when it fails', { timeout: 480_000 }, async () => {
     const bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction]), 'bundle');
     const folder = temporaryFolder({ forFile: true });
     const site = (name: string, options: Parameters<typeof buildSite>[3]) => buildSite(bundle, path.join(folder, name), path.join(folder, `cache-${name}`), options);
@@ -80,7 +80,7 @@ describe('the kept renderer', () => {
     expect(fs.readFileSync(path.join(keptRenderers(roots)[0]!, 'entry.mjs'), 'utf8')).not.toContain('a damaged renderer');
   });
 
-  it('places the pages kept from the earlier site as it renders, again after the renderer is made again, and fails the site, not itself, when they cannot be placed', { timeout: 240_000 }, async () => {
+  it('places the pages kept from the earlier site as it renders, again after the renderer is made again, and fails the site, not itself, when they cannot be placed', { timeout: 480_000 }, async () => {
     const sessions = [FIXTURE_SESSIONS.rewind!, FIXTURE_SESSIONS.bareStringResult!, FIXTURE_SESSIONS.nestedAgents!];
     const bundle = path.join(await exportedSessions(sessions), 'bundle');
     const folder = temporaryFolder({ forFile: true });

@@ -2,7 +2,7 @@
 // bundle (src/cli/kept-command.mjs) and the site's renderer
 // (src/site/generator/site.ts), each made for the exact source and kept under
 // node_modules/.cache. Without them, the first command builds the bundle and
-// the first export makes the renderer with an Astro build, which on a small
+// the first export makes the renderer first, the same way, which on a small
 // history is most of the first export's time.
 //
 // Nothing here fails the install: what cannot be made now is made by the

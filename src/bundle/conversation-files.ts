@@ -2,11 +2,8 @@
 // over them that its site pages are a function of.
 //
 // An export copies these files from the storage zone (export/export-folder.ts),
-// and a renderer child that renders the conversation's pages before the
-// bundle is written reads the same files where they are
-// (site/generator/render-ahead.ts): both take the list from here, so that
-// the digest one takes of the storage zone's files is the digest the other
-// takes of the bundle's whenever the bytes are the same.
+// and the digest over them keys the conversation's finished pages in the
+// site cache (site/generator/page-store.ts).
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -27,7 +27,6 @@ import type { StampsRecord } from '../files/file-stamp.ts';
 import { hasEnded } from '../files/process.ts';
 import { refusedWriteCode } from '../files/write-failure.ts';
 import type { SiteResult } from '../site/generator/site.ts';
-import type { WaitingRenderer } from '../site/generator/kept-renderer.ts';
 import { BUNDLE, compareBytes, SITE, conversationOwning, digestFiles, MANIFEST, META_FILES, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
 import { recordFolders } from './folder-record.ts';
 import { ExportReuse } from '../bundle/reuse.ts';
@@ -53,8 +52,6 @@ export interface ExportOptions {
   readonly observer?: StepObserver;
   /** Secrets to take out of the copied bundle, found beforehand (src/redaction/scan.ts). */
   readonly redaction?: RedactionPlan;
-  /** A renderer child started as the command began, for the site to render with (SiteOptions.waitingRenderer). */
-  readonly waitingRenderer?: WaitingRenderer;
   /**
    * Where the earlier export, moved aside, is removed in the background while
    * the caller goes on (with the archive, say); the caller waits for it with
@@ -210,7 +207,7 @@ async function completeExport(
     observer.step('site');
     // Loaded here, not at the top: Astro and shiki would otherwise load with every command.
     const { buildSite } = await import('../site/generator/site.ts');
-    site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer, waitingRenderer: options.waitingRenderer });
+    site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer });
   }
   observer.step('manifest');
   fs.writeFileSync(path.join(partial, EXPORT_MARKER), EXPORT_MARKER_TEXT);

@@ -15,7 +15,6 @@ import { writeArchive, type ArchiveResult } from '../bundle/archive.ts';
 import { frameIndexOf } from '../bundle/archive-frames.ts';
 import type { StepObserver } from '../bundle/steps.ts';
 import { collectAllOnCores, landedTotals, notLanded, sessionErrors, storedSessions, unreadableSources, type NotLanded } from '../collection/collect-all.ts';
-import type { SessionOutcome } from '../collection/outcome.ts';
 import { sessionsOfSource } from '../collection/source-sessions.ts';
 import { defaultThreads } from '../cores/work-on-cores.ts';
 import { listFolder } from '../files/folders.ts';
@@ -25,7 +24,6 @@ import { parseSessionsOnCores } from '../parse/parallel.ts';
 import { mediaLeftOut, redactionReport, type RedactionReport } from '../redaction/report.ts';
 import type { RuleSet } from '../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../redaction/scan.ts';
-import { startWaitingRenderer, type WaitingRenderer } from '../site/generator/kept-renderer.ts';
 import { verifyExportFiles } from '../verify/export.ts';
 import { claimDataFolder } from './data-folder.ts';
 import { refusalOf, type ExportPlaces } from './destination.ts';
@@ -145,26 +143,22 @@ export type MergeOutcome =
 /** Collects, parses and exports the chosen conversations of `request.data` into `request.out`, and archives the export when asked to. */
 export async function exportConversations(request: ExportRequest, hooks: ExportHooks): Promise<ExportOutcome> {
   const watch = new StepWatch(hooks.observer);
-  return withDestination({ ...request, source: request.source.root }, watch, (waitingRenderer) => collectAndExport(request, waitingRenderer, { ...hooks, observer: watch }));
+  return withDestination({ ...request, source: request.source.root }, watch, () => collectAndExport(request, { ...hooks, observer: watch }));
 }
 
 /** One export from exports made apart, each verified first, put together by their manifests; nothing is collected. */
 export async function mergeExportFolders(inputs: readonly string[], destination: ExportDestination, hooks: ExportHooks): Promise<MergeOutcome> {
   const watch = new StepWatch(hooks.observer);
-  return withDestination({ ...destination, merged: inputs }, watch, (waitingRenderer) => verifyAndMerge(inputs, destination, waitingRenderer, { ...hooks, observer: watch }));
+  return withDestination({ ...destination, merged: inputs }, watch, () => verifyAndMerge(inputs, destination, { ...hooks, observer: watch }));
 }
 
 /**
  * Runs an export once its places are known to be safe to write
- * (destination.ts) and its data folder is its own, with a renderer child
- * started first when a renderer is kept for this code: it loads while the
- * export collects and parses, on another core, and renders the site's pages
- * when they are due. The child is stopped whatever happens, should the site
- * not need it. A second export at once on one data folder is refused rather
+ * (destination.ts) and its data folder is its own. A second export at once on one data folder is refused rather
  * than made to wait: it would export what the first one is writing, so it is
  * run again when the first has finished, by whoever started it.
  */
-async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, run: (waitingRenderer: WaitingRenderer | undefined) => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string } | NotWritten> {
+async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, run: () => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string } | NotWritten> {
   const refusal = refusalOf(places);
   if (refusal !== undefined) {
     // Checked before the lock is taken, so as to write nothing into a folder
@@ -192,12 +186,7 @@ async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, 
     // Accepted above; marked once it is the export's own.
     claimDataFolder(places.data, 'create');
     removeLeftoversOfDataFolder(places.data);
-    const waitingRenderer = startWaitingRenderer({ cache: siteCacheOf(places.data) });
-    try {
-      return await run(waitingRenderer);
-    } finally {
-      waitingRenderer?.dismiss();
-    }
+    return await run();
   } catch (error) {
     return notWritten(error);
   } finally {
@@ -205,7 +194,7 @@ async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, 
   }
 }
 
-async function collectAndExport(request: ExportRequest, waitingRenderer: WaitingRenderer | undefined, { observer, tell }: ExportHooks): Promise<ExportOutcome> {
+async function collectAndExport(request: ExportRequest, { observer, tell }: ExportHooks): Promise<ExportOutcome> {
   const { data, adapter } = request;
   tell({ type: 'started' });
   observer.step('collect');
@@ -236,9 +225,6 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   const unknown = chosen.filter((id) => !stored.includes(id));
   for (const conversation of unknown) tell({ type: 'unknown conversation', conversation, data });
   if (unknown.length > 0) return { type: 'unknown conversations' };
-  // A redacted export renders copies that differ from the storage zone: nothing read or rendered ahead would be used.
-  const changed = request.redaction ? undefined : onlyChangedSession(report.sessions, chosen);
-  if (changed !== undefined) waitingRenderer?.readAhead(data, [changed]);
   observer.step('parse');
   let newRounds = 0;
   let unchangedConversations = 0;
@@ -261,8 +247,6 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   }
   if (notParsed.length > 0) return { type: 'not stored', notLanded: [], notParsed, landed: landedTotals(report) };
   const exported = chosen.filter((session) => !leftOut.has(session));
-  // Its files are all in the storage zone now, as the bundle will hold them.
-  if (changed !== undefined && !leftOut.has(changed)) waitingRenderer?.renderAhead(data, changed);
   // Said after every error, with why.
   for (const session of report.sessions) for (const source of session.sources) if (source.inFlightBytes > 0) tell({ type: 'write in progress', session: session.session, source: source.source, message: source.message });
   let redaction: RedactionPlan | undefined;
@@ -278,7 +262,7 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   const earlier = new EarlierExports();
   let result: ExportResult;
   try {
-    result = await writeExport(data, request.out, exported, { observer, redaction, waitingRenderer, earlier });
+    result = await writeExport(data, request.out, exported, { observer, redaction, earlier });
   } catch (error) {
     // Nothing was moved aside; the thread that would have removed it ends.
     await earlier.removed();
@@ -288,21 +272,7 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   return { type: 'written', result, archive, rejected, counts: { landed: landedTotals(report), newRounds, unchangedConversations, otherConversations, redacted, unreadable } };
 }
 
-/**
- * The session a waiting renderer reads from the storage zone while the
- * export parses (site/data/read-ahead.ts), and renders the pages of once it
- * is parsed (site/generator/render-ahead.ts): the one chosen session with
- * new evidence, when there is exactly one, as after a person worked on in
- * one conversation. Not more: the child would hold each one's rows from now
- * until it renders it, where it holds one conversation at a time otherwise.
- */
-function onlyChangedSession(sessions: readonly SessionOutcome[], chosen: readonly string[]): string | undefined {
-  const wanted = new Set(chosen);
-  const changed = sessions.filter((outcome) => outcome.sources.some((source) => source.landed.length > 0) && wanted.has(outcome.session));
-  return changed.length === 1 ? changed[0]!.session : undefined;
-}
-
-async function verifyAndMerge(inputs: readonly string[], destination: ExportDestination, waitingRenderer: WaitingRenderer | undefined, { observer, tell }: ExportHooks): Promise<MergeOutcome> {
+async function verifyAndMerge(inputs: readonly string[], destination: ExportDestination, { observer, tell }: ExportHooks): Promise<MergeOutcome> {
   tell({ type: 'started' });
   observer.step('verify');
   let rejected = false;
@@ -316,7 +286,7 @@ async function verifyAndMerge(inputs: readonly string[], destination: ExportDest
   const earlier = new EarlierExports();
   let result: ExportResult;
   try {
-    result = await mergeExports(inputs, destination.out, siteCacheOf(destination.data), { observer, waitingRenderer, earlier });
+    result = await mergeExports(inputs, destination.out, siteCacheOf(destination.data), { observer, earlier });
   } catch (error) {
     await earlier.removed();
     if (!(error instanceof MergeConflictError)) throw error;

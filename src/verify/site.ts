@@ -12,7 +12,7 @@
 // cache of those lives beside the storage zone the export came from). What
 // it reuses is the tool's own renderer, kept under node_modules for this exact
 // site code (site/generator/kept-renderer.ts): code, which renders the pages
-// an Astro build renders.
+// every export renders.
 //
 // What is proved is that the site is what this build renders from the
 // bundle: a site rendered by another version of the site's code differs

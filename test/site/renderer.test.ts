@@ -1,19 +1,16 @@
-// The renderer a build keeps: the pages' code bundled with an on-demand
-// route, which renders the pages of a later site without an Astro build.
-// Its pages must be the bytes a build writes, a child started with it before
-// the site is due must render them, and
-// be stopped when unused, a site shared
-// between children must build it first rather than build in each child, and
-// a renderer that fails must cost a build, never the site.
+// The kept renderer: the pages' code bundled with an on-demand route, made
+// by an Astro build of no page, with which every page is rendered. It must
+// be made first when none is kept, for one child or several, render the
+// same bytes every time, and, when it fails, be made again once rather than
+// fail the site.
 
 import fs from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { BUILD_ROOTS, filesUnder, startWaitingRenderer } from '../../src/site/generator/kept-renderer.ts';
+import { BUILD_ROOTS, filesUnder } from '../../src/site/generator/kept-renderer.ts';
 import { buildSite, prepareRenderer } from '../../src/site/generator/site.ts';
-import { hasEnded } from '../../src/files/process.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 // Build roots of this test's own, inside node_modules like the default one,
@@ -47,15 +44,15 @@ function keptRenderers(roots: string): string[] {
 }
 
 describe('the kept renderer', () => {
-  it('is kept by a build, renders the same bytes with no build, is built first for a shared site, and gives way to a build when it fails', { timeout: 240_000 }, async () => {
+  it('is made first when none is kept, renders the same bytes every time, for one child or several, and is made again once when it fails', { timeout: 480_000 }, async () => {
     const bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.bareStringResult, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction]), 'bundle');
     const folder = temporaryFolder({ forFile: true });
     const site = (name: string, options: Parameters<typeof buildSite>[3]) => buildSite(bundle, path.join(folder, name), path.join(folder, `cache-${name}`), options);
 
     const roots = buildRoots();
-    const built = await site('built', { buildRoots: roots, builds: 1 });
-    expect(built.byKeptRenderer).toBe(false);
-    const reference = filesOf(path.join(folder, 'built'));
+    const first = await site('first', { buildRoots: roots, builds: 1 });
+    expect(first.built).toBe(first.pages);
+    const reference = filesOf(path.join(folder, 'first'));
     const [kept] = keptRenderers(roots);
     expect(fs.existsSync(path.join(kept!, 'entry.mjs'))).toBe(true);
     // Bundled with the packages its chunks import, so that a child loads
@@ -63,54 +60,27 @@ describe('the kept renderer', () => {
     expect(packagesImportedBy(kept!)).toEqual([]);
 
     const rendered = await site('rendered', { buildRoots: roots, builds: 1 });
-    expect([rendered.rendererFailure, rendered.byKeptRenderer, rendered.built]).toEqual([undefined, true, built.built]);
+    expect(rendered.built).toBe(first.built);
+    expect(keptRenderers(roots)).toEqual([kept]);
     expectSameFiles(filesOf(path.join(folder, 'rendered')), reference);
 
-    // A child that loaded the renderer before the site was due renders the
-    // lead's pages; one the site does not use is stopped.
-    const waiting = startWaitingRenderer({ roots })!;
-    expect(waiting.entry).toBe(path.join(kept!, 'entry.mjs'));
-    // Told first to read sessions ahead (data/read-ahead.ts), from a folder
-    // laid out as the storage zone is: the bundle itself.
-    waiting.readAhead(bundle, [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents]);
-    const early = await site('early', { buildRoots: roots, builds: 1, waitingRenderer: waiting });
-    expect([early.rendererFailure, early.byKeptRenderer, waiting.used]).toEqual([undefined, true, true]);
-    expectSameFiles(filesOf(path.join(folder, 'early')), reference);
-    // One that read the indexes of the site's highlight cache as it waited
-    // renders it; one that read another cache's is not used.
-    const warm = startWaitingRenderer({ roots, cache: path.join(folder, 'cache-warm') })!;
-    const warmed = await site('warm', { buildRoots: roots, builds: 1, waitingRenderer: warm });
-    expect([warmed.rendererFailure, warm.used]).toEqual([undefined, true]);
-    expectSameFiles(filesOf(path.join(folder, 'warm')), reference);
-    const elsewhere = startWaitingRenderer({ roots, cache: path.join(folder, 'another-cache') })!;
-    await site('not-warm', { buildRoots: roots, builds: 1, waitingRenderer: elsewhere });
-    expect(elsewhere.used).toBe(false);
-    const unused = startWaitingRenderer({ roots })!;
-    await site('built-elsewhere', { buildRoots: buildRoots(), builds: 1, waitingRenderer: unused });
-    expect(unused.used).toBe(false);
-    await expect.poll(() => hasEnded(unused.pid), { timeout: 10_000 }).toBe(true);
-
-    // Shared between children with no renderer kept: one build makes it, and
+    // Shared between children with no renderer kept: it is made once, and
     // all the children render with it.
     const sharedRoots = buildRoots();
-    const shared = await site('shared', { buildRoots: sharedRoots, builds: 3 });
-    expect([shared.rendererFailure, shared.byKeptRenderer]).toEqual([undefined, true]);
+    await site('shared', { buildRoots: sharedRoots, builds: 3 });
     expect(keptRenderers(sharedRoots)).toHaveLength(1);
     expectSameFiles(filesOf(path.join(folder, 'shared')), reference);
 
-    // A renderer that no longer runs is dropped, and a build renders the pages.
+    // A renderer that no longer runs is made again, and renders the pages.
     fs.chmodSync(path.join(kept!, 'entry.mjs'), 0o644);
     fs.writeFileSync(path.join(kept!, 'entry.mjs'), 'throw new Error("a damaged renderer");\n');
-    const rebuilt = await site('rebuilt', { buildRoots: roots, builds: 1 });
-    expect(rebuilt.byKeptRenderer).toBe(false);
-    expect(rebuilt.rendererFailure).toContain('a damaged renderer');
-    expectSameFiles(filesOf(path.join(folder, 'rebuilt')), reference);
-    // The build that took over keeps a working renderer again.
+    await site('made-again', { buildRoots: roots, builds: 1 });
+    expectSameFiles(filesOf(path.join(folder, 'made-again')), reference);
     expect(keptRenderers(roots)).toHaveLength(1);
     expect(fs.readFileSync(path.join(keptRenderers(roots)[0]!, 'entry.mjs'), 'utf8')).not.toContain('a damaged renderer');
   });
 
-  it('places the pages kept from the earlier site as it renders, again after a build that takes over, and fails the site, not itself, when they cannot be placed', { timeout: 240_000 }, async () => {
+  it('places the pages kept from the earlier site as it renders, again after the renderer is made again, and fails the site, not itself, when they cannot be placed', { timeout: 480_000 }, async () => {
     const sessions = [FIXTURE_SESSIONS.rewind!, FIXTURE_SESSIONS.bareStringResult!, FIXTURE_SESSIONS.nestedAgents!];
     const bundle = path.join(await exportedSessions(sessions), 'bundle');
     const folder = temporaryFolder({ forFile: true });
@@ -127,18 +97,17 @@ describe('the kept renderer', () => {
     await site('first', 1);
 
     const second = await site('second', 2);
-    expect(second.byKeptRenderer).toBe(true);
     expect(second.built).toBeGreaterThan(0);
     expect(second.built).toBeLessThan(second.pages);
     expectSameFiles(filesOf(path.join(folder, 'second')), await whole(2));
 
-    // A renderer that fails once the kept pages are placed: the build that
-    // takes over empties the folder, and they are placed again after it.
+    // A renderer that fails once the kept pages are placed: what it wrote
+    // goes, and the renderer made again places them again.
     const [kept] = keptRenderers(roots);
     fs.chmodSync(path.join(kept!, 'entry.mjs'), 0o644);
     fs.writeFileSync(path.join(kept!, 'entry.mjs'), 'throw new Error("a damaged renderer");\n');
     const rebuilt = await site('rebuilt', 3);
-    expect([rebuilt.byKeptRenderer, rebuilt.rendererFailure]).toEqual([false, expect.stringContaining('a damaged renderer')]);
+    expect(rebuilt.built).toBeLessThan(rebuilt.pages);
     expectSameFiles(filesOf(path.join(folder, 'rebuilt')), await whole(3));
 
     // A kept page that cannot be placed is the site's failure, said as it
@@ -162,6 +131,7 @@ describe('the kept renderer', () => {
     expect(keptRenderers(roots)).toEqual([kept]);
     expect(fs.readdirSync(roots).filter((name) => name.startsWith('astro-'))).toEqual([]);
     const first = await buildSite(bundle, path.join(folder, 'site'), path.join(folder, 'cache'), { buildRoots: roots, builds: 1 });
-    expect([first.rendererFailure, first.byKeptRenderer, first.built]).toEqual([undefined, true, first.pages]);
+    expect(first.built).toBe(first.pages);
+    expect(keptRenderers(roots)).toEqual([kept]);
   });
 });

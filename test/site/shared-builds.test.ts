@@ -9,8 +9,34 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { BUILD_ROOTS } from '../../src/site/generator/kept-renderer.ts';
-import { buildSite } from '../../src/site/generator/site.ts';
+import os from 'node:os';
+import { buildSite, BYTES_PER_CHILD, shareOut } from '../../src/site/generator/site.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
+
+/** A bundle folder whose conversations hold files of these sizes, sparse, so that they cost no disk. */
+function weighedBundle(sizes: Record<string, number>): string {
+  const bundle = temporaryFolder();
+  for (const [id, bytes] of Object.entries(sizes)) {
+    fs.mkdirSync(path.join(bundle, '_conversations', id), { recursive: true });
+    const file = path.join(bundle, '_conversations', id, 'rounds.sf');
+    fs.writeFileSync(file, '');
+    fs.truncateSync(file, bytes);
+  }
+  return bundle;
+}
+
+describe('sharing the conversations out', () => {
+  const cores = os.availableParallelism();
+  it.skipIf(cores < 2)('gives a second child a site of some tens of megabytes of bundle, the largest conversations first to the lightest', () => {
+    const mb = 1024 * 1024;
+    const bundle = weighedBundle({ a: 20 * mb, b: 12 * mb, c: 8 * mb, d: 1 * mb });
+    expect(shareOut(bundle, ['a', 'b', 'c', 'd'], undefined)).toEqual([new Set(['a', 'd']), new Set(['b', 'c'])]);
+  });
+  it('keeps a small site in one child', () => {
+    const bundle = weighedBundle({ a: BYTES_PER_CHILD / 2, b: BYTES_PER_CHILD / 4 });
+    expect(shareOut(bundle, ['a', 'b'], undefined)).toEqual([new Set(['a', 'b'])]);
+  });
+});
 
 describe('builds that share the rendering', () => {
   it('give the bytes one build gives, and count the memory of all of them', { timeout: 180_000 }, async () => {

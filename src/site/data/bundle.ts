@@ -11,15 +11,33 @@ import { currentLabels } from '../../branches/labels.ts';
 import { explicitBranches, mainStreamOfEntries, type BranchRecord } from '../../branches/explicit.ts';
 import { analyseBranches, type BranchAnalysis } from '../../branches/natural.ts';
 import { ancestry, treeOf, type Tree } from '../../branches/tree.ts';
-import type { IndexEntry } from '../../index/session-index.ts';
+import { indexEntryOf, type IndexEntry } from '../../index/session-index.ts';
 import { readLandedFile } from '../../landing/landed-file.ts';
 import { sessionDataBeside } from '../../landing/layout.ts';
-import { landedFilesOfSession } from '../../landing/session-state.ts';
+import { landedFilesOfSession, type LandedFileEntry } from '../../landing/session-state.ts';
+import { readSessionData } from '../../session-data/derive.ts';
+import type { SessionDataRow } from '../../session-data/format.ts';
 import { foldRounds, roundFiles, type Folded } from '../../session-flow/chain.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
-import { rowsOfSessionData, type ReadAhead } from './read-ahead.ts';
 import { ConversationRows, HELD_MOST_BYTES } from './rows.ts';
 import { EvidencePages } from './evidence.ts';
+
+/** One row of a `.sd`, where its line is in the file, and the session index entry it makes. */
+interface RowRead {
+  readonly row: SessionDataRow;
+  readonly offset: number;
+  readonly length: number;
+  readonly entry: IndexEntry;
+}
+
+/** Reads the rows of the `.sd` beside landed file `file` one by one, with the index entries they make. `hash` is given the bytes read. */
+function* rowsOfSessionData(file: LandedFileEntry, hash: crypto.Hash): Generator<RowRead> {
+  let kind = '';
+  for (const entry of readSessionData(sessionDataBeside(file.path), { hash })) {
+    if (entry.type === 'header') kind = entry.header.kind;
+    else yield { row: entry.row, offset: entry.offset, length: entry.length, entry: indexEntryOf(file.seq, file.place, kind, entry.row) };
+  }
+}
 
 export interface ExplicitBranchView {
   readonly record: BranchRecord;
@@ -56,12 +74,11 @@ export const refKey = (ref: EvidenceRef): string => `${ref.seq}:${ref.row}`;
 /**
  * One conversation of the bundle. Every row is outlined as it is read; the
  * views of its parts are held too when its `.sd` files come to
- * `heldMostBytes` or less, or were read ahead, and read again from the
- * bundle for a page when they are not (rows.ts). With `readAhead`, what
- * it read of the same files is taken where the bundle's bytes are the same.
+ * `heldMostBytes` or less, and read again from the
+ * bundle for a page when they are not (rows.ts).
  */
-export function loadConversation(bundle: string, id: string, options: { heldMostBytes?: number; readAhead?: ReadAhead } = {}): BundleConversation {
-  const folded = options.readAhead?.foldOf(bundle, id) ?? foldRounds(roundFiles(bundle, id));
+export function loadConversation(bundle: string, id: string, options: { heldMostBytes?: number } = {}): BundleConversation {
+  const folded = foldRounds(roundFiles(bundle, id));
   const head = folded.rounds.at(-1);
   if (!head) throw new Error(`${path.join(bundle, '_conversations', id)}: the conversation has no rounds`);
   const session = head.header.session;
@@ -87,16 +104,14 @@ export function loadConversation(bundle: string, id: string, options: { heldMost
     const main = file.relative.startsWith('streams/main/');
     if (main && source === undefined) source = sourceOf(file.path);
     // The branch analysis needs the index of these rows; it is built from
-    // them here rather than by reading every `.sd` a second time. Rows read
-    // ahead are parsed already, and held whatever the conversation's size.
-    const ahead = options.readAhead?.rowsOf(session, file);
-    const hash = ahead === undefined ? crypto.createHash('sha256') : undefined;
-    for (const read of ahead?.read ?? rowsOfSessionData(file, hash)) {
-      rows.add(file.seq, sessionData, read, held || ahead !== undefined);
+    // them here rather than by reading every `.sd` a second time.
+    const hash = crypto.createHash('sha256');
+    for (const read of rowsOfSessionData(file, hash)) {
+      rows.add(file.seq, sessionData, read, held);
       entries.push(read.entry);
       if (read.row.model !== undefined && !read.row.flags?.includes('synthetic')) models.add(read.row.model);
     }
-    rows.read(file.seq, ahead?.sha256 ?? hash!.digest('hex'));
+    rows.read(file.seq, hash.digest('hex'));
   }
   for (const round of folded.rounds) bytes += fs.statSync(round.file).size;
   const labels = new Map<string, { labels: string[]; summary?: string }>();

@@ -23,9 +23,7 @@ import { outlineOfRow, shownPartsOf, type RowOutline, type ShownPart } from './r
 
 /**
  * The most bytes of `.sd` a conversation may have for its parts' views to
- * be held while its pages render; the same budget as what is read ahead for
- * it (read-ahead.ts), whose rows are parsed already and are held whatever
- * the conversation's size.
+ * be held while its pages render.
  */
 export const HELD_MOST_BYTES = 64 << 20;
 

@@ -1,5 +1,5 @@
-// What the site step hands the process that renders pages: an Astro build
-// (generator/astro-build.mjs) or the kept renderer (generator/render.mjs).
+// What the site step hands the process that renders pages, the kept
+// renderer (generator/render.mjs).
 // One typed value, written by the export stage (generator/site.ts) and read
 // once by the renderer's process, which opens a SiteReader on it
 // (site-reader.ts): the bundle the pages are a function of, the highlight

@@ -19,7 +19,6 @@ import type { ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
 import { writeSearchScript } from './search-text.ts';
 import { linkedStructure, pageModel, pageOutline, subagentNames, type CodeHighlighter, type PageModel } from './site.ts';
-import type { ReadAhead } from './read-ahead.ts';
 import { readSavedPlan, searchScriptBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
 
@@ -36,8 +35,6 @@ export class SiteReader {
   private readonly selection: SiteSelection;
   /** Made the first time a page has code to highlight. */
   private readonly startHighlighter: () => Promise<CodeHighlighter>;
-  /** What the process read of the storage zone before its input came, taken by the loads it serves (read-ahead.ts). */
-  private readonly readAhead: ReadAhead | undefined;
   private highlighter: Promise<CodeHighlighter> | undefined;
   /** The next of the selection's conversations to plan. */
   private next = 0;
@@ -63,13 +60,11 @@ export class SiteReader {
 
   /**
    * A reader of the site `input` names; `highlighter` starts the highlighter
-   * of its cache, when a page first needs it, and its loads take what
-   * `readAhead` read of the same files.
+   * of its cache, when a page first needs it.
    */
-  constructor(input: SiteInput, highlighter: () => Promise<CodeHighlighter>, readAhead?: ReadAhead) {
+  constructor(input: SiteInput, highlighter: () => Promise<CodeHighlighter>) {
     this.input = input;
     this.startHighlighter = highlighter;
-    this.readAhead = readAhead;
     this.selection = input.selection ?? { conversations: conversationsOfBundle(input.bundle).map((id) => ({ id, render: true, plan: '' })) };
   }
 
@@ -120,7 +115,7 @@ export class SiteReader {
   }
 
   private loadConversation(id: string): BundleConversation {
-    return loadConversation(this.input.bundle, id, this.readAhead !== undefined ? { readAhead: this.readAhead } : {});
+    return loadConversation(this.input.bundle, id);
   }
 
   /** Closes what the conversation loaded last holds open. */

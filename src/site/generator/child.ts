@@ -1,5 +1,6 @@
-// The processes the site is rendered in: Astro builds (astro-build.mjs) and
-// the kept renderer (render.mjs), each a plain `node` of its own.
+// The processes of the site: the kept renderer's children (render.mjs), and
+// the Astro build that makes the renderer (astro-build.mjs), each a plain
+// `node` of its own.
 
 import { spawn } from 'node:child_process';
 import { refusedWriteCode } from '../../files/write-failure.ts';

@@ -97,11 +97,6 @@ export interface EvidenceOf {
  * earlier render whose digest is the one recorded then, linked from the
  * cache rather than written: a landed file grows at its end, and its pages
  * but the last keep their rows (data/evidence.ts).
- *
- * Written after the site's children have rendered and before the links of
- * an Astro build's pages are made relative (relative-links.ts), which reads
- * these pages too and finds nothing to change: the rows are base64, which
- * holds no quote, so no attribute can be seen in them.
  */
 export function writeEvidence(bundle: string, out: string, conversations: readonly EvidenceOf[], code: string): void {
   for (const { id, plan, earlier } of conversations) {

@@ -4,9 +4,6 @@
 // is a function of the code alone, like the key of finished pages, and only
 // the current code's is kept. render.mjs renders pages with it, in a child
 // with no Astro build (site.ts).
-//
-// Apart from site.ts, which loads the site stage, so that the export command
-// can start a renderer child before its collection with none of that loaded.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -14,9 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listFolder } from '../../files/folders.ts';
-import { cachedBlocks } from '../data/highlighted.ts';
-import type { SiteInput } from '../data/site-input.ts';
-import { siteChildEnvironment, startChild, type Child } from './child.ts';
 
 /** Where the site's builds run and the renderer is kept, when this user may write there (siteBuildRoots), unless a caller names another folder (SiteOptions.buildRoots). */
 export const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
@@ -156,114 +150,4 @@ export function siteCode(): string {
 /** Every file under a folder, at any depth. */
 export function filesUnder(folder: string): string[] {
   return fs.readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
-}
-
-/**
- * A renderer child started before the site step is due, that has loaded the
- * kept renderer and waits to be told what to render (render.mjs without an
- * output folder). Starting a child and loading the renderer is most of the
- * site step of an export after one conversation changed; started as the
- * export begins, that happens on the other core while the
- * export collects and parses.
- */
-export interface WaitingRenderer {
-  /** The kept renderer the child loaded, and the code it is kept for (siteCode). */
-  readonly entry: string;
-  readonly code: string;
-  /** The highlight cache whose indexes the child read as it waited: it renders only a site highlighted into that cache. */
-  readonly cache: string | undefined;
-  /** The child's process id. */
-  readonly pid: number;
-  /** Tells the child to render the site `input` names into `output`. Once only. */
-  begin(output: string, input: SiteInput): Child;
-  /**
-   * Tells the child to read these sessions from the storage zone `data` as
-   * it waits (data/read-ahead.ts): those with new evidence, whose pages it is
-   * likely to render. Before begin only; a later call is ignored.
-   */
-  readAhead(data: string, sessions: readonly string[]): void;
-  /**
-   * Tells the child to render the pages of `conversation` from the storage
-   * zone `data`, once it is parsed, while the export writes its bundle
-   * (render-ahead.ts). Before begin only, and once; only for a child given a
-   * highlight cache, into which it renders.
-   */
-  renderAhead(data: string, conversation: string): void;
-  /**
-   * The code blocks the highlight cache held when the child was told to
-   * render ahead, which highlights into it: what the site step counts the
-   * blocks it highlighted from. Undefined when it was not told to.
-   */
-  readonly blocksBeforeAhead: number | undefined;
-  /** How many pages the child placed from its render ahead, once it has rendered its site. */
-  readonly renderedAhead: number;
-  /** Stops the child, unless it was given its work: an export that renders nothing does not need it. */
-  dismiss(): void;
-  /** Whether the child was given work. */
-  readonly used: boolean;
-}
-
-/**
- * A waiting renderer child for the current code, when a renderer is kept for
- * it; none otherwise (a build will make one). `cache` is the highlight cache
- * the site will use, when known: the child reads its indexes as it waits.
- *
- * The child does no more while it waits: rendering a page of the earlier
- * export to have the page code compiled saved its time in the site step
- * and took more from the steps it ran beside, on a machine with two busy
- * cores (bench/results/measurements-behind-choices.md).
- */
-export function startWaitingRenderer(options: { roots?: string; cache?: string } = {}): WaitingRenderer | undefined {
-  const roots = options.roots ?? siteBuildRoots();
-  const code = siteCode();
-  const entry = keptRenderer(code, roots);
-  if (entry === undefined) return undefined;
-  const cache = options.cache !== undefined ? path.resolve(options.cache) : undefined;
-  const child = startChild(RENDER, [entry, ...(cache !== undefined ? [cache] : [])], roots, siteChildEnvironment());
-  // A child dismissed unused ends stopped, which is no failure; the end of
-  // one given work is awaited by whoever gave it.
-  child.done.catch(() => {});
-  let settled = false;
-  let used = false;
-  let blocksBeforeAhead: number | undefined;
-  let renderedAhead = 0;
-  child.onMessage((message) => {
-    const said = (message as { renderedAhead?: unknown }).renderedAhead;
-    if (typeof said === 'number') renderedAhead = said;
-  });
-  return {
-    entry,
-    code,
-    cache,
-    pid: child.pid,
-    get used() {
-      return used;
-    },
-    get blocksBeforeAhead() {
-      return blocksBeforeAhead;
-    },
-    get renderedAhead() {
-      return renderedAhead;
-    },
-    readAhead(data, sessions) {
-      if (!settled && sessions.length > 0) child.send({ readAhead: { data: path.resolve(data), sessions } });
-    },
-    renderAhead(data, conversation) {
-      if (settled || cache === undefined || blocksBeforeAhead !== undefined) return;
-      blocksBeforeAhead = cachedBlocks(cache);
-      child.send({ renderAhead: { data: path.resolve(data), conversation, code } });
-    },
-    begin(output, input) {
-      if (settled) throw new Error('the waiting renderer was already given its work, or dismissed');
-      settled = true;
-      used = true;
-      child.send({ output, input });
-      return child;
-    },
-    dismiss() {
-      if (settled) return;
-      settled = true;
-      child.stop();
-    },
-  };
 }

@@ -77,7 +77,7 @@ export class PageStore {
   private readonly folder: string;
   /** Where the stamps of the kept files are recorded again after each export (stampsRecord). */
   private readonly stampsFile: string;
-  /** Those stamps as text, by `<entry>/<file>`: read as a stamp only when its entry is looked at (a child rendering ahead looks at two). */
+  /** Those stamps as text, by `<entry>/<file>`: read as a stamp only when its entry is looked at. */
   private readonly stamps: ReadonlyMap<string, string>;
   /** When the files of those stamps last changed by the export that recorded them and the removal of the one before it. */
   private readonly settled: bigint | undefined;

@@ -8,10 +8,7 @@
 // makes no other; data/web-address.ts is the rule for both).
 //
 // The kept renderer makes each page's links relative as it renders the page
-// (renderer-entry.mjs), in the child that renders it; only the pages of an
-// Astro build, which writes them itself, are rewritten afterwards, in the
-// export's process, where reading every page back would add to the site
-// step after the children are done.
+// (renderer-entry.mjs), in the child that renders it.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -100,16 +97,6 @@ export function relativeLinksOf(page: Uint8Array, file: string, where = file): B
   if (pieces.length === 0) return bytes;
   pieces.push(bytes.subarray(copied));
   return Buffer.concat(pieces);
-}
-
-/** Rewrites every HTML page under `site`, as an Astro build wrote it; returns each page with its size in bytes. */
-export function relativeLinks(site: string): { file: string; bytes: number }[] {
-  return pagesUnder(site, (full, file) => {
-    const before = fs.readFileSync(full);
-    const after = relativeLinksOf(before, file, full);
-    if (after !== before) fs.writeFileSync(full, after);
-    return after.length;
-  });
 }
 
 /** Every HTML page under `site` but those `leaveOut` names, in name order, with its size in bytes: by `measure`, or as it is on the disk. */

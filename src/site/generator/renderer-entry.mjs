@@ -5,13 +5,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { App } from 'astro/app';
 import { SiteReader } from '../data/site-reader.ts';
-import { createHighlighter } from './highlight.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { relativeLinksOf } from './relative-links.ts';
-import { EarlierPageRecords } from './earlier-page-records.ts';
-import { ReadAhead } from '../data/read-ahead.ts';
+import { SiteCaches } from './caches.ts';
 import { SITE_WIDE_PAGES } from '../data/site-navigation.ts';
-import { renderAhead, takeRenderedAhead } from './render-ahead.ts';
 
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
@@ -19,16 +16,12 @@ export function createExports(manifest) {
   // again by response.text(), a good part of a child's time
   // (bench/results/measurements-behind-choices.md).
   const app = new App(manifest, false);
-  // What this process reads ahead while it waits, for the site it opens.
-  const readAhead = new ReadAhead();
   /** The page `file` of `site`, as the build would write it, with its links made relative in its bytes (relative-links.ts). */
   const pageBytes = async (site, file) => {
     const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
     if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
     return relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file);
   };
-  /** The highlighter `prepare` made, when there is one; else one made for `cache` when a page first needs it. */
-  const highlighterOf = (highlighter, cache) => () => (highlighter !== undefined ? Promise.resolve(highlighter) : createHighlighter(cache));
   /**
    * Writes the page `file` of `site` under `output` (pageBytes). A page of a
    * conversation whose model did not change is the file its earlier render
@@ -48,39 +41,15 @@ export function createExports(manifest) {
   };
   return {
     /**
-     * Loads what the first page would, for a child that waits for its work
-     * (render.mjs): the fetch classes, which Node loads on their first use,
-     * and the highlighter of `cache`, with the cache's indexes read; it is
-     * what `open` takes. Done while the child waits, these leave the site
-     * step (bench/results/measurements-behind-choices.md).
-     */
-    prepare: async (cache) => {
-      void new Request('http://sessionizer.invalid/');
-      if (cache === undefined) return undefined;
-      const highlighter = await createHighlighter(cache);
-      highlighter.warm();
-      return highlighter;
-    },
-    /** Reads sessions with new evidence from the storage zone while the export parses them (data/read-ahead.ts). */
-    readAhead: (data, sessions) => readAhead.read(data, sessions),
-    /**
-     * Renders the pages of the conversation `request` names from the storage
-     * zone while the export writes its bundle, with the highlighter `prepare`
-     * made for `cache` (render-ahead.ts); resolves to what `open` takes.
-     */
-    renderAhead: (request, cache, highlighter) => renderAhead(request, cache, highlighterOf(highlighter, cache), readAhead, writePage),
-    /**
      * The rendering of the site `input` names (data/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`
-     * (pages/render/[...file].astro); with the highlighter `prepare` made, when it is of
-     * the input's cache. The pages `ahead` rendered of a conversation are
-     * placed under `output` when the input selects them (render-ahead.ts),
-     * and that conversation is not rendered again.
+     * (pages/render/[...file].astro), with the highlighter of the input's
+     * cache, made when a page first needs it.
      */
-    open: (given, output, highlighter, ahead) => {
-      const { input, placed } = takeRenderedAhead(ahead, given, output);
-      const site = new SiteReader(input, highlighterOf(highlighter, input.cache), readAhead);
-      const earlier = new EarlierPageRecords(site);
+    open: (input, output) => {
+      const caches = new SiteCaches(input.cache);
+      const site = new SiteReader(input, () => caches.highlighter());
+      const earlier = caches.earlierPages(site);
       return {
         /**
          * The pages of the conversations this selection renders, then the index
@@ -94,8 +63,6 @@ export function createExports(manifest) {
         },
         /** Writes the page `file` under the output folder (writePage). */
         render: (file) => writePage(site, earlier, file, output),
-        /** How many pages were placed from the render ahead. */
-        renderedAhead: placed,
         close: () => site.close(),
       };
     },

@@ -1,29 +1,28 @@
 // The site stage of an export: from `<export>/bundle` only, into `<export>/site`.
 // buildSite reads as the sequence of the step:
 //
-// 1. find each conversation's finished pages in the store (page-store.ts),
-//    under a key of its bundle files and of this code; when every
-//    conversation's entry and the site's own are finished, place them and
-//    start nothing;
+// 1. find each conversation's finished pages in the store (page-store.ts,
+//    reached like every cache through caches.ts), under a key of its bundle
+//    files and of this code; when every conversation's entry and the site's
+//    own are finished, place them and start nothing;
 // 2. otherwise render (render): in child processes, each with a SiteInput
 //    (data/site-input.ts) naming the bundle, the highlight cache and the
-//    conversations it renders. A child renders with the renderer an earlier
-//    build kept (kept-renderer.ts, render.mjs), which starts no Astro and
-//    builds nothing, else it is an Astro build (astro-build.mjs, plain node
-//    rather than the tsx loader) in a throwaway root under node_modules, so
-//    its `.astro` folder and vite cache never land in the repository or the
-//    export; that build's renderer is kept for the next time. With enough
-//    to render, one child per core shares the conversations out (shareOut),
-//    since one renders on one thread; a site shared out with no renderer
-//    kept has one made first, by a build of no conversation. Pages
-//    highlight their code as they render, through a cache on disk, so a
-//    second export of the same conversations highlights nothing;
+//    conversations it renders. Every child renders with the kept renderer
+//    (kept-renderer.ts, render.mjs), which starts no Astro and builds
+//    nothing; when none is kept for this code, it is made first, as `npm ci`
+//    makes it (makeRenderer: an Astro build of no page, astro-build.mjs, in
+//    a throwaway root under node_modules, so that its `.astro` folder and
+//    vite cache never land in the repository or the export). With enough to
+//    render, one child per core shares the conversations out (shareOut),
+//    since one renders on one thread. Pages highlight their code as they
+//    render, through a cache on disk, so a second export of the same
+//    conversations highlights nothing;
 // 3. measure the pages of each conversation rendered, and render again,
 //    planned with its estimate scaled by what was measured, a conversation
 //    with a page over the page budget (fitPages);
 // 4. write the search scripts from what the children saved beside their
-//    plans, the highlight style sheet, and make every link relative, since
-//    Astro emits `/_astro/...` and file:// has no server root;
+//    plans, the public files and the highlight style sheet (the renderer
+//    made each page's links relative, since file:// has no server root);
 // 5. keep what was rendered in the store, and place every other
 //    conversation's pages from it.
 //
@@ -35,7 +34,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cachedBlocks, removeEarlierBlocks } from '../data/highlighted.ts';
 import { PAGE_BUDGET, scaleToFit, type MeasuredPage } from '../data/page-files.ts';
 import { readSavedPlan, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
@@ -43,12 +41,13 @@ import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
 import type { StampsRecord } from '../../files/file-stamp.ts';
 import { compareBytes, conversationsOfBundle, exportFiles } from '../../bundle/manifest.ts';
 import { highlightStyleSheet } from './highlight-style.ts';
-import { pagesUnder, relativeLinks } from './relative-links.ts';
+import { pagesUnder } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
-import { PageStore, type Finished } from './page-store.ts';
+import type { Finished } from './page-store.ts';
+import { SiteCaches } from './caches.ts';
 import { refusedWriteCode } from '../../files/write-failure.ts';
-import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode, type WaitingRenderer } from './kept-renderer.ts';
+import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode } from './kept-renderer.ts';
 import { placeEvidence, writeEvidenceOnThread, ZSTD_DECODER, zstdDecoderScript } from './evidence-pages.ts';
 
 export interface SiteResult {
@@ -57,15 +56,9 @@ export interface SiteResult {
   readonly built: number;
   /** Of the pages not rendered, those of conversations rendered again that were the bytes of their earlier render, as their models did not change (data/earlier-pages.ts). */
   readonly keptFromEarlier: number;
-  /** Of the pages built, or kept from their earlier render, those the waiting renderer rendered or kept before the site step, from the storage zone (render-ahead.ts). */
-  readonly renderedAhead: number;
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
-  /** True when the pages built were rendered by the renderer an earlier build kept, with no Astro build. */
-  readonly byKeptRenderer: boolean;
-  /** Why the kept renderer failed, when it did and a build rendered the pages instead. */
-  readonly rendererFailure?: string;
   /** The conversations planned and rendered again by this build because a page of theirs passed the page budget (fitPages); none when every page fit as planned. */
   readonly splitAgain: readonly SplitAgain[];
   /**
@@ -121,8 +114,9 @@ export interface SiteOptions {
   readonly inputs?: ReadonlyMap<string, string>;
   readonly observer?: StepObserver;
   /**
-   * How many Astro builds share the rendering out, at once. By default, one
-   * per core (up to MOST_BUILDS) when there is enough to render.
+   * How many renderer children share the rendering out, at once. By
+   * default, one per core (up to MOST_BUILDS) when there is enough to
+   * render (shareOut).
    */
   readonly builds?: number;
   /**
@@ -134,107 +128,89 @@ export interface SiteOptions {
    * others gives a folder of its own under it.
    */
   readonly buildRoots?: string;
-  /**
-   * A renderer child started earlier (kept-renderer.ts), to render the
-   * lead's pages when it loaded the renderer this site renders with; it is
-   * dismissed otherwise, whatever the site does.
-   */
-  readonly waitingRenderer?: WaitingRenderer;
 }
 
 export async function buildSite(bundle: string, out: string, cache: string, options: SiteOptions = {}): Promise<SiteResult> {
-  try {
-    const started = performance.now();
-    removeEarlierBlocks(cache);
-    // A waiting renderer told to render ahead highlights into the cache from then on.
-    const entriesBefore = (options.waitingRenderer?.cache === path.resolve(cache) ? options.waitingRenderer.blocksBeforeAhead : undefined) ?? cachedBlocks(cache);
-    const observer = options.observer ?? UNOBSERVED;
-    // The waiting renderer's child was started for the code it read.
-    const code = options.waitingRenderer?.code ?? siteCode();
-    const store = new PageStore(cache, code);
-    // In the bundle's order (conversationsOfBundle), whatever order the
-    // caller named them in: the site lists its conversations in this order,
-    // and it is a function of the bundle alone.
-    const inputs = options.inputs && new Map([...options.inputs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    const finished = inputs ? store.find(inputs) : undefined;
-    let pages: { file: string; bytes: number }[];
-    let built = 0;
-    let keptFromEarlier = 0;
-    let byKeptRenderer = false;
-    let rendererFailure: string | undefined;
-    let splitAgain: readonly SplitAgain[] = [];
-    let keptPageStamps: StampsRecord | undefined;
-    const digests = new Map<string, string>();
-    if (finished) {
-      // When the site's own entry and every conversation's are finished,
-      // Astro is not started at all.
-      const site = store.siteEntry(finished);
-      if (site.render || finished.some(({ render }) => render)) {
-        const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished), placeKept: () => store.placeFinished(out, finished, digests) }, observer, options);
-        const placed = rendering.placedMeanwhile ?? store.placeFinished(out, finished, digests);
-        keptFromEarlier = store.keptFromEarlier(finished);
-        built = rendering.pages.length - keptFromEarlier;
-        ({ byKeptRenderer, rendererFailure, splitAgain } = rendering);
-        const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
-        store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file) && !placed.has(file)), digests);
-      } else {
-        store.place(site, out, digests);
-        store.placeFinished(out, finished, digests);
-      }
-      store.keepRendered(out, finished, site, digests);
-      keptPageStamps = store.stampsRecord([...finished, site]);
-      pages = [...store.sizes].filter(([file]) => file.endsWith('.html')).sort(([a], [b]) => compareBytes(a, b)).map(([file, bytes]) => ({ file, bytes }));
+  const started = performance.now();
+  const caches = new SiteCaches(cache);
+  caches.removeEarlierForms();
+  const entriesBefore = caches.highlightedBlocks();
+  const observer = options.observer ?? UNOBSERVED;
+  const code = siteCode();
+  const store = caches.finishedPages(code);
+  // In the bundle's order (conversationsOfBundle), whatever order the
+  // caller named them in: the site lists its conversations in this order,
+  // and it is a function of the bundle alone.
+  const inputs = options.inputs && new Map([...options.inputs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const finished = inputs ? store.find(inputs) : undefined;
+  let pages: { file: string; bytes: number }[];
+  let built = 0;
+  let keptFromEarlier = 0;
+  let splitAgain: readonly SplitAgain[] = [];
+  let keptPageStamps: StampsRecord | undefined;
+  const digests = new Map<string, string>();
+  if (finished) {
+    // When the site's own entry and every conversation's are finished,
+    // Astro is not started at all.
+    const site = store.siteEntry(finished);
+    if (site.render || finished.some(({ render }) => render)) {
+      const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished), placeKept: () => store.placeFinished(out, finished, digests) }, observer, options);
+      const placed = rendering.placedMeanwhile ?? store.placeFinished(out, finished, digests);
+      keptFromEarlier = store.keptFromEarlier(finished);
+      built = rendering.pages.length - keptFromEarlier;
+      ({ splitAgain } = rendering);
+      const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
+      store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file) && !placed.has(file)), digests);
     } else {
-      const rendering = await render(bundle, out, cache, code, undefined, observer, options);
-      pages = rendering.pages;
-      built = pages.length;
-      ({ byKeptRenderer, rendererFailure, splitAgain } = rendering);
+      store.place(site, out, digests);
+      store.placeFinished(out, finished, digests);
     }
-    observer.advance(built, 0);
-    let largestPage = { file: '', bytes: 0 };
-    for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
-    const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-    // Pages of the waiting renderer's render ahead are in the site only when it rendered the site.
-    const renderedAhead = byKeptRenderer && options.waitingRenderer?.used ? options.waitingRenderer.renderedAhead : 0;
-    return { pages: pages.length, built, keptFromEarlier, renderedAhead, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
-  } finally {
-    // Unused, when nothing was rendered or a build rendered instead.
-    options.waitingRenderer?.dismiss();
+    store.keepRendered(out, finished, site, digests);
+    keptPageStamps = store.stampsRecord([...finished, site]);
+    pages = [...store.sizes].filter(([file]) => file.endsWith('.html')).sort(([a], [b]) => compareBytes(a, b)).map(([file, bytes]) => ({ file, bytes }));
+  } else {
+    const rendering = await render(bundle, out, cache, code, undefined, observer, options);
+    pages = rendering.pages;
+    built = pages.length;
+    ({ splitAgain } = rendering);
   }
+  observer.advance(built, 0);
+  let largestPage = { file: '', bytes: 0 };
+  for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
+  const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
+  return { pages: pages.length, built, keptFromEarlier, highlighted: caches.highlightedBlocks() - entriesBefore, largestPage, splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
 }
 
 /**
  * Renders the site, every conversation or those `store.finished` says to
  * render, with the pages of their earlier renders (`store.earlier`);
- * returns the pages written. With the renderer an earlier build of this
- * `code` kept, each child renders its pages with it and Astro is not started
- * (render.mjs); otherwise the children are Astro builds, and the lead's
- * renderer is kept for the next time.
+ * returns the pages written. Every page is rendered by the renderer kept
+ * for this `code` (render.mjs), made first when none is (makeRenderer), as
+ * `npm ci` makes it: there is no other way to render a page.
  *
- * With the kept renderer, `store.placeKept` places the pages of the other
- * conversations, and the site's files that are no page are written, as the
- * children render: this thread only waits for them then, and the renderer
- * writes only the pages it renders (an Astro build empties its output folder
- * as it starts). What was placed is returned as `placedMeanwhile`, and left
- * out of the pages written; what went wrong meanwhile is the site's failure
- * once the children are done, not the renderer's.
+ * `store.placeKept` places the pages of the other conversations, and the
+ * site's files that are no page are written, as the children render: this
+ * thread only waits for them then, and the renderer writes only the pages
+ * it renders. What was placed is returned as `placedMeanwhile`, and left out
+ * of the pages written; what went wrong meanwhile is the site's failure once
+ * the children are done, not the renderer's.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots(), waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots() }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
   // Inside node_modules (or a folder linked to it, siteBuildRoots), so that
-  // the build resolves astro and the site's packages from the project, yet
-  // outside what git tracks; removed after the build.
+  // a build of the renderer resolves astro and the site's packages from the
+  // project, yet outside what git tracks; removed once the site is written.
   fs.mkdirSync(roots, { recursive: true });
   removeAbandonedRoots(roots);
   const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
   const input = { bundle: path.resolve(bundle), cache: path.resolve(cache) };
   // Every conversation's plan is saved, in the cache or in the throwaway
-  // root: the search index is written from them after the build.
+  // root: the search index is written from them after the rendering.
   let conversations: SelectedConversation[] = store
     ? store.finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && store.earlier.has(id) ? { earlier: store.earlier.get(id)! } : {}) }))
     : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
   const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
-  let renderer = keptRenderer(code, roots);
-  let rendererFailure: string | undefined;
+  // What a rendering that failed wrote is removed before the next; anything else is left as it was.
+  const before = new Set(fs.existsSync(out) ? filesUnder(out) : []);
   let splitAgain: SplitAgain[];
   let placedMeanwhile: ReadonlySet<string> | undefined;
   let failedMeanwhile: { error: unknown } | undefined;
@@ -244,50 +220,30 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   // Awaited below; should rendering fail first, its failure is the error.
   evidence.catch(() => undefined);
   try {
-    // A site shared out between children: rather than each paying Astro's
-    // start and Vite's build, one build of no conversation makes the
-    // renderer first, and every child renders with it.
-    if (helpers.length > 0 && renderer === undefined) {
-      await buildRenderer(path.join(root, 'renderer'), code, observer, roots);
-      renderer = keptRenderer(code, roots);
-    }
-    // Astro writes its server-side chunks inside the working folder (see
-    // astro-build.mjs); from the throwaway root they import astro and the
-    // site's packages from the project and leave no trace but the kept
-    // renderer.
-    // Astro joins the config file to the root, so it is given relative to it.
+    let renderer = keptRenderer(code, roots) ?? (await makeRenderer(path.join(root, 'renderer'), code, observer, roots));
     // The helpers render their conversations' pages into folders of their
     // own; the lead renders the rest, and the index and search pages, which
     // list every conversation, from the plans the helpers save.
-    // One attempt: each child renders with the kept renderer when there is
-    // one, else builds with Astro.
-    const attempt = async (renderer: string | undefined, name: string): Promise<void> => {
-      const start = (child: string, selection: SiteSelection, output: string, waiting?: WaitingRenderer): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, selection }, output, renderer, waiting);
-      const helperBuilds = helpers.map((group, index) => {
+    const attempt = async (renderer: string, name: string): Promise<void> => {
+      const start = (child: string, selection: SiteSelection, output: string): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, selection }, output, renderer);
+      const helperChildren = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };
       });
-      const renderedBy = new Map(helperBuilds.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
+      const renderedBy = new Map(helperChildren.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
-      const children = [start('lead', leadSelection, path.resolve(out), waitingRenderer), ...helperBuilds.map(({ child }) => child)];
+      const children = [start('lead', leadSelection, path.resolve(out)), ...helperChildren.map(({ child }) => child)];
       placedMeanwhile = undefined;
       failedMeanwhile = undefined;
-      if (renderer !== undefined) {
-        try {
-          if (store !== undefined) placedMeanwhile = store.placeKept();
-          // While the children render: the renderer writes pages alone.
-          await writeSiteFiles(out, false);
-        } catch (error) {
-          failedMeanwhile = { error };
-        }
+      try {
+        if (store !== undefined) placedMeanwhile = store.placeKept();
+        // While the children render: the renderer writes pages alone.
+        await writeSiteFiles(out);
+      } catch (error) {
+        failedMeanwhile = { error };
       }
       await allSucceed(children, observer);
-      // An Astro build empties its output folder as it starts, and copies the public folder itself.
-      if (renderer === undefined) {
-        await keepRenderer(path.join(root, `${name}-lead`, 'server'), code, roots);
-        await writeSiteFiles(out, true);
-      }
-      for (const { group, output } of helperBuilds) {
+      for (const { group, output } of helperChildren) {
         for (const selected of conversations) {
           if (!group.has(selected.id)) continue;
           for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
@@ -295,20 +251,20 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       }
     };
     try {
-      await attempt(renderer, renderer !== undefined ? 'rendering' : 'build');
+      await attempt(renderer, 'rendering');
     } catch (error) {
-      // A renderer that fails is dropped, and Astro builds the pages: should
-      // the fault be in the bundle rather than in the renderer, the build
-      // fails the same way and that is the error. A write the file system
-      // refused (a full disk) is no fault of the renderer's, and a build
-      // would meet it again: it is the error at once, and the renderer kept.
-      if (renderer === undefined || refusedWriteCode(error) !== undefined) throw error;
+      // A renderer that fails is made again, once, and renders the site
+      // again: should the fault be in the bundle rather than in the
+      // renderer, the new one fails the same way, and that is the error. A
+      // write the file system refused (a full disk) is no fault of the
+      // renderer's, and would be met again: it is the error at once.
+      if (refusedWriteCode(error) !== undefined) throw error;
       fs.rmSync(path.dirname(renderer), { recursive: true, force: true });
-      renderer = undefined;
-      rendererFailure = (error as Error).message;
-      await attempt(undefined, 'build');
+      for (const file of fs.existsSync(out) ? filesUnder(out) : []) if (!before.has(file)) fs.rmSync(file);
+      renderer = await makeRenderer(path.join(root, 'renderer-again'), code, observer, roots);
+      await attempt(renderer, 'again');
     }
-    ({ conversations, splitAgain } = await fitPages(out, root, conversations, (child, selection, output) => startSiteChild(path.join(root, child), { ...input, selection: { conversations: selection, code } }, output, keptRenderer(code, roots)), observer));
+    ({ conversations, splitAgain } = await fitPages(out, root, conversations, (child, selection, output) => startSiteChild(path.join(root, child), { ...input, selection: { conversations: selection, code } }, output, renderer), observer));
     writeSearchScripts(out, conversations.filter(({ render }) => render));
     await evidence;
     placeEvidence(staging, out);
@@ -316,7 +272,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     fs.rmSync(root, { recursive: true, force: true });
   }
   if (failedMeanwhile) throw failedMeanwhile.error;
-  return { pages: finishPages(out, renderer !== undefined, placedMeanwhile ?? new Set()), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
+  return { pages: pagesUnder(out, undefined, placedMeanwhile ?? new Set()), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
 }
 
 /**
@@ -357,41 +313,36 @@ async function fitPages(out: string, root: string, selection: readonly SelectedC
   return { conversations, splitAgain: [...largestBefore].map(([conversation, largest]) => ({ conversation, largestBefore: largest, scale: conversations.find(({ id }) => id === conversation)!.scale! })) };
 }
 
-/**
- * Starts one child of the site in `folder` (made here, with the site input
- * it renders, as `input.json`): with the kept renderer when there is one,
- * and in the child waiting with it when that was given; else an Astro build.
- */
-function startSiteChild(folder: string, input: SiteInput, output: string, renderer: string | undefined, waiting?: WaitingRenderer): Child {
+/** Starts one child of the site in `folder` (made here, with the site input it renders, as `input.json`), with the kept renderer `renderer`. */
+function startSiteChild(folder: string, input: SiteInput, output: string, renderer: string): Child {
   fs.mkdirSync(folder);
-  if (renderer !== undefined && waiting?.entry === renderer && (waiting.cache === undefined || waiting.cache === input.cache)) return waiting.begin(output, input);
   const file = path.join(folder, 'input.json');
   fs.writeFileSync(file, JSON.stringify(input));
-  return renderer !== undefined ? startChild(RENDER, [renderer, file, output], folder, siteChildEnvironment()) : startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), file, output], folder, siteChildEnvironment());
+  return startChild(RENDER, [renderer, file, output], folder, siteChildEnvironment());
 }
 
 /**
- * An Astro build of no conversation in `folder`, for its renderer alone,
- * kept for `code`. A build that fails keeps nothing, and the children build
- * with Astro as before, failing with their own error if it is the same.
+ * Makes the renderer of `code` in `folder` and keeps it; returns its entry
+ * point. An Astro build (astro-build.mjs, plain node rather than the tsx
+ * loader) of the site's code, which renders no page: its server chunks are
+ * the renderer (kept-renderer.ts). A build that fails keeps nothing, and its
+ * error is the site's.
  */
-async function buildRenderer(folder: string, code: string, observer: StepObserver, roots: string): Promise<void> {
-  try {
-    // The selection names no conversation, so the bundle is never read.
-    const child = startSiteChild(folder, { bundle: path.join(folder, 'no-bundle'), cache: path.join(folder, 'cache'), selection: { conversations: [] } }, path.join(folder, 'site'), undefined);
-    await allSucceed([child], observer);
-    await keepRenderer(path.join(folder, 'server'), code, roots);
-  } catch {
-    // Said by the children's builds, if it is theirs too.
-  }
+async function makeRenderer(folder: string, code: string, observer: StepObserver, roots: string): Promise<string> {
+  fs.mkdirSync(folder);
+  // Astro joins the config file to the root, so it is given relative to it.
+  await allSucceed([startChild(ASTRO_BUILD, [folder, path.relative(folder, CONFIG), path.join(folder, 'site')], folder, siteChildEnvironment())], observer);
+  await keepRenderer(path.join(folder, 'server'), code, roots);
+  const entry = keptRenderer(code, roots);
+  if (entry === undefined) throw new Error(`the Astro build of the site's renderer (${ASTRO_BUILD}) wrote no server entry point to keep`);
+  return entry;
 }
 
 /**
  * Makes the renderer of the current code, unless one is kept already: what
- * `npm ci` does (scripts/prepare.ts), so that the first export renders its
- * pages with it rather than with an Astro build. Says whether one was kept
- * already, was made now, or could not be: a build that fails keeps none,
- * and the export builds with Astro as it would have.
+ * `npm ci` does (scripts/prepare.ts), so that the first export starts
+ * rendering at once. Says whether one was kept already, was made now, or
+ * could not be: the export then tries again, and says why it cannot.
  */
 export async function prepareRenderer(roots = siteBuildRoots()): Promise<'kept' | 'made' | 'failed'> {
   const code = siteCode();
@@ -400,28 +351,20 @@ export async function prepareRenderer(roots = siteBuildRoots()): Promise<'kept' 
   removeAbandonedRoots(roots);
   const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
   try {
-    await buildRenderer(path.join(root, 'renderer'), code, UNOBSERVED, roots);
+    await makeRenderer(path.join(root, 'renderer'), code, UNOBSERVED, roots);
+    return 'made';
+  } catch {
+    return 'failed';
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  return keptRenderer(code, roots) !== undefined ? 'made' : 'failed';
 }
 
-/**
- * The site's files that are no page: the highlight style sheet, the zstd
- * decoder of the evidence pages, and what a build copies from the public
- * folder, unless `builtByAstro` (which did).
- */
-async function writeSiteFiles(out: string, builtByAstro: boolean): Promise<void> {
-  if (!builtByAstro) fs.cpSync(PUBLIC, out, { recursive: true });
+/** The site's files that are no page: the public folder's, the highlight style sheet and the evidence pages' zstd decoder. */
+async function writeSiteFiles(out: string): Promise<void> {
+  fs.cpSync(PUBLIC, out, { recursive: true });
   fs.writeFileSync(path.join(out, 'highlight.css'), await highlightStyleSheet());
   fs.writeFileSync(path.join(out, ZSTD_DECODER), zstdDecoderScript());
-}
-
-/** What every rendering ends with: no build leftovers, and links relative, which the kept renderer made so already. */
-function finishPages(out: string, byKeptRenderer: boolean, placed: ReadonlySet<string>): { file: string; bytes: number }[] {
-  removeBuildLeftovers(out);
-  return byKeptRenderer ? pagesUnder(out, undefined, placed) : relativeLinks(out);
 }
 
 /**
@@ -457,41 +400,18 @@ function writeSearchScripts(out: string, conversations: readonly SelectedConvers
 }
 
 /**
- * Astro leaves module stubs of its content layer (`content-assets.mjs`,
- * `content-modules.mjs`) beside the pages, and would leave any chunk under
- * `_astro/` that no page links. Neither is part of the site, and every
- * file of an export is listed in its manifest.
+ * The conversations to render, shared out between `builds` children that
+ * run at once, the largest first to the child with the fewest bytes so far;
+ * the first group is the lead's. Unless told otherwise, one child per core,
+ * up to MOST_BUILDS, and one more for each BYTES_PER_CHILD of bundle to
+ * render: a child of the kept renderer starts in a fraction of a second, but
+ * loads its own highlighter and grammars, which a site of a few conversations
+ * does not win back.
  */
-function removeBuildLeftovers(out: string): void {
-  for (const name of fs.readdirSync(out)) if (name.endsWith('.mjs')) fs.rmSync(path.join(out, name));
-  const assets = path.join(out, '_astro');
-  if (!fs.existsSync(assets)) return;
-  const used = new Set<string>();
-  const visit = (folder: string): void => {
-    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
-      const full = path.join(folder, entry.name);
-      if (entry.isDirectory()) visit(full);
-      else if (entry.name.endsWith('.html')) for (const match of fs.readFileSync(full, 'utf8').matchAll(/_astro\/([^"'\s)]+)/g)) used.add(match[1]!);
-    }
-  };
-  visit(out);
-  for (const name of fs.readdirSync(assets)) if (!used.has(name)) fs.rmSync(path.join(assets, name));
-  if (fs.readdirSync(assets).length === 0) fs.rmdirSync(assets);
-}
-
-/**
- * The conversations to render, shared out between `builds` Astro builds
- * that run at once, the largest first to the build with the fewest bytes so
- * far; the first group is the lead's. Unless told otherwise, one build per
- * core, up to MOST_BUILDS, but no more than one per BYTES_PER_BUILD of
- * bundle to render: each build pays its own start (Astro's import and
- * Vite's build of the page code), seconds of CPU and hundreds of megabytes
- * before it renders a page.
- */
-function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): Set<string>[] {
+export function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): Set<string>[] {
   const weighed = ids.map((id) => ({ id, bytes: bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)) }));
   const total = weighed.reduce((sum, { bytes }) => sum + bytes, 0);
-  const count = Math.max(1, Math.min(ids.length, builds ?? Math.min(os.availableParallelism(), MOST_BUILDS, Math.floor(total / BYTES_PER_BUILD))));
+  const count = Math.max(1, Math.min(ids.length, builds ?? Math.min(os.availableParallelism(), MOST_BUILDS, 1 + Math.floor(total / BYTES_PER_CHILD))));
   const groups = Array.from({ length: count }, () => ({ ids: new Set<string>(), bytes: 0 }));
   for (const { id, bytes } of weighed.sort((a, b) => b.bytes - a.bytes)) {
     const lightest = groups.reduce((least, group) => (group.bytes < least.bytes ? group : least));
@@ -502,12 +422,14 @@ function shareOut(bundle: string, ids: readonly string[], builds: number | undef
 }
 
 /**
- * How much bundle a build must render to be worth its start: a second build
- * pays off for a site of hundreds of megabytes of bundle and not for one of
- * tens (bench/results/measurements-behind-choices.md); this puts the second build at 192 MB.
+ * How much more bundle each child past the first must have to render to be
+ * worth its start: a second child renders the site of the real corpus
+ * (112 MB of bundle) in two thirds of one child's time, and the site of
+ * 18 MB of bundle in five conversations no faster
+ * (bench/results/measurements-behind-choices.md); this puts the second child at 32 MiB.
  */
-const BYTES_PER_BUILD = 96 * 1024 * 1024;
-/** Builds at once, at most: each holds its own Astro, Vite and the conversation it renders. */
+export const BYTES_PER_CHILD = 32 * 1024 * 1024;
+/** Children at once, at most: each holds its own renderer, highlighter and the conversation it renders. */
 const MOST_BUILDS = 4;
 
 function bytesUnder(folder: string): number {

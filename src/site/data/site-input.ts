@@ -43,12 +43,6 @@ export interface SelectedConversation {
   readonly renderedBy?: number;
   /** The pages of this conversation's earlier render, to keep those that did not change (generator/page-store.ts). */
   readonly earlier?: EarlierPages;
-  /**
-   * How many times larger than estimated this conversation's talks are
-   * taken to render, when a render of it had a page over the budget and it
-   * is planned again (plan.ts, scaleToFit); without it, as estimated.
-   */
-  readonly scale?: number;
 }
 
 /** A conversation's pages as an earlier render wrote them: the folder of its page files, and its page digests (generator/page-store.ts). */
@@ -62,8 +56,6 @@ export interface SavedPlan {
   readonly summary: ConversationSummary;
   /** Every page file of the conversation, from the site root. */
   readonly pages: string[];
-  /** The estimated HTML of each page's talks, unscaled, and how many talks it shows, in the order of `pages`: what its rendered bytes are measured against (generator/site.ts). */
-  readonly estimates: { readonly weight: number; readonly talks: number }[];
 }
 
 /** The plan a build saved at `plan`. */

@@ -89,7 +89,7 @@ export async function renderAhead(request: AheadRequest, cache: string, highligh
     const records = new EarlierPageRecords(site);
     const pages: string[] = [];
     try {
-      for (const file of site.pagesAsPlanned()) {
+      for await (const file of site.pagesAsPlanned()) {
         await write(site, records, file, folder);
         pages.push(file);
       }
@@ -107,7 +107,7 @@ export async function renderAhead(request: AheadRequest, cache: string, highligh
 /**
  * The site input the site step gave, with the conversation rendered ahead
  * no longer to render and its pages placed under `output`, when the input
- * selects it by the plan it was rendered with, planned as estimated and by
+ * selects it by the plan it was rendered with, and by
  * this process; otherwise the input as it was. Says how many pages it
  * placed. The folder of the pages rendered ahead is removed either way.
  */
@@ -115,7 +115,7 @@ export function takeRenderedAhead(ahead: RenderedAhead | undefined, input: SiteI
   if (ahead === undefined) return { input, placed: 0 };
   try {
     const selection = input.selection;
-    const taken = selection?.conversations.find(({ plan, render, scale, renderedBy }) => render && plan === ahead.plan && scale === undefined && renderedBy === undefined);
+    const taken = selection?.conversations.find(({ plan, render, renderedBy }) => render && plan === ahead.plan && renderedBy === undefined);
     if (selection === undefined || taken === undefined) return { input, placed: 0 };
     for (const page of ahead.pages) linkOrCopy(ahead.folder, output, page);
     return { input: { ...input, selection: { ...selection, conversations: selection.conversations.map((selected) => (selected === taken ? { ...selected, render: false } : selected)) } }, placed: ahead.pages.length };

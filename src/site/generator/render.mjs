@@ -30,7 +30,7 @@ if (!entry || rest.length > 2) throw new Error('usage: node render.mjs <renderer
 const { open, prepare, readAhead, renderAhead } = await import(pathToFileURL(entry).href);
 const work = rest.length === 2 ? { input: JSON.parse(fs.readFileSync(rest[0], 'utf8')), output: rest[1] } : await workToCome(rest[0]);
 const rendering = open(work.input, work.output, work.highlighter, work.ahead);
-for (const file of rendering.pages()) await rendering.render(file);
+for await (const file of rendering.pages()) await rendering.render(file);
 rendering.close();
 process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024, renderedAhead: rendering.renderedAhead });
 

@@ -18,13 +18,12 @@
 //    kept has one made first, by a build of no conversation. Pages
 //    highlight their code as they render, through a cache on disk, so a
 //    second export of the same conversations highlights nothing;
-// 3. measure the pages of each conversation rendered, and render again,
-//    planned with its estimate scaled by what was measured, a conversation
-//    with a page over the page budget (fitPages);
-// 4. write the search scripts from what the children saved beside their
+//    Each child cuts a conversation's pages from its talks' HTML, rendered
+//    once (data/talk-pages.ts);
+// 3. write the search scripts from what the children saved beside their
 //    plans, the highlight style sheet, and make every link relative, since
 //    Astro emits `/_astro/...` and file:// has no server root;
-// 5. keep what was rendered in the store, and place every other
+// 4. keep what was rendered in the store, and place every other
 //    conversation's pages from it.
 //
 // The site is most of an export's time, so rendering only what changed is
@@ -36,7 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedBlocks, removeEarlierBlocks } from '../data/highlighted.ts';
-import { PAGE_BUDGET, scaleToFit, type MeasuredPage } from '../data/page-files.ts';
+import { PAGE_BUDGET } from '../data/page-files.ts';
 import { readSavedPlan, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
@@ -66,13 +65,7 @@ export interface SiteResult {
   readonly byKeptRenderer: boolean;
   /** Why the kept renderer failed, when it did and a build rendered the pages instead. */
   readonly rendererFailure?: string;
-  /** The conversations planned and rendered again by this build because a page of theirs passed the page budget (fitPages); none when every page fit as planned. */
-  readonly splitAgain: readonly SplitAgain[];
-  /**
-   * The pages of a conversation, a branch or a child stream over the page
-   * budget: each holds one talk larger than the budget alone, unless its
-   * conversation was split again MOST_SPLITS times and still did not fit.
-   */
+  /** The pages of a conversation, a branch or a child stream over the page budget: each holds one talk larger than the budget alone. */
   readonly overBudget: readonly { readonly file: string; readonly bytes: number }[];
   /** The most bytes a page is planned to hold (data/plan.ts): said here so that a caller reporting on pages need not load the site's page code. */
   readonly pageBudget: number;
@@ -92,18 +85,6 @@ export interface SiteResult {
    */
   readonly keptPageStamps?: StampsRecord;
 }
-
-/** A conversation planned again because a page of it passed the page budget (data/plan.ts, scaleToFit). */
-export interface SplitAgain {
-  readonly conversation: string;
-  /** Its largest page as first rendered. */
-  readonly largestBefore: { readonly file: string; readonly bytes: number };
-  /** How many times larger than estimated its talks were taken to render, in the end. */
-  readonly scale: number;
-}
-
-/** How many times a conversation is split again at most: each time renders it whole once more. */
-const MOST_SPLITS = 4;
 
 /** The pages of a conversation, a branch or a child stream (data/plan.ts); the evidence pages under e/ hold whole rows and are not split. */
 const CONVERSATION_PAGE = /^[cbs]\//;
@@ -162,7 +143,6 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     let keptFromEarlier = 0;
     let byKeptRenderer = false;
     let rendererFailure: string | undefined;
-    let splitAgain: readonly SplitAgain[] = [];
     let keptPageStamps: StampsRecord | undefined;
     const digests = new Map<string, string>();
     if (finished) {
@@ -174,7 +154,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
         const placed = rendering.placedMeanwhile ?? store.placeFinished(out, finished, digests);
         keptFromEarlier = store.keptFromEarlier(finished);
         built = rendering.pages.length - keptFromEarlier;
-        ({ byKeptRenderer, rendererFailure, splitAgain } = rendering);
+        ({ byKeptRenderer, rendererFailure } = rendering);
         const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
         store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file) && !placed.has(file)), digests);
       } else {
@@ -188,7 +168,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
       const rendering = await render(bundle, out, cache, code, undefined, observer, options);
       pages = rendering.pages;
       built = pages.length;
-      ({ byKeptRenderer, rendererFailure, splitAgain } = rendering);
+      ({ byKeptRenderer, rendererFailure } = rendering);
     }
     observer.advance(built, 0);
     let largestPage = { file: '', bytes: 0 };
@@ -196,7 +176,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
     // Pages of the waiting renderer's render ahead are in the site only when it rendered the site.
     const renderedAhead = byKeptRenderer && options.waitingRenderer?.used ? options.waitingRenderer.renderedAhead : 0;
-    return { pages: pages.length, built, keptFromEarlier, renderedAhead, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
+    return { pages: pages.length, built, keptFromEarlier, renderedAhead, highlighted: cachedBlocks(cache) - entriesBefore, largestPage, byKeptRenderer, ...(rendererFailure !== undefined ? { rendererFailure } : {}), overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
   } finally {
     // Unused, when nothing was rendered or a build rendered instead.
     options.waitingRenderer?.dismiss();
@@ -219,7 +199,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * out of the pages written; what went wrong meanwhile is the site's failure
  * once the children are done, not the renderer's.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots(), waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots(), waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; byKeptRenderer: boolean; rendererFailure?: string; placedMeanwhile?: ReadonlySet<string> }> {
   // Inside node_modules (or a folder linked to it, siteBuildRoots), so that
   // the build resolves astro and the site's packages from the project, yet
   // outside what git tracks; removed after the build.
@@ -229,13 +209,12 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   const input = { bundle: path.resolve(bundle), cache: path.resolve(cache) };
   // Every conversation's plan is saved, in the cache or in the throwaway
   // root: the search index is written from them after the build.
-  let conversations: SelectedConversation[] = store
+  const conversations: SelectedConversation[] = store
     ? store.finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && store.earlier.has(id) ? { earlier: store.earlier.get(id)! } : {}) }))
     : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
   const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
   let renderer = keptRenderer(code, roots);
   let rendererFailure: string | undefined;
-  let splitAgain: SplitAgain[];
   let placedMeanwhile: ReadonlySet<string> | undefined;
   let failedMeanwhile: { error: unknown } | undefined;
   const staging = path.join(root, 'evidence');
@@ -308,7 +287,6 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       rendererFailure = (error as Error).message;
       await attempt(undefined, 'build');
     }
-    ({ conversations, splitAgain } = await fitPages(out, root, conversations, (child, selection, output) => startSiteChild(path.join(root, child), { ...input, selection: { conversations: selection, code } }, output, keptRenderer(code, roots)), observer));
     writeSearchScripts(out, conversations.filter(({ render }) => render));
     await evidence;
     placeEvidence(staging, out);
@@ -316,45 +294,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     fs.rmSync(root, { recursive: true, force: true });
   }
   if (failedMeanwhile) throw failedMeanwhile.error;
-  return { pages: finishPages(out, renderer !== undefined, placedMeanwhile ?? new Set()), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
-}
-
-/**
- * Measures the pages each conversation rendered into `out` has, as written,
- * and renders again each one with a page over the budget that planning again
- * can mend (data/plan.ts, scaleToFit), planned with its estimate scaled by
- * what was measured: by `start`, in one child of those conversations alone,
- * into a folder of `root`, whose pages then replace theirs in `out`. Again
- * until every page fits or holds one talk, or MOST_SPLITS times. The estimate
- * is all that plans a page, and nothing else sees a page over the budget.
- * Returns the conversations with the scale of their last render, and those
- * split again.
- */
-async function fitPages(out: string, root: string, selection: readonly SelectedConversation[], start: (child: string, selection: SelectedConversation[], output: string) => Child, observer: StepObserver): Promise<{ conversations: SelectedConversation[]; splitAgain: SplitAgain[] }> {
-  let conversations = [...selection];
-  const largestBefore = new Map<string, { file: string; bytes: number }>();
-  // Only a conversation just rendered again is measured again.
-  let measuring = conversations.filter(({ render }) => render);
-  for (let round = 1; round <= MOST_SPLITS && measuring.length > 0; round++) {
-    const again: SelectedConversation[] = [];
-    for (const selected of measuring) {
-      const saved = readSavedPlan(selected.plan);
-      const measured = saved.pages.map((file, index): MeasuredPage => ({ file, bytes: fs.statSync(path.join(out, file)).size, ...saved.estimates[index]! }));
-      const scale = scaleToFit(measured, selected.scale ?? 1);
-      if (scale === undefined) continue;
-      if (!largestBefore.has(selected.id)) largestBefore.set(selected.id, measured.reduce((largest, { file, bytes }) => (bytes > largest.bytes ? { file, bytes } : largest), { file: '', bytes: 0 }));
-      // This build's own pages, which the pages of the new plan replace.
-      for (const { file } of measured) fs.rmSync(path.join(out, file));
-      again.push({ ...selected, scale });
-    }
-    if (again.length === 0) break;
-    const output = path.join(root, `split-${round}-site`);
-    await allSucceed([start(`split-${round}`, again, output)], observer);
-    for (const selected of again) for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
-    conversations = conversations.map((selected) => again.find(({ id }) => id === selected.id) ?? selected);
-    measuring = again;
-  }
-  return { conversations, splitAgain: [...largestBefore].map(([conversation, largest]) => ({ conversation, largestBefore: largest, scale: conversations.find(({ id }) => id === conversation)!.scale! })) };
+  return { pages: finishPages(out, renderer !== undefined, placedMeanwhile ?? new Set()), byKeptRenderer: renderer !== undefined, ...(rendererFailure !== undefined ? { rendererFailure } : {}), ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
 }
 
 /**

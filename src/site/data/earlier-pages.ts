@@ -4,7 +4,7 @@
 // A conversation whose bundle files changed is rendered again, and the
 // conversation that changes between two exports is most often the one a
 // person is working in, which is most often the biggest. Yet pages are cut
-// from the start of a conversation (plan.ts, splitByWeight), only its first
+// from the start of a conversation (page-cut.ts), only its first
 // page shows the whole conversation (PageModel.overview), and only the first
 // page of a branch or stream lists its talks (the timeline), so a
 // conversation that grew keeps most of the pages it had.

@@ -26,7 +26,7 @@ import type { ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
 import { writeSearchScript } from './search-text.ts';
 import { linkedStructure, pageOutline, subagentNames, type CodeHighlighter, type PageBody, type PageModel } from './site.ts';
-import { TalkPages } from './talk-pages.ts';
+import { HeldHtml, TalkPages } from './talk-pages.ts';
 import type { ReadAhead } from './read-ahead.ts';
 import { readSavedPlan, searchScriptBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
@@ -52,6 +52,8 @@ export class SiteReader {
   private readonly plans = new Map<string, ConversationPlan>();
   /** The HTML of the talks of each conversation planned whose pages are still to be written. */
   private readonly talkPages = new Map<string, TalkPages>();
+  /** Where the talks' HTML is held, made when the first conversation is planned. */
+  private held: HeldHtml | undefined;
   private readonly pages: PagePlan[] = [];
   private readonly pageByFile = new Map<string, PagePlan>();
   /** The selection's entries by conversation, once a page has asked for one (selectionOf). */
@@ -149,11 +151,14 @@ export class SiteReader {
   close(): void {
     this.load(undefined);
     this.closeTalkPages();
+    this.held?.close();
+    this.held = undefined;
   }
 
+  /** Lets go of the talks' HTML of every conversation planned, once their pages are written. */
   private closeTalkPages(): void {
-    for (const pages of this.talkPages.values()) pages.close();
     this.talkPages.clear();
+    this.held?.clear();
   }
 
   private highlight(): Promise<CodeHighlighter> {
@@ -189,7 +194,7 @@ export class SiteReader {
       let linked: ConversationPlan | undefined;
       const structure = linkedStructure(conversation, () => linked);
       this.load({ id, conversation, structure });
-      const talkPages = await TalkPages.cut(conversation, structure, (plan) => (linked = plan), () => this.highlight());
+      const talkPages = await TalkPages.cut(conversation, structure, (this.held ??= new HeldHtml()), (plan) => (linked = plan), () => this.highlight());
       this.talkPages.set(id, talkPages);
       const plan = talkPages.plan;
       this.plans.set(id, plan);

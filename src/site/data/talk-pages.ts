@@ -12,7 +12,7 @@
 // once the pages are cut. The marker holds a random nonce, so no text of a
 // transcript can be taken for one.
 //
-// The HTML is held in a file of its own, not in memory, from its render to
+// The HTML is held in a file (HeldHtml), not in memory, from its render to
 // its page's: a large conversation's talks are tens of megabytes of HTML,
 // and what is held at once is one talk's model and one page's HTML.
 
@@ -53,13 +53,63 @@ interface Held {
   readonly bytes: number;
 }
 
-/** The pages of one conversation and the HTML of its talks, in a folder of its own until it is closed. */
+/**
+ * HTML held in a temporary file for a rendering process: one file, whatever
+ * the number of conversations, whose name is removed as soon as it is open
+ * where the system allows it, so that a process that ends leaves nothing.
+ */
+export class HeldHtml {
+  private readonly folder: string;
+  private readonly file: number;
+  private readonly named: boolean;
+  private end = 0;
+
+  constructor() {
+    this.folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sessionizer-talks-'));
+    const file = path.join(this.folder, 'talks.html');
+    this.file = fs.openSync(file, 'w+');
+    try {
+      fs.rmSync(this.folder, { recursive: true });
+      this.named = false;
+    } catch {
+      // A system that keeps an open file's name: it goes when the file is closed.
+      this.named = true;
+    }
+  }
+
+  /** Holds `markup`; returns where it is. */
+  hold(markup: string): { offset: number; length: number } {
+    const bytes = Buffer.from(markup);
+    fs.writeSync(this.file, bytes, 0, bytes.length, this.end);
+    const held = { offset: this.end, length: bytes.length };
+    this.end += bytes.length;
+    return held;
+  }
+
+  /** The markup held at `offset`. */
+  read({ offset, length }: { offset: number; length: number }): string {
+    const bytes = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) read += fs.readSync(this.file, bytes, read, length - read, offset + read);
+    return bytes.toString('utf8');
+  }
+
+  /** Lets go of everything held. */
+  clear(): void {
+    fs.ftruncateSync(this.file, 0);
+    this.end = 0;
+  }
+
+  close(): void {
+    fs.closeSync(this.file);
+    if (this.named) fs.rmSync(this.folder, { recursive: true, force: true });
+  }
+}
+
+/** The pages of one conversation, and where the HTML of its talks is held until they are written. */
 export class TalkPages {
   /** The conversation's pages, as cut. */
   plan!: ConversationPlan;
-  private readonly folder: string;
-  private readonly file: number;
-  private end = 0;
   private readonly talks = new Map<string, Held & { readonly withheld: number }>();
   private readonly epochs = new Map<string, Held>();
   private readonly nonce = crypto.randomBytes(8).toString('hex');
@@ -73,24 +123,17 @@ export class TalkPages {
    * resolved with (site.ts, linkedStructure): the plan with markers while
    * the talks render, then the plan as cut.
    */
-  static async cut(conversation: BundleConversation, structure: ConversationStructure, linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>): Promise<TalkPages> {
-    const pages = new TalkPages(conversation, structure);
-    try {
-      await pages.measure(linkTo, highlighter);
-      return pages;
-    } catch (error) {
-      pages.close();
-      throw error;
-    }
+  static async cut(conversation: BundleConversation, structure: ConversationStructure, held: HeldHtml, linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>): Promise<TalkPages> {
+    const pages = new TalkPages(conversation, structure, held);
+    await pages.measure(linkTo, highlighter);
+    return pages;
   }
 
   private constructor(
     private readonly conversation: BundleConversation,
     private readonly structure: ConversationStructure,
-  ) {
-    this.folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sessionizer-talks-'));
-    this.file = fs.openSync(path.join(this.folder, 'talks.html'), 'w+');
-  }
+    private readonly held: HeldHtml,
+  ) {}
 
   private async measure(linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>): Promise<void> {
     const { conversation, structure } = this;
@@ -175,30 +218,17 @@ export class TalkPages {
     return { talks: this.numbered(talks), ...(shared !== undefined ? { sharedBefore: this.numbered(shared) } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
   }
 
-  /** Removes the file the talks' HTML is held in. */
-  close(): void {
-    fs.closeSync(this.file);
-    fs.rmSync(this.folder, { recursive: true, force: true });
-  }
-
   /** `markup` with each talk's marker replaced by the number of the page that holds it. */
   private numbered(markup: string): string {
     return markup.replace(this.marker, (_, index: string) => this.numbers[Number(index)]!);
   }
 
   private hold(markup: string): { offset: number; length: number } {
-    const bytes = Buffer.from(markup);
-    fs.writeSync(this.file, bytes, 0, bytes.length, this.end);
-    const held = { offset: this.end, length: bytes.length };
-    this.end += bytes.length;
-    return held;
+    return this.held.hold(markup);
   }
 
-  private read({ offset, length }: Held): string {
-    const bytes = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) read += fs.readSync(this.file, bytes, read, length - read, offset + read);
-    return bytes.toString('utf8');
+  private read(held: Held): string {
+    return this.held.read(held);
   }
 }
 

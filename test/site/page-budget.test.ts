@@ -109,6 +109,31 @@ describe('the page budget', () => {
     expect(rendered.size).toBe(15);
     expect([...rendered.values()].every((count) => count === 1)).toBe(true);
 
+    // Rendered again with the sizes a render recorded beside its plan, the
+    // pages are cut the same, and a talk is rendered only when a page to
+    // write shows it; with other code, every talk is rendered again.
+    const plans = temporaryFolder();
+    const selected = { id: session, render: true, plan: path.join(plans, 'plan.json') };
+    const render = async (code: string, withEarlier: boolean, wanted: (file: string) => boolean): Promise<Map<string, string>> => {
+      rendered.clear();
+      const earlier = withEarlier ? { earlier: { files: plans, digests: path.join(plans, 'none.jsonl'), talks: path.join(plans, 'earlier.talks.json') } } : {};
+      const again = new SiteReader({ bundle: path.join(out, 'bundle'), cache, selection: { conversations: [{ ...selected, ...earlier }], code } }, () => createHighlighter(cache));
+      const bodies = new Map<string, string>();
+      for await (const file of again.pagesAsPlanned()) if (wanted(file)) bodies.set(file, (await again.body(file)).talks);
+      again.close();
+      return bodies;
+    };
+    const whole = await render('code', false, () => true);
+    expect([...whole.keys()].sort()).toEqual(pages.map(({ file }) => file).sort());
+    expect(rendered.size).toBe(14);
+    fs.renameSync(path.join(plans, 'plan.talks.json'), path.join(plans, 'earlier.talks.json'));
+    const last = pages.map(({ file }) => file).sort().at(-2)!;
+    const kept = await render('code', true, (file) => file === last);
+    expect(kept).toEqual(new Map([[last, whole.get(last)!]]));
+    expect(rendered.size).toBe(talksOn(fs.readFileSync(path.join(out, 'site', last), 'utf8')));
+    await render('other code', true, () => false);
+    expect(rendered.size).toBe(14);
+
     // Rendered by two children at once, each its share, the site is the same bytes.
     const folder = temporaryFolder();
     await buildSite(path.join(out, 'bundle'), path.join(folder, 'site'), path.join(folder, 'cache'), { builds: 2 });

@@ -20,7 +20,8 @@
 import crypto from 'node:crypto';
 import type { ConversationRows } from './rows.ts';
 import { stepsOfPage, type PageModel } from './site.ts';
-import type { StepView } from './views.ts';
+import { stepsOfTalk } from './streams.ts';
+import type { EpochView, StepView, TalkView } from './views.ts';
 import { ValueDigest, type LeaveOut } from './value-digest.ts';
 
 /**
@@ -53,6 +54,29 @@ export function pageDigest(model: PageModel, file: string, code: string, rows?: 
     };
     cite(stepsOfPage(model));
   }
+  return hash.digest('hex');
+}
+
+/**
+ * The digest of a talk's HTML, or of an epoch's opening: the site's code,
+ * its model without parts, with its links as they stand before the pages are
+ * cut (data/talk-pages.ts), and what names every row its steps cite
+ * (pageDigest). A talk whose digest is the one its conversation's earlier
+ * render recorded renders to as many bytes, so its size is taken from there.
+ */
+export function viewDigest(view: TalkView | EpochView, code: string, rows: ConversationRows): string {
+  const hash = crypto.createHash('sha256');
+  const digest = new ValueDigest(hash, highlighting);
+  digest.text(code);
+  digest.value(view);
+  digest.flush();
+  const cite = (steps: readonly StepView[]): void => {
+    for (const step of steps) {
+      for (const ref of step.evidence) hash.update(`${ref.seq}:${ref.row}:${rows.citeOf(ref) ?? 'none'}\n`);
+      cite(step.children);
+    }
+  };
+  cite('steps' in view ? view.steps : stepsOfTalk(view));
   return hash.digest('hex');
 }
 

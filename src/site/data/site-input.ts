@@ -45,10 +45,11 @@ export interface SelectedConversation {
   readonly earlier?: EarlierPages;
 }
 
-/** A conversation's pages as an earlier render wrote them: the folder of its page files, and its page digests (generator/page-store.ts). */
+/** A conversation's pages as an earlier render wrote them: the folder of its page files, its page digests (generator/page-store.ts), and its talks' sizes (talkSizesBeside). */
 export interface EarlierPages {
   readonly files: string;
   readonly digests: string;
+  readonly talks?: string;
 }
 
 /** What is kept of a rendered conversation for builds that do not render it again. */
@@ -61,6 +62,11 @@ export interface SavedPlan {
 /** The plan a build saved at `plan`. */
 export function readSavedPlan(plan: string): SavedPlan {
   return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
+}
+
+/** Where the sizes of the talks of the conversation whose plan is saved at `plan` are kept, beside it (data/talk-pages.ts). */
+export function talkSizesBeside(plan: string): string {
+  return plan.replace(/\.json$/, '.talks.json');
 }
 
 /**

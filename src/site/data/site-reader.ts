@@ -28,7 +28,7 @@ import { writeSearchScript } from './search-text.ts';
 import { linkedStructure, pageOutline, subagentNames, type CodeHighlighter, type PageBody, type PageModel } from './site.ts';
 import { HeldHtml, TalkPages } from './talk-pages.ts';
 import type { ReadAhead } from './read-ahead.ts';
-import { readSavedPlan, searchScriptBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
+import { readSavedPlan, searchScriptBeside, talkSizesBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
 
 export interface SitePlan {
@@ -140,7 +140,7 @@ export class SiteReader {
   /** The talks of the page `file` as HTML, from its conversation's talks rendered when it was planned (talk-pages.ts). */
   async body(file: string): Promise<PageBody> {
     const model = await this.page(file);
-    return this.talkPages.get(model.plan.conversation)!.body(model);
+    return this.talkPages.get(model.plan.conversation)!.body(model, this.loaded!.conversation.rows, () => this.highlight());
   }
 
   private loadConversation(id: string): BundleConversation {
@@ -187,14 +187,17 @@ export class SiteReader {
   /** Plans the next conversation this process renders and keeps it loaded for its pages; undefined once every one is planned. */
   private async planNext(): Promise<ConversationPlan | undefined> {
     while (this.next < this.selection.conversations.length) {
-      const { id, render, plan: saved } = this.selection.conversations[this.next++]!;
+      const { id, render, plan: saved, earlier } = this.selection.conversations[this.next++]!;
       if (!render) continue;
       this.load(undefined);
       const conversation = this.loadConversation(id);
       let linked: ConversationPlan | undefined;
       const structure = linkedStructure(conversation, () => linked);
       this.load({ id, conversation, structure });
-      const talkPages = await TalkPages.cut(conversation, structure, (this.held ??= new HeldHtml()), (plan) => (linked = plan), () => this.highlight());
+      // Sizes are recorded where the page digests are (generator/earlier-page-records.ts): beside a saved plan, for a site's code.
+      const { code } = this.selection;
+      const records = code !== undefined && saved !== '' ? { code, record: talkSizesBeside(saved), ...(earlier?.talks !== undefined ? { earlier: earlier.talks } : {}) } : undefined;
+      const talkPages = await TalkPages.cut(conversation, structure, (this.held ??= new HeldHtml()), (plan) => (linked = plan), () => this.highlight(), records);
       this.talkPages.set(id, talkPages);
       const plan = talkPages.plan;
       this.plans.set(id, plan);

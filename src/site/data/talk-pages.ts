@@ -30,6 +30,8 @@ import { cutTalks, type TalkSize } from './page-cut.ts';
 import { PAGE_BUDGET } from './page-files.ts';
 import { planConversation, subjectsOf, type ConversationPlan, type Subject } from './plan.ts';
 import { epochWithParts, pageOutline, talkWithParts, type CodeHighlighter, type PageBody, type PageModel } from './site.ts';
+import { viewDigest } from './earlier-pages.ts';
+import type { ConversationRows } from './rows.ts';
 import type { ConversationStructure } from './streams.ts';
 import type { EpochView, LinkView, TalkView } from './views.ts';
 
@@ -46,11 +48,38 @@ const FRAME_BYTES = 16 * 1024;
 /** What a link to a page adds past the page's file name: its markup, its number, its anchor. */
 const LINK_BYTES = 64;
 
-/** Where a piece of HTML is in the file it is held in, and how many bytes it is on its page. */
+/** Where a piece of HTML is in the file it is held in. */
 interface Held {
   readonly offset: number;
   readonly length: number;
+}
+
+/** A talk's, or an epoch opening's, HTML: how many bytes it is on its page, and where it is held once rendered. */
+interface Measured {
   readonly bytes: number;
+  /** How many of its thoughts had their text withheld (components/talks.ts, withheldThoughts); 0 for an epoch. */
+  readonly withheld: number;
+  held?: Held;
+}
+
+/**
+ * The sizes of a conversation's talks and epoch openings as a render
+ * measured them, by id, with the digest of each (earlier-pages.ts,
+ * viewDigest), saved beside its plan (site-input.ts, talkSizesBeside): the
+ * next render of the conversation takes the size of each whose digest did
+ * not change, and renders it only if a page to write shows it.
+ */
+interface TalkSizes {
+  readonly code: string;
+  readonly talks: Record<string, { readonly digest: string; readonly bytes: number; readonly withheld: number }>;
+  readonly epochs: Record<string, { readonly digest: string; readonly bytes: number; readonly withheld: number }>;
+}
+
+/** Where a render finds the sizes its conversation's earlier render recorded, and records its own; with the site's code they are digested with. */
+export interface TalkSizeRecords {
+  readonly code: string;
+  readonly earlier?: string;
+  readonly record?: string;
 }
 
 /**
@@ -110,8 +139,8 @@ export class HeldHtml {
 export class TalkPages {
   /** The conversation's pages, as cut. */
   plan!: ConversationPlan;
-  private readonly talks = new Map<string, Held & { readonly withheld: number }>();
-  private readonly epochs = new Map<string, Held>();
+  private readonly talks = new Map<string, Measured>();
+  private readonly epochs = new Map<string, Measured>();
   private readonly nonce = crypto.randomBytes(8).toString('hex');
   private readonly marker = new RegExp(`\u0000${this.nonce}:(\\d+)\u0000`, 'g');
   /** What replaces the marker of each talk: the number part of the name of the page that holds it. */
@@ -121,11 +150,13 @@ export class TalkPages {
    * Renders each talk of `conversation` once, measures it, and cuts its
    * subjects into pages. `linkTo` sets the plan the structure's links are
    * resolved with (site.ts, linkedStructure): the plan with markers while
-   * the talks render, then the plan as cut.
+   * the talks render, then the plan as cut. With `records`, a talk whose
+   * digest is the one the earlier render recorded is measured as it was
+   * then, and rendered only when a page to write shows it (body).
    */
-  static async cut(conversation: BundleConversation, structure: ConversationStructure, held: HeldHtml, linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>): Promise<TalkPages> {
+  static async cut(conversation: BundleConversation, structure: ConversationStructure, held: HeldHtml, linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>, records?: TalkSizeRecords): Promise<TalkPages> {
     const pages = new TalkPages(conversation, structure, held);
-    await pages.measure(linkTo, highlighter);
+    await pages.measure(linkTo, highlighter, records);
     return pages;
   }
 
@@ -135,7 +166,7 @@ export class TalkPages {
     private readonly held: HeldHtml,
   ) {}
 
-  private async measure(linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>): Promise<void> {
+  private async measure(linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>, records: TalkSizeRecords | undefined): Promise<void> {
     const { conversation, structure } = this;
     const subjects = subjectsOf(conversation, structure);
     const single = planConversation(conversation, structure, subjects);
@@ -145,6 +176,29 @@ export class TalkPages {
     for (const subject of subjects) for (const talk of subject.talks) if (!subjectOf.has(talk.id)) subjectOf.set(talk.id, subject);
     const order = [...subjectOf.keys()];
     const longest = order.map((id) => numberBytes(subjectOf.get(id)!.talks.length));
+    const streams = new Map(structure.streams.map((stream) => [stream.id, stream]));
+    const epochOf = (subject: Subject, talk: TalkView): EpochView | undefined => streams.get(subject.stream)?.epochs.find((epoch) => epoch.id === talk.epoch);
+    const rows = conversation.rows;
+
+    // Digested with each link to a talk as its marker stands for it, at its
+    // longest, which is what its size was measured with.
+    const digests = new Map<string, string>();
+    const earlier = records && readTalkSizes(records.earlier, records.code);
+    if (records) {
+      linkTo({ ...single, pageOfTalk: new Map(order.map((id, index) => [id, `${subjectOf.get(id)!.base}\u0000${longest[index]}\u0000.html`])) });
+      for (const subject of subjects) {
+        for (const talk of subject.talks) {
+          if (!digests.has(talk.id)) digests.set(talk.id, viewDigest(talk, records.code, rows));
+          const epoch = epochOf(subject, talk);
+          if (epoch && !digests.has(epoch.id)) digests.set(epoch.id, viewDigest(epoch, records.code, rows));
+        }
+      }
+    }
+    const known = (id: string, of: ReadonlyMap<string, TalkSizes['talks'][string]> | undefined): Measured | undefined => {
+      const record = of?.get(id);
+      return record !== undefined && record.digest === digests.get(id) ? { bytes: record.bytes, withheld: record.withheld } : undefined;
+    };
+
     const marked = new Map(order.map((id, index) => [id, `${subjectOf.get(id)!.base}\u0000${this.nonce}:${index}\u0000.html`]));
     linkTo({ ...single, pageOfTalk: marked });
     const onPage = (markup: string): number => {
@@ -153,22 +207,31 @@ export class TalkPages {
       return bytes;
     };
 
-    const streams = new Map(structure.streams.map((stream) => [stream.id, stream]));
-    const epochOf = (subject: Subject, talk: TalkView): EpochView | undefined => streams.get(subject.stream)?.epochs.find((epoch) => epoch.id === talk.epoch);
-    const rows = conversation.rows;
     for (const subject of subjects) {
       for (const talk of subject.talks) {
         if (!this.talks.has(talk.id)) {
-          const model = await talkWithParts(talk, rows, await highlighter());
-          const markup = talkHtml(model, ROOT);
-          this.talks.set(talk.id, { ...this.hold(markup), bytes: onPage(markup), withheld: withheldThoughts([model]) });
+          const kept = known(talk.id, earlier?.talks);
+          if (kept) this.talks.set(talk.id, kept);
+          else {
+            const model = await talkWithParts(talk, rows, await highlighter());
+            const markup = talkHtml(model, ROOT);
+            this.talks.set(talk.id, { bytes: onPage(markup), withheld: withheldThoughts([model]), held: this.held.hold(markup) });
+          }
         }
         const epoch = epochOf(subject, talk);
         if (epoch && !this.epochs.has(epoch.id)) {
-          const markup = epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text;
-          this.epochs.set(epoch.id, { ...this.hold(markup), bytes: onPage(markup) });
+          const kept = known(epoch.id, earlier?.epochs);
+          if (kept) this.epochs.set(epoch.id, kept);
+          else {
+            const markup = epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text;
+            this.epochs.set(epoch.id, { bytes: onPage(markup), withheld: 0, held: this.held.hold(markup) });
+          }
         }
       }
+    }
+    if (records?.record !== undefined) {
+      const sizes = (of: ReadonlyMap<string, Measured>): TalkSizes['talks'] => Object.fromEntries([...of].map(([id, { bytes, withheld }]) => [id, { digest: digests.get(id)!, bytes, withheld }]));
+      writeTalkSizes(records.record, { code: records.code, talks: sizes(this.talks), epochs: sizes(this.epochs) });
     }
 
     // What each subject's first page would show with every talk on it, its
@@ -210,12 +273,33 @@ export class TalkPages {
     this.plan = plan;
   }
 
-  /** The talks of the page `model` shows, as HTML, from each talk's markup as it was rendered. */
-  body(model: PageModel): PageBody {
-    const unit = (talk: TalkView, epoch: EpochView | undefined, forks: readonly LinkView[] | undefined): string => talkUnitHtml(this.read(this.talks.get(talk.id)!), epoch && this.read(this.epochs.get(epoch.id)!), forks, ROOT);
-    const talks = model.talks.map((talk) => unit(talk, model.epochBefore.get(talk.id), model.forksAfter.get(talk.id))).join('');
-    const shared = model.sharedBefore?.map((talk) => unit(talk, undefined, undefined)).join('');
-    return { talks: this.numbered(talks), ...(shared !== undefined ? { sharedBefore: this.numbered(shared) } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
+  /**
+   * The talks of the page `model` shows, as HTML, from each talk's markup as
+   * it was rendered. A talk measured by its earlier render's record is
+   * rendered now, once, from `rows`, with its links to the pages as cut.
+   */
+  async body(model: PageModel, rows: ConversationRows, highlighter: () => Promise<CodeHighlighter>): Promise<PageBody> {
+    const talkOf = async (talk: TalkView): Promise<string> => {
+      const measured = this.talks.get(talk.id)!;
+      measured.held ??= this.held.hold(talkHtml(await talkWithParts(talk, rows, await highlighter()), ROOT));
+      return this.held.read(measured.held);
+    };
+    const epochOf = async (epoch: EpochView): Promise<string> => {
+      const measured = this.epochs.get(epoch.id)!;
+      measured.held ??= this.held.hold(epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text);
+      return this.held.read(measured.held);
+    };
+    const units = async (talks: readonly TalkView[], withEpochs: boolean): Promise<string> => {
+      let markup = '';
+      for (const talk of talks) {
+        const epoch = withEpochs ? model.epochBefore.get(talk.id) : undefined;
+        markup += talkUnitHtml(await talkOf(talk), epoch && (await epochOf(epoch)), withEpochs ? model.forksAfter.get(talk.id) : undefined, ROOT);
+      }
+      return this.numbered(markup);
+    };
+    const talks = await units(model.talks, true);
+    const shared = model.sharedBefore && (await units(model.sharedBefore, false));
+    return { talks, ...(shared !== undefined ? { sharedBefore: shared } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
   }
 
   /** `markup` with each talk's marker replaced by the number of the page that holds it. */
@@ -223,13 +307,26 @@ export class TalkPages {
     return markup.replace(this.marker, (_, index: string) => this.numbers[Number(index)]!);
   }
 
-  private hold(markup: string): { offset: number; length: number } {
-    return this.held.hold(markup);
-  }
+}
 
-  private read(held: Held): string {
-    return this.held.read(held);
+/** The sizes recorded at `file` for the site's `code`; none when there are none or they are of other code. */
+function readTalkSizes(file: string | undefined, code: string): { talks: Map<string, TalkSizes['talks'][string]>; epochs: Map<string, TalkSizes['epochs'][string]> } | undefined {
+  if (file === undefined) return undefined;
+  try {
+    const sizes = JSON.parse(fs.readFileSync(file, 'utf8')) as TalkSizes;
+    if (sizes.code !== code) return undefined;
+    // Maps: a talk's id is read from the bundle, and none may find a property of an object's prototype.
+    return { talks: new Map(Object.entries(sizes.talks)), epochs: new Map(Object.entries(sizes.epochs)) };
+  } catch {
+    return undefined;
   }
+}
+
+/** Saves `sizes` at `file`, under a temporary name first, so that a render stopped half way leaves none to be read. */
+function writeTalkSizes(file: string, sizes: TalkSizes): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(sizes));
+  fs.renameSync(`${file}.${process.pid}.tmp`, file);
 }
 
 /** The most bytes the number part of a page's name takes among `talks` talks' pages: `-` and its digits, none for one page. */

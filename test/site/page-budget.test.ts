@@ -91,6 +91,17 @@ describe('the page budget', () => {
     const firstPage = fs.readFileSync(path.join(out, 'site', `c/${session}.html`), 'utf8');
     expect(firstPage).toContain(`on ${pages.length} pages`);
     expect(firstPage).toContain(`<a href="../${over[0]!.file}#`);
+    // Every link to a talk leads to the page that holds it, and no marker of a page's number is left.
+    const texts = new Map(pages.map(({ file }) => [file, fs.readFileSync(path.join(out, 'site', file), 'utf8')]));
+    let links = 0;
+    for (const [file, text] of texts) {
+      expect(text, file).not.toContain('\u0000');
+      for (const [, target, anchor] of text.matchAll(new RegExp(`href="\\.\\./(c/${session}[^"#]*)#([^"]+)"`, 'g'))) {
+        expect(texts.get(target!)?.includes(`id="${anchor}"`), `${file} → ${target}#${anchor}`).toBe(true);
+        links += 1;
+      }
+    }
+    expect(links).toBeGreaterThan(14);
     // The search entries name the pages as cut.
     const search = fs.readFileSync(path.join(out, 'site', 'search', `${session}.js`), 'utf8');
     expect(search).toContain(over[0]!.file);

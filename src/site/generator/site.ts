@@ -67,7 +67,7 @@ export interface SiteResult {
   readonly rendererFailure?: string;
   /** The pages of a conversation, a branch or a child stream over the page budget: each holds one talk larger than the budget alone. */
   readonly overBudget: readonly { readonly file: string; readonly bytes: number }[];
-  /** The most bytes a page is planned to hold (data/plan.ts): said here so that a caller reporting on pages need not load the site's page code. */
+  /** The most bytes a page may hold (data/page-files.ts): said here so that a caller reporting on pages need not load the site's page code. */
   readonly pageBudget: number;
   /**
    * The SHA-256 of site files, by path from the site root, where this build

@@ -295,6 +295,38 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     });
   }
 
+  it('counts in the header as many prompts as its outline lists and its index row, naming other branches and subagents apart (spotter-4te: 3 prompts, not 5)', { timeout: 300_000 }, async () => {
+    const page = await (await context(1280, false)).newPage();
+    let outlined = 0;
+    for (const file of firsts) {
+      await page.goto(pathToFileURL(file).href);
+      const { facts, outline } = await page.evaluate(() => ({ facts: document.querySelector('header.page-head .facts')?.innerText ?? '', outline: document.querySelector('details.outline > summary')?.innerText ?? '' }));
+      const header = /(\d+) prompts?\b/.exec(facts)?.[1];
+      const listed = /Outline: (\d+) prompts\b/.exec(outline)?.[1];
+      if (listed === undefined) continue;
+      outlined++;
+      expect(header, file).toBe(listed);
+    }
+    expect(outlined).toBeGreaterThan(0);
+    // The index row counts the same prompts, in the same word.
+    await page.goto(pathToFileURL(path.join(site, 'index.html')).href);
+    const rows: { href: string; count: string }[] = await page.evaluate(() => [...document.querySelectorAll('li.conversation')].flatMap((row: { querySelector(selector: string): { href?: string; innerText: string } | null }) => {
+      const count = row.querySelector('.turns');
+      return count ? [{ href: row.querySelector('a.title')!.href!, count: count.innerText }] : [];
+    }));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const { href, count } of rows) {
+      expect(count, href).toMatch(/^\d+ prompts?$/);
+      await page.goto(href);
+      expect(await page.evaluate(() => /(\d+ prompts?)\b/.exec(document.querySelector('header.page-head .facts')?.innerText ?? '')?.[1]), href).toBe(count);
+    }
+    // The conversation the defect was seen on: three prompts on its own pages, one each in its two subagents.
+    const spotter = firsts.find((file) => path.basename(file) === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.html');
+    expect(spotter).toBeDefined();
+    await page.goto(pathToFileURL(spotter!).href);
+    expect(await page.evaluate(() => document.querySelector('header.page-head .facts')?.innerText ?? '')).toMatch(/\b3 prompts · 2 subagents$/);
+  });
+
   it('heads a conversation with its title, project, git branch, start and duration, models and tokens, and a branch page with the branch it shows', { timeout: 300_000 }, async () => {
     const page = await (await context(390, false)).newPage();
     const shown = { project: 0, gitBranch: 0, models: 0, timeline: 0 };
@@ -478,6 +510,21 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
     await page.click('.page-tools .evidence-on-link');
     expect((await seen()).shown).toBe(off.withheld);
   });
+
+  for (const width of WIDTHS) {
+    it(`puts a short thought’s text right under its label at ${width} px, with no blank line between them`, { timeout: 120_000 }, async () => {
+      const page = await (await context(width, true)).newPage();
+      await page.goto(pathToFileURL(pageHolding('<div class="step thinking"')).href);
+      const gaps = await page.evaluate(() => [...document.querySelectorAll('main div.thinking')].map((step: { querySelector(selector: string): { getBoundingClientRect(): { top: number; bottom: number; height: number } } }) => {
+        const label = step.querySelector(':scope > .label')!.getBoundingClientRect();
+        const text = step.querySelector(':scope > .part')!.getBoundingClientRect();
+        return { gap: text.top - label.bottom, line: label.height };
+      }));
+      expect(gaps.length).toBeGreaterThan(0);
+      // The step's link to itself sits on the label's line, not on a line of its own above the text.
+      for (const { gap, line } of gaps) expect(gap).toBeLessThan(line / 2);
+    });
+  }
 
   it('opens every thought with the page’s thinking switch, and without JavaScript one fold at a time', { timeout: 120_000 }, async () => {
     const file = pathToFileURL(pageHolding('<details class="step thinking"')).href;

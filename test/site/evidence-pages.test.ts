@@ -1,9 +1,11 @@
 // The audit one click away, in Chromium from file://, at 1280 and 390 px,
 // with JavaScript on and off: a step's evidence fold opened on a
 // conversation page built from the fixtures, and a `{seq, row}` link in it
-// followed, lands on the evidence page at that row (its anchor at the top
-// of the window, marked as the one linked) showing the landed record
-// pretty-printed, with no request outside the export and no error.
+// followed, lands on the evidence page at that row. With JavaScript, the
+// page's script expands its rows and shows the landed record pretty-printed,
+// its anchor at the top of the window and marked as the one linked; without
+// it, the row's anchor alone is shown, naming its line in the landed file
+// the page links. No request leaves the export, and nothing goes wrong.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +21,7 @@ import { CHROMIUM, exportWithSite, launch, watchedPage } from './browser.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const document: any;
 declare const location: { hash: string };
+declare function getComputedStyle(element: unknown, pseudo: string): { content: string };
 
 const WIDTHS = [1280, 390] as const;
 
@@ -44,7 +47,7 @@ describeWhere(firstMissing(programMissing(CHROMIUM)), 'the evidence pages, as a 
         if (!match) continue;
         const evidence = fs.readFileSync(path.join(site, match[1]!), 'utf8');
         const row = Number(match[2]);
-        const after = evidence.slice(evidence.indexOf(`id="row-${row}"`)).split('class="evidence-row"').length - 1;
+        const after = evidence.slice(evidence.indexOf(`id="row-${row}"`)).split('<li id="row-').length - 1;
         candidates.push({ page: path.join(site, 'c', name), href, evidence: path.join(site, match[1]!), row, after });
       }
     }
@@ -79,6 +82,37 @@ describeWhere(firstMissing(programMissing(CHROMIUM)), 'the evidence pages, as a 
         await Promise.all([page.waitForURL((url) => url.hash === `#row-${chosen.row}`), fold.locator(`a[href="${chosen.href}"]`).first().click()]);
         expect(page.url()).toBe(`${pathToFileURL(chosen.evidence).href}#row-${chosen.row}`);
 
+        if (!javaScript) {
+          // The row's anchor alone, naming its line, in view; the landed file a link away.
+          const bare = await page.evaluate((row: number) => {
+            const target = document.getElementById(`row-${row}`);
+            const style = (pseudo: string) => getComputedStyle(target, pseudo).content;
+            return {
+              targeted: document.querySelector(':target')?.id,
+              text: target.textContent,
+              words: [style('::before'), style('::after')],
+              shown: [...document.querySelectorAll('ol.row-anchors > li')].filter((item: { getBoundingClientRect(): { height: number } }) => item.getBoundingClientRect().height > 0).map((item: { id: string }) => item.id),
+              top: target.getBoundingClientRect().top,
+              bottom: target.getBoundingClientRect().bottom,
+              raw: document.querySelector('.raw a').getAttribute('href'),
+              note: document.querySelector('.no-script')?.textContent,
+              scrollWidth: document.documentElement.scrollWidth,
+            };
+          }, chosen.row);
+          expect(bare.targeted).toBe(`row-${chosen.row}`);
+          expect(bare.shown).toEqual([`row-${chosen.row}`]);
+          expect(bare.text).toBe(`line ${chosen.row + 1}`);
+          expect(bare.words).toEqual(['"The record linked is on "', '" of the landed file linked above."']);
+          expect(bare.top).toBeGreaterThanOrEqual(0);
+          expect(bare.bottom).toBeLessThanOrEqual(800);
+          expect(bare.note).toContain('Without JavaScript');
+          expect(decodeURIComponent(bare.raw)).toBe(`../../bundle/${landedFileOf(chosen.evidence)}`);
+          expect(fs.existsSync(path.join(out, 'bundle', landedFileOf(chosen.evidence)))).toBe(true);
+          expect(bare.scrollWidth).toBeLessThanOrEqual(width);
+          expect(requests.filter((url) => !url.startsWith(`${pathToFileURL(out).href}/`))).toEqual([]);
+          expect(errors).toEqual([]);
+          return;
+        }
         const seen = await page.evaluate((row: number) => {
           const target = document.getElementById(`row-${row}`);
           return {
@@ -87,15 +121,23 @@ describeWhere(firstMissing(programMissing(CHROMIUM)), 'the evidence pages, as a 
             targeted: document.querySelector(':target')?.id,
             label: target.querySelector('.row-label').innerText,
             json: target.querySelector('pre').textContent,
+            rows: document.querySelectorAll('ol.evidence-rows > li.evidence-row').length,
+            anchors: document.querySelectorAll('ol.evidence-rows > li').length,
+            note: document.querySelector('.no-script'),
             scrollWidth: document.documentElement.scrollWidth,
             scrolled: document.scrollingElement.scrollTop,
           };
         }, chosen.row);
+        // Every row shown, the note for a reader without JavaScript gone.
+        expect(seen.rows).toBe(seen.anchors);
+        expect(seen.rows).toBeGreaterThan(chosen.after);
+        expect(seen.note).toBeNull();
         // Scrolled to the row: its anchor is at the top of the window.
         expect(seen.scrolled).toBeGreaterThan(0);
         expect(Math.abs(seen.top)).toBeLessThanOrEqual(12);
         expect(seen.targeted).toBe(`row-${chosen.row}`);
         expect(seen.label).toContain(`row ${chosen.row}}`);
+        expect(seen.label).toContain(`line ${chosen.row + 1}, `);
         // The record as landed in the bundle, pretty-printed.
         const landed = fs.readFileSync(path.join(out, 'bundle', landedFileOf(chosen.evidence)), 'utf8').split('\n')[chosen.row]!;
         expect(JSON.parse(seen.json)).toEqual(JSON.parse(landed));
@@ -124,6 +166,8 @@ describeWhere(firstMissing(programMissing(CHROMIUM)), 'the evidence pages, as a 
       text += await page.locator('main').innerText();
       expect(await page.evaluate(() => (globalThis as unknown as { __xss?: string }).__xss)).toBeUndefined();
       expect(await page.locator('main script, main img, main svg, main style, main a[href^="javascript:" i]').count()).toBe(0);
+      // The rows were shown: the note for a reader without JavaScript is gone.
+      expect(await page.locator('.no-script').count()).toBe(0);
     }
     // As the landed JSON holds them: its strings' quotes escaped, nothing else changed.
     for (const hostile of [HOSTILE_MARKUP.prompt, HOSTILE_MARKUP.output]) expect(text).toContain(JSON.stringify(hostile).slice(1, -1));

@@ -1,6 +1,7 @@
-// The evidence pages' model and writer: a landed file split into pages of
-// whole rows, each row under its anchor, pretty-printed as it was landed,
-// and every text escaped, so that a record holding markup or a script's
+// The evidence pages' model, writer and script: a landed file split into
+// pages of whole rows, each row under its anchor, held as landed and
+// compressed, and pretty-printed by the page's script as text; no byte of a
+// record can be read as markup, so a record holding markup or a script's
 // address is shown as text and never run or followed.
 
 import crypto from 'node:crypto';
@@ -9,10 +10,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { headerLine, recordLine } from '../../src/landing/landed-file.ts';
 import { CONTENT_SECURITY_POLICY } from '../../src/site/data/content-security.ts';
-import { escapeText, EvidencePages, evidencePageFile, evidencePagesOf, lineLengthsOf, PageBytes, pageOfLine, pageStarts, prettyJsonHtml, ROW_WEIGHT, rowAnchor } from '../../src/site/data/evidence.ts';
+import { EvidencePages, evidencePageFile, evidencePagesOf, lineLengthsOf, pageOfLine, pageStarts, ROW_WEIGHT, rowAnchor } from '../../src/site/data/evidence.ts';
 import { evidencePageBytes, evidencePageDigest, writeEvidencePages } from '../../src/site/generator/evidence-pages.ts';
 import { relativeLinksOf } from '../../src/site/generator/relative-links.ts';
 import { temporaryFolder } from '../helpers.ts';
+import { evidenceData, evidenceRows, evidenceScript } from './evidence-script.ts';
 
 const SESSION = 'c0ffee00-0000-4000-8000-000000000001';
 
@@ -33,17 +35,16 @@ function landedFile(payloads: readonly string[]): { bundle: string; landed: stri
   return { bundle, landed, file };
 }
 
-/** A line pretty-printed as the pages' HTML text, through a page's bytes of `capacity` to start with. */
-function prettyJson(text: string, capacity?: number): string {
-  const out = new PageBytes(capacity);
-  prettyJsonHtml(Buffer.from(text, 'utf8'), out);
-  return out.bytes().toString('utf8');
+const script = evidenceScript();
+
+/** A line pretty-printed as the page's script shows it. */
+function prettyJson(text: string): string {
+  return script.prettyJson(text);
 }
 
 /**
- * The printer written plainly, on the decoded text, for comparison: its
- * tokens found by one expression, white space between them dropped, each
- * escaped as HTML text.
+ * The printer written plainly, for comparison: its tokens found by one
+ * expression, white space between them dropped.
  */
 function plainPrettyJson(text: string): string {
   const tokens = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"|"[\s\S]*|[{}[\],:]|[^\s{}[\],:"]+/g;
@@ -70,7 +71,7 @@ function plainPrettyJson(text: string): string {
       out += indent(depth) + found;
     } else if (found === ',') out += `,${indent(depth)}`;
     else if (found === ':') out += ': ';
-    else out += escapeText(found);
+    else out += found;
   }
   return out;
 }
@@ -162,9 +163,8 @@ describe('evidence pages', () => {
     ];
     for (const text of tricky) {
       expect(prettyJson(text)).toBe(plainPrettyJson(text));
-      expect(prettyJson(text, 1)).toBe(plainPrettyJson(text));
     }
-    // Valid JSON as JSON.stringify writes it reads the same as JSON.stringify's own indentation, escaped.
+    // Valid JSON as JSON.stringify writes it reads the same as JSON.stringify's own indentation.
     const written = tricky.filter((text) => {
       try {
         return JSON.stringify(JSON.parse(text)) === text;
@@ -173,14 +173,14 @@ describe('evidence pages', () => {
       }
     });
     expect(written.length).toBeGreaterThan(2);
-    for (const text of written) expect(prettyJson(text)).toBe(escapeText(JSON.stringify(JSON.parse(text), null, 2)));
+    for (const text of written) expect(prettyJson(text)).toBe(JSON.stringify(JSON.parse(text), null, 2));
 
     const random = seeded(28);
     const pieces = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\"', '"a\\"b"', '"<&>"', '1e5', '-0.0', 'true', 'null', ' ', '\t', '\n', '\r', '\v', '\u00a0', '\u2028', '\u2009', '\ufeff', '\u3000', '\u200b', 'x<y', 'é', '😀', '漢', '&', '>'];
     for (let round = 0; round < 3000; round++) {
       let text = '';
       for (let count = Math.floor(random() * 40); count > 0; count--) text += pieces[Math.floor(random() * pieces.length)];
-      expect(prettyJson(text, 8)).toBe(plainPrettyJson(text));
+      expect(prettyJson(text)).toBe(plainPrettyJson(text));
     }
     const value = (depth: number): unknown => {
       const pick = random();
@@ -190,12 +190,12 @@ describe('evidence pages', () => {
     };
     for (let round = 0; round < 1000; round++) {
       const text = JSON.stringify(value(0));
-      expect(prettyJson(text, 8)).toBe(plainPrettyJson(text));
-      expect(prettyJson(text)).toBe(escapeText(JSON.stringify(JSON.parse(text), null, 2)));
+      expect(prettyJson(text)).toBe(plainPrettyJson(text));
+      expect(prettyJson(text)).toBe(JSON.stringify(JSON.parse(text), null, 2));
     }
   });
 
-  it('show a line that is not UTF-8 as a decoder reads it, and its landed size', () => {
+  it('hold each row as landed, byte for byte, and show a line that is not UTF-8 as a decoder reads it, with its landed size', () => {
     const bundle = temporaryFolder();
     const landed = `${SESSION}/streams/main/transcript-20260101T000000.000Z-000003.jsonl`;
     const file = path.join(bundle, landed);
@@ -206,12 +206,18 @@ describe('evidence pages', () => {
     const [page] = [...evidencePagesOf(SESSION, 3, landed, file)];
     expect(page!.rows.map(({ bytes }) => bytes)).toEqual([Buffer.byteLength(header) - 1, 13, 7]);
     const html = evidencePageBytes(page!).toString('utf8');
-    expect(html).toContain(`<pre class="evidence-json">${plainPrettyJson(invalid.toString('utf8'))}</pre>`);
-    expect(html).toContain('"a": "\ufffd\ufffd&lt;\ufffd"');
-    expect(html).toContain('line 2, 13 B');
+    // The page's rows expand to the landed file's bytes exactly.
+    expect(Buffer.from(script.landedBytes(evidenceData(html))).equals(fs.readFileSync(file))).toBe(true);
+    const rows = evidenceRows(html, script);
+    expect(rows).toHaveLength(3);
+    expect(prettyJson(rows[1]!)).toBe(plainPrettyJson(invalid.toString('utf8')));
+    expect(prettyJson(rows[1]!)).toContain('"a": "\ufffd\ufffd<\ufffd"');
+    expect(script.sizeText(13)).toBe('13 B');
+    expect(script.sizeText(1536)).toBe('1.5 KB');
+    expect(script.sizeText(3 * 1024 * 1024)).toBe('3.0 MB');
   });
 
-  it('give every row its page, its anchor and its label, and agree with the links of the conversation pages', () => {
+  it('give every row its page and its anchor, naming its line, and agree with the links of the conversation pages', () => {
     const payloads = Array.from({ length: 30 }, (_, index) => JSON.stringify({ type: 'user', index, text: 'x'.repeat(100 + index * 20) }));
     const { bundle, landed, file } = landedFile(payloads);
     expect(lineLengthsOf(file)).toHaveLength(31);
@@ -233,37 +239,45 @@ describe('evidence pages', () => {
     }
     expect(links.hrefOf({ seq: 4, row: 1 })).toBeUndefined();
 
-    const html = evidencePageBytes(pages[1]!).toString('utf8');
-    for (const { row } of pages[1]!.rows) {
-      expect(html).toContain(`<div class="evidence-row" id="row-${row}">`);
-      expect(html).toContain(`<a href="#row-${row}">{seq 3, row ${row}}</a>`);
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    for (const page of pages) {
+      const html = evidencePageBytes(page).toString('utf8');
+      // An anchor a row, in order, each naming its line; and the rows themselves, those lines as landed.
+      expect([...html.matchAll(/<li id="row-(\d+)">line (\d+)<\/li>/g)].map((match) => [Number(match[1]), Number(match[2])])).toEqual(page.rows.map(({ row }) => [row, row + 1]));
+      expect(evidenceRows(html, script)).toEqual(page.rows.map(({ row }) => lines[row]));
     }
+    const html = evidencePageBytes(pages[1]!).toString('utf8');
+    const [first, last] = [pages[1]!.rows[0]!.row, pages[1]!.rows.at(-1)!.row];
+    expect(html).toContain(`: these rows are its lines ${first + 1}–${last + 1}.</p>`);
+    expect(html).toContain('<ol class="row-anchors" data-seq="3">');
     expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">`);
     expect(html).toContain(`<a href="../c/${SESSION}.html">`);
     expect(html).toContain(`<a href="../../bundle/${landed}">`);
     expect(html).toContain(`<a href="../${pages[0]!.file}" rel="prev">`);
     expect(html).toContain(`<a href="../${pages[2]!.file}" rel="next">`);
-    expect(html).toContain('\n    "type": "user",\n');
+    // The site's own scripts, by file, after the rows: the decoder, then the one that shows them.
+    expect([...html.matchAll(/<script[^>]*>/g)].map(([tag]) => tag)).toEqual(['<script src="../fzstd.js">', '<script src="../evidence.js">']);
   });
 
-  it('escape every text of a row: markup, a closing pre and a script address stay text', () => {
-    const hostile = ['<script>alert(1)</script>', '</pre><img src=x onerror=alert(1)>', 'javascript:alert(document.cookie)', '<a href="javascript:alert(1)">click</a>', ' src="https://remote.invalid/x.js" href="/etc/passwd"', '&lt;already escaped&gt;'];
-    const { landed, file } = landedFile([JSON.stringify({ content: hostile }), JSON.stringify({ [hostile[0]!]: hostile[1] })]);
+  it('hold no text of a row as markup: the rows are base64 of their compressed bytes, and markup in them stays text', () => {
+    const hostile = ['<script>alert(1)</script>', '</pre><img src=x onerror=alert(1)>', 'javascript:alert(document.cookie)', '<a href="javascript:alert(1)">click</a>', ' src="https://remote.invalid/x.js" href="/etc/passwd"', '&lt;already escaped&gt;', '</div><script>alert(2)</script>'];
+    const payloads = [JSON.stringify({ content: hostile }), JSON.stringify({ [hostile[0]!]: hostile[1] })];
+    const { landed, file } = landedFile(payloads);
     const [page] = [...evidencePagesOf(SESSION, 3, landed, file)];
     const html = evidencePageBytes(page!).toString('utf8');
-    expect(html).not.toContain('<script');
+    // The data is base64 alone, which no byte of a transcript can end or turn into markup.
+    expect(evidenceData(html)).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    for (const text of hostile) expect(html).not.toContain(text);
     expect(html).not.toContain('<img');
-    expect(html).not.toContain('href="javascript:');
-    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    expect(html).toContain('&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt;');
-    expect(html).toContain('"javascript:alert(document.cookie)"');
-    expect(html).toContain('&amp;lt;already escaped&amp;gt;');
-    // One <pre> and one </pre> a row: no text closes one early.
-    expect(html.match(/<pre/g)).toHaveLength(3);
-    expect(html.match(/<\/pre>/g)).toHaveLength(3);
+    expect(html).not.toContain('javascript:');
+    expect(html.match(/<script/g)).toHaveLength(2);
     // The only links are the page's own, none of them to a script.
     const hrefs = [...html.matchAll(/<a href="([^"]*)"/g)].map((match) => match[1]!);
-    expect(hrefs.every((href) => href.startsWith('../') || href.startsWith('#row-'))).toBe(true);
+    expect(hrefs.every((href) => href.startsWith('../'))).toBe(true);
+    // The rows as landed, the markup in them JSON text, which the page's script puts in as text.
+    const rows = evidenceRows(html, script);
+    expect(rows.slice(1)).toEqual(fs.readFileSync(file, 'utf8').split('\n').slice(1, 3));
+    expect(rows[1]).toContain(JSON.stringify(hostile[0]));
     // The links of an Astro build's pages are made relative after these pages are written, and find nothing in them to change or refuse.
     expect(relativeLinksOf(Buffer.from(html), page!.file).toString('utf8')).toBe(html);
   });

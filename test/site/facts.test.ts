@@ -39,8 +39,9 @@ describe('the facts of a conversation', () => {
     expect(facts.from! < facts.to!).toBe(true);
   });
 
-  it('counts branches besides the active one and subagents', () => {
-    expect(factsOf(FIXTURE_SESSIONS.rewind)).toMatchObject({ branches: 1, subagents: 0, turns: 3 });
+  it('counts branches besides the active one and subagents, and the prompts of its own pages only', () => {
+    // Three prompts in the main stream: two on the active branch, the third ("Make it sadder.") on the other branch's page.
+    expect(factsOf(FIXTURE_SESSIONS.rewind)).toMatchObject({ branches: 1, subagents: 0, prompts: 2 });
     expect(factsOf(FIXTURE_SESSIONS.nestedAgents)).toMatchObject({ branches: 0, subagents: Object.keys(FIXTURE_AGENTS).filter((name) => name.startsWith('nested')).length });
   });
 
@@ -84,14 +85,14 @@ describe('the facts of a conversation', () => {
 });
 
 describe('the index', () => {
-  const facts = (project: string | undefined, from: string | undefined, title: string, turns = 1): ConversationFacts => ({
+  const facts = (project: string | undefined, from: string | undefined, title: string, prompts = 1): ConversationFacts => ({
     title,
     titleSource: 'runtime',
     ...(project ? { project: { folder: project, path: project } } : {}),
     gitBranches: [],
     models: [],
     ...(from ? { from, to: from } : {}),
-    turns,
+    prompts,
     branches: 0,
     subagents: 0,
   });

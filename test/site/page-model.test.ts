@@ -14,7 +14,7 @@ import type { StepView } from '../../src/site/data/views.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
-const sessions = [FIXTURE_SESSIONS.hostileMarkup, FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.indexFacts];
+const sessions = [FIXTURE_SESSIONS.hostileMarkup, FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.indexFacts, FIXTURE_SESSIONS.nestedAgents];
 let bundle: string;
 beforeAll(async () => {
   bundle = path.join(await exportedSessions(sessions, { site: false }), 'bundle');
@@ -126,6 +126,20 @@ describe('a page model made by plain functions', () => {
     expect(pageOutline(single, single.plan.pages[0]!).outline).toBeUndefined();
     conversation.conversation.rows.close();
     single.conversation.rows.close();
+  });
+
+  it('counts in the header the prompts its outline lists, those of the conversation’s own pages, not those of its other branches or subagents', () => {
+    for (const id of [FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents]) {
+      const conversation = planned(id);
+      const { plan } = conversation;
+      const first = pageOutline(conversation, plan.pages[0]!);
+      const own = plan.pages.filter((page) => page.kind === 'conversation').flatMap((page) => page.talks);
+      expect(first.overview?.summary.facts.prompts, id).toBe(own.length);
+      expect(first.overview?.summary.facts.prompts, id).toBe(first.outline?.length ?? own.length);
+      // The other branches' or the subagents' talks are there to be left out.
+      expect(plan.summary.talks, id).toBeGreaterThan(own.length);
+      conversation.conversation.rows.close();
+    }
   });
 
   it('models the index and search pages from the conversations’ summaries', async () => {

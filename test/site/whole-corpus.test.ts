@@ -23,7 +23,7 @@ const missing = firstMissing(filesMissing(path.join(corpus, 'MANIFEST.json')), p
  * fold was printed open, 12 in claude-code-log's print of it.
  */
 const MEASURED = { id: '7d3d65bd-3f8b-4085-8375-79bed652d353', claudeCodeLog: 12 } as const;
-/** The most A4 pages any conversation of four prompts of the corpus prints to: the longest, with 143 provider calls, printed to 15. */
+/** The most A4 pages any conversation whose own pages hold four prompts (its header's count) may print to: the longest prints to 6. */
 const FOUR_PROMPTS_MOST = 20;
 /** The words a reader's page does not use for a branch: the glossary alone keeps the model's terms. */
 const NOT_BRANCH = /\bpaths?\b|\bforks\b|fork point|natural branch/i;
@@ -105,7 +105,9 @@ describeWhere(missing, 'the site of every transcript of ../shared/corpus', () =>
       await page.goto(pathToFileURL(file).href);
       if (/\b4 prompts\b/.test(await page.evaluate(() => document.querySelector('header.page-head .facts')?.innerText ?? ''))) fourPrompts.push(path.basename(file, '.html'));
     }
-    expect(fourPrompts).toContain(MEASURED.id);
+    // The conversation issue 42 measured holds four prompts over its two branches: three on its own pages, the fourth on its branch's page. It is printed all the same.
+    expect(fourPrompts).not.toContain(MEASURED.id);
+    fourPrompts.push(MEASURED.id);
     const counts: Record<string, number> = {};
     for (const id of fourPrompts) counts[id] = await printed(page, id);
     for (const [id, pages] of Object.entries(counts)) expect(pages, id).toBeLessThanOrEqual(FOUR_PROMPTS_MOST);

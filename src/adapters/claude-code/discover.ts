@@ -26,6 +26,11 @@
 // A folder or file that cannot be read hides sources, so each is named in
 // `unreadable` with what the system said, never skipped in silence; one that
 // vanished during the scan is normal, since the tree is live.
+//
+// A symbolic link is taken for what it points to: people link a project
+// folder or a transcript into the projects root from elsewhere, and such a
+// root once exported no conversation and said nothing. A link to nothing is
+// named in the warnings.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,6 +39,13 @@ import { systemErrorText } from '../../files/folders.ts';
 import { MAIN_STREAM, type Place } from '../../landing/layout.ts';
 import { readLines, withOpenFile } from '../../files/line-reader.ts';
 import { agentFileName, isRunId, isSessionId, scriptName } from './identifiers.ts';
+
+/** An entry of a folder, a symbolic link taken for what it points to. */
+interface Entry {
+  readonly name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
 
 interface SessionBuilder {
   readonly id: string;
@@ -54,15 +66,32 @@ export function discoverSessions(root: string): Discovery {
     }
     return session;
   };
-  /** The folder's entries; none when it is not there, and undefined, with the folder named as unreadable, when it cannot be read. */
-  const list = (folder: string): fs.Dirent[] | undefined => {
+  /** The folder's entries, links taken for what they point to; none when it is not there, and undefined, with the folder named as unreadable, when it cannot be read. */
+  const list = (folder: string): Entry[] | undefined => {
+    let entries: fs.Dirent[];
     try {
-      return fs.readdirSync(folder, { withFileTypes: true });
+      entries = fs.readdirSync(folder, { withFileTypes: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       unreadable.push({ path: folder, error: systemErrorText(error) });
       return undefined;
     }
+    const resolved: Entry[] = [];
+    for (const entry of entries) {
+      if (!entry.isSymbolicLink()) {
+        resolved.push(entry);
+        continue;
+      }
+      const link = path.join(folder, entry.name);
+      try {
+        const target = fs.statSync(link);
+        resolved.push({ name: entry.name, isFile: () => target.isFile(), isDirectory: () => target.isDirectory() });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') warnings.push(`${path.relative(root, link)}: a symbolic link to nothing; it was not collected`);
+        else unreadable.push({ path: link, error: systemErrorText(error) });
+      }
+    }
+    return resolved;
   };
   const add = (session: SessionBuilder, project: string, source: CollectableSource): void => {
     session.folders.add(project);
@@ -84,6 +113,11 @@ export function discoverSessions(root: string): Discovery {
         for (const source of sessionFolderSources(root, project.name, name, list)) add(session, project.name, source);
       } else if (entry.isFile()) {
         const agent = agentFileName(name);
+        if (agent === undefined && name.endsWith('.jsonl')) {
+          // Claude Code names a session's transcript by its id; a file renamed or copied in by hand is not guessed at.
+          warnings.push(`${project.name}/${name}: a transcript whose name is not a session id (as <session-id>.jsonl); it was not collected`);
+          continue;
+        }
         if (agent?.type !== 'transcript') continue;
         const relative = `${project.name}/${name}`;
         const id = sessionNamedInside(path.join(projectPath, name));
@@ -112,14 +146,14 @@ export function discoverSessions(root: string): Discovery {
   return { root, sessions: discovered, warnings, unreadable: unreadable.sort((a, b) => compareText(a.path, b.path)) };
 }
 
-function sessionFolderSources(root: string, project: string, session: string, listOrUnreadable: (folder: string) => fs.Dirent[] | undefined): CollectableSource[] {
+function sessionFolderSources(root: string, project: string, session: string, listOrUnreadable: (folder: string) => Entry[] | undefined): CollectableSource[] {
   const sources: CollectableSource[] = [];
   const base = [project, session];
   // The session folder first: when it cannot be read, it is named once, rather than each folder under it.
   const top = listOrUnreadable(path.join(root, ...base));
   if (top === undefined) return sources;
   const held = new Set(top.map((entry) => entry.name));
-  const list = (folder: string): fs.Dirent[] => listOrUnreadable(folder) ?? [];
+  const list = (folder: string): Entry[] => listOrUnreadable(folder) ?? [];
   const children = (parts: string[]): void => {
     for (const entry of list(path.join(root, ...parts))) {
       if (!entry.isFile()) continue;

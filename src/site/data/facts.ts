@@ -10,7 +10,7 @@ import { stepText } from './search-text.ts';
 import { promptTitleText, recordedTitleText } from '../../assembly/title-text.ts';
 import { OPENING_TAG } from './parts.ts';
 import { compact, counted, tokensShown } from './shown-text.ts';
-import { refsOf, stepsOfTalk, type ConversationStructure } from './streams.ts';
+import { ownTalks, refsOf, stepsOfTalk, type ConversationStructure } from './streams.ts';
 import type { PartView, StepView, StreamView, TalkView } from './views.ts';
 
 /** How much of the first prompt the preview keeps: two lines of a row, with room to spare. */
@@ -51,8 +51,13 @@ export interface ConversationFacts {
   readonly tokens?: TokenFacts;
   readonly from?: string;
   readonly to?: string;
-  /** The talks of the main stream: each one a person's prompt and what followed it. */
-  readonly turns: number;
+  /**
+   * The prompts of the conversation's own pages: the talks of its main stream
+   * (each a person's prompt and what followed it) on its active branch, not
+   * those of its other branches, read on their own pages, nor its subagents'.
+   * The index row and the page's header both count these.
+   */
+  readonly prompts: number;
   /** The branches besides the active one. */
   readonly branches: number;
   /** The child streams: subagents the conversation started. */
@@ -78,7 +83,7 @@ export function conversationFacts(conversation: BundleConversation, structure: C
     ...(firstPrompt !== undefined ? { firstPrompt } : {}),
     ...(tokens ? { tokens } : {}),
     ...span,
-    turns: main?.talks.length ?? 0,
+    prompts: main ? ownTalks(conversation, main.talks).length : 0,
     branches: conversation.branches.branches.filter((branch) => !branch.active).length + conversation.explicit.length,
     subagents: structure.streams.filter((stream) => stream.child).length,
   };
@@ -236,7 +241,7 @@ export interface IndexRow {
   /** When it started, in UTC, to the minute. */
   readonly started?: { readonly iso: string; readonly shown: string };
   readonly duration?: string;
-  readonly turns: number;
+  readonly prompts: number;
   readonly models: ModelName[];
   /** An em dash when no call said what it used. */
   readonly tokens: string;
@@ -304,8 +309,8 @@ export function projectGroups(conversations: readonly IndexedConversation[]): Pr
       return {
         name,
         ...(group.folder !== undefined ? { folder: group.folder } : {}),
-        rows: rows.filter((row) => row.facts.turns > 0).map(indexRow),
-        withoutTurns: rows.filter((row) => row.facts.turns === 0).map(indexRow),
+        rows: rows.filter((row) => row.facts.prompts > 0).map(indexRow),
+        withoutTurns: rows.filter((row) => row.facts.prompts === 0).map(indexRow),
       };
     });
 }
@@ -338,7 +343,7 @@ function indexRow({ first, facts }: IndexedConversation): IndexRow {
     ...(prompt !== undefined && !titleIsPrompt ? { firstPrompt: prompt } : {}),
     ...(facts.from !== undefined ? { started: { iso: facts.from, shown: timeShown(facts.from) } } : {}),
     ...(facts.from !== undefined && facts.to !== undefined ? { duration: duration(Date.parse(facts.to) - Date.parse(facts.from)) } : {}),
-    turns: facts.turns,
+    prompts: facts.prompts,
     models: facts.models.map(modelName),
     tokens: tokens ? `${tokens.lowerBound ? '≥ ' : ''}${compact(tokens.total)} tokens` : '—',
     ...(tokens ? { tokensDetail: `${tokensShown(tokens)!.detail}${tokens.lowerBound ? '; some calls did not say what they used' : ''}` } : {}),

@@ -5,9 +5,9 @@
 // so that no page passes PAGE_BUDGET unless it holds one talk alone.
 
 import { conversationPageBase, pageFileOf, slug } from './page-files.ts';
-import { refKey, type BundleConversation } from './bundle.ts';
+import type { BundleConversation } from './bundle.ts';
 import { conversationFacts, spanOf, usageOfCalls, type ConversationFacts } from './facts.ts';
-import { conversationStructure, type ConversationStructure } from './streams.ts';
+import { conversationStructure, ownTalks, talksByBranch, type ConversationStructure } from './streams.ts';
 import type { TalkView } from './views.ts';
 
 export type PageKind = 'conversation' | 'branch' | 'stream';
@@ -56,22 +56,6 @@ export interface ConversationPlan {
   readonly pageOfBranch: Map<string, string>;
 }
 
-/** The talks of the main stream that a branch's records start, by branch name. */
-export function talksByBranch(conversation: BundleConversation, talks: readonly TalkView[]): Map<string, TalkView[]> {
-  const byBranch = new Map<string, TalkView[]>();
-  const startKey = (talk: TalkView): string | undefined => (talk.start ? `${talk.start.seq}:${talk.start.row}` : undefined);
-  for (const branch of conversation.branches.branches) {
-    if (branch.active) continue;
-    const keys = new Set(branch.path.map(refKey));
-    byBranch.set(branch.name, talks.filter((talk) => keys.has(startKey(talk) ?? '')));
-  }
-  for (const explicit of conversation.explicit) {
-    const keys = new Set(explicit.path.map(refKey));
-    byBranch.set(explicit.record.name, talks.filter((talk) => keys.has(startKey(talk) ?? '')));
-  }
-  return byBranch;
-}
-
 /** The talks one page name starts with shows: the conversation's active branch, another branch, or a child stream. */
 export interface Subject {
   readonly kind: PageKind;
@@ -96,8 +80,7 @@ export function subjectsOf(conversation: BundleConversation, structure: Conversa
   };
   const main = structure.streams.find((stream) => !stream.child);
   const byBranch = main ? talksByBranch(conversation, main.talks) : new Map<string, TalkView[]>();
-  const offActive = new Set(conversation.branches.branches.filter((branch) => !branch.active).flatMap((branch) => byBranch.get(branch.name) ?? []));
-  add('conversation', '', main?.id ?? '', main ? main.talks.filter((talk) => !offActive.has(talk)) : []);
+  add('conversation', '', main?.id ?? '', main ? ownTalks(conversation, main.talks, byBranch) : []);
   for (const [name, talks] of byBranch) add('branch', name, main?.id ?? '', talks);
   for (const stream of structure.streams) if (stream.child) add('stream', stream.name, stream.id, stream.talks);
   return subjects;

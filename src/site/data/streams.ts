@@ -8,7 +8,7 @@ import { RELATION_TYPES, UNRESOLVED_KINDS, type RelationType } from '../../model
 import type { Usage } from '../../session-data/format.ts';
 import type { EntityFrame } from '../../session-flow/format.ts';
 import type { EvidenceRef } from '../../model/structure.ts';
-import type { BundleConversation } from './bundle.ts';
+import { refKey, type BundleConversation } from './bundle.ts';
 import { underItsCall } from './parts.ts';
 import type { ConversationRows } from './rows.ts';
 import { partsOfStep, toolUseOf } from './row-outline.ts';
@@ -30,6 +30,32 @@ export type Resolve = (nodeId: string, talk: string | undefined) => string | und
  */
 export function anchorOf(id: string): string {
   return `n${crypto.hash('sha256', id, 'hex').slice(0, 12)}`;
+}
+
+/** The talks of the main stream that a branch's records start, by branch name. */
+export function talksByBranch(conversation: BundleConversation, talks: readonly TalkView[]): Map<string, TalkView[]> {
+  const byBranch = new Map<string, TalkView[]>();
+  const startKey = (talk: TalkView): string | undefined => (talk.start ? `${talk.start.seq}:${talk.start.row}` : undefined);
+  for (const branch of conversation.branches.branches) {
+    if (branch.active) continue;
+    const keys = new Set(branch.path.map(refKey));
+    byBranch.set(branch.name, talks.filter((talk) => keys.has(startKey(talk) ?? '')));
+  }
+  for (const explicit of conversation.explicit) {
+    const keys = new Set(explicit.path.map(refKey));
+    byBranch.set(explicit.record.name, talks.filter((talk) => keys.has(startKey(talk) ?? '')));
+  }
+  return byBranch;
+}
+
+/**
+ * The talks of the main stream that the conversation's own pages show: all
+ * but those a branch other than the active one starts, which are read on
+ * that branch's page. What its header and its index row count as prompts.
+ */
+export function ownTalks(conversation: BundleConversation, talks: readonly TalkView[], byBranch = talksByBranch(conversation, talks)): TalkView[] {
+  const elsewhere = new Set(conversation.branches.branches.filter((branch) => !branch.active).flatMap((branch) => byBranch.get(branch.name) ?? []));
+  return talks.filter((talk) => !elsewhere.has(talk));
 }
 
 /**

@@ -1,21 +1,22 @@
 // Writes the evidence pages of a conversation (data/evidence.ts): every
 // landed file of its session, a page at a time, as HTML made here rather
-// than by Astro. An evidence page has no interactivity and no part that
-// the conversation pages render (no markdown, no highlighting, no tool
-// card): it is a head, a few links and rows of escaped text. Written
-// directly, a page streams from its landed file's lines in the export's own
-// process, without a route, a plan or a child of the site stage, which is
-// the export's slowest step. What it shares with the Astro pages is their
+// than by Astro. An evidence page has no part that the conversation pages
+// render (no markdown, no highlighting, no tool card): it is a head, a few
+// links, an anchor a row and the rows as landed, compressed, which the
+// site's script shows (public/evidence.js). Written directly, a page
+// streams from its landed file's lines in the export's own process, without
+// a route, a plan or a child of the site stage, which is the export's
+// slowest step. What it shares with the Astro pages is their
 // content security policy (data/content-security.ts), style sheet and top
 // navigation (data/site-navigation.ts).
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
-import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, PageBytes, prettyJsonHtml, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
-import { bytes } from '../data/sizes.ts';
+import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
 import { conversationPage } from '../data/page-files.ts';
 import { SITE_NAVIGATION } from '../data/site-navigation.ts';
 import { digestOfFile } from '../../files/digest.ts';
@@ -24,6 +25,7 @@ import { writeImageFiles, type WrittenImage } from './image-files.ts';
 import { IMAGE_FOLDER } from '../data/images.ts';
 import { listFolder } from '../../files/folders.ts';
 import { workerModule, workOnCores } from '../../cores/work-on-cores.ts';
+import { zstd } from '../../files/zstd.ts';
 
 /** From an evidence page to the site's root, and to the export's. */
 const ROOT = '../';
@@ -31,6 +33,22 @@ const EXPORT_ROOT = '../../';
 
 /** The style sheet of the evidence pages alone, after the site's. */
 const EVIDENCE_STYLE = 'evidence.css';
+
+/** The site's file of the zstd decoder that shows an evidence page's rows (fzstd, zstdDecoderScript). */
+export const ZSTD_DECODER = 'fzstd.js';
+
+/** The scripts an evidence page loads, in order: the decoder, then the one that shows its rows (public/evidence.js). */
+const ROW_SCRIPTS = [ZSTD_DECODER, 'evidence.js'];
+
+/**
+ * The zstd decoder's script as the site holds it: fzstd's browser build,
+ * which sets the global `fzstd`, after its licence, which asks to go with
+ * every copy.
+ */
+export function zstdDecoderScript(): string {
+  const library = path.join(path.dirname(createRequire(import.meta.url).resolve('fzstd')), '..');
+  return `/*!\n${fs.readFileSync(path.join(library, 'LICENSE'), 'utf8').trim()}\n*/\n${fs.readFileSync(path.join(library, 'umd', 'index.js'), 'utf8')}`;
+}
 
 /** A page written, or kept from the conversation's earlier render. */
 export interface WrittenEvidence {
@@ -82,9 +100,8 @@ export interface EvidenceOf {
  *
  * Written after the site's children have rendered and before the links of
  * an Astro build's pages are made relative (relative-links.ts), which reads
- * these pages too and finds nothing to change: a row's text is JSON, whose
- * quotes are either a string's own delimiters or escaped, so no attribute
- * can be seen in it.
+ * these pages too and finds nothing to change: the rows are base64, which
+ * holds no quote, so no attribute can be seen in them.
  */
 export function writeEvidence(bundle: string, out: string, conversations: readonly EvidenceOf[], code: string): void {
   for (const { id, plan, earlier } of conversations) {
@@ -224,7 +241,7 @@ function readRecord(file: string): EvidenceRecord | undefined {
  */
 export function writeEvidencePages(bundle: string, out: string, conversation: string, code: string, keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {
   const written: WrittenEvidence[] = [];
-  const html = new PageBytes();
+  const maker = new PageMaker();
   fs.mkdirSync(path.join(out, EVIDENCE_FOLDER), { recursive: true });
   for (const landed of landedFilesOfSession(bundle, conversation)) {
     for (const page of evidencePagesOf(conversation, landed.seq, `${conversation}/${landed.relative}`, landed.path)) {
@@ -236,7 +253,7 @@ export function writeEvidencePages(bundle: string, out: string, conversation: st
         linkOrCopy(from, out, page.file);
         written.push({ file: page.file, digest, sha256: digestOfFile(path.join(out, page.file)), kept: true });
       } else {
-        const bytes = evidencePageBytes(page, html);
+        const bytes = evidencePageBytes(page, maker);
         fs.writeFileSync(path.join(out, page.file), bytes);
         written.push({ file: page.file, digest, sha256: crypto.createHash('sha256').update(bytes).digest('hex'), kept: false });
       }
@@ -261,14 +278,52 @@ export function evidencePageDigest(page: EvidencePageView, code: string): string
 }
 
 /**
- * The HTML of an evidence page, made in `html` (emptied first) and valid
- * until it is written again. Every text it holds is escaped; the only
- * markup is its own.
+ * The zstd level of an evidence page's rows: of the levels measured on the
+ * real corpus (docs/site.md, "Evidence pages"), the last before a byte
+ * saved costs far more time.
  */
-export function evidencePageBytes(page: EvidencePageView, html = new PageBytes()): Buffer {
+const ROWS_LEVEL = 3;
+
+/**
+ * What evidence pages are made with, page after page: one zstd context,
+ * and one buffer for the compressed rows and one for the page, each grown
+ * as a page needs.
+ */
+export class PageMaker {
+  private readonly context = new zstd.CCtx();
+  private compressed = Buffer.alloc(0);
+  private page = Buffer.alloc(0);
+
+  /** The bytes as one zstd frame, which states their size; valid until the next call. */
+  compress(bytes: Buffer): Buffer {
+    const bound = zstd.compressBound(bytes.length);
+    if (this.compressed.length < bound) this.compressed = Buffer.allocUnsafe(Math.max(bound, this.compressed.length * 2));
+    return this.compressed.subarray(0, this.context.compress(this.compressed, bytes, ROWS_LEVEL));
+  }
+
+  /** A buffer of `length` bytes for a page, valid until the next call. */
+  pageOf(length: number): Buffer {
+    if (this.page.length < length) this.page = Buffer.allocUnsafe(Math.max(length, this.page.length * 2));
+    return this.page.subarray(0, length);
+  }
+}
+
+/**
+ * The HTML of an evidence page. Its rows are held as landed, compressed with
+ * zstd and written in base64, whose alphabet holds no character that HTML
+ * reads as markup: no byte of a transcript can end the element that holds
+ * it. The site's scripts (the zstd decoder, ROW_SCRIPTS) show them
+ * pretty-printed as the page opens, each row's text put in as text, never
+ * as markup. Without JavaScript, each row has an anchor that says which line
+ * of the landed file it is, shown when a link names it (evidence.css), and
+ * the head links the landed file. Every text of the page's own is escaped.
+ * Made in `maker`'s buffer, and valid until it makes the next page.
+ */
+export function evidencePageBytes(page: EvidencePageView, maker = new PageMaker()): Buffer {
   const first = page.rows[0]?.row ?? 0;
   const last = page.rows.at(-1)?.row ?? 0;
   const range = first === last ? `row ${first}` : `rows ${first}–${last}`;
+  const lines = first === last ? `line ${first + 1}` : `lines ${first + 1}–${last + 1}`;
   const paged = page.previous !== undefined || page.next !== undefined;
   const title = `Evidence {seq ${page.seq}}, ${range}${paged ? ` (page ${page.number})` : ''} · conversation ${page.conversation.slice(0, 8)} · Sessionizer`;
   const link = (href: string, text: string, attributes = ''): string => `<a href="${escapeAttribute(href)}"${attributes}>${escapeText(text)}</a>`;
@@ -282,30 +337,31 @@ export function evidencePageBytes(page: EvidencePageView, html = new PageBytes()
   const pages = paged
     ? `<nav class="pages" aria-label="pages of this landed file">${page.previous !== undefined ? link(`${ROOT}${page.previous}`, 'previous page', ' rel="prev"') : ''}<strong>page ${page.number}</strong>${page.next !== undefined ? link(`${ROOT}${page.next}`, 'next page', ' rel="next"') : ''}</nav>`
     : '';
-  html.length = 0;
-  html.text(
-    [
-      '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
-      `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(CONTENT_SECURITY_POLICY)}">`,
-      '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">',
-      `<title>${escapeText(title)}</title>`,
-      `<link rel="stylesheet" href="${ROOT}site.css"><link rel="stylesheet" href="${ROOT}${EVIDENCE_STYLE}"></head>\n<body>`,
-      `<nav class="top" aria-label="site">${SITE_NAVIGATION.map(({ page, text }) => link(`${ROOT}${page}`, text)).join(' ')}</nav>\n<main class="evidence">`,
-      `<header class="page-head"><p class="crumbs">${link(`${ROOT}${conversationPage(page.conversation)}`, '← back to the conversation')}</p>`,
-      `<h1>Landed records: {seq ${page.seq}}, ${range}</h1>`,
-      `<p class="facts">${facts.join('')}</p>`,
-      `<p class="raw">${link(`${EXPORT_ROOT}bundle/${page.landed.split('/').map(encodeURIComponent).join('/')}`, 'The landed file as it is in the bundle (JSON Lines)')}, of which these rows are pretty-printed.</p>`,
-      pages,
-      '</header>\n',
-    ].join(''),
-  );
-  for (const { row, line, bytes: size } of page.rows) {
-    const anchor = rowAnchor(row);
-    const label = row === 0 ? `{seq ${page.seq}, row 0}: the file’s header` : `{seq ${page.seq}, row ${row}}`;
-    html.text(`<div class="evidence-row" id="${anchor}"><p class="row-label">${link(`#${anchor}`, label)} <span class="row-size">line ${row + 1}, ${bytes(size)}</span></p><pre class="evidence-json">`);
-    prettyJsonHtml(line, html);
-    html.text('</pre></div>\n');
-  }
-  html.text(`${pages}</main>\n</body>\n</html>\n`);
-  return html.bytes();
+  const anchors = page.rows.map(({ row }) => `<li id="${rowAnchor(row)}">line ${row + 1}</li>\n`).join('');
+  const head = [
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(CONTENT_SECURITY_POLICY)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">',
+    `<title>${escapeText(title)}</title>`,
+    `<link rel="stylesheet" href="${ROOT}site.css"><link rel="stylesheet" href="${ROOT}${EVIDENCE_STYLE}"></head>\n<body>`,
+    `<nav class="top" aria-label="site">${SITE_NAVIGATION.map(({ page: file, text }) => link(`${ROOT}${file}`, text)).join(' ')}</nav>\n<main class="evidence">`,
+    `<header class="page-head"><p class="crumbs">${link(`${ROOT}${conversationPage(page.conversation)}`, '← back to the conversation')}</p>`,
+    `<h1>Landed records: {seq ${page.seq}}, ${range}</h1>`,
+    `<p class="facts">${facts.join('')}</p>`,
+    `<p class="raw">${link(`${EXPORT_ROOT}bundle/${page.landed.split('/').map(encodeURIComponent).join('/')}`, 'The landed file as it is in the bundle (JSON Lines)')}: these rows are its ${lines}.</p>`,
+    pages,
+    '</header>\n',
+    '<p class="no-script">The rows are held in this page compressed, and the site’s script shows them pretty-printed. Without JavaScript, the row a link names is shown here by its line in the landed file linked above.</p>\n',
+    `<ol class="row-anchors" data-seq="${page.seq}">\n${anchors}</ol>\n`,
+    '<div class="evidence-data" hidden>',
+  ].join('');
+  const tail = [`</div>\n${pages}</main>\n`, ROW_SCRIPTS.map((script) => `<script src="${ROOT}${script}"></script>`).join(''), '\n</body>\n</html>\n'].join('');
+  // Most of the page is the base64, ASCII, written as it is rather than joined to the page's other text and encoded with it.
+  const rows = maker.compress(page.landedBytes).toString('base64');
+  const headBytes = Buffer.byteLength(head);
+  const bytes = maker.pageOf(headBytes + rows.length + Buffer.byteLength(tail));
+  bytes.write(head, 0, 'utf8');
+  bytes.write(rows, headBytes, 'latin1');
+  bytes.write(tail, headBytes + rows.length, 'utf8');
+  return bytes;
 }

@@ -48,7 +48,7 @@ import { linkOrCopy } from './link-or-copy.ts';
 import { PageStore, type Finished } from './page-store.ts';
 import { refusedWriteCode } from '../../files/write-failure.ts';
 import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode, type WaitingRenderer } from './kept-renderer.ts';
-import { placeEvidence, writeEvidenceOnThread } from './evidence-pages.ts';
+import { placeEvidence, writeEvidenceOnThread, ZSTD_DECODER, zstdDecoderScript } from './evidence-pages.ts';
 
 export interface SiteResult {
   readonly pages: number;
@@ -348,12 +348,14 @@ export async function prepareRenderer(roots = siteBuildRoots()): Promise<'kept' 
 }
 
 /**
- * The site's files that are no page: the highlight style sheet, and what a
- * build copies from the public folder, unless `builtByAstro` (which did).
+ * The site's files that are no page: the highlight style sheet, the zstd
+ * decoder of the evidence pages, and what a build copies from the public
+ * folder, unless `builtByAstro` (which did).
  */
 async function writeSiteFiles(out: string, builtByAstro: boolean): Promise<void> {
   if (!builtByAstro) fs.cpSync(PUBLIC, out, { recursive: true });
   fs.writeFileSync(path.join(out, 'highlight.css'), await highlightStyleSheet());
+  fs.writeFileSync(path.join(out, ZSTD_DECODER), zstdDecoderScript());
 }
 
 /** What every rendering ends with: no build leftovers, and links relative, which the kept renderer made so already. */

@@ -61,6 +61,32 @@ describe('discovery', () => {
     fs.writeFileSync(path.join(root, 'p', 'agent-1234abcd.jsonl'), '{"type":"user"}\n');
     expect(discoverSessions(root).warnings).toEqual(['p/agent-1234abcd.jsonl: a project-level child transcript whose records name no session; it was not collected']);
   });
+
+  it('names a transcript whose file name is not a session id, rather than leaving it out in silence', () => {
+    const root = path.join(temporaryFolder(), 'projects');
+    fs.mkdirSync(path.join(root, 'p'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'p', 'session_b.jsonl'), '{"type":"user"}\n');
+    fs.writeFileSync(path.join(root, 'p', 'notes.txt'), 'not a transcript\n');
+    expect(discoverSessions(root).warnings).toEqual(['p/session_b.jsonl: a transcript whose name is not a session id (as <session-id>.jsonl); it was not collected']);
+  });
+
+  it('follows symbolic links to transcripts, session folders and project folders, and names a link to nothing', () => {
+    const fixtures = copyOfFixtures({ forFile: true });
+    const elsewhere = path.join(temporaryFolder(), 'elsewhere');
+    fs.cpSync(fixtures, elsewhere, { recursive: true });
+    const root = path.join(temporaryFolder(), 'projects');
+    fs.mkdirSync(path.join(root, 'linked-files'), { recursive: true });
+    // The workflow session: its main transcript and session folder linked one by one, its second folder linked whole.
+    const workflowFolder = path.join(elsewhere, '-home-user-fixtures-workflow');
+    for (const name of fs.readdirSync(workflowFolder)) fs.symlinkSync(path.join(workflowFolder, name), path.join(root, 'linked-files', name));
+    fs.symlinkSync(path.join(elsewhere, '-home-user-fixtures-workflow-scratch'), path.join(root, 'linked-project'));
+    fs.symlinkSync(path.join(elsewhere, 'gone.jsonl'), path.join(root, 'linked-files', `${FIXTURE_SESSIONS.prunedMain}.jsonl`));
+    const linked = discoverSessions(root);
+    const copied = discoverSessions(fixtures).sessions.find(({ id }) => id === FIXTURE_SESSIONS.workflow)!;
+    const workflow = linked.sessions.find(({ id }) => id === FIXTURE_SESSIONS.workflow)!;
+    expect(workflow.sources.map(({ kind, place }) => [kind, place]).sort()).toEqual(copied.sources.map(({ kind, place }) => [kind, place]).sort());
+    expect(linked.warnings).toEqual([`linked-files/${FIXTURE_SESSIONS.prunedMain}.jsonl: a symbolic link to nothing; it was not collected`]);
+  });
 });
 
 describe('file names', () => {

@@ -8,14 +8,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_AGENTS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { cutAtBytes, partView, prose, SHOWN_LIMIT } from '../../src/site/data/parts.ts';
-import { planConversation, splitByWeight } from '../../src/site/data/plan.ts';
-import { PAGE_BUDGET, scaleToFit, slug, type MeasuredPage } from '../../src/site/data/page-files.ts';
+import { planConversation } from '../../src/site/data/plan.ts';
+import { cutTalks, type TalkSize } from '../../src/site/data/page-cut.ts';
+import { slug } from '../../src/site/data/page-files.ts';
 import { singleSpaced, writeSearchScript } from '../../src/site/data/search-text.ts';
 import { SiteReader } from '../../src/site/data/site-reader.ts';
 import { subagentNames } from '../../src/site/data/site.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { conversationStructure, withParts, type ConversationStructure } from '../../src/site/data/streams.ts';
-import type { StepView, TalkView } from '../../src/site/data/views.ts';
+import type { StepView } from '../../src/site/data/views.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
 let bundle: string;
@@ -51,7 +52,7 @@ describe('page models from a bundle', () => {
   });
 
   it('links a child stream to the call that started it, both ways', async () => {
-    site.plan();
+    await site.plan();
     const plan = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.nestedAgents));
     const outer = `s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedOuter}.html`;
     expect(plan.pages.map((page) => page.file)).toEqual([`c/${FIXTURE_SESSIONS.nestedAgents}.html`, outer, `s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedInner}.html`]);
@@ -109,34 +110,21 @@ function flatten(step: StepView): StepView[] {
   return [step, ...step.children.flatMap(flatten)];
 }
 
-describe('splitting', () => {
-  const talk = (weight: number, number: number): TalkView => ({ id: `t${number}`, anchor: '', number, epoch: 'e', startedBy: 'stated_trigger', runs: [], loose: [], links: [], weight, keys: [] });
-  it('keeps every page within the budget unless one talk alone is larger', () => {
-    const talks = [300, 300, 300, 900, 1500, 100, 100].map((weight, index) => talk(weight, index + 1));
-    const pages = splitByWeight(talks, 1000);
-    expect(pages.map((page) => page.map((item) => item.number))).toEqual([[1, 2, 3], [4], [5], [6, 7]]);
-    expect(pages.flat()).toHaveLength(talks.length);
+describe('cutting pages', () => {
+  const size = (bytes: number, epochBytes = 0, opensEpoch = false): TalkSize => ({ bytes, epochBytes, opensEpoch });
+  it('closes a page when the next talk would pass its room, and gives a talk larger than that a page alone', () => {
+    expect(cutTalks([300, 300, 300, 900, 1500, 100, 100].map((bytes) => size(bytes)), () => 1000)).toEqual([3, 1, 1, 2]);
+    expect(cutTalks([], () => 1000)).toEqual([0]);
+    // Room that differs by page: the first page's frame holds more.
+    expect(cutTalks([400, 400, 400, 400].map((bytes) => size(bytes)), (page) => (page === 0 ? 500 : 1000))).toEqual([1, 2, 1]);
   });
 
-  it('plans a conversation again, with its estimate scaled by what its pages measured, only when a page of several talks passed the budget', () => {
-    const page = (bytes: number, weight: number, talks: number): MeasuredPage => ({ file: `c/x-${bytes}.html`, bytes, weight, talks });
-    // Every page within the budget: nothing to mend.
-    expect(scaleToFit([page(PAGE_BUDGET, 600_000, 3), page(1000, 900, 1)], 1)).toBeUndefined();
-    // Over it with one talk alone: a talk is never cut, so planning again cannot mend it.
-    expect(scaleToFit([page(3 * PAGE_BUDGET, 400_000, 1)], 1)).toBeUndefined();
-    // Over it with several: scaled by the most bytes per unit of estimate among such pages.
-    expect(scaleToFit([page(2 * PAGE_BUDGET, 500_000, 4), page(1.5 * PAGE_BUDGET, 200_000, 2), page(5 * PAGE_BUDGET, 300_000, 1)], 1)).toBeCloseTo((1.5 * PAGE_BUDGET) / 200_000);
-    // A measure that gives no larger scale than the one the pages were planned with is no correction.
-    expect(scaleToFit([page(2 * PAGE_BUDGET, 500_000, 4)], 5)).toBeUndefined();
-  });
-
-  it('splits a conversation into more pages the larger the scale of its estimate', () => {
-    const plain = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.rewind));
-    const scaled = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.rewind), undefined, 1000);
-    expect(scaled.pages.length).toBeGreaterThan(plain.pages.length);
-    expect(scaled.pages.every((page) => page.talks.length === 1)).toBe(true);
-    // The estimate of each page is its talks', unscaled.
-    expect([...scaled.weightOfPage.values()].reduce((sum, weight) => sum + weight, 0)).toBe([...plain.weightOfPage.values()].reduce((sum, weight) => sum + weight, 0));
+  it('counts an epoch’s opening before the first talk of its epoch, and before the first talk of every page', () => {
+    // The third talk continues the epoch of the second: on a page of its own it is shown under the epoch's opening too.
+    const talks = [size(400, 100, true), size(400, 100, true), size(300, 100, false)];
+    expect(cutTalks(talks, () => 1000)).toEqual([2, 1]);
+    expect(cutTalks(talks, () => 1100)).toEqual([2, 1]);
+    expect(cutTalks(talks, () => 1300)).toEqual([3]);
   });
 
   it('names files safely, and two different names never share one', () => {

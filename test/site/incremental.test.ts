@@ -117,11 +117,11 @@ describe('an incremental site', () => {
 
   it('keeps the pages of a conversation that grew whose talks did not change, as the bytes a whole render gives', { timeout: 240_000 }, async () => {
     const { root, data, out, session, t, writeNewLines } = await growingTranscript('pages of a growing conversation', '-home-user-pages');
-    // A talk of 25 tool results of 30 KB each is past a page's budget, so
-    // it has a page of its own (data/plan.ts).
+    // A talk of 36 tool results of 32 KB shown each is past a page's
+    // budget alone, so it has a page of its own (data/talk-pages.ts).
     const longTalk = (label: string): void => {
       t.prompt(`Read every log of ${label}.`);
-      for (let index = 0; index < 25; index++) {
+      for (let index = 0; index < 36; index++) {
         const id = `toolu_${label}_${index}`;
         const [call] = t.call([toolUseBlock(id, 'Bash', { command: `cat ${label}-${index}.log` })]);
         const output = `${label} step ${index} ok\n`.repeat(2000);

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/data/bundle.ts';
 import { planConversation, type ConversationPlan } from '../../src/site/data/plan.ts';
-import { indexModel, linkedStructure, pageModel, pageOutline, searchModel, stepsOfPage, type CodeHighlighter, type PageModel, type PlannedConversation } from '../../src/site/data/site.ts';
+import { indexModel, linkedStructure, pageOutline, searchModel, stepsOfPage, talkWithParts, type CodeHighlighter, type PageModel, type PlannedConversation } from '../../src/site/data/site.ts';
 import { SiteReader } from '../../src/site/data/site-reader.ts';
 import type { StepView } from '../../src/site/data/views.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
@@ -64,7 +64,9 @@ describe('a page model made by plain functions', () => {
     const conversation = planned(FIXTURE_SESSIONS.hostileMarkup);
     const outline = pageOutline(conversation, conversation.plan.pages[0]!);
     const highlighter = markingHighlighter();
-    const model = await pageModel(outline, conversation.conversation.rows, highlighter);
+    const talks: PageModel['talks'] = [];
+    for (const talk of outline.talks) talks.push(await talkWithParts(talk, conversation.conversation.rows, highlighter));
+    const model = { ...outline, talks };
     const segments = everyStep(model).flatMap((step) => step.parts).flatMap((part) => part.segments);
     const code = segments.filter((segment) => segment.language !== undefined);
     expect(code.map((segment) => segment.language)).toContain('html');
@@ -79,9 +81,9 @@ describe('a page model made by plain functions', () => {
   it('is the model the site reader gives a page', async () => {
     const cache = temporaryFolder();
     const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
-    const [first] = site.plan().pages;
+    const [first] = (await site.plan()).pages;
     const conversation = planned(first!.conversation);
-    const plain = await pageModel(pageOutline(conversation, conversation.plan.pages.find((page) => page.file === first!.file)!), conversation.conversation.rows, await createHighlighter(cache));
+    const plain = pageOutline(conversation, conversation.plan.pages.find((page) => page.file === first!.file)!);
     expect(await site.page(first!.file)).toEqual(plain);
     site.close();
     conversation.conversation.rows.close();
@@ -140,10 +142,10 @@ describe('a page model made by plain functions', () => {
     }
   });
 
-  it('models the index and search pages from the conversations’ summaries', () => {
+  it('models the index and search pages from the conversations’ summaries', async () => {
     const cache = temporaryFolder();
     const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
-    const { conversations } = site.plan();
+    const { conversations } = await site.plan();
     const index = indexModel(conversations);
     expect(index.conversations).toBe(sessions.length);
     expect(index.groups.flatMap((group) => group.rows)).toHaveLength(sessions.length);

@@ -41,7 +41,7 @@ describe('pages as planned', () => {
     const files: string[] = [];
     const seen: string[] = [];
     let linksChecked = 0;
-    for (const file of site.pagesAsPlanned()) {
+    for await (const file of site.pagesAsPlanned()) {
       files.push(file);
       const model = await site.page(file);
       seen.push(model.plan.conversation);
@@ -55,7 +55,7 @@ describe('pages as planned', () => {
     expect(linksChecked).toBeGreaterThan(0);
     expect(new Set(seen)).toEqual(new Set(sessions));
     expect([...loads].sort()).toEqual([...sessions].sort());
-    expect(site.plan().pages.map((page) => page.file)).toEqual(files);
+    expect((await site.plan()).pages.map((page) => page.file)).toEqual(files);
     expect(loads).toHaveLength(sessions.length);
   });
 });

@@ -8,7 +8,7 @@ import { bytes } from '../../src/site/data/shown-text.ts';
 
 function talkOf(kind: string, part: PartView): TalkView {
   const step = { id: 'n1', anchor: 'n1', kind, evidence: [], parts: [part], flags: [], qualities: [], links: [], unresolved: [], children: [] } as StepView;
-  return { id: 't1', anchor: 't1', number: 1, epoch: 'e1', startedBy: 'human', runs: [], loose: [step], links: [], weight: 0, keys: [] };
+  return { id: 't1', anchor: 't1', number: 1, epoch: 'e1', startedBy: 'human', runs: [], loose: [step], links: [], keys: [] };
 }
 
 function html(talk: TalkView): string {
@@ -108,7 +108,7 @@ function data(value: unknown): PartView {
   return { kind: 'data', state: 'available', bytes: json.length, shownBytes: json.length, heldBytes: json.length, segments: [{ text: json, language: 'json' }], long: false };
 }
 function run(...steps: StepView[]): TalkView {
-  return { id: 't1', anchor: 't1', number: 1, epoch: 'e1', startedBy: 'human', runs: [{ id: 'r1', anchor: 'r1', qualities: [], steps }], loose: [], links: [], weight: 0, keys: [] };
+  return { id: 't1', anchor: 't1', number: 1, epoch: 'e1', startedBy: 'human', runs: [{ id: 'r1', anchor: 'r1', qualities: [], steps }], loose: [], links: [], keys: [] };
 }
 const call = (id: string, time: string, usage: StepView['usage'], children: StepView[] = []): StepView =>
   step('llm.call', { id, time, usage, qualities: [{ name: 'model', value: 'claude-sonnet-4-6' }], children: [step('message.assistant', { parts: [text(`reply of ${id}`)] }), ...children] });

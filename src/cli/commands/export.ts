@@ -271,7 +271,7 @@ function finish(out: string, json: boolean, result: ExportResult, archive: Archi
   clock.end();
   const elapsed = performance.now() - telling.started;
   if (json) {
-    io.out(`${JSON.stringify({ out, written: true, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_pages_kept_from_earlier: result.site?.keptFromEarlier, site_split_again: result.site?.splitAgain.length ? result.site.splitAgain.map(({ conversation, largestBefore, scale }) => ({ conversation, largest_page_before: largestBefore, scale })) : undefined, site_pages_over_budget: result.site?.overBudget.length ? result.site.overBudget : undefined, archive: archive?.archive, archive_bytes: archive?.bytes, archive_frames: archive?.frames, archive_frames_reused: archive?.framesReused, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
+    io.out(`${JSON.stringify({ out, written: true, root_digest: result.rootDigest, conversations: result.conversations.length, files: result.files, bytes: result.bytes, site: result.site ? path.join(out, 'site', 'index.html') : undefined, site_pages: result.site?.pages, site_pages_built: result.site?.built, site_pages_kept_from_earlier: result.site?.keptFromEarlier, site_pages_over_budget: result.site?.overBudget.length ? result.site.overBudget : undefined, archive: archive?.archive, archive_bytes: archive?.bytes, archive_frames: archive?.frames, archive_frames_reused: archive?.framesReused, ...said.json, elapsed_ms: Math.round(elapsed), steps: clock.timings })}\n`);
     return;
   }
   const shown = path.relative(process.cwd(), out) || '.';
@@ -287,15 +287,14 @@ function finish(out: string, json: boolean, result: ExportResult, archive: Archi
   );
 }
 
-/** What the site step did about pages over the page budget, when it did anything: nothing is said otherwise. */
-function pageBudgetNotes({ splitAgain, overBudget, pageBudget }: SiteResult): string {
+/** The pages over the page budget, when there are any: nothing is said otherwise. */
+function pageBudgetNotes({ overBudget, pageBudget }: SiteResult): string {
   const kilobytes = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
   const listed = <T>(items: readonly T[], shown: (item: T) => string): string => `${items.slice(0, LISTED).map(shown).join('; ')}${items.length > LISTED ? `; and ${items.length - LISTED} more` : ''}`;
   return (
-    (splitAgain.length > 0 ? `${splitAgain.length} conversation${splitAgain.length === 1 ? ' was' : 's were'} split into more pages than estimated, as a page rendered past the budget of ${kilobytes(pageBudget)}: ${listed(splitAgain, ({ conversation, largestBefore, scale }) => `${conversation} (${largestBefore.file} was ${kilobytes(largestBefore.bytes)}; its talks render ${scale.toFixed(1)} times their estimate)`)}\n` : '') +
     (overBudget.length > 0 ? `${overBudget.length} page${overBudget.length === 1 ? ' is' : 's are'} past the budget of ${kilobytes(pageBudget)} (a talk is never cut across pages, so a page of one talk larger than the budget passes it): ${listed(overBudget, ({ file, bytes }) => `${file} (${kilobytes(bytes)})`)}\n` : '')
   );
 }
 
-/** How many conversations or pages the notes on the page budget name, at most. */
+/** How many pages the note on the page budget names, at most. */
 const LISTED = 5;

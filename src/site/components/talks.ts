@@ -17,7 +17,7 @@ import { modelName } from '../data/facts.ts';
 import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
 import { linksFoldHtml, linksHtml, stepFoldHtml, talkFoldHtml } from './evidence-html.ts';
 import { selfLinkHtml } from './self-link.ts';
-import { attribute, contentText, flag, html, preStart, trusted, type Html } from './html.ts';
+import { attribute, flag, html, preStart, trusted, type Html } from './html.ts';
 import { toolCardHtml } from './tools.ts';
 
 export interface TalksProps {
@@ -30,15 +30,30 @@ export interface TalksProps {
 
 /** The talks as HTML: each under the compaction that comes before it, if any, and followed by the branches that leave from it. */
 export function talksHtml({ talks, epochBefore, forksAfter, root }: TalksProps): string {
-  return contentText(
-    talks.map((talk) => {
-      const epoch = epochBefore.get(talk.id);
-      const forks = forksAfter.get(talk.id);
-      return html`<div>${epoch && epochHtml(epoch, root)}<section class="talk" id="${talk.anchor}" aria-label="Talk ${talk.number}">${stepsHtml(talk.loose, root)}${talk.runs.map(
-        (run) => html`<div class="run" id="${run.anchor}">${stepsHtml(run.steps, root)}</div>`,
-      )}${talk.links.length > 0 && talkFoldHtml(talk, root)}</section>${forks && html`<nav class="forks" aria-label="branches from here"><strong>The conversation branches here:</strong>${linksHtml(forks, root)}</nav>`}</div>`;
-    }),
-  );
+  return talks.map((talk) => talkUnitHtml(talkHtml(talk, root), epochBefore.get(talk.id), forksAfter.get(talk.id), root)).join('');
+}
+
+/**
+ * A talk as it stands on a page: the compaction before it (when it is the
+ * first talk of its epoch on the page), the talk (talkHtml), and the
+ * branches that leave from it. The talk's own markup is made once for every
+ * page that shows it (data/site-reader.ts cuts pages from its size).
+ */
+export function talkUnitHtml(talk: string, epoch: EpochView | string | undefined, forks: readonly LinkView[] | undefined, root: string): string {
+  const opening = typeof epoch === 'string' ? epoch : epoch && epochHtml(epoch, root).text;
+  return `<div>${opening ?? ''}${talk}${forks ? forksHtml(forks, root) : ''}</div>`;
+}
+
+/** One talk: its steps, its runs and the fold of its links. */
+export function talkHtml(talk: TalkView, root: string): string {
+  return html`<section class="talk" id="${talk.anchor}" aria-label="Talk ${talk.number}">${stepsHtml(talk.loose, root)}${talk.runs.map(
+    (run) => html`<div class="run" id="${run.anchor}">${stepsHtml(run.steps, root)}</div>`,
+  )}${talk.links.length > 0 && talkFoldHtml(talk, root)}</section>`.text;
+}
+
+/** The branches that leave from inside a talk, placed after it. */
+export function forksHtml(forks: readonly LinkView[], root: string): string {
+  return html`<nav class="forks" aria-label="branches from here"><strong>The conversation branches here:</strong>${linksHtml(forks, root)}</nav>`.text;
 }
 
 /**
@@ -47,7 +62,7 @@ export function talksHtml({ talks, epochBefore, forksAfter, root }: TalksProps):
  * under it. A compaction made while a talk's agent worked is shown in that
  * talk instead, where it happened (EpochView.boundaryIn).
  */
-function epochHtml(epoch: EpochView, root: string): Html {
+export function epochHtml(epoch: EpochView, root: string): Html {
   const boundary = epoch.steps.find((step) => step.kind === 'epoch.boundary');
   const compacted = (epoch.number > 1 || boundary !== undefined) && epoch.boundaryIn === undefined;
   const words = compactionWords(boundary?.notice);

@@ -4,7 +4,7 @@
 // A conversation whose bundle files changed is rendered again, and the
 // conversation that changes between two exports is most often the one a
 // person is working in, which is most often the biggest. Yet pages are cut
-// from the start of a conversation (plan.ts, splitByWeight), only its first
+// from the start of a conversation (page-cut.ts), only its first
 // page shows the whole conversation (PageModel.overview), and only the first
 // page of a branch or stream lists its talks (the timeline), so a
 // conversation that grew keeps most of the pages it had.
@@ -20,7 +20,8 @@
 import crypto from 'node:crypto';
 import type { ConversationRows } from './rows.ts';
 import { stepsOfPage, type PageModel } from './site.ts';
-import type { StepView } from './views.ts';
+import { stepsOfTalk } from './streams.ts';
+import type { EpochView, StepView, TalkView } from './views.ts';
 import { ValueDigest, type LeaveOut } from './value-digest.ts';
 
 /**
@@ -53,6 +54,29 @@ export function pageDigest(model: PageModel, file: string, code: string, rows?: 
     };
     cite(stepsOfPage(model));
   }
+  return hash.digest('hex');
+}
+
+/**
+ * The digest of a talk's HTML, or of an epoch's opening: the site's code,
+ * its model without parts, with its links as they stand before the pages are
+ * cut (data/talk-pages.ts), and what names every row its steps cite
+ * (pageDigest). A talk whose digest is the one its conversation's earlier
+ * render recorded renders to as many bytes, so its size is taken from there.
+ */
+export function viewDigest(view: TalkView | EpochView, code: string, rows: ConversationRows): string {
+  const hash = crypto.createHash('sha256');
+  const digest = new ValueDigest(hash, highlighting);
+  digest.text(code);
+  digest.value(view);
+  digest.flush();
+  const cite = (steps: readonly StepView[]): void => {
+    for (const step of steps) {
+      for (const ref of step.evidence) hash.update(`${ref.seq}:${ref.row}:${rows.citeOf(ref) ?? 'none'}\n`);
+      cite(step.children);
+    }
+  };
+  cite('steps' in view ? view.steps : stepsOfTalk(view));
   return hash.digest('hex');
 }
 

@@ -1,11 +1,10 @@
 // Which pages the site has, and which talks each one shows; where each page
-// lives is page-files.ts. Pages are split by talks so that none passes PAGE_BUDGET;
-// the split uses an estimate of each talk's HTML (streams.ts). The site step
-// measures the pages it rendered, and a conversation with a page over the
-// budget is planned again with its estimate scaled by what was measured
-// (scaleToFit, generator/site.ts).
+// lives is page-files.ts. A conversation's talks are shown by subjects (its
+// active branch, its other branches, its child streams), and each subject's
+// talks are cut into pages by the size of their rendered HTML (page-cut.ts),
+// so that no page passes PAGE_BUDGET unless it holds one talk alone.
 
-import { conversationPageBase, ESTIMATE_BUDGET, pageFileOf, slug } from './page-files.ts';
+import { conversationPageBase, pageFileOf, slug } from './page-files.ts';
 import type { BundleConversation } from './bundle.ts';
 import { conversationFacts, spanOf, usageOfCalls, type ConversationFacts } from './facts.ts';
 import { conversationStructure, ownTalks, talksByBranch, type ConversationStructure } from './streams.ts';
@@ -47,8 +46,8 @@ export interface ConversationSummary {
 export interface ConversationPlan {
   readonly summary: ConversationSummary;
   readonly pages: PagePlan[];
-  /** The estimated HTML of each page's talks, unscaled, by file: what its rendered bytes are measured against (scaleToFit). */
-  readonly weightOfPage: Map<string, number>;
+  /** The bytes of each talk's HTML as rendered (page-cut.ts), by talk; none when the plan was not cut by size. */
+  readonly talkBytes?: ReadonlyMap<string, number>;
   /** The page each talk is read on (the conversation's page first, when a talk is on several). */
   readonly pageOfTalk: Map<string, string>;
   /** The first page of each stream. */
@@ -57,52 +56,70 @@ export interface ConversationPlan {
   readonly pageOfBranch: Map<string, string>;
 }
 
-/** Groups talks into pages that each stay within the estimate budget; a talk larger than it has a page of its own. */
-export function splitByWeight(talks: readonly TalkView[], budget = ESTIMATE_BUDGET): TalkView[][] {
-  const pages: TalkView[][] = [[]];
-  let weight = 0;
-  for (const talk of talks) {
-    if (pages.at(-1)!.length > 0 && weight + talk.weight > budget) {
-      pages.push([]);
-      weight = 0;
-    }
-    pages.at(-1)!.push(talk);
-    weight += talk.weight;
-  }
-  return pages;
+/** The talks one page name starts with shows: the conversation's active branch, another branch, or a child stream. */
+export interface Subject {
+  readonly kind: PageKind;
+  /** The branch or stream; empty for the conversation. */
+  readonly subject: string;
+  readonly stream: string;
+  /** What the name of each of its pages starts with (pageFileOf). */
+  readonly base: string;
+  readonly talks: readonly TalkView[];
 }
 
 /**
- * The pages of a conversation; with `scale`, each talk's estimate is taken
- * as that many times larger (scaleToFit), as it was when the conversation's
- * pages were rendered and measured.
+ * What a conversation's pages show, subject by subject, before they are
+ * cut: its active branch, its other branches, its child streams. A talk on
+ * several is read on the first (the conversation's page first).
  */
-export function planConversation(conversation: BundleConversation, structure: ConversationStructure = conversationStructure(conversation, () => undefined), scale = 1): ConversationPlan {
+export function subjectsOf(conversation: BundleConversation, structure: ConversationStructure): Subject[] {
   const id = conversation.id;
-  const pages: PagePlan[] = [];
-  const weightOfPage = new Map<string, number>();
-  const pageOfTalk = new Map<string, string>();
-  const pageOfStream = new Map<string, string>();
-  const pageOfBranch = new Map<string, string>();
-  const add = (kind: PageKind, subject: string, stream: string, talks: readonly TalkView[]): string => {
-    const groups = splitByWeight(talks, ESTIMATE_BUDGET / scale);
-    const base = kind === 'conversation' ? conversationPageBase(id) : `${kind === 'branch' ? 'b' : 's'}/${slug(id)}--${slug(subject)}`;
-    const files = groups.map((_, index) => pageFileOf(base, index));
-    groups.forEach((group, index) => {
-      pages.push({ file: files[index]!, kind, conversation: id, subject, number: index + 1, of: groups.length, stream, talks: group.map((talk) => talk.id), siblings: files });
-      weightOfPage.set(files[index]!, group.reduce((sum, talk) => sum + talk.weight, 0));
-      for (const talk of group) if (!pageOfTalk.has(talk.id)) pageOfTalk.set(talk.id, files[index]!);
-    });
-    return files[0]!;
+  const subjects: Subject[] = [];
+  const add = (kind: PageKind, subject: string, stream: string, talks: readonly TalkView[]): void => {
+    subjects.push({ kind, subject, stream, base: kind === 'conversation' ? conversationPageBase(id) : `${kind === 'branch' ? 'b' : 's'}/${slug(id)}--${slug(subject)}`, talks });
   };
   const main = structure.streams.find((stream) => !stream.child);
   const byBranch = main ? talksByBranch(conversation, main.talks) : new Map<string, TalkView[]>();
-  const first = add('conversation', '', main?.id ?? '', main ? ownTalks(conversation, main.talks, byBranch) : []);
+  add('conversation', '', main?.id ?? '', main ? ownTalks(conversation, main.talks, byBranch) : []);
+  for (const [name, talks] of byBranch) add('branch', name, main?.id ?? '', talks);
+  for (const stream of structure.streams) if (stream.child) add('stream', stream.name, stream.id, stream.talks);
+  return subjects;
+}
+
+/**
+ * The pages of a conversation: each subject's talks cut into pages by
+ * `cut`, which says how many talks each page of a subject holds, in order
+ * (page-cut.ts cuts them by their rendered size); by default every subject
+ * is one page.
+ */
+export function planConversation(conversation: BundleConversation, structure: ConversationStructure = conversationStructure(conversation, () => undefined), subjects: readonly Subject[] = subjectsOf(conversation, structure), cut: (subject: Subject) => readonly number[] = (subject) => [subject.talks.length]): ConversationPlan {
+  const id = conversation.id;
+  const pages: PagePlan[] = [];
+  const pageOfTalk = new Map<string, string>();
+  const pageOfStream = new Map<string, string>();
+  const pageOfBranch = new Map<string, string>();
+  const firstOf = new Map<Subject, string>();
+  for (const subject of subjects) {
+    const counts = cut(subject);
+    const files = counts.map((_, index) => pageFileOf(subject.base, index));
+    let next = 0;
+    counts.forEach((count, index) => {
+      const group = subject.talks.slice(next, (next += count));
+      pages.push({ file: files[index]!, kind: subject.kind, conversation: id, subject: subject.subject, number: index + 1, of: counts.length, stream: subject.stream, talks: group.map((talk) => talk.id), siblings: files });
+      for (const talk of group) if (!pageOfTalk.has(talk.id)) pageOfTalk.set(talk.id, files[index]!);
+    });
+    firstOf.set(subject, files[0]!);
+  }
+  const [conversationSubject, ...others] = subjects;
+  const first = firstOf.get(conversationSubject!)!;
+  const main = structure.streams.find((stream) => !stream.child);
   if (main) pageOfStream.set(main.id, first);
   const active = conversation.branches.branches.find((branch) => branch.active);
   if (active) pageOfBranch.set(active.name, first);
-  for (const [name, talks] of byBranch) pageOfBranch.set(name, add('branch', name, main?.id ?? '', talks));
-  for (const stream of structure.streams) if (stream.child) pageOfStream.set(stream.id, add('stream', stream.name, stream.id, stream.talks));
+  for (const subject of others) {
+    if (subject.kind === 'branch') pageOfBranch.set(subject.subject, firstOf.get(subject)!);
+    else pageOfStream.set(subject.stream, firstOf.get(subject)!);
+  }
 
   const { calls } = usageOfCalls(structure);
   const { title } = conversation;
@@ -120,7 +137,6 @@ export function planConversation(conversation: BundleConversation, structure: Co
       facts: conversationFacts(conversation, structure),
     },
     pages,
-    weightOfPage,
     pageOfTalk,
     pageOfStream,
     pageOfBranch,

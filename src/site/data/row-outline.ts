@@ -1,6 +1,5 @@
-// What the plan of a conversation needs of each `.sd` row, without its
-// texts: when it was, its flags, and for each part what it weighs on a
-// page. The structure is made from these (streams.ts), so it reads no row;
+// What the structure of a conversation needs of each `.sd` row, without its
+// texts: when it was, its flags, and which parts it has. The structure is made from these (streams.ts), so it reads no row;
 // a page reads its own rows when it is modelled (withParts), and the search
 // index reads them step by step (search-text.ts).
 
@@ -26,8 +25,6 @@ export interface ShownPart extends PartIdentity {
 }
 
 export interface PartOutline extends PartIdentity {
-  /** An estimate of the HTML the part renders to (partWeight). */
-  readonly weight: number;
   /** The part as a page shows it, when its row's views are kept (outlineOfRow). */
   readonly view?: PartView;
 }
@@ -38,19 +35,6 @@ export interface RowOutline {
   /** What the adapter says a runtime record is (model/notices.ts). */
   readonly notice?: Notice;
   readonly parts: readonly PartOutline[];
-}
-
-/**
- * How much larger text grows once escaped or highlighted. Checked against
- * the pages written, which come out larger than estimated, hence the
- * margin under the budget in plan.ts (bench/results/measurements-behind-choices.md).
- */
-const CODE_FACTOR = 3;
-const TEXT_FACTOR = 1.2;
-
-/** An estimate of the HTML a part renders to, past its step's fixed markup. */
-export function partWeight(part: PartView): number {
-  return part.segments.reduce((sum, segment) => sum + segment.text.length * (segment.language ? CODE_FACTOR : TEXT_FACTOR), 0);
 }
 
 /** Each part of a row, with its view (partView). */
@@ -69,10 +53,7 @@ export function outlineOfRow(row: SessionDataRow, keepViews: boolean): RowOutlin
     ts: row.ts,
     flags: row.flags,
     notice: row.notice,
-    parts: row.parts.map((part) => {
-      const view = partView(part);
-      return { k: part.k, id: callOf(part), of: answerOf(part), weight: partWeight(view), view: keepViews ? view : undefined };
-    }),
+    parts: row.parts.map((part) => ({ k: part.k, id: callOf(part), of: answerOf(part), view: keepViews ? partView(part) : undefined })),
   };
 }
 

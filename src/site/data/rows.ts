@@ -2,7 +2,7 @@
 // each row, always; the views of a row's parts when the conversation is
 // small; and where each row is in its file, to read it again when it is not.
 //
-// The site needs a row's content twice: once to plan (a talk's weight, its
+// The site needs a row's content twice: once for its structure (a step's time and flags, its
 // search text) and once to render the page that shows it. Holding every row
 // of a conversation in between made the renderer's memory grow with the
 // conversation's bytes, even once the structure kept only the parts' views

@@ -43,18 +43,13 @@ export interface SelectedConversation {
   readonly renderedBy?: number;
   /** The pages of this conversation's earlier render, to keep those that did not change (generator/page-store.ts). */
   readonly earlier?: EarlierPages;
-  /**
-   * How many times larger than estimated this conversation's talks are
-   * taken to render, when a render of it had a page over the budget and it
-   * is planned again (plan.ts, scaleToFit); without it, as estimated.
-   */
-  readonly scale?: number;
 }
 
-/** A conversation's pages as an earlier render wrote them: the folder of its page files, and its page digests (generator/page-store.ts). */
+/** A conversation's pages as an earlier render wrote them: the folder of its page files, its page digests (generator/page-store.ts), and its talks' sizes (talkSizesBeside). */
 export interface EarlierPages {
   readonly files: string;
   readonly digests: string;
+  readonly talks?: string;
 }
 
 /** What is kept of a rendered conversation for builds that do not render it again. */
@@ -62,13 +57,16 @@ export interface SavedPlan {
   readonly summary: ConversationSummary;
   /** Every page file of the conversation, from the site root. */
   readonly pages: string[];
-  /** The estimated HTML of each page's talks, unscaled, and how many talks it shows, in the order of `pages`: what its rendered bytes are measured against (generator/site.ts). */
-  readonly estimates: { readonly weight: number; readonly talks: number }[];
 }
 
 /** The plan a build saved at `plan`. */
 export function readSavedPlan(plan: string): SavedPlan {
   return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
+}
+
+/** Where the sizes of the talks of the conversation whose plan is saved at `plan` are kept, beside it (data/talk-pages.ts). */
+export function talkSizesBeside(plan: string): string {
+  return plan.replace(/\.json$/, '.talks.json');
 }
 
 /**

@@ -9,17 +9,25 @@
 // conversation loaded is kept for the next page, and the kept renderer plans
 // each conversation only as its pages come up (pagesAsPlanned), so that each
 // conversation is read once, for its plan and its pages together.
+//
+// Planning a conversation renders each of its talks' HTML once and cuts its
+// pages by those bytes (talk-pages.ts); a page is then its frame, rendered
+// by the view, around its talks' HTML (body). The talks' HTML is held in a
+// file until the conversation's pages are written: in the kept renderer,
+// until the next conversation is planned; in an Astro build, which plans
+// every conversation before it renders a page, until the build is done.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConversation, type BundleConversation } from './bundle.ts';
 import { conversationsOfBundle } from '../../bundle/manifest.ts';
-import { planConversation, type ConversationPlan, type ConversationSummary, type PagePlan } from './plan.ts';
+import type { ConversationPlan, ConversationSummary, PagePlan } from './plan.ts';
 import type { ConversationStructure } from './streams.ts';
 import type { ConversationRows } from './rows.ts';
 import { writeSearchScript } from './search-text.ts';
-import { linkedStructure, pageModel, pageOutline, subagentNames, type CodeHighlighter, type PageModel } from './site.ts';
-import { readSavedPlan, searchScriptBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
+import { linkedStructure, pageOutline, subagentNames, type CodeHighlighter, type PageBody, type PageModel } from './site.ts';
+import { HeldHtml, TalkPages } from './talk-pages.ts';
+import { readSavedPlan, searchScriptBeside, talkSizesBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
 
 export interface SitePlan {
@@ -39,6 +47,10 @@ export class SiteReader {
   /** The next of the selection's conversations to plan. */
   private next = 0;
   private readonly plans = new Map<string, ConversationPlan>();
+  /** The HTML of the talks of each conversation planned whose pages are still to be written. */
+  private readonly talkPages = new Map<string, TalkPages>();
+  /** Where the talks' HTML is held, made when the first conversation is planned. */
+  private held: HeldHtml | undefined;
   private readonly pages: PagePlan[] = [];
   private readonly pageByFile = new Map<string, PagePlan>();
   /** The selection's entries by conversation, once a page has asked for one (selectionOf). */
@@ -69,9 +81,9 @@ export class SiteReader {
   }
 
   /** The whole plan: every conversation this process renders planned, and the summary of every other one read from its saved plan. */
-  plan(): SitePlan {
+  async plan(): Promise<SitePlan> {
     if (this.complete) return this.complete;
-    while (this.planNext() !== undefined);
+    while ((await this.planNext()) !== undefined);
     // Those another build renders are waited for only now, after this build's
     // own: that build saves each plan as it plans it.
     const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected).summary);
@@ -79,12 +91,18 @@ export class SiteReader {
     return this.complete;
   }
 
-  /** The files of the pages this process renders, one conversation after another, each planned only when its first page is due. */
-  *pagesAsPlanned(): Generator<string> {
+  /**
+   * The files of the pages this process renders, one conversation after
+   * another, each planned only when its first page is due: once the next
+   * is asked for, the pages given before it are written, and their talks'
+   * HTML is let go.
+   */
+  async *pagesAsPlanned(): AsyncGenerator<string> {
     let given = 0;
     do {
       while (given < this.pages.length) yield this.pages[given++]!.file;
-    } while (this.planNext() !== undefined);
+      this.closeTalkPages();
+    } while ((await this.planNext()) !== undefined);
   }
 
   /** The selection's entry of the conversation the page `file` belongs to, and the site's code, when the selection names it. */
@@ -94,7 +112,7 @@ export class SiteReader {
     return { selected: this.selectedById.get(conversation)!, code: this.selection.code };
   }
 
-  /** The outline of the page `file` (site.ts, pageOutline), and the rows its steps' parts are read from. */
+  /** The outline of the page `file` (site.ts, pageOutline), and the rows its steps' parts are read from; its conversation is planned already. */
   outline(file: string): { model: PageModel; rows: ConversationRows } {
     const page = this.plannedPage(file);
     const plan = this.plans.get(page.conversation)!;
@@ -108,19 +126,38 @@ export class SiteReader {
     return { model: this.outlined.model, rows: conversation.rows };
   }
 
-  /** The whole model of the page `file`, highlighted (site.ts, pageModel). */
+  /** The model of the page `file` (site.ts, pageOutline), planning conversations until it comes up. */
   async page(file: string): Promise<PageModel> {
-    const { model, rows } = this.outline(file);
-    return pageModel(model, rows, await (this.highlighter ??= this.startHighlighter()));
+    await this.planUntil(file);
+    return this.outline(file).model;
+  }
+
+  /** The talks of the page `file` as HTML, from its conversation's talks rendered when it was planned (talk-pages.ts). */
+  async body(file: string): Promise<PageBody> {
+    const model = await this.page(file);
+    return this.talkPages.get(model.plan.conversation)!.body(model, this.loaded!.conversation.rows, () => this.highlight());
   }
 
   private loadConversation(id: string): BundleConversation {
     return loadConversation(this.input.bundle, id);
   }
 
-  /** Closes what the conversation loaded last holds open. */
+  /** Closes what the conversation loaded last holds open, and removes the talks' HTML held. */
   close(): void {
     this.load(undefined);
+    this.closeTalkPages();
+    this.held?.close();
+    this.held = undefined;
+  }
+
+  /** Lets go of the talks' HTML of every conversation planned, once their pages are written. */
+  private closeTalkPages(): void {
+    this.talkPages.clear();
+    this.held?.clear();
+  }
+
+  private highlight(): Promise<CodeHighlighter> {
+    return (this.highlighter ??= this.startHighlighter());
   }
 
   /** Makes `next` the conversation loaded, closing what the one before it had open. */
@@ -130,26 +167,34 @@ export class SiteReader {
     this.outlined = undefined;
   }
 
-  /** The plan of the page `file`, planning conversations until it comes up. */
+  /** The plan of the page `file`, whose conversation is planned already. */
   private plannedPage(file: string): PagePlan {
-    for (;;) {
-      const page = this.pageByFile.get(file);
-      if (page) return page;
-      if (this.planNext() === undefined) throw new Error(`the site has no page ${file}`);
-    }
+    const page = this.pageByFile.get(file);
+    if (page === undefined) throw new Error(`the site has no page ${file}, or it is not planned yet`);
+    return page;
+  }
+
+  /** Plans conversations until the page `file` comes up. */
+  private async planUntil(file: string): Promise<void> {
+    while (!this.pageByFile.has(file)) if ((await this.planNext()) === undefined) throw new Error(`the site has no page ${file}`);
   }
 
   /** Plans the next conversation this process renders and keeps it loaded for its pages; undefined once every one is planned. */
-  private planNext(): ConversationPlan | undefined {
+  private async planNext(): Promise<ConversationPlan | undefined> {
     while (this.next < this.selection.conversations.length) {
-      const { id, render, plan: saved, scale } = this.selection.conversations[this.next++]!;
+      const { id, render, plan: saved, earlier } = this.selection.conversations[this.next++]!;
       if (!render) continue;
+      this.load(undefined);
       const conversation = this.loadConversation(id);
-      let planned: ConversationPlan | undefined;
-      const structure = linkedStructure(conversation, () => planned);
-      const plan = planConversation(conversation, structure, scale);
-      planned = plan;
+      let linked: ConversationPlan | undefined;
+      const structure = linkedStructure(conversation, () => linked);
       this.load({ id, conversation, structure });
+      // Sizes are recorded where the page digests are (generator/earlier-page-records.ts): beside a saved plan, for a site's code.
+      const { code } = this.selection;
+      const records = code !== undefined && saved !== '' ? { code, record: talkSizesBeside(saved), ...(earlier?.talks !== undefined ? { earlier: earlier.talks } : {}) } : undefined;
+      const talkPages = await TalkPages.cut(conversation, structure, (this.held ??= new HeldHtml()), (plan) => (linked = plan), () => this.highlight(), records);
+      this.talkPages.set(id, talkPages);
+      const plan = talkPages.plan;
       this.plans.set(id, plan);
       for (const page of plan.pages) {
         this.pages.push(page);
@@ -159,7 +204,7 @@ export class SiteReader {
       // conversation is planned, and copied into the site once the build is
       // done (generator/site.ts): no build holds more than one step's text of it.
       if (saved) {
-        const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file), estimates: plan.pages.map((page) => ({ weight: plan.weightOfPage.get(page.file)!, talks: page.talks.length })) };
+        const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
         fs.mkdirSync(path.dirname(saved), { recursive: true });
         writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts, subagentNames(structure, conversation));
         // Under a temporary name first: another build may be waiting for it.

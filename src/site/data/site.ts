@@ -6,9 +6,11 @@
 //
 //   pageOutline: the page's talks, links, header and audit, its steps
 //     without their parts (what a page's digest is made from,
-//     earlier-pages.ts);
-//   pageModel: the outline with each step's parts read from the
-//     conversation's rows and its code highlighted.
+//     earlier-pages.ts, and what the view renders around its talks);
+//   talkWithParts, epochWithParts: a talk, and the compaction that opens
+//     an epoch, with each step's parts read from the conversation's rows
+//     and its code highlighted, from which their HTML is made once
+//     (site-reader.ts).
 
 import type { BundleConversation } from './bundle.ts';
 import type { ConversationPlan, ConversationSummary, PagePlan } from './plan.ts';
@@ -50,6 +52,20 @@ export function linkedStructure(conversation: BundleConversation, plan: () => Co
     const at = talk ? known.pageOfTalk.get(talk) : undefined;
     return at ? `${at}#${anchorOf(nodeId)}` : undefined;
   });
+}
+
+/**
+ * A page's talks as HTML, put together from each talk's markup as it was
+ * rendered once for the conversation (site-reader.ts): what the view puts
+ * between the page's header and its audit. Apart from the model, which a
+ * page's digest is made from (earlier-pages.ts).
+ */
+export interface PageBody {
+  readonly talks: string;
+  /** On a branch's first page, the shared history folded above its own talks (PageModel.sharedBefore). */
+  readonly sharedBefore?: string;
+  /** How many thoughts of the page's talks had their text withheld by the source (components/talks.ts, withheldThoughts). */
+  readonly withheld: number;
 }
 
 /** What highlights a page's code: generator/highlight.ts, on the highlight cache. */
@@ -174,19 +190,20 @@ export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks' | 'sh
 }
 
 /**
- * The whole model of a page: its outline with its steps' parts read from
- * the conversation's rows, and every code segment highlighted.
+ * A talk as its HTML is made from it, once (site-reader.ts): its steps with
+ * their parts read from the conversation's rows, and every code segment
+ * highlighted.
  */
-export async function pageModel(outline: PageModel, rows: ConversationRows, highlighter: CodeHighlighter): Promise<PageModel> {
-  const steps = (list: readonly StepView[]): StepView[] => list.map((step) => withParts(step, rows));
-  const withTheirParts = (talk: TalkView): TalkView => ({ ...talk, loose: steps(talk.loose), runs: talk.runs.map((run) => ({ ...run, steps: steps(run.steps) })) });
-  const model: PageModel = {
-    ...outline,
-    talks: outline.talks.map(withTheirParts),
-    ...(outline.sharedBefore ? { sharedBefore: outline.sharedBefore.map(withTheirParts) } : {}),
-    epochBefore: new Map([...outline.epochBefore].map(([talk, epoch]) => [talk, { ...epoch, steps: steps(epoch.steps) }])),
-  };
-  await highlightSteps(stepsOfPage(model), highlighter);
+export async function talkWithParts(talk: TalkView, rows: ConversationRows, highlighter: CodeHighlighter): Promise<TalkView> {
+  const model: TalkView = { ...talk, loose: talk.loose.map((step) => withParts(step, rows)), runs: talk.runs.map((run) => ({ ...run, steps: run.steps.map((step) => withParts(step, rows)) })) };
+  await highlightSteps(stepsOfTalk(model), highlighter);
+  return model;
+}
+
+/** An epoch's opening as its HTML is made from it, once: its steps with their parts, highlighted (talkWithParts). */
+export async function epochWithParts(epoch: EpochView, rows: ConversationRows, highlighter: CodeHighlighter): Promise<EpochView> {
+  const model: EpochView = { ...epoch, steps: epoch.steps.map((step) => withParts(step, rows)) };
+  await highlightSteps(model.steps, highlighter);
   return model;
 }
 
@@ -387,12 +404,12 @@ function shortIds(name: string): string {
 }
 
 /**
- * The most talks, and the most of their estimated HTML, of shared history a
- * branch page shows above its own: the page was planned without them, and
- * the whole history is on the conversation's pages.
+ * The most talks, and the most of their HTML, of shared history a branch
+ * page shows above its own: the whole history is on the conversation's
+ * pages.
  */
 const SHARED_TALKS = 3;
-const SHARED_WEIGHT = 96 * 1024;
+const SHARED_BYTES = 96 * 1024;
 
 /**
  * The last talks before a fork, up to the one that holds the fork point, of
@@ -402,9 +419,9 @@ const SHARED_WEIGHT = 96 * 1024;
 function sharedHistory(talks: readonly TalkView[], holder: TalkView, plan: ConversationPlan): TalkView[] {
   const before = talks.slice(0, talks.indexOf(holder) + 1).filter((talk) => plan.pageOfTalk.get(talk.id)?.startsWith('c/'));
   const shown: TalkView[] = [];
-  let weight = 0;
+  let bytes = 0;
   for (const talk of before.slice(-SHARED_TALKS).reverse()) {
-    if ((weight += talk.weight) > SHARED_WEIGHT) break;
+    if ((bytes += plan.talkBytes?.get(talk.id) ?? 0) > SHARED_BYTES) break;
     shown.unshift(talk);
   }
   return shown;

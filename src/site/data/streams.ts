@@ -32,14 +32,6 @@ export function anchorOf(id: string): string {
   return `n${crypto.hash('sha256', id, 'hex').slice(0, 12)}`;
 }
 
-/**
- * Rough costs in rendered HTML of a step's and a talk's fixed markup
- * (badges, evidence links, headings); a part's cost is its own
- * (row-outline.ts, partWeight).
- */
-const STEP_COST = 900;
-const TALK_COST = 1200;
-
 /** The talks of the main stream that a branch's records start, by branch name. */
 export function talksByBranch(conversation: BundleConversation, talks: readonly TalkView[]): Map<string, TalkView[]> {
   const byBranch = new Map<string, TalkView[]>();
@@ -159,9 +151,6 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       const page = conversation.evidence.hrefOf(ref);
       return { seq: ref.seq, row: ref.row, file: conversation.landed.has(ref.seq) ? `bundle/${conversation.landed.get(ref.seq)!}` : undefined, ...(page !== undefined ? { page } : {}) };
     });
-  // What the steps made since the last reset weigh, from the outlines of their rows.
-  let weight = 0;
-
   const step = (node: Node): StepView => {
     const outlines = refsOf(node).flatMap((ref) => conversation.rows.outlineOf(ref) ?? []);
     const toolUse = toolUseOf(node.kind, node.id);
@@ -187,8 +176,6 @@ export function conversationStructure(conversation: BundleConversation, resolve:
       unresolved: [...(unresolvedAbout.get(node.id) ?? []), ...(toolUse !== undefined ? (unresolvedAbout.get(toolUse) ?? []) : [])],
       children: (children.get(node.id) ?? []).map(step),
     };
-    const shown = partsOfStep(node.kind, node.id, refsOf(node), (ref) => conversation.rows.outlineOf(ref)?.parts);
-    weight += STEP_COST + shown.reduce((sum, part) => sum + part.weight, 0);
     return made;
   };
 
@@ -209,7 +196,6 @@ export function conversationStructure(conversation: BundleConversation, resolve:
         ...(boundaryIn !== undefined ? { boundaryIn } : {}),
       });
       for (const talkNode of under.filter((node) => node.kind === 'talk')) {
-        weight = 0;
         const runs: RunView[] = [];
         const loose: StepView[] = [];
         // A summary of a compaction made within the talk comes after its boundary.
@@ -231,7 +217,6 @@ export function conversationStructure(conversation: BundleConversation, resolve:
           runs,
           loose,
           links: linksOf(talkNode.id),
-          weight: TALK_COST + weight,
           keys: all.flatMap((item) => item.evidence.map((ref) => `${ref.seq}:${ref.row}`)),
         });
       }

@@ -120,8 +120,6 @@ export interface TalkView {
   /** Steps directly under the talk, outside any run. */
   readonly loose: StepView[];
   readonly links: LinkView[];
-  /** An estimate of the HTML this talk renders to, for splitting pages. */
-  readonly weight: number;
   /** Every evidence key (`seq:row`) of its steps, to place fork points. */
   readonly keys: string[];
 }

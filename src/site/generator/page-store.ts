@@ -39,7 +39,7 @@ import { replaceWithoutFlush } from '../../files/atomic-file.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { listFolder } from '../../files/folders.ts';
 import { slug } from '../data/page-files.ts';
-import { readSavedPlan, searchScriptOf, type EarlierPages } from '../data/site-input.ts';
+import { readSavedPlan, searchScriptOf, talkSizesBeside, type EarlierPages } from '../data/site-input.ts';
 import { evidenceBeside } from './evidence-pages.ts';
 import { linkOrCopy, linkOrCopyNamedByBytes } from './link-or-copy.ts';
 import { isImageFile } from './image-files.ts';
@@ -146,7 +146,7 @@ export class PageStore {
         continue;
       }
       if (!rendering.has(id) || found.has(id) || this.entryOf(folder).render) continue;
-      found.set(id, { files: path.join(folder, FILES), digests });
+      found.set(id, { files: path.join(folder, FILES), digests, talks: talkSizesBeside(path.join(folder, PLAN)) });
     }
     return found;
   }

@@ -15,6 +15,6 @@ const [entry, input, output] = process.argv.slice(2);
 if (!entry || !input || !output) throw new Error('usage: node render.mjs <renderer entry.mjs> <site input.json> <output folder>');
 const { open } = await import(pathToFileURL(entry).href);
 const rendering = open(JSON.parse(fs.readFileSync(input, 'utf8')), output);
-for (const file of rendering.pages()) await rendering.render(file);
+for await (const file of rendering.pages()) await rendering.render(file);
 rendering.close();
 process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });

@@ -57,7 +57,7 @@ export function createExports(manifest) {
          * planned, so that each conversation is read once for its plan and its
          * pages together.
          */
-        pages: function* () {
+        pages: async function* () {
           yield* site.pagesAsPlanned();
           yield* SITE_WIDE_PAGES;
         },

@@ -16,14 +16,12 @@
 //    render, one child per core shares the conversations out (shareOut),
 //    since one renders on one thread. Pages highlight their code as they
 //    render, through a cache on disk, so a second export of the same
-//    conversations highlights nothing;
-// 3. measure the pages of each conversation rendered, and render again,
-//    planned with its estimate scaled by what was measured, a conversation
-//    with a page over the page budget (fitPages);
-// 4. write the search scripts from what the children saved beside their
+//    conversations highlights nothing. Each child cuts a conversation's
+//    pages from its talks' HTML, each talk rendered once (data/talk-pages.ts);
+// 3. write the search scripts from what the children saved beside their
 //    plans, the public files and the highlight style sheet (the renderer
 //    made each page's links relative, since file:// has no server root);
-// 5. keep what was rendered in the store, and place every other
+// 4. keep what was rendered in the store, and place every other
 //    conversation's pages from it.
 //
 // The site is most of an export's time, so rendering only what changed is
@@ -34,7 +32,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PAGE_BUDGET, scaleToFit, type MeasuredPage } from '../data/page-files.ts';
+import { PAGE_BUDGET } from '../data/page-files.ts';
 import { readSavedPlan, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
@@ -59,15 +57,9 @@ export interface SiteResult {
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
-  /** The conversations planned and rendered again by this build because a page of theirs passed the page budget (fitPages); none when every page fit as planned. */
-  readonly splitAgain: readonly SplitAgain[];
-  /**
-   * The pages of a conversation, a branch or a child stream over the page
-   * budget: each holds one talk larger than the budget alone, unless its
-   * conversation was split again MOST_SPLITS times and still did not fit.
-   */
+  /** The pages of a conversation, a branch or a child stream over the page budget: each holds one talk larger than the budget alone. */
   readonly overBudget: readonly { readonly file: string; readonly bytes: number }[];
-  /** The most bytes a page is planned to hold (data/plan.ts): said here so that a caller reporting on pages need not load the site's page code. */
+  /** The most bytes a page may hold (data/page-files.ts): said here so that a caller reporting on pages need not load the site's page code. */
   readonly pageBudget: number;
   /**
    * The SHA-256 of site files, by path from the site root, where this build
@@ -85,18 +77,6 @@ export interface SiteResult {
    */
   readonly keptPageStamps?: StampsRecord;
 }
-
-/** A conversation planned again because a page of it passed the page budget (data/plan.ts, scaleToFit). */
-export interface SplitAgain {
-  readonly conversation: string;
-  /** Its largest page as first rendered. */
-  readonly largestBefore: { readonly file: string; readonly bytes: number };
-  /** How many times larger than estimated its talks were taken to render, in the end. */
-  readonly scale: number;
-}
-
-/** How many times a conversation is split again at most: each time renders it whole once more. */
-const MOST_SPLITS = 4;
 
 /** The pages of a conversation, a branch or a child stream (data/plan.ts); the evidence pages under e/ hold whole rows and are not split. */
 const CONVERSATION_PAGE = /^[cbs]\//;
@@ -146,7 +126,6 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   let pages: { file: string; bytes: number }[];
   let built = 0;
   let keptFromEarlier = 0;
-  let splitAgain: readonly SplitAgain[] = [];
   let keptPageStamps: StampsRecord | undefined;
   const digests = new Map<string, string>();
   if (finished) {
@@ -158,7 +137,6 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
       const placed = rendering.placedMeanwhile ?? store.placeFinished(out, finished, digests);
       keptFromEarlier = store.keptFromEarlier(finished);
       built = rendering.pages.length - keptFromEarlier;
-      ({ splitAgain } = rendering);
       const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
       store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file) && !placed.has(file)), digests);
     } else {
@@ -172,13 +150,12 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     const rendering = await render(bundle, out, cache, code, undefined, observer, options);
     pages = rendering.pages;
     built = pages.length;
-    ({ splitAgain } = rendering);
   }
   observer.advance(built, 0);
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
   const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-  return { pages: pages.length, built, keptFromEarlier, highlighted: caches.highlightedBlocks() - entriesBefore, largestPage, splitAgain, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
+  return { pages: pages.length, built, keptFromEarlier, highlighted: caches.highlightedBlocks() - entriesBefore, largestPage, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
 }
 
 /**
@@ -195,7 +172,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * of the pages written; what went wrong meanwhile is the site's failure once
  * the children are done, not the renderer's.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots() }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; splitAgain: SplitAgain[]; placedMeanwhile?: ReadonlySet<string> }> {
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots() }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; placedMeanwhile?: ReadonlySet<string> }> {
   // Inside node_modules (or a folder linked to it, siteBuildRoots), so that
   // a build of the renderer resolves astro and the site's packages from the
   // project, yet outside what git tracks; removed once the site is written.
@@ -205,13 +182,12 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   const input = { bundle: path.resolve(bundle), cache: path.resolve(cache) };
   // Every conversation's plan is saved, in the cache or in the throwaway
   // root: the search index is written from them after the rendering.
-  let conversations: SelectedConversation[] = store
+  const conversations: SelectedConversation[] = store
     ? store.finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && store.earlier.has(id) ? { earlier: store.earlier.get(id)! } : {}) }))
     : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
   const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
   // What a rendering that failed wrote is removed before the next; anything else is left as it was.
   const before = new Set(fs.existsSync(out) ? filesUnder(out) : []);
-  let splitAgain: SplitAgain[];
   let placedMeanwhile: ReadonlySet<string> | undefined;
   let failedMeanwhile: { error: unknown } | undefined;
   const staging = path.join(root, 'evidence');
@@ -264,7 +240,6 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       renderer = await makeRenderer(path.join(root, 'renderer-again'), code, observer, roots);
       await attempt(renderer, 'again');
     }
-    ({ conversations, splitAgain } = await fitPages(out, root, conversations, (child, selection, output) => startSiteChild(path.join(root, child), { ...input, selection: { conversations: selection, code } }, output, renderer), observer));
     writeSearchScripts(out, conversations.filter(({ render }) => render));
     await evidence;
     placeEvidence(staging, out);
@@ -272,45 +247,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     fs.rmSync(root, { recursive: true, force: true });
   }
   if (failedMeanwhile) throw failedMeanwhile.error;
-  return { pages: pagesUnder(out, undefined, placedMeanwhile ?? new Set()), splitAgain, ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
-}
-
-/**
- * Measures the pages each conversation rendered into `out` has, as written,
- * and renders again each one with a page over the budget that planning again
- * can mend (data/plan.ts, scaleToFit), planned with its estimate scaled by
- * what was measured: by `start`, in one child of those conversations alone,
- * into a folder of `root`, whose pages then replace theirs in `out`. Again
- * until every page fits or holds one talk, or MOST_SPLITS times. The estimate
- * is all that plans a page, and nothing else sees a page over the budget.
- * Returns the conversations with the scale of their last render, and those
- * split again.
- */
-async function fitPages(out: string, root: string, selection: readonly SelectedConversation[], start: (child: string, selection: SelectedConversation[], output: string) => Child, observer: StepObserver): Promise<{ conversations: SelectedConversation[]; splitAgain: SplitAgain[] }> {
-  let conversations = [...selection];
-  const largestBefore = new Map<string, { file: string; bytes: number }>();
-  // Only a conversation just rendered again is measured again.
-  let measuring = conversations.filter(({ render }) => render);
-  for (let round = 1; round <= MOST_SPLITS && measuring.length > 0; round++) {
-    const again: SelectedConversation[] = [];
-    for (const selected of measuring) {
-      const saved = readSavedPlan(selected.plan);
-      const measured = saved.pages.map((file, index): MeasuredPage => ({ file, bytes: fs.statSync(path.join(out, file)).size, ...saved.estimates[index]! }));
-      const scale = scaleToFit(measured, selected.scale ?? 1);
-      if (scale === undefined) continue;
-      if (!largestBefore.has(selected.id)) largestBefore.set(selected.id, measured.reduce((largest, { file, bytes }) => (bytes > largest.bytes ? { file, bytes } : largest), { file: '', bytes: 0 }));
-      // This build's own pages, which the pages of the new plan replace.
-      for (const { file } of measured) fs.rmSync(path.join(out, file));
-      again.push({ ...selected, scale });
-    }
-    if (again.length === 0) break;
-    const output = path.join(root, `split-${round}-site`);
-    await allSucceed([start(`split-${round}`, again, output)], observer);
-    for (const selected of again) for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
-    conversations = conversations.map((selected) => again.find(({ id }) => id === selected.id) ?? selected);
-    measuring = again;
-  }
-  return { conversations, splitAgain: [...largestBefore].map(([conversation, largest]) => ({ conversation, largestBefore: largest, scale: conversations.find(({ id }) => id === conversation)!.scale! })) };
+  return { pages: pagesUnder(out, undefined, placedMeanwhile ?? new Set()), ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
 }
 
 /** Starts one child of the site in `folder` (made here, with the site input it renders, as `input.json`), with the kept renderer `renderer`. */

@@ -1,0 +1,387 @@
+// A conversation's pages cut from its talks' HTML: each talk (and each
+// compaction that opens an epoch) is rendered once, by the plain functions
+// of components/, its bytes known; each subject's talks are cut into pages
+// by those bytes (page-cut.ts); and each page's talks are put together from
+// that same HTML when the page is written (PageBody). No page is planned
+// from an estimate, and no talk is rendered twice.
+//
+// A talk's HTML links to other talks on whichever page holds them, which is
+// not known before the cut: it is rendered with a marker in place of the
+// page's number (`-2` in c/<id>-2.html), counted at its longest (the most
+// digits the subject's pages can number to), and the marker is replaced
+// once the pages are cut. The marker holds a random nonce, so no text of a
+// transcript can be taken for one.
+//
+// The HTML is held in a file (HeldHtml), not in memory, from its render to
+// its page's: a large conversation's talks are tens of megabytes of HTML,
+// and what is held at once is one talk's model and one page's HTML.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { linksHtml } from '../components/evidence-html.ts';
+import { escapeHtml } from '../components/html.ts';
+import { outlineHtml } from '../components/outline.ts';
+import { epochHtml, forksHtml, talkHtml, talkUnitHtml, withheldThoughts } from '../components/talks.ts';
+import type { BundleConversation } from './bundle.ts';
+import { timeShown } from './facts.ts';
+import { cutTalks, type TalkSize } from './page-cut.ts';
+import { PAGE_BUDGET } from './page-files.ts';
+import { planConversation, subjectsOf, type ConversationPlan, type Subject } from './plan.ts';
+import { epochWithParts, pageOutline, talkWithParts, type CodeHighlighter, type PageBody, type PageModel } from './site.ts';
+import { viewDigest } from './earlier-pages.ts';
+import type { ConversationRows } from './rows.ts';
+import type { ConversationStructure } from './streams.ts';
+import type { EpochView, LinkView, TalkView } from './views.ts';
+
+/** From a conversation's page to the site root. */
+const ROOT = '../';
+
+/**
+ * What every page holds besides its talks and what is counted apart below:
+ * the head, the header, the switches, the audit's fixed words and counts,
+ * the page's title with its number, the sentence on withheld thoughts. On
+ * the corpus it is 2 to 6 KB.
+ */
+const FRAME_BYTES = 16 * 1024;
+/** What a link to a page adds past the page's file name: its markup, its number, its anchor. */
+const LINK_BYTES = 64;
+
+/** Where a piece of HTML is in the file it is held in. */
+interface Held {
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** A talk's, or an epoch opening's, HTML: how many bytes it is on its page, and where it is held once rendered. */
+interface Measured {
+  readonly bytes: number;
+  /** How many of its thoughts had their text withheld (components/talks.ts, withheldThoughts); 0 for an epoch. */
+  readonly withheld: number;
+  held?: Held;
+}
+
+/**
+ * The sizes of a conversation's talks and epoch openings as a render
+ * measured them, by id, with the digest of each (earlier-pages.ts,
+ * viewDigest), saved beside its plan (site-input.ts, talkSizesBeside): the
+ * next render of the conversation takes the size of each whose digest did
+ * not change, and renders it only if a page to write shows it.
+ */
+interface TalkSizes {
+  readonly code: string;
+  readonly talks: Record<string, { readonly digest: string; readonly bytes: number; readonly withheld: number }>;
+  readonly epochs: Record<string, { readonly digest: string; readonly bytes: number; readonly withheld: number }>;
+}
+
+/** Where a render finds the sizes its conversation's earlier render recorded, and records its own; with the site's code they are digested with. */
+export interface TalkSizeRecords {
+  readonly code: string;
+  readonly earlier?: string;
+  readonly record?: string;
+}
+
+/**
+ * HTML held in a temporary file for a rendering process: one file, whatever
+ * the number of conversations, whose name is removed as soon as it is open
+ * where the system allows it, so that a process that ends leaves nothing.
+ */
+export class HeldHtml {
+  private readonly folder: string;
+  private readonly file: number;
+  private readonly named: boolean;
+  private end = 0;
+
+  constructor() {
+    this.folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sessionizer-talks-'));
+    const file = path.join(this.folder, 'talks.html');
+    this.file = fs.openSync(file, 'w+');
+    try {
+      fs.rmSync(this.folder, { recursive: true });
+      this.named = false;
+    } catch {
+      // A system that keeps an open file's name: it goes when the file is closed.
+      this.named = true;
+    }
+  }
+
+  /** Holds `markup`; returns where it is. */
+  hold(markup: string): { offset: number; length: number } {
+    const bytes = Buffer.from(markup);
+    fs.writeSync(this.file, bytes, 0, bytes.length, this.end);
+    const held = { offset: this.end, length: bytes.length };
+    this.end += bytes.length;
+    return held;
+  }
+
+  /** The markup held at `offset`. */
+  read({ offset, length }: { offset: number; length: number }): string {
+    const bytes = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) read += fs.readSync(this.file, bytes, read, length - read, offset + read);
+    return bytes.toString('utf8');
+  }
+
+  /** Lets go of everything held. */
+  clear(): void {
+    fs.ftruncateSync(this.file, 0);
+    this.end = 0;
+  }
+
+  close(): void {
+    fs.closeSync(this.file);
+    if (this.named) fs.rmSync(this.folder, { recursive: true, force: true });
+  }
+}
+
+/** The pages of one conversation, and where the HTML of its talks is held until they are written. */
+export class TalkPages {
+  /** The conversation's pages, as cut. */
+  plan!: ConversationPlan;
+  private readonly talks = new Map<string, Measured>();
+  private readonly epochs = new Map<string, Measured>();
+  private readonly nonce = crypto.randomBytes(8).toString('hex');
+  private readonly marker = new RegExp(`\u0000${this.nonce}:(\\d+)\u0000`, 'g');
+  /** What replaces the marker of each talk: the number part of the name of the page that holds it. */
+  private readonly numbers: string[] = [];
+
+  /**
+   * Renders each talk of `conversation` once, measures it, and cuts its
+   * subjects into pages. `linkTo` sets the plan the structure's links are
+   * resolved with (site.ts, linkedStructure): the plan with markers while
+   * the talks render, then the plan as cut. With `records`, a talk whose
+   * digest is the one the earlier render recorded is measured as it was
+   * then, and rendered only when a page to write shows it (body).
+   */
+  static async cut(conversation: BundleConversation, structure: ConversationStructure, held: HeldHtml, linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>, records?: TalkSizeRecords): Promise<TalkPages> {
+    const pages = new TalkPages(conversation, structure, held);
+    await pages.measure(linkTo, highlighter, records);
+    return pages;
+  }
+
+  private constructor(
+    private readonly conversation: BundleConversation,
+    private readonly structure: ConversationStructure,
+    private readonly held: HeldHtml,
+  ) {}
+
+  private async measure(linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>, records: TalkSizeRecords | undefined): Promise<void> {
+    const { conversation, structure } = this;
+    const subjects = subjectsOf(conversation, structure);
+    const single = planConversation(conversation, structure, subjects);
+    // Each talk is numbered by the order it is first shown in, and a link to
+    // it counted at the most digits its subject's pages can number to.
+    const subjectOf = new Map<string, Subject>();
+    for (const subject of subjects) for (const talk of subject.talks) if (!subjectOf.has(talk.id)) subjectOf.set(talk.id, subject);
+    const order = [...subjectOf.keys()];
+    const longest = order.map((id) => numberBytes(subjectOf.get(id)!.talks.length));
+    const streams = new Map(structure.streams.map((stream) => [stream.id, stream]));
+    const epochOf = (subject: Subject, talk: TalkView): EpochView | undefined => streams.get(subject.stream)?.epochs.find((epoch) => epoch.id === talk.epoch);
+    const rows = conversation.rows;
+
+    // Digested with each link to a talk as its marker stands for it, at its
+    // longest, which is what its size was measured with.
+    const digests = new Map<string, string>();
+    const earlier = records && readTalkSizes(records.earlier, records.code);
+    if (records) {
+      linkTo({ ...single, pageOfTalk: new Map(order.map((id, index) => [id, `${subjectOf.get(id)!.base}\u0000${longest[index]}\u0000.html`])) });
+      for (const subject of subjects) {
+        for (const talk of subject.talks) {
+          if (!digests.has(talk.id)) digests.set(talk.id, viewDigest(talk, records.code, rows));
+          const epoch = epochOf(subject, talk);
+          if (epoch && !digests.has(epoch.id)) digests.set(epoch.id, viewDigest(epoch, records.code, rows));
+        }
+      }
+    }
+    const known = (id: string, of: ReadonlyMap<string, TalkSizes['talks'][string]> | undefined): Measured | undefined => {
+      const record = of?.get(id);
+      return record !== undefined && record.digest === digests.get(id) ? { bytes: record.bytes, withheld: record.withheld } : undefined;
+    };
+
+    const marked = new Map(order.map((id, index) => [id, `${subjectOf.get(id)!.base}\u0000${this.nonce}:${index}\u0000.html`]));
+    linkTo({ ...single, pageOfTalk: marked });
+    const onPage = (markup: string): number => {
+      let bytes = Buffer.byteLength(markup);
+      for (const match of markup.matchAll(this.marker)) bytes += longest[Number(match[1])]! - Buffer.byteLength(match[0]);
+      return bytes;
+    };
+
+    for (const subject of subjects) {
+      for (const talk of subject.talks) {
+        if (!this.talks.has(talk.id)) {
+          const kept = known(talk.id, earlier?.talks);
+          if (kept) this.talks.set(talk.id, kept);
+          else {
+            const model = await talkWithParts(talk, rows, await highlighter());
+            const markup = talkHtml(model, ROOT);
+            this.talks.set(talk.id, { bytes: onPage(markup), withheld: withheldThoughts([model]), held: this.held.hold(markup) });
+          }
+        }
+        const epoch = epochOf(subject, talk);
+        if (epoch && !this.epochs.has(epoch.id)) {
+          const kept = known(epoch.id, earlier?.epochs);
+          if (kept) this.epochs.set(epoch.id, kept);
+          else {
+            const markup = epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text;
+            this.epochs.set(epoch.id, { bytes: onPage(markup), withheld: 0, held: this.held.hold(markup) });
+          }
+        }
+      }
+    }
+    if (records?.record !== undefined) {
+      const sizes = (of: ReadonlyMap<string, Measured>): TalkSizes['talks'] => Object.fromEntries([...of].map(([id, { bytes, withheld }]) => [id, { digest: digests.get(id)!, bytes, withheld }]));
+      writeTalkSizes(records.record, { code: records.code, talks: sizes(this.talks), epochs: sizes(this.epochs) });
+    }
+
+    // What each subject's first page would show with every talk on it, its
+    // links to talks as the single plan has them: what the frame of its
+    // pages holds, counted at its longest below.
+    const talkBytes = new Map([...this.talks].map(([id, held]) => [id, held.bytes]));
+    const whole = { ...single, talkBytes };
+    linkTo(whole);
+    const counts = new Map<Subject, number[]>();
+    for (const subject of subjects) {
+      const page = single.pages.find((candidate) => candidate.file === `${subject.base}.html`)!;
+      const outline = pageOutline({ conversation, structure, plan: whole }, page);
+      const sizes = subject.talks.map((talk, index): TalkSize => {
+        const epoch = epochOf(subject, talk);
+        const forks = outline.forksAfter.get(talk.id);
+        return {
+          bytes: '<div></div>'.length + this.talks.get(talk.id)!.bytes + (forks ? Buffer.byteLength(forksHtml(forks, ROOT)) : 0),
+          epochBytes: epoch ? this.epochs.get(epoch.id)!.bytes : 0,
+          opensEpoch: epoch !== undefined && (index === 0 || subject.talks[index - 1]!.epoch !== talk.epoch),
+        };
+      });
+      const digits = numberBytes(subject.talks.length);
+      const every = FRAME_BYTES + everyPageBytes(outline, subject, digits);
+      const first = firstPageBytes(outline, digits, talkBytes);
+      const navigation = (most: number): number => (most > 1 ? (most + 2) * (subject.base.length + LINK_BYTES) : 0);
+      const room = (most: number) => (index: number) => PAGE_BUDGET - every - navigation(most) - (index === 0 ? first : 0);
+      // With room for the links to as many pages as there are talks, then
+      // for as many as that cut made: more room never makes more pages, so
+      // the second cut has no more pages than the links it has room for.
+      const rough = cutTalks(sizes, room(Math.max(1, subject.talks.length)));
+      counts.set(subject, rough.length === 1 ? rough : cutTalks(sizes, room(rough.length)));
+    }
+    const plan: ConversationPlan = { ...planConversation(conversation, structure, subjects, (subject) => counts.get(subject)!), talkBytes };
+    for (const id of order) {
+      const file = plan.pageOfTalk.get(id)!;
+      this.numbers.push(file.slice(subjectOf.get(id)!.base.length, -'.html'.length));
+    }
+    linkTo(plan);
+    this.plan = plan;
+  }
+
+  /**
+   * The talks of the page `model` shows, as HTML, from each talk's markup as
+   * it was rendered. A talk measured by its earlier render's record is
+   * rendered now, once, from `rows`, with its links to the pages as cut.
+   */
+  async body(model: PageModel, rows: ConversationRows, highlighter: () => Promise<CodeHighlighter>): Promise<PageBody> {
+    const talkOf = async (talk: TalkView): Promise<string> => {
+      const measured = this.talks.get(talk.id)!;
+      measured.held ??= this.held.hold(talkHtml(await talkWithParts(talk, rows, await highlighter()), ROOT));
+      return this.held.read(measured.held);
+    };
+    const epochOf = async (epoch: EpochView): Promise<string> => {
+      const measured = this.epochs.get(epoch.id)!;
+      measured.held ??= this.held.hold(epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text);
+      return this.held.read(measured.held);
+    };
+    const units = async (talks: readonly TalkView[], withEpochs: boolean): Promise<string> => {
+      let markup = '';
+      for (const talk of talks) {
+        const epoch = withEpochs ? model.epochBefore.get(talk.id) : undefined;
+        markup += talkUnitHtml(await talkOf(talk), epoch && (await epochOf(epoch)), withEpochs ? model.forksAfter.get(talk.id) : undefined, ROOT);
+      }
+      return this.numbered(markup);
+    };
+    const talks = await units(model.talks, true);
+    const shared = model.sharedBefore && (await units(model.sharedBefore, false));
+    return { talks, ...(shared !== undefined ? { sharedBefore: shared } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
+  }
+
+  /** `markup` with each talk's marker replaced by the number of the page that holds it. */
+  private numbered(markup: string): string {
+    return markup.replace(this.marker, (_, index: string) => this.numbers[Number(index)]!);
+  }
+
+}
+
+/** The sizes recorded at `file` for the site's `code`; none when there are none or they are of other code. */
+function readTalkSizes(file: string | undefined, code: string): { talks: Map<string, TalkSizes['talks'][string]>; epochs: Map<string, TalkSizes['epochs'][string]> } | undefined {
+  if (file === undefined) return undefined;
+  try {
+    const sizes = JSON.parse(fs.readFileSync(file, 'utf8')) as TalkSizes;
+    if (sizes.code !== code) return undefined;
+    // Maps: a talk's id is read from the bundle, and none may find a property of an object's prototype.
+    return { talks: new Map(Object.entries(sizes.talks)), epochs: new Map(Object.entries(sizes.epochs)) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Saves `sizes` at `file`, under a temporary name first, so that a render stopped half way leaves none to be read. */
+function writeTalkSizes(file: string, sizes: TalkSizes): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(sizes));
+  fs.renameSync(`${file}.${process.pid}.tmp`, file);
+}
+
+/** The most bytes the number part of a page's name takes among `talks` talks' pages: `-` and its digits, none for one page. */
+function numberBytes(talks: number): number {
+  return talks > 1 ? 1 + String(talks).length : 0;
+}
+
+/**
+ * What every page of a subject may show besides its talks that grows with
+ * the subject: its heading (in the title, the header and its tooltip), the
+ * links to the branches leaving from its talks (at the top of a page that
+ * does not hold their talk), a branch's header and audit, a subagent's
+ * links, and the link to the next page.
+ */
+function everyPageBytes(outline: PageModel, subject: Subject, digits: number): number {
+  const text = (value: string | undefined): number => (value === undefined ? 0 : Buffer.byteLength(escapeHtml(value)));
+  const links = (list: readonly LinkView[]): number => (list.length === 0 ? 0 : Buffer.byteLength(linksHtml(list, ROOT)!.text) + list.length * digits + LINK_BYTES);
+  const forks = [...outline.forksAfter.values()].flat();
+  const branch = outline.branch;
+  return (
+    3 * text(outline.heading) +
+    links([...forks, ...outline.forksAtStart]) +
+    (branch ? 2 * (text(branch.summary) + text(branch.forkPoint.label) + digits) + text(branch.labels.join(', ')) + text(branch.name) + (branch.record ? text(JSON.stringify(branch.record)) : 0) : 0) +
+    links(outline.streamLinks) +
+    (outline.startedBy ? text(outline.startedBy.label) + digits + LINK_BYTES : 0) +
+    subject.base.length +
+    LINK_BYTES
+  );
+}
+
+/**
+ * What a subject's first page shows besides its talks that grows with the
+ * subject: its outline and its timeline, each entry counted with its page's
+ * number at its longest; the conversation's overview; and a branch's shared
+ * history.
+ */
+function firstPageBytes(outline: PageModel, digits: number, talkBytes: ReadonlyMap<string, number>): number {
+  const text = (value: string | undefined): number => (value === undefined ? 0 : Buffer.byteLength(escapeHtml(value)));
+  let bytes = 0;
+  if (outline.outline) {
+    // Every entry on a page of its own, so that each says its page.
+    const entries = outline.outline.map((entry, index) => ({ ...entry, page: 2 + (index % 2) }));
+    bytes += Buffer.byteLength(outlineHtml(entries, ROOT, 1)) + (entries.length + 1) * 2 * digits;
+  }
+  for (const entry of outline.timeline) {
+    bytes += Buffer.byteLength(`<li>${entry.quiet !== undefined ? `<span class="quiet-gap">${escapeHtml(entry.quiet)}</span>` : ''}<a href="${ROOT}${escapeHtml(entry.href)}">${escapeHtml(entry.label)}</a>${entry.time !== undefined ? ` <time datetime="${escapeHtml(entry.time)}">${escapeHtml(timeShown(entry.time))}</time>` : ''}</li>`) + digits;
+  }
+  const overview = outline.overview;
+  if (overview) {
+    const links = (list: readonly LinkView[]): number => (list.length === 0 ? 0 : Buffer.byteLength(linksHtml(list, ROOT)!.text));
+    bytes += links(overview.branches) + links(overview.streams);
+    for (const entry of overview.unresolved) bytes += 2 * text(entry.kind) + text(entry.state) + text(entry.about) + text(entry.meaning) + LINK_BYTES * 2;
+    bytes += 2 * (text(overview.project) + overview.models.reduce((sum, model) => sum + text(model), 0) + overview.gitBranches.reduce((sum, branch) => sum + text(branch), 0));
+    bytes += overview.counts.reduce((sum, count) => sum + text(count.name) + text(count.value) + LINK_BYTES, 0);
+  }
+  for (const talk of outline.sharedBefore ?? []) bytes += '<div></div>'.length + (talkBytes.get(talk.id) ?? 0) + LINK_BYTES;
+  return bytes;
+}

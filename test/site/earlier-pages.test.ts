@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pageDigest } from '../../src/site/data/earlier-pages.ts';
+import { pageDigest } from '../../src/site/data/view-digests.ts';
 import { ConversationRows } from '../../src/site/data/rows.ts';
 import type { SessionDataRow } from '../../src/session-data/format.ts';
 import type { PageModel } from '../../src/site/data/site.ts';

@@ -58,7 +58,7 @@ describe('an incremental site', () => {
     for (const session of sessions) parseSession(data, session);
     const changed = await writeExport(data, out, sessions);
     const pagesOf = (session: string) => ['c', 'e'].flatMap((folder) => fs.readdirSync(path.join(out, 'site', folder))).filter((name) => name.startsWith(session)).length + fs.readdirSync(path.join(out, 'site')).filter((name) => name.endsWith('.html')).length;
-    // Those of its pages that are the bytes of their earlier render are kept from it rather than rendered (data/earlier-pages.ts).
+    // Those of its pages that are the bytes of their earlier render are kept from it rather than rendered (data/view-digests.ts).
     expect(changed.site!.built + changed.site!.keptFromEarlier).toBe(pagesOf(FIXTURE_SESSIONS.bareStringResult));
     expect(changed.rootDigest).not.toBe(first.rootDigest);
     // Each conversation's search entries are a script of its own, which the

@@ -87,7 +87,7 @@ export class ConversationRows {
    * What names the row at `ref` and its content: the SHA-256 of its `.sd`
    * and its row number there; undefined when the conversation has no such
    * row. A page's digest takes these in rather than the parts made from the
-   * rows (earlier-pages.ts): a `.sd` of a bundle is written once.
+   * rows (view-digests.ts): a `.sd` of a bundle is written once.
    */
   citeOf(ref: EvidenceRef): string | undefined {
     const rows = this.files.get(ref.seq);

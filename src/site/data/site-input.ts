@@ -26,7 +26,7 @@ export interface SiteInput {
  */
 export interface SiteSelection {
   readonly conversations: readonly SelectedConversation[];
-  /** The site's code (generator/kept-renderer.ts, siteCode), which every page's digest takes in (earlier-pages.ts). */
+  /** The site's code (generator/kept-renderer.ts, siteCode), which every page's digest takes in (view-digests.ts). */
   readonly code?: string;
 }
 

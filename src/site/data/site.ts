@@ -6,7 +6,7 @@
 //
 //   pageOutline: the page's talks, links, header and audit, its steps
 //     without their parts (what a page's digest is made from,
-//     earlier-pages.ts, and what the view renders around its talks);
+//     view-digests.ts, and what the view renders around its talks);
 //   talkWithParts, epochWithParts: a talk, and the compaction that opens
 //     an epoch, with each step's parts read from the conversation's rows
 //     and its code highlighted, from which their HTML is made once
@@ -58,7 +58,7 @@ export function linkedStructure(conversation: BundleConversation, plan: () => Co
  * A page's talks as HTML, put together from each talk's markup as it was
  * rendered once for the conversation (site-reader.ts): what the view puts
  * between the page's header and its audit. Apart from the model, which a
- * page's digest is made from (earlier-pages.ts).
+ * page's digest is made from (view-digests.ts).
  */
 export interface PageBody {
   readonly talks: string;
@@ -94,7 +94,7 @@ export interface TimelineEntry {
 
 /**
  * What a page shows, and nothing else: a page's bytes are a function of its
- * model and the site's code (earlier-pages.ts digests the model to keep a
+ * model and the site's code (view-digests.ts digests the model to keep a
  * page whose model did not change).
  */
 export interface PageModel {
@@ -224,7 +224,7 @@ async function highlightSteps(steps: readonly StepView[], highlighter: CodeHighl
 
 /**
  * The model of the page `page` of a planned conversation without its steps'
- * parts: what the page's digest is made from (earlier-pages.ts), so that a
+ * parts: what the page's digest is made from (view-digests.ts), so that a
  * page kept from an earlier render parses none of its rows.
  */
 export function pageOutline({ conversation, structure, plan }: PlannedConversation, page: PagePlan): PageModel {

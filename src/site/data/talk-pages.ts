@@ -30,7 +30,7 @@ import { cutTalks, type TalkSize } from './page-cut.ts';
 import { PAGE_BUDGET } from './page-files.ts';
 import { planConversation, subjectsOf, type ConversationPlan, type Subject } from './plan.ts';
 import { epochWithParts, pageOutline, talkWithParts, type CodeHighlighter, type PageBody, type PageModel } from './site.ts';
-import { viewDigest } from './earlier-pages.ts';
+import { viewDigest } from './view-digests.ts';
 import type { ConversationRows } from './rows.ts';
 import type { ConversationStructure } from './streams.ts';
 import type { EpochView, LinkView, TalkView } from './views.ts';
@@ -64,7 +64,7 @@ interface Measured {
 
 /**
  * The sizes of a conversation's talks and epoch openings as a render
- * measured them, by id, with the digest of each (earlier-pages.ts,
+ * measured them, by id, with the digest of each (view-digests.ts,
  * viewDigest), saved beside its plan (site-input.ts, talkSizesBeside): the
  * next render of the conversation takes the size of each whose digest did
  * not change, and renders it only if a page to write shows it.

@@ -6,7 +6,7 @@
 // - the store of finished pages (page-store.ts): each conversation's pages
 //   under a key of its bundle files and of the site's code, placed rather
 //   than rendered when the key is found;
-// - the earlier pages (earlier-page-records.ts, data/earlier-pages.ts): the
+// - the earlier pages (earlier-page-records.ts, data/view-digests.ts): the
 //   digest of each page's model recorded beside its plan, so that a
 //   conversation rendered again keeps the pages whose models did not change;
 // - the highlight cache (data/highlighted.ts, read and added to by

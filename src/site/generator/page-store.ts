@@ -9,7 +9,7 @@
 // scripts and style sheets) depend on every conversation, so they are kept
 // under one key over all of them (siteEntry). And a conversation rendered
 // again keeps each page whose model did not change from its earlier render
-// (earlier-page-records.ts, data/earlier-pages.ts).
+// (earlier-page-records.ts, data/view-digests.ts).
 //
 // An entry is <cache>/pages/<conversation>.<key>/plan.json, files/<page>, and `complete`,
 // written last, so that an entry an interrupted build left is never used.

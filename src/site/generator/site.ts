@@ -52,7 +52,7 @@ export interface SiteResult {
   readonly pages: number;
   /** Pages rendered by this build; the others were copied from the cache of finished pages. */
   readonly built: number;
-  /** Of the pages not rendered, those of conversations rendered again that were the bytes of their earlier render, as their models did not change (data/earlier-pages.ts). */
+  /** Of the pages not rendered, those of conversations rendered again that were the bytes of their earlier render, as their models did not change (data/view-digests.ts). */
   readonly keptFromEarlier: number;
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;

@@ -1,5 +1,7 @@
-// The digest of a page, by which a page is kept from its conversation's
-// earlier render rather than rendered again (generator/page-store.ts).
+// The digests of a page and of a talk's view: plain functions of their
+// models, by which the generator's caches keep a page from its conversation's
+// earlier render rather than render it again (generator/page-store.ts), and
+// take a talk's size from there (talk-pages.ts). They hold nothing.
 //
 // A conversation whose bundle files changed is rendered again, and the
 // conversation that changes between two exports is most often the one a

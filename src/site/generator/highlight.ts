@@ -1,10 +1,13 @@
 // Highlighting for the pages, while Astro renders them, kept in a cache on
 // disk (data/highlighted.ts) that later builds reuse. One highlighter per
 // rendering process, made by whoever opens its site reader
-// (data/site-reader.ts), with shiki's JavaScript regex engine, faster than
-// Oniguruma here and no wasm (research §5); a language's grammars are
-// loaded the first time a block asks for it (createHighlighter). Each block
-// is tokenized once for both themes (paired-tokens.ts).
+// (data/site-reader.ts), with shiki's JavaScript regex engine: Oniguruma's
+// gave the same HTML for a little less processor time, but its WebAssembly
+// memory keeps every compiled expression and grew the renderer by about
+// 220 MB on the real corpus (bench/results/highlighting-2026-12-06.md). A
+// language's grammars are loaded the first time a block asks for it
+// (createHighlighter). Each block is tokenized once for both themes
+// (paired-tokens.ts).
 //
 // Output is class-based: a token's colour in the light theme becomes
 // `h-<rgb>` and in the dark one `d-<rgb>`, and the style sheet is made from

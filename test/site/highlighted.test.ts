@@ -83,3 +83,29 @@ describe('the highlighted code’s themes', () => {
     expect(html).toContain('<span class="h-d73a49 d-f97583">const</span>');
   });
 });
+
+describe('a block’s highlighting, whatever the process highlighted before', () => {
+  // Markdown embeds a fence's language only once that language is loaded,
+  // and vue's grammars inject into Markdown, ts-tags' into TypeScript.
+  const markdown = '3. **Migration**:\n   ```sql\n   -- Step 1: add tenant_id\n   ALTER TABLE users ADD COLUMN tenant_id uuid;\n   ```\n\n<div>html</div>\n';
+  const typescript = 'const style = css`\n  color: red;\n`;\nconst query = sql`select 1`;\n';
+  const before: ReadonlyArray<readonly [string, string]> = [
+    ['sql', 'select 1; -- one'],
+    ['vue', '<template><div>{{ a }}</div></template>\n<script setup lang="ts">const a = 1;</script>\n'],
+    ['nix', '{ pkgs }: pkgs.hello'],
+    ['ts-tags', 'const a = html`<p>${b}</p>`;'],
+  ];
+
+  it('is the same in a fresh highlighter and after other languages, and a fence in Markdown is highlighted in its language', { timeout: 60_000 }, async () => {
+    const fresh = await createHighlighter(temporaryFolder());
+    const alone = [await fresh.ensure('md', markdown), await fresh.ensure('ts', typescript)];
+    fresh.dispose();
+    const used = await createHighlighter(temporaryFolder());
+    for (const [language, code] of before) await used.ensure(language, code);
+    const after = [await used.ensure('md', markdown), await used.ensure('ts', typescript)];
+    used.dispose();
+    expect(after).toEqual(alone);
+    // The SQL comment is a comment, in the light and the dark theme's comment colour.
+    expect(alone[0]).toContain('<span class="h-6a737d d-6a737d">-- Step 1: add tenant_id</span>');
+  });
+});

@@ -1,9 +1,12 @@
 // Highlighting for the pages, while Astro renders them, kept in a cache on
-// disk (data/highlighted.ts) that later builds reuse. One shiki highlighter
-// per rendering process, made by whoever opens its site reader
-// (data/site-reader.ts): core with the JavaScript regex engine, faster than
-// Oniguruma here and no wasm (research §5), languages loaded the first time
-// a block asks for them. Each block is tokenized once for both themes
+// disk (data/highlighted.ts) that later builds reuse. One highlighter per
+// rendering process, made by whoever opens its site reader
+// (data/site-reader.ts), with shiki's JavaScript regex engine: Oniguruma's
+// gave the same HTML for a little less processor time, but its WebAssembly
+// memory keeps every compiled expression and grew the renderer by about
+// 220 MB on the real corpus (bench/results/highlighting-2026-12-06.md). A
+// language's grammars are loaded the first time a block asks for it
+// (createHighlighter). Each block is tokenized once for both themes
 // (paired-tokens.ts).
 //
 // Output is class-based: a token's colour in the light theme becomes
@@ -11,15 +14,22 @@
 // the themes' own colours (highlight-style.ts), since inline styles made
 // pages many times the size of their code (research §5).
 
-import { createHighlighterCore, type HighlighterCore } from 'shiki/core';
+import { Registry, Resolver } from '@shikijs/primitive';
+import type { Grammar, LanguageRegistration, RegexEngine } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
-import { bundledLanguages, bundledLanguagesAlias } from 'shiki/langs';
+import { bundledLanguages, bundledLanguagesInfo } from 'shiki/langs';
 import { HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from '../data/highlighted.ts';
 import type { CodeHighlighter } from '../data/site.ts';
 import { colourClass, loadThemes, THEME_PAIR, THEMES } from './highlight-style.ts';
 import { pairedTokenizer, type PairedTokenizer } from './paired-tokens.ts';
 
-type LanguageLoader = () => Promise<{ default: unknown }>;
+type LanguageLoader = () => Promise<{ default: LanguageRegistration[] }>;
+
+/**
+ * What a block's HTML is made with, beside its themes, in the key the cache
+ * keeps it by: a block highlighted another way is highlighted again.
+ */
+const HIGHLIGHTING = `${THEME_PAIR} each language with every language it embeds`;
 
 export interface Highlighter extends CodeHighlighter {
   /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
@@ -29,43 +39,105 @@ export interface Highlighter extends CodeHighlighter {
   dispose(): void;
 }
 
+/** A language as its registry highlights it. */
+interface Language {
+  readonly grammar: Grammar;
+  readonly tokenizer: PairedTokenizer;
+}
+
+// A language name comes from the transcript (a fence's info string, a
+// file's extension), so it is looked up among shiki's own entries only,
+// never through an object's prototype: `constructor` is no language.
+function languageNames(): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const { id, aliases } of bundledLanguagesInfo) for (const name of [id, ...(aliases ?? [])]) if (!names.has(name)) names.set(name, id);
+  return names;
+}
+
+/** The grammars of a language: what it loads, and every grammar it can reach. */
+interface LanguageGrammars {
+  /** Its own grammar and those it always embeds (shiki's `embeddedLangs`). */
+  readonly loaded: LanguageRegistration[];
+  /** These, and those it embeds when they are known (shiki's `embeddedLangsLazy`: Markdown's fences in forty languages), and theirs. */
+  readonly reachable: LanguageRegistration[];
+}
+
+/**
+ * The grammars `id` is highlighted with, in a fixed order. Each is given
+ * without its `embeddedLangsLazy`: from those shiki's registry loads again
+ * each grammar that embeds one it loads, and gathers every grammar the
+ * loaded one reaches each time (seconds of processor time for Markdown),
+ * while here every grammar a language can reach is known from the start.
+ */
+export async function grammarsOf(id: string): Promise<LanguageGrammars> {
+  const loaders = new Map(Object.entries(bundledLanguages as Record<string, LanguageLoader>));
+  const grammars = new Map<string, LanguageRegistration>();
+  const loaded: LanguageRegistration[] = [];
+  const pending = [id];
+  for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+    const loader = loaders.get(next);
+    if (loader === undefined) continue;
+    for (const grammar of (await loader()).default) {
+      if (grammars.has(grammar.name)) continue;
+      const { embeddedLangsLazy: lazy, ...rest } = grammar;
+      grammars.set(grammar.name, rest);
+      if (next === id) loaded.push(rest);
+      pending.push(...(lazy ?? []));
+    }
+  }
+  return { loaded, reachable: [...grammars.values()] };
+}
+
+/**
+ * A highlighter whose blocks are a function of their language and text
+ * alone, whatever the process highlighted before. In one registry for every
+ * language, a grammar embeds another only once that one is loaded (a SQL
+ * fence in Markdown stayed plain until a SQL block came), and a grammar
+ * that injects into others (vue's into Markdown, ts-tags' into TypeScript)
+ * changes them once it is loaded. So each language has a registry of its
+ * own that knows every grammar the language can reach (grammarsOf) and
+ * loads only the language's own.
+ */
 export async function createHighlighter(cache: string): Promise<Highlighter> {
-  let core: HighlighterCore | undefined;
-  let tokenizer: PairedTokenizer | undefined;
-  const failed = new Set<string>();
   const store = openHighlightStore(cache);
   const themes = await loadThemes();
-  const start = async (): Promise<HighlighterCore> => (core ??= await createHighlighterCore({ themes, langs: [], engine: createJavaScriptRegexEngine({ forgiving: true }) }));
-  // A language name comes from the transcript (a fence's info string, a
-  // file's extension), so it is looked up among shiki's own entries only,
-  // never through an object's prototype: `constructor` is no language.
-  const loaders = new Map<string, LanguageLoader>([...Object.entries(bundledLanguagesAlias as Record<string, LanguageLoader>), ...Object.entries(bundledLanguages as Record<string, LanguageLoader>)]);
-  const languageOf = async (language: string): Promise<string | undefined> => {
-    const name = language.toLowerCase();
-    const loader = loaders.get(name);
-    if (loader === undefined || failed.has(name)) return undefined;
-    const highlighter = await start();
-    if (!highlighter.getLoadedLanguages().includes(name)) {
-      try {
-        await highlighter.loadLanguage((await loader()).default as Parameters<HighlighterCore['loadLanguage']>[0]);
-      } catch {
-        failed.add(name);
-        return undefined;
-      }
+  const names = languageNames();
+  const languages = new Map<string, Promise<Language | undefined>>();
+  const registries: Registry[] = [];
+  let engine: RegexEngine | undefined;
+  const languageOf = (id: string): Promise<Language | undefined> => {
+    let language = languages.get(id);
+    if (language === undefined) {
+      language = (async () => {
+        // One engine for every registry: its cache keeps each expression translated once.
+        engine ??= createJavaScriptRegexEngine({ forgiving: true });
+        let grammar: Grammar | undefined;
+        let registry: Registry;
+        try {
+          const { loaded, reachable } = await grammarsOf(id);
+          registry = new Registry(new Resolver(engine, reachable), themes, loaded);
+          registries.push(registry);
+          grammar = registry.getGrammar(id);
+        } catch {
+          return undefined;
+        }
+        if (grammar === undefined) return undefined;
+        return { grammar, tokenizer: pairedTokenizer(registry.getTheme(THEMES.light)!, registry.getTheme(THEMES.dark)!) };
+      })();
+      languages.set(id, language);
     }
-    return name;
+    return language;
   };
   return {
     async ensure(language, code) {
       if (code.length > HIGHLIGHT_LIMIT) return undefined;
-      const key = highlightKey(THEME_PAIR, language, code);
+      const key = highlightKey(HIGHLIGHTING, language, code);
       const cached = store.read(key);
       if (cached !== undefined) return cached;
-      const loaded = await languageOf(language);
-      if (loaded === undefined) return undefined;
-      const highlighter = await start();
-      tokenizer ??= pairedTokenizer(highlighter.getTheme(THEMES.light), highlighter.getTheme(THEMES.dark));
-      const lines = tokenizer.tokenize(highlighter.getLanguage(loaded), code);
+      const id = names.get(language.toLowerCase());
+      const highlighting = id === undefined ? undefined : await languageOf(id);
+      if (highlighting === undefined) return undefined;
+      const lines = highlighting.tokenizer.tokenize(highlighting.grammar, code);
       const html = lines.map((line) => line.map(({ content, light, dark }) => `<span class="h-${colourClass(light.color)} d-${colourClass(dark.color)}${fontClasses(light.fontStyle)}">${escapeHtml(content)}</span>`).join('')).join('\n');
       store.add(key, html);
       return html;
@@ -75,7 +147,7 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
     },
     dispose() {
       store.close();
-      core?.dispose();
+      for (const registry of registries) registry.dispose();
     },
   };
 }

@@ -127,11 +127,12 @@ const RECOMMENDED = '@secretlint/secretlint-rule-preset-recommend';
  * it takes long enough that every other command would notice paying for it.
  */
 export class Secretlint {
-  private loading: Promise<{ lintSource: typeof import('@secretlint/core').lintSource; config: SecretLintCoreConfig }> | undefined;
+  private loading: Promise<{ lintSource: typeof import('@secretlint/core').lintSource; profiler: typeof import('@secretlint/profiler').secretLintProfiler; config: SecretLintCoreConfig }> | undefined;
 
   load() {
-    this.loading ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
+    this.loading ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend'), import('@secretlint/profiler')]).then(([core, preset, profiler]) => ({
       lintSource: core.lintSource,
+      profiler: profiler.secretLintProfiler,
       // The recommended preset minus its comment filter: a `secretlint-disable`
       // comment inside a transcript is text someone pasted, not an instruction
       // to us. Access key ids are scanned too, which the preset leaves off by
@@ -168,8 +169,9 @@ export async function findSecrets(text: string, rules: RuleSet): Promise<Span[]>
 
 async function findSecretsWithin(text: string, rules: RuleSet, depth: number): Promise<Span[]> {
   const spans: Span[] = [];
-  const { lintSource, config } = await rules.secretlint.load();
+  const { lintSource, profiler, config } = await rules.secretlint.load();
   const result = await lintSource({ source: { content: text, filePath: 'transcript', ext: '', contentType: 'text' }, options: { config, noPhysicFilePath: true } });
+  await forgetProfile(profiler);
   for (const message of result.messages) {
     const rule = message.ruleId.startsWith(SECRETLINT_PREFIX) ? message.ruleId.slice(SECRETLINT_PREFIX.length) : 'secretlint';
     spans.push(...secretOf(text, message.range, message.data, RULE_NAME.test(rule) ? rule : 'secretlint'));
@@ -189,6 +191,22 @@ async function findSecretsWithin(text: string, rules: RuleSet, depth: number): P
   spans.push(...secretFieldSpans(text));
   spans.push(...(await runSpans(text, rules, depth)));
   return spans;
+}
+
+/**
+ * Empties what secretlint's profiler keeps. In secretlint 12 the profiler is
+ * always on: it keeps a record of the start and the end of every rule of
+ * every call for the life of the process, and looks each end up among all the
+ * records before it, so a scan of many texts costs the square of its calls
+ * (a tenth of the scan of the 200 MB corpus). Nothing reads the profile;
+ * secretlint 13 can turn it off, but needs Node 22. The arrays its getters
+ * give are the ones it keeps. It hears of a call's records a turn of the
+ * event loop after they are made, so that turn is waited for first.
+ */
+async function forgetProfile(profiler: typeof import('@secretlint/profiler').secretLintProfiler): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  (await profiler.getEntries()).length = 0;
+  (await profiler.getMeasures()).length = 0;
 }
 
 // How many base64 layers are opened: a secret encoded, and that text encoded again.

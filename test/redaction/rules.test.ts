@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { decodeJsonString, jsonStrings, replaceJsonStrings } from '../../src/redaction/json-strings.ts';
 import { placeholdersIn } from '../../src/session-data/placeholder.ts';
@@ -163,6 +164,29 @@ describe('the rule set', () => {
       'sk_live_ is the prefix of a live Stripe key; AIza starts a Google key; glpat- a GitLab token.',
     ].join('\n');
     expect(await found(ordinary)).toEqual([]);
+  });
+});
+
+describe("secretlint's profiler", () => {
+  // It records the start and end of every rule in every call, and looks each
+  // end up among every record it keeps: kept, they make a scan of many texts
+  // cost the square of its calls.
+  it('keeps no records of earlier calls, however many there were', async () => {
+    const { secretLintProfiler } = await import('@secretlint/profiler');
+    // Observers hear of marks a turn of the event loop after they are made.
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    let marksOfOneCall = 0;
+    const observer = new PerformanceObserver((list) => {
+      marksOfOneCall += list.getEntriesByType('mark').length;
+    });
+    observer.observe({ entryTypes: ['mark'] });
+    await findSecrets('one text', rules);
+    await turn();
+    observer.disconnect();
+    expect(marksOfOneCall).toBeGreaterThan(0);
+    for (let call = 0; call < 20; call++) await findSecrets(`text ${call}`, rules);
+    await turn();
+    expect((await secretLintProfiler.getEntries()).length).toBeLessThanOrEqual(marksOfOneCall);
   });
 });
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { decodeJsonString, jsonStrings, replaceJsonStrings } from '../../src/redaction/json-strings.ts';
+import { decodeJsonString, jsonStrings, jsonStringTexts, replaceJsonStrings } from '../../src/redaction/json-strings.ts';
 import { placeholdersIn } from '../../src/session-data/placeholder.ts';
 import { findSecrets, readRulesFile, readTokenRules, ruleSet, RulesFileError, type Span } from '../../src/redaction/rules.ts';
 import { cut, preview } from '../../src/redaction/scan.ts';
@@ -247,6 +247,20 @@ describe('replacing strings inside a JSON payload', () => {
     expect(replaced.toString()).toBe(`{"b":1,  "a":{"password":"[redacted:secret-field:${Buffer.byteLength(secret)}]","note":"caf\\u00e9 \\/ ok"},"n":1.50}`);
     expect(() => JSON.parse(replaced.toString())).not.toThrow();
     expect(replaced.includes(JSON.stringify(secret).slice(1, -1))).toBe(false);
+  });
+
+  it('reads the same strings from the decoded text as from each token, whatever bytes and escapes the payload holds', () => {
+    const payloads = [
+      Buffer.from(`{"b":1,  "a":{"password":${JSON.stringify('p"a\\ss\nw0rd')},"note":"caf\\u00e9 \\/ ok"},"n":1.50}`),
+      Buffer.from(JSON.stringify({ 'ключ': 'значение 🔑', tab: 'a\tb', empty: '', list: ['x\\', '\\"', 'ü'] }, null, 1)),
+      Buffer.from('{"x" :\t"y", "z"\n: ["q", "r\\\\"]}'),
+      // Bytes that are not UTF-8, inside a string and right before its closing quote.
+      Buffer.concat([Buffer.from('{"a":"x'), Buffer.from([0xff, 0xc3]), Buffer.from('","b\\"":"'), Buffer.from([0xe2, 0x82]), Buffer.from('"}')]),
+    ];
+    for (const payload of payloads) {
+      const tokens = jsonStrings(payload);
+      expect(jsonStringTexts(payload)).toEqual(tokens.map((token) => ({ text: decodeJsonString(payload, token), key: token.key })));
+    }
   });
 
   it('says the size of each removed piece in its placeholder, and previews a secret without giving it away', () => {

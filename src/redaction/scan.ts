@@ -376,7 +376,7 @@ function describeRows(sessionData: string, rows: ReadonlySet<number>): { dialect
   const described = new Map<number, { id?: string; parts: Part[] }>();
   let dialect: string | undefined;
   if (!fs.existsSync(sessionData)) return { rows: described };
-  for (const entry of readSessionData(sessionData)) {
+  for (const entry of readSessionData(sessionData, { rows })) {
     if (entry.type === 'header') dialect = entry.header.dialect;
     else if (rows.has(entry.row.row)) described.set(entry.row.row, { ...(entry.row.id !== undefined ? { id: entry.row.id } : {}), parts: entry.row.parts });
   }

@@ -265,17 +265,19 @@ async function runSpans(text: string, rules: RuleSet, depth: number): Promise<Sp
 function tokenSpans(text: string, start: number, end: number, tokens: RegExp, names: readonly string[], spans: Span[]): void {
   let word = start;
   while (word > 0 && start - word < TOKEN_LEAD && WORD_CHARACTER.test(text[word - 1]!)) word--;
-  const tryAt = (position: number): void => {
-    tokens.lastIndex = position;
-    const match = tokens.exec(text);
-    if (!match) return;
-    let group = 1;
-    while (match[group] === undefined) group++;
-    spans.push({ start: position, end: position + match[0].length, rule: names[group - 1]! });
-  };
-  if (word < start) tryAt(word);
-  tryAt(start);
-  for (let slash = text.indexOf('/', start); slash >= 0 && slash < end; slash = text.indexOf('/', slash + 1)) tryAt(slash + 1);
+  if (word < start) tokenAt(text, word, tokens, names, spans);
+  tokenAt(text, start, tokens, names, spans);
+  for (let slash = text.indexOf('/', start); slash >= 0 && slash < end; slash = text.indexOf('/', slash + 1)) tokenAt(text, slash + 1, tokens, names, spans);
+}
+
+/** The token that starts at `position` of the text, if any, named by its rule. */
+function tokenAt(text: string, position: number, tokens: RegExp, names: readonly string[], spans: Span[]): void {
+  tokens.lastIndex = position;
+  const match = tokens.exec(text);
+  if (!match) return;
+  let group = 1;
+  while (match[group] === undefined) group++;
+  spans.push({ start: position, end: position + match[0].length, rule: names[group - 1]! });
 }
 
 /** The text a base64 blob encodes, when its bytes are UTF-8 text without control characters; else undefined. */

@@ -105,6 +105,16 @@ describe('the rule set', () => {
     expect(await found(`blob ${'QUJD'.repeat(10)}+${s.twilio}+${'QUJD'.repeat(10)} end`)).toEqual([]);
   });
 
+  it("finds AWS access key ids in a text with or without the word account, and account ids, as secretlint's AWS rule does", async () => {
+    const key = FIXTURE_SECRETS.awsAccessKey;
+    expect(await found(`id ${key} here`)).toEqual([{ rule: 'aws', secret: key }]);
+    expect(await found(`account of ${key}`)).toContainEqual({ rule: 'aws', secret: key });
+    expect(await found('AWS_ACCOUNT_ID = "1234-5678-9012"')).toEqual([{ rule: 'aws', secret: 'AWS_ACCOUNT_ID = "1234-5678-9012' }]);
+    expect(await found('"AwsAccountId": 123456789012')).toEqual([{ rule: 'aws', secret: '"AwsAccountId": 123456789012' }]);
+    // The example of AWS's documentation, which secretlint lets pass.
+    expect(await found('x AKIAIOSFODNN7EXAMPLE y')).toEqual([]);
+  });
+
   it('finds a private key and a database password, whole', async () => {
     const key = `-----BEGIN OPENSSH PRIVATE KEY-----\n${FIXTURE_SECRETS.privateKeyBody}\n-----END OPENSSH PRIVATE KEY-----`;
     expect((await found(`the key:\n${key}\n`)).map((entry) => entry.rule)).toContain('privatekey');

@@ -127,31 +127,41 @@ const RECOMMENDED = '@secretlint/secretlint-rule-preset-recommend';
  * it takes long enough that every other command would notice paying for it.
  */
 export class Secretlint {
-  private loading: Promise<{ lintSource: typeof import('@secretlint/core').lintSource; config: SecretLintCoreConfig }> | undefined;
+  private loading:
+    | Promise<{ lintSource: typeof import('@secretlint/core').lintSource; profiler: typeof import('@secretlint/profiler').secretLintProfiler; config: SecretLintCoreConfig; withoutAccountIds: SecretLintCoreConfig }>
+    | undefined;
 
   load() {
-    this.loading ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({
-      lintSource: core.lintSource,
+    this.loading ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend'), import('@secretlint/profiler')]).then(([core, preset, profiler]) => {
       // The recommended preset minus its comment filter: a `secretlint-disable`
       // comment inside a transcript is text someone pasted, not an instruction
-      // to us. Access key ids are scanned too, which the preset leaves off by
-      // default.
-      config: {
+      // to us. Access key ids and account ids are scanned too, which the
+      // preset leaves off by default.
+      const configured = (ids: boolean): SecretLintCoreConfig => ({
         rules: [
           {
             id: preset.creator.meta.id,
             rule: preset.creator,
             rules: [
-              { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } },
+              { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: ids } },
               { id: '@secretlint/secretlint-rule-filter-comments', disabled: true },
             ],
           },
         ],
-      },
-    }));
+      });
+      return { lintSource: core.lintSource, profiler: profiler.secretLintProfiler, config: configured(true), withoutAccountIds: configured(false) };
+    });
     return this.loading;
   }
 }
+
+// The AWS rule's scan for account ids (`aws_account_id = 1234-5678-9012`)
+// costs more than any other rule of the preset, as its expression may start
+// anywhere: all it holds before the word `account` is optional. A text
+// without that word can hold no account id, and is scanned without that
+// option; the other scan the option brings, for access key ids, is
+// builtin.rules' aws rule, the same expression, which runs on every text.
+const ACCOUNT_WORD = /account/i;
 
 const SECRETLINT_PREFIX = '@secretlint/secretlint-rule-';
 
@@ -168,8 +178,9 @@ export async function findSecrets(text: string, rules: RuleSet): Promise<Span[]>
 
 async function findSecretsWithin(text: string, rules: RuleSet, depth: number): Promise<Span[]> {
   const spans: Span[] = [];
-  const { lintSource, config } = await rules.secretlint.load();
-  const result = await lintSource({ source: { content: text, filePath: 'transcript', ext: '', contentType: 'text' }, options: { config, noPhysicFilePath: true } });
+  const { lintSource, profiler, config, withoutAccountIds } = await rules.secretlint.load();
+  const result = await lintSource({ source: { content: text, filePath: 'transcript', ext: '', contentType: 'text' }, options: { config: ACCOUNT_WORD.test(text) ? config : withoutAccountIds, noPhysicFilePath: true } });
+  await forgetProfile(profiler);
   for (const message of result.messages) {
     const rule = message.ruleId.startsWith(SECRETLINT_PREFIX) ? message.ruleId.slice(SECRETLINT_PREFIX.length) : 'secretlint';
     spans.push(...secretOf(text, message.range, message.data, RULE_NAME.test(rule) ? rule : 'secretlint'));
@@ -189,6 +200,22 @@ async function findSecretsWithin(text: string, rules: RuleSet, depth: number): P
   spans.push(...secretFieldSpans(text));
   spans.push(...(await runSpans(text, rules, depth)));
   return spans;
+}
+
+/**
+ * Empties what secretlint's profiler keeps. In secretlint 12 the profiler is
+ * always on: it keeps a record of the start and the end of every rule of
+ * every call for the life of the process, and looks each end up among all the
+ * records before it, so a scan of many texts costs the square of its calls
+ * (a tenth of the scan of the 200 MB corpus). Nothing reads the profile;
+ * secretlint 13 can turn it off, but needs Node 22. The arrays its getters
+ * give are the ones it keeps. It hears of a call's records a turn of the
+ * event loop after they are made, so that turn is waited for first.
+ */
+async function forgetProfile(profiler: typeof import('@secretlint/profiler').secretLintProfiler): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  (await profiler.getEntries()).length = 0;
+  (await profiler.getMeasures()).length = 0;
 }
 
 // How many base64 layers are opened: a secret encoded, and that text encoded again.
@@ -247,17 +274,19 @@ async function runSpans(text: string, rules: RuleSet, depth: number): Promise<Sp
 function tokenSpans(text: string, start: number, end: number, tokens: RegExp, names: readonly string[], spans: Span[]): void {
   let word = start;
   while (word > 0 && start - word < TOKEN_LEAD && WORD_CHARACTER.test(text[word - 1]!)) word--;
-  const tryAt = (position: number): void => {
-    tokens.lastIndex = position;
-    const match = tokens.exec(text);
-    if (!match) return;
-    let group = 1;
-    while (match[group] === undefined) group++;
-    spans.push({ start: position, end: position + match[0].length, rule: names[group - 1]! });
-  };
-  if (word < start) tryAt(word);
-  tryAt(start);
-  for (let slash = text.indexOf('/', start); slash >= 0 && slash < end; slash = text.indexOf('/', slash + 1)) tryAt(slash + 1);
+  if (word < start) tokenAt(text, word, tokens, names, spans);
+  tokenAt(text, start, tokens, names, spans);
+  for (let slash = text.indexOf('/', start); slash >= 0 && slash < end; slash = text.indexOf('/', slash + 1)) tokenAt(text, slash + 1, tokens, names, spans);
+}
+
+/** The token that starts at `position` of the text, if any, named by its rule. */
+function tokenAt(text: string, position: number, tokens: RegExp, names: readonly string[], spans: Span[]): void {
+  tokens.lastIndex = position;
+  const match = tokens.exec(text);
+  if (!match) return;
+  let group = 1;
+  while (match[group] === undefined) group++;
+  spans.push({ start: position, end: position + match[0].length, rule: names[group - 1]! });
 }
 
 /** The text a base64 blob encodes, when its bytes are UTF-8 text without control characters; else undefined. */

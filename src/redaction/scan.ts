@@ -26,7 +26,7 @@ import type { Part } from '../session-data/format.ts';
 import { rowsWithMedia } from '../session-data/media-rows.ts';
 import { MEDIA_LEFT_OUT } from '../session-data/placeholder.ts';
 import { conversationFolder } from '../session-flow/chain.ts';
-import { decodeJsonString, jsonStrings } from './json-strings.ts';
+import { decodeJsonString, jsonStrings, jsonStringTexts } from './json-strings.ts';
 import { isSecretField, isSecretValue, SECRET_FIELD_RULE } from './fields.ts';
 import { findSecrets, type RuleSet, type Span } from './rules.ts';
 
@@ -250,10 +250,9 @@ export function collectStrings(payload: Buffer, encoding: LandedRecord['encoding
     pieces.push({ row, index: 0, text: payload.toString(encoding === 'utf8' ? 'utf8' : 'latin1') });
     return;
   }
-  const tokens = jsonStrings(payload);
   let keyName: string | undefined;
-  tokens.forEach((token, index) => {
-    const text = decodeJsonString(payload, token);
+  jsonStringTexts(payload).forEach((token, index) => {
+    const text = token.text;
     const under = keyName;
     keyName = token.key ? text : undefined;
     const medium = !token.key && media !== undefined ? mediumOf(text, media) : undefined;
@@ -377,7 +376,7 @@ function describeRows(sessionData: string, rows: ReadonlySet<number>): { dialect
   const described = new Map<number, { id?: string; parts: Part[] }>();
   let dialect: string | undefined;
   if (!fs.existsSync(sessionData)) return { rows: described };
-  for (const entry of readSessionData(sessionData)) {
+  for (const entry of readSessionData(sessionData, { rows })) {
     if (entry.type === 'header') dialect = entry.header.dialect;
     else if (rows.has(entry.row.row)) described.set(entry.row.row, { ...(entry.row.id !== undefined ? { id: entry.row.id } : {}), parts: entry.row.parts });
   }

@@ -197,9 +197,11 @@ export type SessionDataEntry =
  * reader that keeps a few of them and turns only those into text (textOf),
  * which parses several times faster than text for lines beyond ASCII. With
  * `hash`, every line read goes into it with its newline: the SHA-256 of the
- * bytes the entries come from, for a reader that must know them later.
+ * bytes the entries come from, for a reader that must know them later. With
+ * `rows`, only those rows are given: a line that starts with another row's
+ * number, as the tool writes every row, is passed over without being parsed.
  */
-export function* readSessionData(file: string, options: { asBytes?: boolean; hash?: crypto.Hash } = {}): Generator<SessionDataEntry> {
+export function* readSessionData(file: string, options: { asBytes?: boolean; hash?: crypto.Hash; rows?: ReadonlySet<number> } = {}): Generator<SessionDataEntry> {
   const descriptor = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(descriptor).size;
@@ -207,6 +209,10 @@ export function* readSessionData(file: string, options: { asBytes?: boolean; has
     for (const { bytes, offset } of readLines(descriptor, 0, size)) {
       line++;
       options.hash?.update(bytes).update(NEWLINE);
+      if (options.rows && line > 1) {
+        const row = leadingRow(bytes);
+        if (row !== undefined && !options.rows.has(row)) continue;
+      }
       let parsed: ParsedJson;
       try {
         parsed = options.asBytes && line > 1 ? parseJsonBytes(bytes) : { value: JSON.parse(bytes.toString('utf8')), stringsAsBytes: false };
@@ -223,6 +229,17 @@ export function* readSessionData(file: string, options: { asBytes?: boolean; has
   } finally {
     fs.closeSync(descriptor);
   }
+}
+
+const ROW_KEY = Buffer.from('{"row":');
+
+/** The row number a `.sd` line starts with (`{"row":12,`), read from its bytes; undefined for a line that starts otherwise. */
+function leadingRow(bytes: Buffer): number | undefined {
+  if (bytes.compare(ROW_KEY, 0, ROW_KEY.length, 0, ROW_KEY.length) !== 0) return undefined;
+  let row = 0;
+  let at = ROW_KEY.length;
+  for (; at < bytes.length && bytes[at]! >= 0x30 && bytes[at]! <= 0x39 && at < ROW_KEY.length + 15; at++) row = row * 10 + bytes[at]! - 0x30;
+  return at > ROW_KEY.length && (bytes[at] === 0x2c /* , */ || bytes[at] === 0x7d) /* } */ ? row : undefined;
 }
 
 /** The landed files of a session that have no `.sd` beside them, in sequence order; from `listing` when the caller has one. */

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { decodeJsonString, jsonStrings, replaceJsonStrings } from '../../src/redaction/json-strings.ts';
+import { decodeJsonString, jsonStrings, jsonStringTexts, replaceJsonStrings } from '../../src/redaction/json-strings.ts';
 import { placeholdersIn } from '../../src/session-data/placeholder.ts';
 import { findSecrets, readRulesFile, readTokenRules, ruleSet, RulesFileError, type Span } from '../../src/redaction/rules.ts';
 import { cut, preview } from '../../src/redaction/scan.ts';
@@ -104,6 +105,16 @@ describe('the rule set', () => {
     expect(await found(`blob ${'QUJD'.repeat(10)}+${s.twilio}+${'QUJD'.repeat(10)} end`)).toEqual([]);
   });
 
+  it("finds AWS access key ids in a text with or without the word account, and account ids, as secretlint's AWS rule does", async () => {
+    const key = FIXTURE_SECRETS.awsAccessKey;
+    expect(await found(`id ${key} here`)).toEqual([{ rule: 'aws', secret: key }]);
+    expect(await found(`account of ${key}`)).toContainEqual({ rule: 'aws', secret: key });
+    expect(await found('AWS_ACCOUNT_ID = "1234-5678-9012"')).toEqual([{ rule: 'aws', secret: 'AWS_ACCOUNT_ID = "1234-5678-9012' }]);
+    expect(await found('"AwsAccountId": 123456789012')).toEqual([{ rule: 'aws', secret: '"AwsAccountId": 123456789012' }]);
+    // The example of AWS's documentation, which secretlint lets pass.
+    expect(await found('x AKIAIOSFODNN7EXAMPLE y')).toEqual([]);
+  });
+
   it('finds a private key and a database password, whole', async () => {
     const key = `-----BEGIN OPENSSH PRIVATE KEY-----\n${FIXTURE_SECRETS.privateKeyBody}\n-----END OPENSSH PRIVATE KEY-----`;
     expect((await found(`the key:\n${key}\n`)).map((entry) => entry.rule)).toContain('privatekey');
@@ -166,6 +177,29 @@ describe('the rule set', () => {
   });
 });
 
+describe("secretlint's profiler", () => {
+  // It records the start and end of every rule in every call, and looks each
+  // end up among every record it keeps: kept, they make a scan of many texts
+  // cost the square of its calls.
+  it('keeps no records of earlier calls, however many there were', async () => {
+    const { secretLintProfiler } = await import('@secretlint/profiler');
+    // Observers hear of marks a turn of the event loop after they are made.
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    let marksOfOneCall = 0;
+    const observer = new PerformanceObserver((list) => {
+      marksOfOneCall += list.getEntriesByType('mark').length;
+    });
+    observer.observe({ entryTypes: ['mark'] });
+    await findSecrets('one text', rules);
+    await turn();
+    observer.disconnect();
+    expect(marksOfOneCall).toBeGreaterThan(0);
+    for (let call = 0; call < 20; call++) await findSecrets(`text ${call}`, rules);
+    await turn();
+    expect((await secretLintProfiler.getEntries()).length).toBeLessThanOrEqual(marksOfOneCall);
+  });
+});
+
 describe('a rules file', () => {
   it('adds its rules, with a secret group or the whole match', async () => {
     const file = path.join(temporaryFolder(), 'team.rules');
@@ -223,6 +257,20 @@ describe('replacing strings inside a JSON payload', () => {
     expect(replaced.toString()).toBe(`{"b":1,  "a":{"password":"[redacted:secret-field:${Buffer.byteLength(secret)}]","note":"caf\\u00e9 \\/ ok"},"n":1.50}`);
     expect(() => JSON.parse(replaced.toString())).not.toThrow();
     expect(replaced.includes(JSON.stringify(secret).slice(1, -1))).toBe(false);
+  });
+
+  it('reads the same strings from the decoded text as from each token, whatever bytes and escapes the payload holds', () => {
+    const payloads = [
+      Buffer.from(`{"b":1,  "a":{"password":${JSON.stringify('p"a\\ss\nw0rd')},"note":"caf\\u00e9 \\/ ok"},"n":1.50}`),
+      Buffer.from(JSON.stringify({ 'ключ': 'значение 🔑', tab: 'a\tb', empty: '', list: ['x\\', '\\"', 'ü'] }, null, 1)),
+      Buffer.from('{"x" :\t"y", "z"\n: ["q", "r\\\\"]}'),
+      // Bytes that are not UTF-8, inside a string and right before its closing quote.
+      Buffer.concat([Buffer.from('{"a":"x'), Buffer.from([0xff, 0xc3]), Buffer.from('","b\\"":"'), Buffer.from([0xe2, 0x82]), Buffer.from('"}')]),
+    ];
+    for (const payload of payloads) {
+      const tokens = jsonStrings(payload);
+      expect(jsonStringTexts(payload)).toEqual(tokens.map((token) => ({ text: decodeJsonString(payload, token), key: token.key })));
+    }
   });
 
   it('says the size of each removed piece in its placeholder, and previews a secret without giving it away', () => {

@@ -89,6 +89,13 @@ export interface CoresWork<Item, Task, Outcome> {
    * which grow with the export.
    */
   readonly keepOutcomes?: boolean;
+  /**
+   * The most megabytes each worker's young generation may take (Worker's
+   * resourceLimits): V8 grows it to tens of megabytes when much of what is
+   * made lives a while, as a thread holding a large session's index does,
+   * and all of it stays resident. Unset, V8's default.
+   */
+  readonly youngGenerationMb?: number;
 }
 
 /**
@@ -112,7 +119,8 @@ export async function workOnCores<Item, Task, Outcome>(work: CoresWork<Item, Tas
     work.onOutcome?.(outcome);
   };
   const count = Math.max(1, Math.min(work.workersOnly ? work.threads : work.threads - 1, items.length));
-  const workers = Array.from({ length: count }, () => new Worker(work.worker.module, { workerData: work.worker.workerData }));
+  const resourceLimits = work.youngGenerationMb !== undefined ? { resourceLimits: { maxYoungGenerationSizeMb: work.youngGenerationMb } } : {};
+  const workers = Array.from({ length: count }, () => new Worker(work.worker.module, { workerData: work.worker.workerData, ...resourceLimits }));
   // A worker's threadId reads -1 once it has stopped, so it is kept now.
   const threadIds = workers.map((worker) => worker.threadId);
   // Each settles with undefined when its worker is done, or with why it failed.

@@ -55,6 +55,16 @@ function dueOf(data: string, session: string): ReturnType<typeof assemblyDue> {
   }
 }
 
+/**
+ * A parse worker's young generation, in megabytes: what an assembly makes
+ * and keeps (a session's index, its structure) outlives a scavenge or two,
+ * so V8 grew the worker's young generation to its largest, which then stayed
+ * resident beside the old generation it was promoted to; capped, the
+ * export's peak memory in the parse step fell by some 20-40 MB for the same
+ * processor time (bench/results/measurements-behind-choices.md).
+ */
+const PARSE_WORKER_YOUNG_GENERATION_MB = 12;
+
 export const PARSE_WORKER = workerModule('parse-worker', new URL('./worker.ts', import.meta.url));
 
 /**
@@ -116,6 +126,7 @@ async function parseEachOnCores(data: string, sessions: readonly string[], optio
       outcomeKey: (outcome) => outcome.session,
       lost: (session, why) => ({ session, unchanged: false, failure: { chain: false, message: `${why} while it parsed this session; the next export parses it again` } }),
       onOutcome: report,
+      youngGenerationMb: PARSE_WORKER_YOUNG_GENERATION_MB,
     });
   }
   // Every one left, when a single thread is faster, and any this could not weigh.

@@ -105,9 +105,18 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * and V8's default young generation is small enough that much of it is
  * copied into the old one before it dies, where only a full collection
  * frees it. A larger young generation lets it die young, for more memory
- * in each child (bench/results/measurements-behind-choices.md).
+ * in each child; beyond 16 MB it saved no processor time measurably and
+ * held 30-50 MB more (bench/results/measurements-behind-choices.md).
+ *
+ * The highlighter's grammars are thousands of regular expressions, and V8
+ * compiles each to machine code on its second run, a megabyte and more for
+ * one with a Unicode class (`\p{Alpha}`) in each of its forms: over 30 MB
+ * of a child's heap on the real corpus, most of it for expressions that run
+ * a few times. Compiled only after a thousand runs, the ones that run often
+ * are compiled all the same, and the rest stay small
+ * (bench/results/measurements-behind-choices.md).
  */
-const CHILD_NODE_FLAGS = ['--heap-growing-percent=50', '--max-semi-space-size=32'];
+const CHILD_NODE_FLAGS = ['--heap-growing-percent=50', '--max-semi-space-size=16', '--regexp-tier-up-ticks=1000'];
 
 /**
  * The code and file of the last system error a failed child printed

@@ -38,11 +38,11 @@ function writeSources(root: string): void {
   fs.mkdirSync(path.join(folder, NEWER, 'subagents'), { recursive: true });
   const cwd = '/home/user/lanterns';
 
-  // Twelve prompts, each with four outputs of 32 KB: several pages. Prompt 9 greps a log whose output holds the word three times past its twentieth line (folded twice: the card and the long output).
+  // Twelve prompts, each with seven outputs of 32 KB: three pages or more. Prompt 9 greps a log whose output holds the word three times past its twentieth line (folded twice: the card and the long output).
   const long = new Transcript({ session: LONG, cwd, start: '2026-03-01T09:00:00.000Z' });
   for (let number = 1; number <= PROMPTS; number++) {
     long.prompt(`Step ${number}: check the lantern shelf number ${number}.\nThe second line of prompt ${number} is not part of the outline.${number === 5 ? ` Is ${WORD} on it?` : ''}`);
-    for (let index = 0; index < 4; index++) {
+    for (let index = 0; index < 7; index++) {
       const id = `toolu_shelf_${number}_${index}`;
       const [call] = long.call([toolUseBlock(id, 'Bash', { command: `cat shelf-${number}-${index}.txt` })]);
       const output = lines(`shelf ${number}.${index}`, 400).slice(0, 32 * 1024);

@@ -48,14 +48,14 @@ const SAMPLES: ReadonlyArray<readonly [string, string]> = [
 
 /**
  * The HTML as shiki makes it: each theme's tokens, merged by shiki, from a
- * highlighter that loads, as languages of its own, every grammar the
- * language can reach (grammarsOf), whatever was highlighted before.
+ * highlighter that loads the language's own grammars (grammarsOf) alone,
+ * whatever was highlighted before.
  */
 async function referenceHtml(cores: Map<string, HighlighterCore>, language: string, code: string): Promise<string | undefined> {
   const name = bundledLanguagesInfo.find(({ id, aliases }) => id === language.toLowerCase() || aliases?.includes(language.toLowerCase()))?.id;
   if (name === undefined) return undefined;
   let core = cores.get(name);
-  if (core === undefined) cores.set(name, (core = await createHighlighterCore({ themes: await loadThemes(), langs: (await grammarsOf(name)).reachable, engine: createJavaScriptRegexEngine({ forgiving: true }) })));
+  if (core === undefined) cores.set(name, (core = await createHighlighterCore({ themes: await loadThemes(), langs: await grammarsOf(name), engine: createJavaScriptRegexEngine({ forgiving: true }) })));
   const lines = core.codeToTokensWithThemes(code, { lang: name, themes: THEMES, tokenizeTimeLimit: 0 });
   const fonts = (fontStyle: number | undefined): string => `${fontStyle && fontStyle & 1 ? ' hi' : ''}${fontStyle && fontStyle & 2 ? ' hb' : ''}`;
   const escape = (text: string): string => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);

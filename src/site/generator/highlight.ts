@@ -29,7 +29,7 @@ type LanguageLoader = () => Promise<{ default: LanguageRegistration[] }>;
  * What a block's HTML is made with, beside its themes, in the key the cache
  * keeps it by: a block highlighted another way is highlighted again.
  */
-const HIGHLIGHTING = `${THEME_PAIR} each language with every language it embeds`;
+const HIGHLIGHTING = `${THEME_PAIR} each language with the languages it always embeds`;
 
 export interface Highlighter extends CodeHighlighter {
   /** The highlighted HTML of a piece of code, from the cache or made and cached now; undefined when it stays plain. */
@@ -54,38 +54,27 @@ function languageNames(): Map<string, string> {
   return names;
 }
 
-/** The grammars of a language: what it loads, and every grammar it can reach. */
-interface LanguageGrammars {
-  /** Its own grammar and those it always embeds (shiki's `embeddedLangs`). */
-  readonly loaded: LanguageRegistration[];
-  /** These, and those it embeds when they are known (shiki's `embeddedLangsLazy`: Markdown's fences in forty languages), and theirs. */
-  readonly reachable: LanguageRegistration[];
-}
-
 /**
- * The grammars `id` is highlighted with, in a fixed order. Each is given
- * without its `embeddedLangsLazy`: from those shiki's registry loads again
- * each grammar that embeds one it loads, and gathers every grammar the
- * loaded one reaches each time (seconds of processor time for Markdown),
- * while here every grammar a language can reach is known from the start.
+ * The grammars `id` is highlighted with, in a fixed order: its own and
+ * those it always embeds (shiki's `embeddedLangs`). Those it embeds only
+ * once they are loaded (`embeddedLangsLazy`: Markdown's fences in forty
+ * languages, sixty-nine grammars in all) are left out, so a fence inside a
+ * Markdown file a tool shows stays plain, its Markdown highlighted: reaching
+ * them cost seconds of processor time in every renderer child, most of the
+ * highlighting of a real site, and tens of megabytes of compiled
+ * expressions (bench/results/measurements-behind-choices.md). A fence in a
+ * prompt or a reply is rendered by markdown-it and highlighted in its own
+ * language (data/markdown.ts).
  */
-export async function grammarsOf(id: string): Promise<LanguageGrammars> {
-  const loaders = new Map(Object.entries(bundledLanguages as Record<string, LanguageLoader>));
+export async function grammarsOf(id: string): Promise<LanguageRegistration[]> {
+  const loader = new Map(Object.entries(bundledLanguages as Record<string, LanguageLoader>)).get(id);
+  if (loader === undefined) return [];
   const grammars = new Map<string, LanguageRegistration>();
-  const loaded: LanguageRegistration[] = [];
-  const pending = [id];
-  for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
-    const loader = loaders.get(next);
-    if (loader === undefined) continue;
-    for (const grammar of (await loader()).default) {
-      if (grammars.has(grammar.name)) continue;
-      const { embeddedLangsLazy: lazy, ...rest } = grammar;
-      grammars.set(grammar.name, rest);
-      if (next === id) loaded.push(rest);
-      pending.push(...(lazy ?? []));
-    }
+  for (const grammar of (await loader()).default) {
+    const { embeddedLangsLazy: _lazy, ...rest } = grammar;
+    if (!grammars.has(grammar.name)) grammars.set(grammar.name, rest);
   }
-  return { loaded, reachable: [...grammars.values()] };
+  return [...grammars.values()];
 }
 
 /**
@@ -95,8 +84,7 @@ export async function grammarsOf(id: string): Promise<LanguageGrammars> {
  * fence in Markdown stayed plain until a SQL block came), and a grammar
  * that injects into others (vue's into Markdown, ts-tags' into TypeScript)
  * changes them once it is loaded. So each language has a registry of its
- * own that knows every grammar the language can reach (grammarsOf) and
- * loads only the language's own.
+ * own that knows only its own grammars (grammarsOf).
  */
 export async function createHighlighter(cache: string): Promise<Highlighter> {
   const store = openHighlightStore(cache);
@@ -114,8 +102,8 @@ export async function createHighlighter(cache: string): Promise<Highlighter> {
         let grammar: Grammar | undefined;
         let registry: Registry;
         try {
-          const { loaded, reachable } = await grammarsOf(id);
-          registry = new Registry(new Resolver(engine, reachable), themes, loaded);
+          const grammars = await grammarsOf(id);
+          registry = new Registry(new Resolver(engine, grammars), themes, grammars);
           registries.push(registry);
           grammar = registry.getGrammar(id);
         } catch {

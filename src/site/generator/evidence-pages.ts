@@ -50,6 +50,14 @@ export function zstdDecoderScript(): string {
   return `/*!\n${fs.readFileSync(path.join(library, 'LICENSE'), 'utf8').trim()}\n*/\n${fs.readFileSync(path.join(library, 'umd', 'index.js'), 'utf8')}`;
 }
 
+/**
+ * The evidence worker's young generation, in megabytes: it runs in the
+ * export's own process while the parse step's heap is still there, and a
+ * young generation grown to V8's largest stayed resident beside it, the
+ * export process's second peak (as for the parse workers, parse/parallel.ts).
+ */
+const EVIDENCE_WORKER_YOUNG_GENERATION_MB = 12;
+
 /** A page written, or kept from the conversation's earlier render. */
 export interface WrittenEvidence {
   /** From the site root. */
@@ -181,6 +189,7 @@ export async function writeEvidenceOnThread(bundle: string, staging: string, con
     outcomeKey: (id) => id,
     lost: ({ id }, why) => (failures.push(`${id}: ${why}`), id),
     keepOutcomes: false,
+    youngGenerationMb: EVIDENCE_WORKER_YOUNG_GENERATION_MB,
   });
   if (failures.length > 0) throw new Error(`the evidence pages of ${failures.length} conversation${failures.length === 1 ? '' : 's'} were not written: ${failures.join('; ')}`);
 }

@@ -23,7 +23,7 @@ import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { writeExport } from '../src/export/export-folder.ts';
 import { collectAll, storedSessions } from '../src/collection/collect-all.ts';
 import { parseSession } from '../src/parse/parse.ts';
-import { PAGE_BUDGET } from '../src/site/data/page-files.ts';
+import { PAGE_BUDGET } from '../src/site/models/page-files.ts';
 import { forgetKeptRenderers } from '../src/site/generator/kept-renderer.ts';
 import { generateCorpus, parseSize } from '../scripts/generate-corpus.ts';
 import { median } from './median.ts';

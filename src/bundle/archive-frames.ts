@@ -46,7 +46,7 @@ import { compareStamps, stampFromText, stampOf, stampOfOpen, stampText } from '.
 
 const EVIDENCE_PAGES = 'site/e/';
 const PAGE_FOLDERS = ['site/c/', 'site/b/', EVIDENCE_PAGES, 'site/s/'];
-// A conversation's search script: search/<id>.js (site/data/site-input.ts, searchScriptOf).
+// A conversation's search script: search/<id>.js (site/models/page-files.ts, searchScriptOf).
 const SEARCH_FOLDER = 'site/search/';
 
 /** The conversations an export holds, known from its file names alone: every bundle/<id>/ and bundle/_conversations/<id>/. */
@@ -62,8 +62,8 @@ export function conversationsNamed(files: readonly string[]): Set<string> {
 /**
  * The conversation an export path belongs to, folder or file, or undefined
  * for what belongs to the whole export. Pages are named c/<id>.html,
- * c/<id>-<n>.html, b/<id>--<branch>… and s/<id>--<stream>… (site/data/plan.ts),
- * evidence pages e/<id>--<seq>… (site/data/evidence.ts),
+ * c/<id>-<n>.html, b/<id>--<branch>… and s/<id>--<stream>… (site/models/plan.ts),
+ * evidence pages e/<id>--<seq>… (site/models/evidence.ts),
  * search scripts search/<id>.js; an id that a file name could not hold as it
  * is (plan.ts's slug) is not found, and its files count as the export's.
  */
@@ -94,7 +94,7 @@ function known(id: string | undefined, conversations: ReadonlySet<string>): stri
  * Evidence pages are cut between pages, as a large group is (framesOf), once
  * the frame holds LEAST_CUT_BYTES, whatever their group's size: a
  * conversation that grows adds evidence pages and keeps those it had
- * (site/data/evidence.ts), so a new page changes a frame of a few pages
+ * (site/models/evidence.ts), so a new page changes a frame of a few pages
  * rather than a run of several conversations' pages, which are most of the
  * site's bytes.
  */

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const SOURCE = fileURLToPath(new URL('../', import.meta.url));
-export const KEPT_COMMANDS = fileURLToPath(new URL('../../node_modules/.cache/sessionizer-command/', import.meta.url));
+export const KEPT_COMMANDS = fileURLToPath(new URL('../../node_modules/.cache/sessionizer-command', import.meta.url));
 /** The worker threads' modules, by the name work-on-cores.ts's workerModule gives each in the bundle. */
 const WORKERS = {
   'collection-worker': path.join(SOURCE, 'collection', 'worker.ts'),

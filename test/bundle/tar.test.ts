@@ -106,7 +106,7 @@ describe('the tar header writer', () => {
   });
 
   it('is written by the project: no module of src/ loads a package file by its path', () => {
-    const source = fileURLToPath(new URL('../../src/', import.meta.url));
+    const source = fileURLToPath(new URL('../../src', import.meta.url));
     const modules = filesUnder(source).filter((file) => /\.(ts|mjs)$/.test(file));
     expect(modules).toContain(path.join(source, 'bundle', 'tar.ts'));
     const offenders = modules.filter((file) => /require\.resolve\(/.test(fs.readFileSync(file, 'utf8')));

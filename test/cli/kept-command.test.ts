@@ -24,7 +24,7 @@ interface KeptCommandModule {
   KEPT_COMMANDS: string;
 }
 
-const repository = fileURLToPath(new URL('../../', import.meta.url));
+const repository = fileURLToPath(new URL('../..', import.meta.url));
 // A plain JavaScript module with no types: imported by a path the type checker does not follow.
 const keptCommandModule: string = '../../src/cli/kept-command.mjs';
 

@@ -11,7 +11,7 @@ import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/c
 import { describeClaudeCodeTool } from '../../src/adapters/claude-code/tools.ts';
 import { termFor } from '../../src/adapters/claude-code/glossary.ts';
 import { textOf } from '../../src/files/json-text.ts';
-import { languageOfPath } from '../../src/site/data/languages.ts';
+import { languageOfPath } from '../../src/site/models/languages.ts';
 import { sessionizer } from '../cli/launcher.ts';
 import { temporaryFolder } from '../helpers.ts';
 

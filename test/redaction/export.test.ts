@@ -17,7 +17,7 @@ import { REPORT_NAME, type RedactionReport } from '../../src/redaction/report.ts
 import { ruleSet } from '../../src/redaction/rules.ts';
 import { scanForSecrets } from '../../src/redaction/scan.ts';
 import { readChain } from '../../src/session-flow/chain.ts';
-import { slug } from '../../src/site/data/page-files.ts';
+import { slug } from '../../src/site/models/page-files.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { FIXTURE_BASIC_CREDENTIALS, FIXTURE_ENCODED_BLOBS, FIXTURE_ENCODED_SECRETS, FIXTURE_HOME, FIXTURE_NOT_SECRETS, FIXTURE_SECRET_KINDS, FIXTURE_SECRETS, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';

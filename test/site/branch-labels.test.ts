@@ -10,10 +10,10 @@ import { stableUuid, textBlock, Transcript } from '../../scripts/claude-code-rec
 import { storedSessions } from '../../src/collection/collect-all.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
-import { branchLabels, elapsed, type BranchFacts } from '../../src/site/data/branch-labels.ts';
-import { loadConversation } from '../../src/site/data/bundle.ts';
-import { planConversation, type ConversationPlan } from '../../src/site/data/plan.ts';
-import { linkedStructure, pageOutline } from '../../src/site/data/site.ts';
+import { branchLabels, elapsed, type BranchFacts } from '../../src/site/models/branch-labels.ts';
+import { loadConversation } from '../../src/site/models/bundle.ts';
+import { planConversation, type ConversationPlan } from '../../src/site/models/plan.ts';
+import { linkedStructure, pageOutline } from '../../src/site/models/site.ts';
 import { collectOnce, temporaryFolder } from '../helpers.ts';
 
 const base = { prompt: 'Great, please commit', prompts: 1, latest: false } as const;

@@ -11,7 +11,7 @@ import { writeExport } from '../../src/export/export-folder.ts';
 import { storedSessions } from '../../src/collection/collect-all.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { collectOnce, temporaryFolder } from '../helpers.ts';
-import { EVIDENCE_FOLDER } from '../../src/site/data/evidence.ts';
+import { EVIDENCE_FOLDER } from '../../src/site/models/evidence.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -28,7 +28,7 @@ export async function exportWithSite(...sources: string[]): Promise<string> {
 /**
  * The largest HTML page under a site folder, but its evidence pages: they
  * hold whole landed rows, and a row longer than the page budget is never
- * cut (data/evidence.ts).
+ * cut (models/evidence.ts).
  */
 export function largestPage(site: string): { file: string; bytes: number } {
   let largest = { file: '', bytes: 0 };

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWhere, filesMissing, firstMissing, programMissing } from '../requirements.ts';
-import { PAGE_BUDGET } from '../../src/site/data/page-files.ts';
+import { PAGE_BUDGET } from '../../src/site/models/page-files.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { CHROMIUM, exportWithSite, largestPage, launch, watchedPage } from './browser.ts';
 import type { Browser } from 'playwright-core';

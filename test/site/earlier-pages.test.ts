@@ -6,10 +6,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pageDigest } from '../../src/site/data/view-digests.ts';
-import { ConversationRows } from '../../src/site/data/rows.ts';
+import { pageDigest } from '../../src/site/models/view-digests.ts';
+import { ConversationRows } from '../../src/site/models/rows.ts';
 import type { SessionDataRow } from '../../src/session-data/format.ts';
-import type { PageModel } from '../../src/site/data/site.ts';
+import type { PageModel } from '../../src/site/models/site.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 function model(text = 'café ☕ über', options: { html?: string; epoch?: string; failed?: boolean; bytes?: number; labels?: string[] } = {}): PageModel {

@@ -1,11 +1,11 @@
-// The markup of the components (components/html.ts) and the evidence folds
-// made with it (components/evidence-html.ts): every string of the model
+// The markup of the components (views/html.ts) and the evidence folds
+// made with it (views/evidence-html.ts): every string of the model
 // escaped, in text and in attribute values alike.
 
 import { describe, expect, it } from 'vitest';
-import { evidenceLinksHtml, linksHtml, stepFoldHtml, talkFoldHtml } from '../../src/site/components/evidence-html.ts';
-import { attribute, contentText, escapeHtml, flag, html, preStart, trusted } from '../../src/site/components/html.ts';
-import type { StepView, TalkView } from '../../src/site/data/views.ts';
+import { evidenceLinksHtml, linksHtml, stepFoldHtml, talkFoldHtml } from '../../src/site/views/evidence-html.ts';
+import { attribute, contentText, escapeHtml, flag, html, preStart, trusted } from '../../src/site/views/html.ts';
+import type { StepView, TalkView } from '../../src/site/models/views.ts';
 
 const HOSTILE = `"><script>alert('x')</script><img src=x onerror=alert(1)> & &amp; ' "`;
 

@@ -1,10 +1,10 @@
 // The highlight cache keeps blocks in files each build appends to, with an
-// index line after each block's bytes (data/highlighted.ts).
+// index line after each block's bytes (generator/highlighted.ts).
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cachedBlocks, highlightKey, openHighlightStore, removeEarlierBlocks } from '../../src/site/data/highlighted.ts';
+import { cachedBlocks, highlightKey, openHighlightStore, removeEarlierBlocks } from '../../src/site/generator/highlighted.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { highlightStyleSheet, THEME_PAIR } from '../../src/site/generator/highlight-style.ts';
 import { temporaryFolder } from '../helpers.ts';

@@ -1,4 +1,4 @@
-// Which media the site shows as images (data/images.ts): a PNG, JPEG, GIF
+// Which media the site shows as images (models/images.ts): a PNG, JPEG, GIF
 // or WebP image whose bytes begin with the magic number of the type it is
 // labelled, with its size read from its header; never an SVG, a page of HTML
 // or bytes of another type than the label says, each named with why.
@@ -9,8 +9,8 @@ import { gifHeader, jpegHeader, pngImage, webpHeader } from '../../scripts/image
 import { DISGUISED_IMAGES, FIXTURE_IMAGES } from '../../scripts/write-fixtures.ts';
 import type { MediaPart } from '../../src/session-data/format.ts';
 import { placeholder } from '../../src/session-data/placeholder.ts';
-import { imageOfPart, rasterImage } from '../../src/site/data/images.ts';
-import { partView } from '../../src/site/data/parts.ts';
+import { imageOfPart, rasterImage } from '../../src/site/models/images.ts';
+import { partView } from '../../src/site/models/parts.ts';
 
 const base64 = (bytes: Buffer | string): string => Buffer.from(bytes).toString('base64');
 const sha256 = (bytes: Buffer): string => crypto.createHash('sha256').update(bytes).digest('hex');

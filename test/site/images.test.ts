@@ -17,7 +17,7 @@ import { DISGUISED_IMAGES, FIXTURE_IMAGES, FIXTURE_ROOT, FIXTURE_SESSIONS } from
 import { storedSessions } from '../../src/collection/collect-all.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
-import { CONTENT_SECURITY_POLICY } from '../../src/site/data/content-security.ts';
+import { CONTENT_SECURITY_POLICY } from '../../src/site/models/content-security.ts';
 import { verifyExport } from '../../src/verify/export.ts';
 import { collectOnce, temporaryFolder } from '../helpers.ts';
 import { describeWhere, programMissing } from '../requirements.ts';

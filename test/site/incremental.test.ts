@@ -58,7 +58,7 @@ describe('an incremental site', () => {
     for (const session of sessions) parseSession(data, session);
     const changed = await writeExport(data, out, sessions);
     const pagesOf = (session: string) => ['c', 'e'].flatMap((folder) => fs.readdirSync(path.join(out, 'site', folder))).filter((name) => name.startsWith(session)).length + fs.readdirSync(path.join(out, 'site')).filter((name) => name.endsWith('.html')).length;
-    // Those of its pages that are the bytes of their earlier render are kept from it rather than rendered (data/view-digests.ts).
+    // Those of its pages that are the bytes of their earlier render are kept from it rather than rendered (models/view-digests.ts).
     expect(changed.site!.built + changed.site!.keptFromEarlier).toBe(pagesOf(FIXTURE_SESSIONS.bareStringResult));
     expect(changed.rootDigest).not.toBe(first.rootDigest);
     // Each conversation's search entries are a script of its own, which the
@@ -118,7 +118,7 @@ describe('an incremental site', () => {
   it('keeps the pages of a conversation that grew whose talks did not change, as the bytes a whole render gives', { timeout: 240_000 }, async () => {
     const { root, data, out, session, t, writeNewLines } = await growingTranscript('pages of a growing conversation', '-home-user-pages');
     // A talk of 36 tool results of 32 KB shown each is past a page's
-    // budget alone, so it has a page of its own (data/talk-pages.ts).
+    // budget alone, so it has a page of its own (generator/talk-pages.ts).
     const longTalk = (label: string): void => {
       t.prompt(`Read every log of ${label}.`);
       for (let index = 0; index < 36; index++) {
@@ -143,7 +143,7 @@ describe('an incremental site', () => {
     const pages = [`c/${session}.html`, `c/${session}-2.html`, `c/${session}-3.html`];
     for (const page of pages) expect(fs.existsSync(path.join(out, 'site', page)), page).toBe(true);
     const before = new Map(pages.map((page) => [page, fs.readFileSync(path.join(out, 'site', page))]));
-    // Its evidence pages (data/evidence.ts): the next collection lands the new lines in a landed file of their own.
+    // Its evidence pages (models/evidence.ts): the next collection lands the new lines in a landed file of their own.
     const evidenceOf = (): string[] => fs.readdirSync(path.join(out, 'site', 'e')).filter((name) => name.startsWith(`${session}--`));
     const evidenceBefore = new Map(evidenceOf().map((name) => [name, fs.readFileSync(path.join(out, 'site', 'e', name))]));
     expect(evidenceBefore.size).toBeGreaterThan(1);

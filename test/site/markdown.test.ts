@@ -3,7 +3,7 @@
 // but a web address.
 
 import { describe, expect, it } from 'vitest';
-import { markdownHtml } from '../../src/site/data/markdown.ts';
+import { markdownHtml } from '../../src/site/models/markdown.ts';
 import { HOSTILE_MARKUP } from '../../scripts/write-fixtures.ts';
 
 describe('markdown in a transcript', () => {

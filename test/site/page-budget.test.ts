@@ -9,16 +9,16 @@ import { describe, expect, it, vi } from 'vitest';
 import { stableUuid, textBlock, toolUseBlock, Transcript } from '../../scripts/claude-code-records.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
-import { PAGE_BUDGET } from '../../src/site/data/page-files.ts';
-import { SiteReader } from '../../src/site/data/site-reader.ts';
+import { PAGE_BUDGET } from '../../src/site/models/page-files.ts';
+import { SiteReader } from '../../src/site/generator/site-reader.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { buildSite } from '../../src/site/generator/site.ts';
 import { collectOnce, expectSameFiles, filesOf, temporaryFolder } from '../helpers.ts';
 import { growingTranscript } from './growing-transcript.ts';
 
 const rendered = vi.hoisted(() => new Map<string, number>());
-vi.mock('../../src/site/components/talks.ts', async (original) => {
-  const actual = await original<typeof import('../../src/site/components/talks.ts')>();
+vi.mock('../../src/site/views/talks.ts', async (original) => {
+  const actual = await original<typeof import('../../src/site/views/talks.ts')>();
   return {
     ...actual,
     talkHtml: (...given: Parameters<typeof actual.talkHtml>) => {
@@ -38,7 +38,7 @@ describe('the page budget', () => {
     const { root, data, out, session, transcript, t, writeNewLines } = await growingTranscript('pages cut from their talks as rendered', '-home-user-escaped');
     // Output of `<` and `&` is four and five bytes a character once escaped:
     // what an estimate of plain text would take for a fraction of its page.
-    // Each result shows its first 32 KB (data/parts.ts), so a talk is made
+    // Each result shows its first 32 KB (models/parts.ts), so a talk is made
     // large by many of them.
     const talk = (label: string, results: number): void => {
       t.prompt(`Show the markup of ${label}.`);

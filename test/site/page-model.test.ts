@@ -1,16 +1,16 @@
 // A page's model comes from plain functions of its conversation and its plan
-// (data/site.ts), with no Astro: the outline, then its steps' parts and their
-// code highlighted. The site reader (data/site-reader.ts) only loads and
+// (models/site.ts), with no Astro: the outline, then its steps' parts and their
+// code highlighted. The site reader (generator/site-reader.ts) only loads and
 // plans what those functions are given, once per process.
 
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
-import { loadConversation } from '../../src/site/data/bundle.ts';
-import { planConversation, type ConversationPlan } from '../../src/site/data/plan.ts';
-import { indexModel, linkedStructure, pageOutline, searchModel, stepsOfPage, talkWithParts, type CodeHighlighter, type PageModel, type PlannedConversation } from '../../src/site/data/site.ts';
-import { SiteReader } from '../../src/site/data/site-reader.ts';
-import type { StepView } from '../../src/site/data/views.ts';
+import { loadConversation } from '../../src/site/models/bundle.ts';
+import { planConversation, type ConversationPlan } from '../../src/site/models/plan.ts';
+import { indexModel, linkedStructure, pageOutline, searchModel, stepsOfPage, talkWithParts, type CodeHighlighter, type PageModel, type PlannedConversation } from '../../src/site/models/site.ts';
+import { SiteReader } from '../../src/site/generator/site-reader.ts';
+import type { StepView } from '../../src/site/models/views.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 

@@ -4,15 +4,15 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import type { PageModel } from '../../src/site/data/site.ts';
-import { SiteReader } from '../../src/site/data/site-reader.ts';
+import type { PageModel } from '../../src/site/models/site.ts';
+import { SiteReader } from '../../src/site/generator/site-reader.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
-import type { LinkView, StepView } from '../../src/site/data/views.ts';
+import type { LinkView, StepView } from '../../src/site/models/views.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
 const loads = vi.hoisted(() => [] as string[]);
-vi.mock('../../src/site/data/bundle.ts', async (original) => {
-  const actual = await original<typeof import('../../src/site/data/bundle.ts')>();
+vi.mock('../../src/site/models/bundle.ts', async (original) => {
+  const actual = await original<typeof import('../../src/site/models/bundle.ts')>();
   return {
     ...actual,
     loadConversation: (bundle: string, id: string) => {

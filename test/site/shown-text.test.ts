@@ -2,8 +2,8 @@
 // colours as classes (the pages' policy allows no inline style).
 
 import { describe, expect, it } from 'vitest';
-import { partView } from '../../src/site/data/parts.ts';
-import { compact, compactionWords, editDiff, firstLine, noticeWords, runtimeLine, shortDuration, terminalRuns } from '../../src/site/data/shown-text.ts';
+import { partView } from '../../src/site/models/parts.ts';
+import { compact, compactionWords, editDiff, firstLine, noticeWords, runtimeLine, shortDuration, terminalRuns } from '../../src/site/models/shown-text.ts';
 
 describe('what a tool card shows', () => {
   it('shows an edit as the lines it removes, keeps and adds', () => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWhere, programMissing } from '../requirements.ts';
 import { FIXTURE_AGENTS, FIXTURE_ROOT, FIXTURE_SESSIONS, HOSTILE_MARKUP } from '../../scripts/write-fixtures.ts';
 import { verifyExport } from '../../src/verify/export.ts';
-import { PAGE_BUDGET } from '../../src/site/data/page-files.ts';
+import { PAGE_BUDGET } from '../../src/site/models/page-files.ts';
 import { CHROMIUM, exportWithSite, largestPage, launch, searchFor, serve, watchedPage, type Watched } from './browser.ts';
 
 const ARTIFACTS = path.resolve('test', 'artifacts');

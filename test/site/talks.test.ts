@@ -1,10 +1,10 @@
-// A page's talks as components/talks.ts renders them, from a model made here.
+// A page's talks as views/talks.ts renders them, from a model made here.
 
 import { describe, expect, it } from 'vitest';
-import { CODE_LINES_ON_PAPER, codeHtml, talksHtml } from '../../src/site/components/talks.ts';
-import type { EpochView, PartView, StepView, TalkView } from '../../src/site/data/views.ts';
+import { CODE_LINES_ON_PAPER, codeHtml, talksHtml } from '../../src/site/views/talks.ts';
+import type { EpochView, PartView, StepView, TalkView } from '../../src/site/models/views.ts';
 import type { Notice } from '../../src/model/notices.ts';
-import { bytes } from '../../src/site/data/shown-text.ts';
+import { bytes } from '../../src/site/models/shown-text.ts';
 
 function talkOf(kind: string, part: PartView): TalkView {
   const step = { id: 'n1', anchor: 'n1', kind, evidence: [], parts: [part], flags: [], qualities: [], links: [], unresolved: [], children: [] } as StepView;

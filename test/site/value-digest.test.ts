@@ -4,7 +4,7 @@
 
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ValueDigest, type LeaveOut } from '../../src/site/data/value-digest.ts';
+import { ValueDigest, type LeaveOut } from '../../src/site/models/value-digest.ts';
 
 function digest(value: unknown, leaveOut?: LeaveOut): string {
   const hash = crypto.createHash('sha256');

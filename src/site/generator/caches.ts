@@ -6,10 +6,10 @@
 // - the store of finished pages (page-store.ts): each conversation's pages
 //   under a key of its bundle files and of the site's code, placed rather
 //   than rendered when the key is found;
-// - the earlier pages (earlier-page-records.ts, data/view-digests.ts): the
+// - the earlier pages (earlier-page-records.ts, models/view-digests.ts): the
 //   digest of each page's model recorded beside its plan, so that a
 //   conversation rendered again keeps the pages whose models did not change;
-// - the highlight cache (data/highlighted.ts, read and added to by
+// - the highlight cache (generator/highlighted.ts, read and added to by
 //   highlight.ts): shiki's output by the digest of its themes, language and
 //   code.
 //
@@ -18,8 +18,8 @@
 // (test/site/caches.test.ts). The kept renderer is the site's code, made at
 // install, not a cache of pages (kept-renderer.ts).
 
-import { cachedBlocks, removeEarlierBlocks } from '../data/highlighted.ts';
-import type { SiteReader } from '../data/site-reader.ts';
+import { cachedBlocks, removeEarlierBlocks } from './highlighted.ts';
+import type { SiteReader } from './site-reader.ts';
 import { EarlierPageRecords } from './earlier-page-records.ts';
 import { createHighlighter, type Highlighter } from './highlight.ts';
 import { PageStore } from './page-store.ts';

@@ -23,7 +23,7 @@ export interface Child {
  * built for production, and Vite and Astro read NODE_ENV as they are
  * imported, so it is set when the child starts, not later. What the child
  * renders is no part of its environment: it comes as a SiteInput
- * (data/site-input.ts), in its arguments or its first message.
+ * (generator/site-input.ts), in its arguments or its first message.
  */
 export function siteChildEnvironment(): NodeJS.ProcessEnv {
   return { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };

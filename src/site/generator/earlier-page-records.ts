@@ -5,9 +5,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pageDigest } from '../data/view-digests.ts';
-import type { EarlierPages } from '../data/site-input.ts';
-import type { SiteReader } from '../data/site-reader.ts';
+import { pageDigest } from '../models/view-digests.ts';
+import type { EarlierPages } from './site-input.ts';
+import type { SiteReader } from './site-reader.ts';
 import { pageDigestsBeside, readPageDigests, type PageDigests } from './page-store.ts';
 
 /**

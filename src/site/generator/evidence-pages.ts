@@ -1,4 +1,4 @@
-// Writes the evidence pages of a conversation (data/evidence.ts): every
+// Writes the evidence pages of a conversation (models/evidence.ts): every
 // landed file of its session, a page at a time, as HTML made here rather
 // than by Astro. An evidence page has no part that the conversation pages
 // render (no markdown, no highlighting, no tool card): it is a head, a few
@@ -7,22 +7,22 @@
 // streams from its landed file's lines in the export's own process, without
 // a route, a plan or a child of the site stage, which is the export's
 // slowest step. What it shares with the Astro pages is their
-// content security policy (data/content-security.ts), style sheet and top
-// navigation (data/site-navigation.ts).
+// content security policy (models/content-security.ts), style sheet and top
+// navigation (models/site-navigation.ts).
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
-import { CONTENT_SECURITY_POLICY } from '../data/content-security.ts';
-import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, rowAnchor, type EvidencePageView } from '../data/evidence.ts';
-import { conversationPage } from '../data/page-files.ts';
-import { SITE_NAVIGATION } from '../data/site-navigation.ts';
+import { CONTENT_SECURITY_POLICY } from '../models/content-security.ts';
+import { escapeAttribute, escapeText, evidencePagesOf, EVIDENCE_FOLDER, rowAnchor, type EvidencePageView } from '../models/evidence.ts';
+import { conversationPage } from '../models/page-files.ts';
+import { SITE_NAVIGATION } from '../models/site-navigation.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { linkOrCopy, linkOrCopyNamedByBytes } from './link-or-copy.ts';
 import { writeImageFiles, type WrittenImage } from './image-files.ts';
-import { IMAGE_FOLDER } from '../data/images.ts';
+import { IMAGE_FOLDER } from '../models/images.ts';
 import { listFolder } from '../../files/folders.ts';
 import { workerModule, workOnCores } from '../../cores/work-on-cores.ts';
 import { zstd } from '../../files/zstd.ts';
@@ -86,7 +86,7 @@ interface EvidenceRecord {
 /**
  * A conversation rendered, for writeEvidence: where its plan is saved, and
  * the pages its earlier render left in the cache of finished pages, when
- * site.ts offers them (data/site-input.ts, EarlierPages: the folder of their
+ * site.ts offers them (generator/site-input.ts, EarlierPages: the folder of their
  * files, and the page digests recorded beside the earlier plan).
  */
 export interface EvidenceOf {
@@ -104,7 +104,7 @@ export interface EvidenceOf {
  * A conversation rendered again because it grew keeps the pages of its
  * earlier render whose digest is the one recorded then, linked from the
  * cache rather than written: a landed file grows at its end, and its pages
- * but the last keep their rows (data/evidence.ts).
+ * but the last keep their rows (models/evidence.ts).
  */
 export function writeEvidence(bundle: string, out: string, conversations: readonly EvidenceOf[], code: string): void {
   for (const { id, plan, earlier } of conversations) {
@@ -240,7 +240,7 @@ function readRecord(file: string): EvidenceRecord | undefined {
  * Writes the evidence pages of the conversation `conversation` of the
  * bundle under the site folder `out`, but those `keptFrom` names a folder
  * holding already, which are linked from there; returns them all. Each
- * page links back to the conversation's first page (data/plan.ts,
+ * page links back to the conversation's first page (models/plan.ts,
  * conversationPage).
  */
 export function writeEvidencePages(bundle: string, out: string, conversation: string, code: string, keptFrom: (file: string, digest: string) => string | undefined = () => undefined): WrittenEvidence[] {

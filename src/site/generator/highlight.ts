@@ -1,7 +1,7 @@
 // Highlighting for the pages, while Astro renders them, kept in a cache on
-// disk (data/highlighted.ts) that later builds reuse. One highlighter per
+// disk (generator/highlighted.ts) that later builds reuse. One highlighter per
 // rendering process, made by whoever opens its site reader
-// (data/site-reader.ts), with shiki's JavaScript regex engine: Oniguruma's
+// (generator/site-reader.ts), with shiki's JavaScript regex engine: Oniguruma's
 // gave the same HTML for a little less processor time, but its WebAssembly
 // memory keeps every compiled expression and grew the renderer by about
 // 220 MB on the real corpus (bench/results/highlighting-2026-12-06.md). A
@@ -18,8 +18,8 @@ import { Registry, Resolver } from '@shikijs/primitive';
 import type { Grammar, LanguageRegistration, RegexEngine } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { bundledLanguages, bundledLanguagesInfo } from 'shiki/langs';
-import { HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from '../data/highlighted.ts';
-import type { CodeHighlighter } from '../data/site.ts';
+import { HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from './highlighted.ts';
+import type { CodeHighlighter } from '../models/site.ts';
 import { colourClass, loadThemes, THEME_PAIR, THEMES } from './highlight-style.ts';
 import { pairedTokenizer, type PairedTokenizer } from './paired-tokens.ts';
 
@@ -64,7 +64,7 @@ function languageNames(): Map<string, string> {
  * highlighting of a real site, and tens of megabytes of compiled
  * expressions (bench/results/measurements-behind-choices.md). A fence in a
  * prompt or a reply is rendered by markdown-it and highlighted in its own
- * language (data/markdown.ts).
+ * language (models/markdown.ts).
  */
 export async function grammarsOf(id: string): Promise<LanguageRegistration[]> {
   const loader = new Map(Object.entries(bundledLanguages as Record<string, LanguageLoader>)).get(id);

@@ -1,7 +1,7 @@
 // Writes the image files of a conversation: every medium of its `.sd` rows
-// that the site shows as an image (data/images.ts), decoded from the base64
+// that the site shows as an image (models/images.ts), decoded from the base64
 // the bundle holds, as site/images/<sha256>.<extension>. A page names the
-// same file from the same part (data/parts.ts), so the two agree by
+// same file from the same part (models/parts.ts), so the two agree by
 // construction, and the site stays a function of the bundle alone.
 //
 // Written beside the evidence pages (evidence-pages.ts), in the export's
@@ -18,7 +18,7 @@ import { sessionDataBeside } from '../../landing/layout.ts';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
 import type { MediaPart } from '../../session-data/format.ts';
 import { rowsWithMedia } from '../../session-data/media-rows.ts';
-import { IMAGE_FOLDER, imageOfPart } from '../data/images.ts';
+import { IMAGE_FOLDER, imageOfPart } from '../models/images.ts';
 
 /** An image file of the site, from the site root, with the SHA-256 of its bytes (which its name holds). */
 export interface WrittenImage {

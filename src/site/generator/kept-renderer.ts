@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { listFolder } from '../../files/folders.ts';
 
 /** Where the site's builds run and the renderer is kept, when this user may write there (siteBuildRoots), unless a caller names another folder (SiteOptions.buildRoots). */
-export const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site/', import.meta.url));
+export const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site', import.meta.url));
 
-const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
+const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
  * Where the site's builds run and its renderer is kept: BUILD_ROOTS, in the
@@ -141,7 +141,7 @@ export function forgetKeptRenderers(roots = BUILD_ROOTS, keep?: string): void {
 /** A digest of everything a page's bytes can depend on besides its bundle: the code and packages that render it. */
 export function siteCode(): string {
   const hash = crypto.createHash('sha256');
-  const repository = fileURLToPath(new URL('../../../', import.meta.url));
+  const repository = fileURLToPath(new URL('../../..', import.meta.url));
   const files = [...['src', 'public'].flatMap((folder) => filesUnder(path.join(repository, folder))), path.join(repository, 'astro.config.mjs'), path.join(repository, 'package-lock.json')].sort();
   for (const file of files) hash.update(`${path.relative(repository, file)}\n`).update(fs.readFileSync(file));
   return hash.digest('hex');

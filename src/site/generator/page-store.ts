@@ -9,7 +9,7 @@
 // scripts and style sheets) depend on every conversation, so they are kept
 // under one key over all of them (siteEntry). And a conversation rendered
 // again keeps each page whose model did not change from its earlier render
-// (earlier-page-records.ts, data/view-digests.ts).
+// (earlier-page-records.ts, models/view-digests.ts).
 //
 // An entry is <cache>/pages/<conversation>.<key>/plan.json, files/<page>, and `complete`,
 // written last, so that an entry an interrupted build left is never used.
@@ -38,8 +38,8 @@ import { compareStamps, settledMarkerOf, settledTime, stampFromText, stampOf, st
 import { replaceWithoutFlush } from '../../files/atomic-file.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { listFolder } from '../../files/folders.ts';
-import { slug } from '../data/page-files.ts';
-import { readSavedPlan, searchScriptOf, talkSizesBeside, type EarlierPages } from '../data/site-input.ts';
+import { searchScriptOf, slug } from '../models/page-files.ts';
+import { readSavedPlan, talkSizesBeside, type EarlierPages } from './site-input.ts';
 import { evidenceBeside } from './evidence-pages.ts';
 import { linkOrCopy, linkOrCopyNamedByBytes } from './link-or-copy.ts';
 import { isImageFile } from './image-files.ts';

@@ -5,14 +5,14 @@
 // the site (a scheme other than data:, `//host`) is refused, since no page
 // makes a network request; but for an `href` to an http(s) address, a link
 // in a transcript's text that the reader may choose to follow (markdown.ts
-// makes no other; data/web-address.ts is the rule for both).
+// makes no other; models/web-address.ts is the rule for both).
 //
 // The kept renderer makes each page's links relative as it renders the page
 // (renderer-entry.mjs), in the child that renders it.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { WEB_ADDRESS } from '../data/web-address.ts';
+import { WEB_ADDRESS } from '../models/web-address.ts';
 
 // A page is rewritten as the bytes Astro encoded, never decoded: several
 // times cheaper than reading each page as Latin-1 text, rewriting it with a

@@ -5,7 +5,7 @@
 //
 //   node render.mjs <renderer entry.mjs> <site input.json> <output folder>
 //
-// The site input (data/site-input.ts) names the bundle, the highlight cache
+// The site input (generator/site-input.ts) names the bundle, the highlight cache
 // and the selection; the pages are those the selection renders, then the
 // index and the search page. When done, the peak memory goes back over IPC.
 import fs from 'node:fs';

@@ -4,11 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { App } from 'astro/app';
-import { SiteReader } from '../data/site-reader.ts';
+import { SiteReader } from './site-reader.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import { relativeLinksOf } from './relative-links.ts';
 import { SiteCaches } from './caches.ts';
-import { SITE_WIDE_PAGES } from '../data/site-navigation.ts';
+import { SITE_WIDE_PAGES } from '../models/site-navigation.ts';
 
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
@@ -41,7 +41,7 @@ export function createExports(manifest) {
   };
   return {
     /**
-     * The rendering of the site `input` names (data/site-input.ts), by one
+     * The rendering of the site `input` names (generator/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`
      * (pages/render/[...file].astro), with the highlighter of the input's
      * cache, made when a page first needs it.

@@ -6,7 +6,7 @@
 //    files and of this code; when every conversation's entry and the site's
 //    own are finished, place them and start nothing;
 // 2. otherwise render (render): in child processes, each with a SiteInput
-//    (data/site-input.ts) naming the bundle, the highlight cache and the
+//    (generator/site-input.ts) naming the bundle, the highlight cache and the
 //    conversations it renders. Every child renders with the kept renderer
 //    (kept-renderer.ts, render.mjs), which starts no Astro and builds
 //    nothing; when none is kept for this code, it is made first, as `npm ci`
@@ -17,7 +17,7 @@
 //    since one renders on one thread. Pages highlight their code as they
 //    render, through a cache on disk, so a second export of the same
 //    conversations highlights nothing. Each child cuts a conversation's
-//    pages from its talks' HTML, each talk rendered once (data/talk-pages.ts);
+//    pages from its talks' HTML, each talk rendered once (generator/talk-pages.ts);
 // 3. write the search scripts from what the children saved beside their
 //    plans, the public files and the highlight style sheet (the renderer
 //    made each page's links relative, since file:// has no server root);
@@ -32,8 +32,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PAGE_BUDGET } from '../data/page-files.ts';
-import { readSavedPlan, SEARCH_SCRIPTS, searchScriptBeside, searchScriptOf, type EarlierPages, type SelectedConversation, type SiteInput, type SiteSelection } from '../data/site-input.ts';
+import { PAGE_BUDGET, SEARCH_SCRIPTS, searchScriptOf } from '../models/page-files.ts';
+import { readSavedPlan, searchScriptBeside, type EarlierPages, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
 import type { StampsRecord } from '../../files/file-stamp.ts';
@@ -52,14 +52,14 @@ export interface SiteResult {
   readonly pages: number;
   /** Pages rendered by this build; the others were copied from the cache of finished pages. */
   readonly built: number;
-  /** Of the pages not rendered, those of conversations rendered again that were the bytes of their earlier render, as their models did not change (data/view-digests.ts). */
+  /** Of the pages not rendered, those of conversations rendered again that were the bytes of their earlier render, as their models did not change (models/view-digests.ts). */
   readonly keptFromEarlier: number;
   /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
   readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
   /** The pages of a conversation, a branch or a child stream over the page budget: each holds one talk larger than the budget alone. */
   readonly overBudget: readonly { readonly file: string; readonly bytes: number }[];
-  /** The most bytes a page may hold (data/page-files.ts): said here so that a caller reporting on pages need not load the site's page code. */
+  /** The most bytes a page may hold (models/page-files.ts): said here so that a caller reporting on pages need not load the site's page code. */
   readonly pageBudget: number;
   /**
    * The SHA-256 of site files, by path from the site root, where this build
@@ -78,12 +78,12 @@ export interface SiteResult {
   readonly keptPageStamps?: StampsRecord;
 }
 
-/** The pages of a conversation, a branch or a child stream (data/plan.ts); the evidence pages under e/ hold whole rows and are not split. */
+/** The pages of a conversation, a branch or a child stream (models/plan.ts); the evidence pages under e/ hold whole rows and are not split. */
 const CONVERSATION_PAGE = /^[cbs]\//;
 
 const CONFIG = fileURLToPath(new URL('../../../astro.config.mjs', import.meta.url));
 const ASTRO_BUILD = fileURLToPath(new URL('./astro-build.mjs', import.meta.url));
-const PUBLIC = fileURLToPath(new URL('../../../public/', import.meta.url));
+const PUBLIC = fileURLToPath(new URL('../../../public', import.meta.url));
 
 export interface SiteOptions {
   /**
@@ -319,7 +319,7 @@ function removeAbandonedRoots(roots: string): void {
  * search/<conversation>.js, that adds its entries to
  * window.SESSIONIZER_SEARCH (fetch and module scripts fail from file://);
  * search.html loads them one at a time as a query needs them. Copied from the script each conversation's
- * build saved beside its plan (data/site-reader.ts): as one array built in the
+ * build saved beside its plan (generator/site-reader.ts): as one array built in the
  * Astro build, every conversation's entries and their JSON were in memory
  * at once.
  *

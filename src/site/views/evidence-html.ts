@@ -2,8 +2,8 @@
 // relations and what is unresolved; a talk's start and links). A fold is
 // closed and small, but there is one for nearly every step.
 
-import { counted } from '../data/shown-text.ts';
-import type { EvidenceView, LinkView, StepView, TalkView } from '../data/views.ts';
+import { counted } from '../models/shown-text.ts';
+import type { EvidenceView, LinkView, StepView, TalkView } from '../models/views.ts';
 import { html, type Content, type Html } from './html.ts';
 
 /** A fold, small and closed: its summary, and `body` beneath it. */

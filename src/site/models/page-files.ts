@@ -42,3 +42,15 @@ export function slug(name: string): string {
   if (/^[A-Za-z0-9._-]{1,80}$/.test(name) && !name.startsWith('.')) return name;
   return `${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_').slice(0, 60)}_${crypto.createHash('sha256').update(name).digest('hex').slice(0, 10)}`;
 }
+
+/**
+ * The search script of a conversation, from the site root: one classic
+ * script per conversation (search-text.ts), which search.html loads as a
+ * query needs it (generator/site.ts copies them into the site).
+ */
+export function searchScriptOf(id: string): string {
+  return `${SEARCH_SCRIPTS}/${slug(id)}.js`;
+}
+
+/** The folder of the search scripts, from the site root. */
+export const SEARCH_SCRIPTS = 'search';

@@ -6,8 +6,7 @@
 // cache, and which conversations to render.
 
 import fs from 'node:fs';
-import { slug } from './page-files.ts';
-import type { ConversationSummary } from './plan.ts';
+import type { ConversationSummary } from '../models/plan.ts';
 
 export interface SiteInput {
   /** The bundle folder, whole: the site is a function of it alone. */
@@ -64,7 +63,7 @@ export function readSavedPlan(plan: string): SavedPlan {
   return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
 }
 
-/** Where the sizes of the talks of the conversation whose plan is saved at `plan` are kept, beside it (data/talk-pages.ts). */
+/** Where the sizes of the talks of the conversation whose plan is saved at `plan` are kept, beside it (generator/talk-pages.ts). */
 export function talkSizesBeside(plan: string): string {
   return plan.replace(/\.json$/, '.talks.json');
 }
@@ -80,14 +79,3 @@ export function searchScriptBeside(plan: string): string {
   return plan.replace(/\.json$/, '.search.js');
 }
 
-/**
- * The search script of a conversation, from the site root: one classic
- * script per conversation (search-text.ts), which search.html loads as a
- * query needs it (generator/site.ts copies them into the site).
- */
-export function searchScriptOf(id: string): string {
-  return `${SEARCH_SCRIPTS}/${slug(id)}.js`;
-}
-
-/** The folder of the search scripts, from the site root. */
-export const SEARCH_SCRIPTS = 'search';

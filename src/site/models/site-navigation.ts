@@ -1,4 +1,4 @@
-// The top navigation of every page, Astro's (layouts/Page.astro) and the
+// The top navigation of every page, Astro's (views/Page.astro) and the
 // evidence pages written directly (generator/evidence-pages.ts): the site's
 // pages that list and search every conversation; with the glossary, which
 // explains them, these are its pages besides the conversations' own

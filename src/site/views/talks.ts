@@ -7,14 +7,14 @@
 // function here makes markup from the page model with `html` (html.ts),
 // which escapes every string of the model; the only other markup is
 // shiki's, which escapes the code it wraps, and markdown-it's, which
-// escapes every character of the text it renders (data/markdown.ts).
+// escapes every character of the text it renders (models/markdown.ts).
 
-import { markdownHtml } from '../data/markdown.ts';
-import { bytes, compactionWords, counted, embeddedJson, firstLine, lineCount, noticeWords, runtimeLine, shortDuration, tokensShown } from '../data/shown-text.ts';
-import { jsonValueOf } from '../data/parts.ts';
+import { markdownHtml } from '../models/markdown.ts';
+import { bytes, compactionWords, counted, embeddedJson, firstLine, lineCount, noticeWords, runtimeLine, shortDuration, tokensShown } from '../models/shown-text.ts';
+import { jsonValueOf } from '../models/parts.ts';
 import type { Usage } from '../../session-data/format.ts';
-import { modelName } from '../data/facts.ts';
-import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../data/views.ts';
+import { modelName } from '../models/facts.ts';
+import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../models/views.ts';
 import { linksFoldHtml, linksHtml, stepFoldHtml, talkFoldHtml } from './evidence-html.ts';
 import { selfLinkHtml } from './self-link.ts';
 import { attribute, flag, html, preStart, trusted, type Html } from './html.ts';
@@ -37,7 +37,7 @@ export function talksHtml({ talks, epochBefore, forksAfter, root }: TalksProps):
  * A talk as it stands on a page: the compaction before it (when it is the
  * first talk of its epoch on the page), the talk (talkHtml), and the
  * branches that leave from it. The talk's own markup is made once for every
- * page that shows it (data/site-reader.ts cuts pages from its size).
+ * page that shows it (generator/site-reader.ts cuts pages from its size).
  */
 export function talkUnitHtml(talk: string, epoch: EpochView | string | undefined, forks: readonly LinkView[] | undefined, root: string): string {
   const opening = typeof epoch === 'string' ? epoch : epoch && epochHtml(epoch, root).text;
@@ -439,7 +439,7 @@ export function partHtml(part: PartView, root: string): Html {
  * image file of the site, loaded as it nears the view, as wide as the column
  * at most, with the room its header states kept for it, and a link to it
  * that opens it at full size, with JavaScript or without; or, when the site
- * does not show it (data/parts.ts), its type, its size and why not.
+ * does not show it (models/parts.ts), its type, its size and why not.
  */
 function mediaHtml(part: PartView, root: string): Html {
   const { image } = part;

@@ -20,7 +20,7 @@ import { cut, duration, projectGroups, promptOfTalk, streamTitle, type ProjectGr
 import { OPENING_TAG } from './parts.ts';
 import { partsOfStep } from './row-outline.ts';
 import { singleSpaced } from './search-text.ts';
-import { searchScriptOf } from './site-input.ts';
+import { searchScriptOf } from './page-files.ts';
 import { counted, runtimeLine } from './shown-text.ts';
 import { branchFacts, branchLabels } from './branch-labels.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
@@ -64,7 +64,7 @@ export interface PageBody {
   readonly talks: string;
   /** On a branch's first page, the shared history folded above its own talks (PageModel.sharedBefore). */
   readonly sharedBefore?: string;
-  /** How many thoughts of the page's talks had their text withheld by the source (components/talks.ts, withheldThoughts). */
+  /** How many thoughts of the page's talks had their text withheld by the source (views/talks.ts, withheldThoughts). */
   readonly withheld: number;
 }
 

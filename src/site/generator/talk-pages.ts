@@ -20,20 +20,20 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { linksHtml } from '../components/evidence-html.ts';
-import { escapeHtml } from '../components/html.ts';
-import { outlineHtml } from '../components/outline.ts';
-import { epochHtml, forksHtml, talkHtml, talkUnitHtml, withheldThoughts } from '../components/talks.ts';
-import type { BundleConversation } from './bundle.ts';
-import { timeShown } from './facts.ts';
-import { cutTalks, type TalkSize } from './page-cut.ts';
-import { PAGE_BUDGET } from './page-files.ts';
-import { planConversation, subjectsOf, type ConversationPlan, type Subject } from './plan.ts';
-import { epochWithParts, pageOutline, talkWithParts, type CodeHighlighter, type PageBody, type PageModel } from './site.ts';
-import { viewDigest } from './view-digests.ts';
-import type { ConversationRows } from './rows.ts';
-import type { ConversationStructure } from './streams.ts';
-import type { EpochView, LinkView, TalkView } from './views.ts';
+import { linksHtml } from '../views/evidence-html.ts';
+import { escapeHtml } from '../views/html.ts';
+import { outlineHtml } from '../views/outline.ts';
+import { epochHtml, forksHtml, talkHtml, talkUnitHtml, withheldThoughts } from '../views/talks.ts';
+import type { BundleConversation } from '../models/bundle.ts';
+import { timeShown } from '../models/facts.ts';
+import { cutTalks, type TalkSize } from '../models/page-cut.ts';
+import { PAGE_BUDGET } from '../models/page-files.ts';
+import { planConversation, subjectsOf, type ConversationPlan, type Subject } from '../models/plan.ts';
+import { epochWithParts, pageOutline, talkWithParts, type CodeHighlighter, type PageBody, type PageModel } from '../models/site.ts';
+import { viewDigest } from '../models/view-digests.ts';
+import type { ConversationRows } from '../models/rows.ts';
+import type { ConversationStructure } from '../models/streams.ts';
+import type { EpochView, LinkView, TalkView } from '../models/views.ts';
 
 /** From a conversation's page to the site root. */
 const ROOT = '../';
@@ -57,7 +57,7 @@ interface Held {
 /** A talk's, or an epoch opening's, HTML: how many bytes it is on its page, and where it is held once rendered. */
 interface Measured {
   readonly bytes: number;
-  /** How many of its thoughts had their text withheld (components/talks.ts, withheldThoughts); 0 for an epoch. */
+  /** How many of its thoughts had their text withheld (views/talks.ts, withheldThoughts); 0 for an epoch. */
   readonly withheld: number;
   held?: Held;
 }

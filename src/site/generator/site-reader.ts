@@ -19,13 +19,13 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConversation, type BundleConversation } from './bundle.ts';
+import { loadConversation, type BundleConversation } from '../models/bundle.ts';
 import { conversationsOfBundle } from '../../bundle/manifest.ts';
-import type { ConversationPlan, ConversationSummary, PagePlan } from './plan.ts';
-import type { ConversationStructure } from './streams.ts';
-import type { ConversationRows } from './rows.ts';
-import { writeSearchScript } from './search-text.ts';
-import { linkedStructure, pageOutline, subagentNames, type CodeHighlighter, type PageBody, type PageModel } from './site.ts';
+import type { ConversationPlan, ConversationSummary, PagePlan } from '../models/plan.ts';
+import type { ConversationStructure } from '../models/streams.ts';
+import type { ConversationRows } from '../models/rows.ts';
+import { writeSearchScript } from '../models/search-text.ts';
+import { linkedStructure, pageOutline, subagentNames, type CodeHighlighter, type PageBody, type PageModel } from '../models/site.ts';
 import { HeldHtml, TalkPages } from './talk-pages.ts';
 import { readSavedPlan, searchScriptBeside, talkSizesBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';

@@ -4,11 +4,11 @@
 // what came back. A failed call starts open; a subagent's call starts open
 // too, with its prompt folded, so that its transcript's link is in view.
 
-import { bytes, editDiff, firstLine, lineCount, terminalRuns } from '../data/shown-text.ts';
-import type { PartView, StepView } from '../data/views.ts';
+import { bytes, editDiff, firstLine, lineCount, terminalRuns } from '../models/shown-text.ts';
+import type { PartView, StepView } from '../models/views.ts';
 import type { ToolDescription } from '../../model/tools.ts';
-import { markdownHtml } from '../data/markdown.ts';
-import { prose } from '../data/parts.ts';
+import { markdownHtml } from '../models/markdown.ts';
+import { prose } from '../models/parts.ts';
 import { flag, html, preStart, trusted, type Html } from './html.ts';
 import { selfLinkHtml } from './self-link.ts';
 import { stepFoldHtml } from './evidence-html.ts';

@@ -62,7 +62,7 @@ export function pageDigest(model: PageModel, file: string, code: string, rows?: 
 /**
  * The digest of a talk's HTML, or of an epoch's opening: the site's code,
  * its model without parts, with its links as they stand before the pages are
- * cut (data/talk-pages.ts), and what names every row its steps cite
+ * cut (generator/talk-pages.ts), and what names every row its steps cite
  * (pageDigest). A talk whose digest is the one its conversation's earlier
  * render recorded renders to as many bytes, so its size is taken from there.
  */

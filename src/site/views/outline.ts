@@ -3,9 +3,9 @@
 // whichever page holds it, with its time. A native <details>: it opens and
 // its links work with JavaScript off.
 
-import { counted } from '../data/shown-text.ts';
-import { timeShown } from '../data/facts.ts';
-import type { OutlineEntry } from '../data/site.ts';
+import { counted } from '../models/shown-text.ts';
+import { timeShown } from '../models/facts.ts';
+import type { OutlineEntry } from '../models/site.ts';
 import { contentText, html } from './html.ts';
 
 /** The outline's fold; `root` leads from this page to the site root, `page` is this page's number. */

@@ -166,11 +166,11 @@ describe('the search script of a conversation', () => {
     expect(data!.t).toBe(INDEX_FACTS.prompt);
     const stepsWith = (word: string) => data!.s.filter(([, , , text]) => typeof text === 'string' && text.includes(word));
     const [deep] = stepsWith(INDEX_FACTS.deepWord);
-    expect(deep![2]).toMatch(/^turn \d+ · reply$/);
+    expect(deep![2]).toMatch(/^prompt \d+ · reply$/);
     // The whole reply, from its first sentence to the word past its sixtieth.
     expect(deep![3]).toMatch(new RegExp(`^Sentence 1 of .* Sentence 60 of .* The sorting helper is named ${INDEX_FACTS.deepWord} in the old code\\.$`));
     const [input] = stepsWith(INDEX_FACTS.inputWord);
-    expect(input![2]).toMatch(/^turn \d+ · Bash$/);
+    expect(input![2]).toMatch(/^prompt \d+ · Bash$/);
     expect(input![3]).toContain(INDEX_FACTS.outputWord);
     const tool = [...structure.nodes.values()].find((node) => node.kind === 'tool')!;
     expect(`${data!.u[input![0]]}#${input![1]}`).toBe(`${plan.summary.first}#${anchorOf(tool.id)}`);
@@ -187,12 +187,12 @@ describe('the search script of a conversation', () => {
     const [data] = pushed;
     // The children of this session are written inline, with no file and no name of their own but `inline-` and a UUID.
     const labels = data!.s.map((step) => step[2]);
-    expect(labels).toContain('subagent “Review the parser” · turn 1 · Read');
-    expect(labels).toContain('subagent “Review the printer” · turn 1 · reply');
+    expect(labels).toContain('subagent “Review the parser” · prompt 1 · Read');
+    expect(labels).toContain('subagent “Review the printer” · prompt 1 · reply');
     expect(labels.filter((label) => label.includes('inline-'))).toEqual([]);
     // The conversation's start, and each step's time as seconds after it.
     expect(data!.d).toBe(plan.summary.facts.from);
-    const read = data!.s.find((step) => step[2] === 'subagent “Review the parser” · turn 1 · Read')!;
+    const read = data!.s.find((step) => step[2] === 'subagent “Review the parser” · prompt 1 · Read')!;
     // The parser's child starts at 10:00:03 and calls Read two records later; the prompt was at 10:00:01.
     expect(read[4]).toBe(4);
     expect(data!.s.every((step) => typeof step[4] === 'number' && step[4] >= 0)).toBe(true);

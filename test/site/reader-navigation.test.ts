@@ -127,9 +127,9 @@ describeWhere(programMissing(CHROMIUM), 'search that lands, the outline and link
     expect(groups.map((group) => group.date)).toEqual(['2026-03-01T09:00:01.000Z', '2026-03-05T09:00:01.000Z', '2026-03-03T09:00:01.000Z']);
     // In a conversation, the step with the most matches first, then the newest.
     const [long, newer] = groups;
-    expect(long!.hits.map((hit) => hit.label)).toEqual(['turn 9 · Bash', 'turn 5 · prompt', 'turn 2 · reply']);
+    expect(long!.hits.map((hit) => hit.label)).toEqual(['prompt 9 · Bash', 'prompt 5 · prompt', 'prompt 2 · reply']);
     expect(long!.hits.every((hit) => hit.time !== undefined && /^2026-03-01 \d\d:\d\d UTC$/.test(hit.shown ?? ''))).toBe(true);
-    expect(newer!.hits[0]!.label).toBe('subagent “Count the lanterns” · turn 1 · Bash');
+    expect(newer!.hits[0]!.label).toBe('subagent “Count the lanterns” · prompt 1 · Bash');
     // Every link carries the words to the page it lands on.
     expect(groups.flatMap((group) => group.hits).every((hit) => new RegExp(`^c/[^?#]+\\.html\\?q=${WORD}#n[0-9a-f]+$|^s/[^?#]+\\.html\\?q=${WORD}#n[0-9a-f]+$`).test(hit.href ?? ''))).toBe(true);
     clean(watched);

@@ -149,7 +149,7 @@ export function writeSearchScript(file: string, conversation: BundleConversation
       for (const talk of stream.talks) {
         const page = pageOfTalk.get(talk.id);
         if (page === undefined) continue;
-        for (const step of stepsOfTalk(talk)) add(step, numberOf(page), `${where}turn ${talk.number} · `);
+        for (const step of stepsOfTalk(talk)) add(step, numberOf(page), `${where}prompt ${talk.number} · `);
       }
     }
     pending += `],"u":${scriptJson(pages)}${start === undefined || Number.isNaN(start) ? '' : `,"d":${scriptJson(new Date(start).toISOString())}`}});\n`;

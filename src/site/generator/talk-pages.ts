@@ -22,10 +22,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { linksHtml } from '../views/evidence-html.ts';
 import { escapeHtml } from '../views/html.ts';
-import { outlineHtml } from '../views/outline.ts';
+import { outlineHtml, timelineEntryHtml } from '../views/outline.ts';
 import { epochHtml, forksHtml, talkHtml, talkUnitHtml, withheldThoughts } from '../views/talks.ts';
 import type { BundleConversation } from '../models/bundle.ts';
-import { timeShown } from '../models/facts.ts';
 import { cutTalks, type TalkSize } from '../models/page-cut.ts';
 import { PAGE_BUDGET } from '../models/page-files.ts';
 import { planConversation, subjectsOf, type ConversationPlan, type Subject } from '../models/plan.ts';
@@ -372,7 +371,7 @@ function firstPageBytes(outline: PageModel, digits: number, talkBytes: ReadonlyM
     bytes += Buffer.byteLength(outlineHtml(entries, ROOT, 1)) + (entries.length + 1) * 2 * digits;
   }
   for (const entry of outline.timeline) {
-    bytes += Buffer.byteLength(`<li>${entry.quiet !== undefined ? `<span class="quiet-gap">${escapeHtml(entry.quiet)}</span>` : ''}<a href="${ROOT}${escapeHtml(entry.href)}">${escapeHtml(entry.label)}</a>${entry.time !== undefined ? ` <time datetime="${escapeHtml(entry.time)}">${escapeHtml(timeShown(entry.time))}</time>` : ''}</li>`) + digits;
+    bytes += Buffer.byteLength(timelineEntryHtml(entry, ROOT)) + digits;
   }
   const overview = outline.overview;
   if (overview) {

@@ -1,6 +1,6 @@
 // A conversation's pages cut from its talks' HTML: each talk (and each
 // compaction that opens an epoch) is rendered once, by the plain functions
-// of components/, its bytes known; each subject's talks are cut into pages
+// of views/, its bytes known; each subject's talks are cut into pages
 // by those bytes (page-cut.ts); and each page's talks are put together from
 // that same HTML when the page is written (PageBody). No page is planned
 // from an estimate, and no talk is rendered twice.
@@ -70,8 +70,15 @@ interface Measured {
  */
 interface TalkSizes {
   readonly code: string;
-  readonly talks: Record<string, { readonly digest: string; readonly bytes: number; readonly withheld: number }>;
-  readonly epochs: Record<string, { readonly digest: string; readonly bytes: number; readonly withheld: number }>;
+  readonly talks: Record<string, SizeRecord>;
+  readonly epochs: Record<string, SizeRecord>;
+}
+
+/** A talk's or an epoch opening's size as recorded, with the digest it was measured for. */
+interface SizeRecord {
+  readonly digest: string;
+  readonly bytes: number;
+  readonly withheld: number;
 }
 
 /** Where a render finds the sizes its conversation's earlier render recorded, and records its own; with the site's code they are digested with. */
@@ -106,7 +113,7 @@ export class HeldHtml {
   }
 
   /** Holds `markup`; returns where it is. */
-  hold(markup: string): { offset: number; length: number } {
+  hold(markup: string): Held {
     const bytes = Buffer.from(markup);
     fs.writeSync(this.file, bytes, 0, bytes.length, this.end);
     const held = { offset: this.end, length: bytes.length };
@@ -115,7 +122,7 @@ export class HeldHtml {
   }
 
   /** The markup held at `offset`. */
-  read({ offset, length }: { offset: number; length: number }): string {
+  read({ offset, length }: Held): string {
     const bytes = Buffer.allocUnsafe(length);
     let read = 0;
     while (read < length) read += fs.readSync(this.file, bytes, read, length - read, offset + read);
@@ -193,7 +200,7 @@ export class TalkPages {
         }
       }
     }
-    const known = (id: string, of: ReadonlyMap<string, TalkSizes['talks'][string]> | undefined): Measured | undefined => {
+    const known = (id: string, of: ReadonlyMap<string, SizeRecord> | undefined): Measured | undefined => {
       const record = of?.get(id);
       return record !== undefined && record.digest === digests.get(id) ? { bytes: record.bytes, withheld: record.withheld } : undefined;
     };
@@ -229,7 +236,7 @@ export class TalkPages {
       }
     }
     if (records?.record !== undefined) {
-      const sizes = (of: ReadonlyMap<string, Measured>): TalkSizes['talks'] => Object.fromEntries([...of].map(([id, { bytes, withheld }]) => [id, { digest: digests.get(id)!, bytes, withheld }]));
+      const sizes = (of: ReadonlyMap<string, Measured>): Record<string, SizeRecord> => Object.fromEntries([...of].map(([id, { bytes, withheld }]) => [id, { digest: digests.get(id)!, bytes, withheld }]));
       writeTalkSizes(records.record, { code: records.code, talks: sizes(this.talks), epochs: sizes(this.epochs) });
     }
 
@@ -309,7 +316,7 @@ export class TalkPages {
 }
 
 /** The sizes recorded at `file` for the site's `code`; none when there are none or they are of other code. */
-function readTalkSizes(file: string | undefined, code: string): { talks: Map<string, TalkSizes['talks'][string]>; epochs: Map<string, TalkSizes['epochs'][string]> } | undefined {
+function readTalkSizes(file: string | undefined, code: string): { talks: Map<string, SizeRecord>; epochs: Map<string, SizeRecord> } | undefined {
   if (file === undefined) return undefined;
   try {
     const sizes = JSON.parse(fs.readFileSync(file, 'utf8')) as TalkSizes;

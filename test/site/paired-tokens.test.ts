@@ -4,10 +4,11 @@
 // the same classes.
 
 import { createHighlighterCore, type HighlighterCore } from 'shiki/core';
-import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
+import { createJavaScriptRegexEngine, defaultJavaScriptRegexConstructor } from 'shiki/engine/javascript';
 import { bundledLanguagesInfo } from 'shiki/langs';
 import { describe, expect, it } from 'vitest';
-import { createHighlighter, grammarsOf } from '../../src/site/generator/highlight.ts';
+import { createHighlighter } from '../../src/site/generator/highlight.ts';
+import { expressionsOf, grammarsOf, writeTranslatedExpressions } from '../../src/site/generator/grammars.ts';
 import { colourClass, loadThemes, THEMES } from '../../src/site/generator/highlight-style.ts';
 import { temporaryFolder } from '../helpers.ts';
 
@@ -81,5 +82,41 @@ describe('highlighting each block once for both themes', () => {
     expect(made.filter((html) => html !== undefined).length).toBe(2 * (SAMPLES.length - 2));
     // The sample splits tokens where only one theme's colour changes, and styles some.
     expect(made.join('')).toMatch(/ hi"/);
+  });
+
+  it('gives the same HTML with the expressions translated when the renderer was made', { timeout: 60_000 }, async () => {
+    const ids = [...new Set(SAMPLES.map(([language]) => bundledLanguagesInfo.find(({ id, aliases }) => id === language.toLowerCase() || aliases?.includes(language.toLowerCase()))?.id).filter((id) => id !== undefined))];
+    const expressions = temporaryFolder();
+    await writeTranslatedExpressions(expressions, ids);
+    const translated = await createHighlighter(temporaryFolder(), expressions);
+    const untranslated = await createHighlighter(temporaryFolder());
+    for (const [language, code] of SAMPLES) expect(await translated.ensure(language, code)).toEqual(await untranslated.ensure(language, code));
+    translated.dispose();
+    untranslated.dispose();
+  });
+
+  it('has translated ahead the expressions the engine is given, but those a match fills in', { timeout: 60_000 }, async () => {
+    let asked = 0;
+    const missing: string[] = [];
+    for (const [language, code] of SAMPLES) {
+      const id = bundledLanguagesInfo.find(({ id: name, aliases }) => name === language.toLowerCase() || aliases?.includes(language.toLowerCase()))?.id;
+      if (id === undefined) continue;
+      const grammars = await grammarsOf(id);
+      const ahead = expressionsOf(grammars);
+      const engine = createJavaScriptRegexEngine({
+        forgiving: true,
+        regexConstructor: (pattern) => {
+          asked++;
+          if (!ahead.has(pattern)) missing.push(pattern);
+          return defaultJavaScriptRegexConstructor(pattern, { target: 'auto' });
+        },
+      });
+      const core = await createHighlighterCore({ themes: await loadThemes(), langs: grammars, engine });
+      core.codeToTokensWithThemes(code, { lang: id, themes: THEMES, tokenizeTimeLimit: 0 });
+      core.dispose();
+    }
+    expect(asked).toBeGreaterThan(1000);
+    // A back-reference filled in by a match makes an expression no grammar holds (an end that closes what its begin opened).
+    expect(missing.length / asked).toBeLessThan(0.01);
   });
 });

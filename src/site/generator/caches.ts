@@ -38,9 +38,9 @@ export class SiteCaches {
     return new EarlierPageRecords(site);
   }
 
-  /** A highlighter that reads the highlight cache and adds what it highlights to it. */
-  highlighter(): Promise<Highlighter> {
-    return createHighlighter(this.folder);
+  /** A highlighter that reads the highlight cache and adds what it highlights to it, with the grammars' `expressions` translated when the renderer was made. */
+  highlighter(expressions?: string): Promise<Highlighter> {
+    return createHighlighter(this.folder, expressions);
   }
 
   /** How many code blocks the highlight cache holds whole: a site step counts those it highlighted by the difference. */

@@ -15,15 +15,13 @@
 // pages many times the size of their code (research §5).
 
 import { Registry, Resolver } from '@shikijs/primitive';
-import type { Grammar, LanguageRegistration, RegexEngine } from 'shiki/core';
+import type { Grammar, RegexEngine } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
-import { bundledLanguages, bundledLanguagesInfo } from 'shiki/langs';
+import { grammarsOf, languageNames, translatedExpressions } from './grammars.ts';
 import { HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from './highlighted.ts';
 import type { CodeHighlighter } from '../models/site.ts';
 import { colourClass, loadThemes, THEME_PAIR, THEMES } from './highlight-style.ts';
 import { pairedTokenizer, type PairedTokenizer } from './paired-tokens.ts';
-
-type LanguageLoader = () => Promise<{ default: LanguageRegistration[] }>;
 
 /**
  * What a block's HTML is made with, beside its themes, in the key the cache
@@ -45,38 +43,6 @@ interface Language {
   readonly tokenizer: PairedTokenizer;
 }
 
-// A language name comes from the transcript (a fence's info string, a
-// file's extension), so it is looked up among shiki's own entries only,
-// never through an object's prototype: `constructor` is no language.
-function languageNames(): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const { id, aliases } of bundledLanguagesInfo) for (const name of [id, ...(aliases ?? [])]) if (!names.has(name)) names.set(name, id);
-  return names;
-}
-
-/**
- * The grammars `id` is highlighted with, in a fixed order: its own and
- * those it always embeds (shiki's `embeddedLangs`). Those it embeds only
- * once they are loaded (`embeddedLangsLazy`: Markdown's fences in forty
- * languages, sixty-nine grammars in all) are left out, so a fence inside a
- * Markdown file a tool shows stays plain, its Markdown highlighted: reaching
- * them cost seconds of processor time in every renderer child, most of the
- * highlighting of a real site, and tens of megabytes of compiled
- * expressions (bench/results/measurements-behind-choices.md). A fence in a
- * prompt or a reply is rendered by markdown-it and highlighted in its own
- * language (models/markdown.ts).
- */
-export async function grammarsOf(id: string): Promise<LanguageRegistration[]> {
-  const loader = new Map(Object.entries(bundledLanguages as Record<string, LanguageLoader>)).get(id);
-  if (loader === undefined) return [];
-  const grammars = new Map<string, LanguageRegistration>();
-  for (const grammar of (await loader()).default) {
-    const { embeddedLangsLazy: _lazy, ...rest } = grammar;
-    if (!grammars.has(grammar.name)) grammars.set(grammar.name, rest);
-  }
-  return [...grammars.values()];
-}
-
 /**
  * A highlighter whose blocks are a function of their language and text
  * alone, whatever the process highlighted before. In one registry for every
@@ -85,24 +51,30 @@ export async function grammarsOf(id: string): Promise<LanguageRegistration[]> {
  * that injects into others (vue's into Markdown, ts-tags' into TypeScript)
  * changes them once it is loaded. So each language has a registry of its
  * own that knows only its own grammars (grammarsOf).
+ *
+ * `expressions` is the folder of the grammars' expressions translated when
+ * the renderer was made (grammars.ts); without it, each is translated as a
+ * rule first needs it.
  */
-export async function createHighlighter(cache: string): Promise<Highlighter> {
+export async function createHighlighter(cache: string, expressions?: string): Promise<Highlighter> {
   const store = openHighlightStore(cache);
   const themes = await loadThemes();
   const names = languageNames();
   const languages = new Map<string, Promise<Language | undefined>>();
   const registries: Registry[] = [];
+  const translated = translatedExpressions(expressions);
   let engine: RegexEngine | undefined;
   const languageOf = (id: string): Promise<Language | undefined> => {
     let language = languages.get(id);
     if (language === undefined) {
       language = (async () => {
         // One engine for every registry: its cache keeps each expression translated once.
-        engine ??= createJavaScriptRegexEngine({ forgiving: true });
+        engine ??= createJavaScriptRegexEngine({ forgiving: true, regexConstructor: translated.construct });
         let grammar: Grammar | undefined;
         let registry: Registry;
         try {
           const grammars = await grammarsOf(id);
+          translated.load(id);
           registry = new Registry(new Resolver(engine, grammars), themes, grammars);
           registries.push(registry);
           grammar = registry.getGrammar(id);

@@ -48,7 +48,7 @@ export function createExports(manifest) {
      */
     open: (input, output) => {
       const caches = new SiteCaches(input.cache);
-      const site = new SiteReader(input, () => caches.highlighter());
+      const site = new SiteReader(input, () => caches.highlighter(input.expressions));
       const earlier = caches.earlierPages(site);
       return {
         /**

@@ -45,7 +45,7 @@ import { linkOrCopy } from './link-or-copy.ts';
 import type { Finished } from './page-store.ts';
 import { SiteCaches } from './caches.ts';
 import { refusedWriteCode } from '../../files/write-failure.ts';
-import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode } from './kept-renderer.ts';
+import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode, translatedExpressionsBeside } from './kept-renderer.ts';
 import { placeEvidence, writeEvidenceOnThread, ZSTD_DECODER, zstdDecoderScript } from './evidence-pages.ts';
 
 export interface SiteResult {
@@ -201,7 +201,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     // own; the lead renders the rest, and the index and search pages, which
     // list every conversation, from the plans the helpers save.
     const attempt = async (renderer: string, name: string): Promise<void> => {
-      const start = (child: string, selection: SiteSelection, output: string): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, selection }, output, renderer);
+      const start = (child: string, selection: SiteSelection, output: string): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, expressions: translatedExpressionsBeside(renderer), selection }, output, renderer);
       const helperChildren = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };

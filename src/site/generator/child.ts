@@ -1,6 +1,7 @@
-// The processes of the site: the kept renderer's children (render.mjs), and
-// the Astro build that makes the renderer (astro-build.mjs), each a plain
-// `node` of its own.
+// The processes of the site: the kept renderer's children (render.mjs), the
+// highlighting process that answers them (highlight.mjs), and the Astro
+// build that makes the renderer (astro-build.mjs), each a plain `node` of
+// its own.
 
 import { spawn } from 'node:child_process';
 import { refusedWriteCode } from '../../files/write-failure.ts';
@@ -111,7 +112,7 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * The highlighter's grammars are thousands of regular expressions, and V8
  * compiles each to machine code on its second run, a megabyte and more for
  * one with a Unicode class (`\p{Alpha}`) in each of its forms: over 30 MB
- * of a child's heap on the real corpus, most of it for expressions that run
+ * of the highlighting process's heap on the real corpus, most of it for expressions that run
  * a few times. Compiled only after a thousand runs, the ones that run often
  * are compiled all the same, and the rest stay small
  * (bench/results/measurements-behind-choices.md).

@@ -69,6 +69,7 @@ function privateFolder(folder: string): boolean {
 }
 
 export const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
+export const HIGHLIGHT = fileURLToPath(new URL('./highlight.mjs', import.meta.url));
 
 function rendererFolder(code: string, roots: string): string {
   return path.join(roots, `renderer-${code.slice(0, 32)}`);

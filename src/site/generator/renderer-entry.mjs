@@ -9,6 +9,7 @@ import { linkOrCopy } from './link-or-copy.ts';
 import { relativeLinksOf } from './relative-links.ts';
 import { SiteCaches } from './caches.ts';
 import { SITE_WIDE_PAGES } from '../models/site-navigation.ts';
+import { highlightingAsked, serveHighlighting } from './highlight-service.ts';
 
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page is one string,
@@ -43,12 +44,14 @@ export function createExports(manifest) {
     /**
      * The rendering of the site `input` names (generator/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`
-     * (pages/render/[...file].astro), with the highlighter of the input's
-     * cache, made when a page first needs it.
+     * (pages/render/[...file].astro), whose code is highlighted by the
+     * site step's highlighting process (highlight-service.ts), asked over
+     * this process's IPC channel.
      */
     open: (input, output) => {
       const caches = new SiteCaches(input.cache);
-      const site = new SiteReader(input, () => caches.highlighter(input.expressions));
+      const highlighting = highlightingAsked();
+      const site = new SiteReader(input, () => Promise.resolve(highlighting));
       const earlier = caches.earlierPages(site);
       return {
         /**
@@ -63,8 +66,18 @@ export function createExports(manifest) {
         },
         /** Writes the page `file` under the output folder (writePage). */
         render: (file) => writePage(site, earlier, file, output),
-        close: () => site.close(),
+        close: () => {
+          site.close();
+          highlighting.close();
+        },
       };
     },
+    /**
+     * The work of the site step's highlighting process (highlight.mjs): the
+     * highlighter of the cache `cache`, with the grammars' `expressions`
+     * translated when the renderer was made, answering the renderer
+     * children's questions until the site step says they are done.
+     */
+    highlight: async (cache, expressions) => serveHighlighting(await new SiteCaches(cache).highlighter(expressions)),
   };
 }

@@ -13,8 +13,6 @@ export interface SiteInput {
   readonly bundle: string;
   /** The highlight cache (highlighted.ts), outside the export. */
   readonly cache: string;
-  /** The grammars' expressions translated when the renderer was made (grammars.ts), beside it; without them, each is translated as it is needed. */
-  readonly expressions?: string;
   /** Which conversations to render; without one, every conversation of the bundle is rendered and nothing is saved. */
   readonly selection?: SiteSelection;
 }

@@ -15,8 +15,9 @@
 //    vite cache never land in the repository or the export). With enough to
 //    render, one child per core shares the conversations out (shareOut),
 //    since one renders on one thread. Pages highlight their code as they
-//    render, through a cache on disk, so a second export of the same
-//    conversations highlights nothing. Each child cuts a conversation's
+//    render, each block asked of one highlighting process that answers
+//    every child (highlight-service.ts), through a cache on disk, so a
+//    second export of the same conversations highlights nothing. Each child cuts a conversation's
 //    pages from its talks' HTML, each talk rendered once (generator/talk-pages.ts);
 // 3. write the search scripts from what the children saved beside their
 //    plans, the public files and the highlight style sheet (the renderer
@@ -45,7 +46,8 @@ import { linkOrCopy } from './link-or-copy.ts';
 import type { Finished } from './page-store.ts';
 import { SiteCaches } from './caches.ts';
 import { refusedWriteCode } from '../../files/write-failure.ts';
-import { filesUnder, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode, translatedExpressionsBeside } from './kept-renderer.ts';
+import { filesUnder, HIGHLIGHT, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode, translatedExpressionsBeside } from './kept-renderer.ts';
+import { highlightingDone, passQuestions } from './highlight-service.ts';
 import { placeEvidence, writeEvidenceOnThread, ZSTD_DECODER, zstdDecoderScript } from './evidence-pages.ts';
 
 export interface SiteResult {
@@ -201,7 +203,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     // own; the lead renders the rest, and the index and search pages, which
     // list every conversation, from the plans the helpers save.
     const attempt = async (renderer: string, name: string): Promise<void> => {
-      const start = (child: string, selection: SiteSelection, output: string): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, expressions: translatedExpressionsBeside(renderer), selection }, output, renderer);
+      const highlighting = startChild(HIGHLIGHT, [renderer, input.cache, translatedExpressionsBeside(renderer)], root, siteChildEnvironment());
+      const start = (child: string, selection: SiteSelection, output: string): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, selection }, output, renderer);
       const helperChildren = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };
@@ -209,6 +212,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const renderedBy = new Map(helperChildren.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
       const children = [start('lead', leadSelection, path.resolve(out)), ...helperChildren.map(({ child }) => child)];
+      passQuestions(children, highlighting);
       placedMeanwhile = undefined;
       failedMeanwhile = undefined;
       try {
@@ -218,7 +222,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       } catch (error) {
         failedMeanwhile = { error };
       }
-      await allSucceed(children, observer);
+      await allSucceed(children, observer, highlighting);
       for (const { group, output } of helperChildren) {
         for (const selected of conversations) {
           if (!group.has(selected.id)) continue;
@@ -342,8 +346,8 @@ function writeSearchScripts(out: string, conversations: readonly SelectedConvers
  * the first group is the lead's. Unless told otherwise, one child per core,
  * up to MOST_BUILDS, and one more for each BYTES_PER_CHILD of bundle to
  * render: a child of the kept renderer starts in a fraction of a second, but
- * loads its own highlighter and grammars, which a site of a few conversations
- * does not win back.
+ * loads its own renderer and reads its own conversations' rows, which a
+ * site of a few conversations does not win back.
  */
 export function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): Set<string>[] {
   const weighed = ids.map((id) => ({ id, bytes: bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)) }));
@@ -366,7 +370,7 @@ export function shareOut(bundle: string, ids: readonly string[], builds: number 
  * (bench/results/measurements-behind-choices.md); this puts the second child at 32 MiB.
  */
 export const BYTES_PER_CHILD = 32 * 1024 * 1024;
-/** Children at once, at most: each holds its own renderer, highlighter and the conversation it renders. */
+/** Children at once, at most: each holds its own renderer and the conversation it renders. */
 const MOST_BUILDS = 4;
 
 function bytesUnder(folder: string): number {
@@ -376,18 +380,39 @@ function bytesUnder(folder: string): number {
 /**
  * Waits for builds that run at once; when one fails, the others are
  * stopped (the lead may be waiting for a plan the failed one never saves),
- * and the first failure is the error. Their memory counts as one sum: they
- * held it at the same time.
+ * and the first failure is the error. Renderer children run with the
+ * highlighting process that answers them (`highlighting`,
+ * highlight-service.ts): it is told they are done once they all are, and
+ * should it fail or end first, they are stopped, and its failure is the
+ * error. Their memory counts as one sum: they held it at the same time.
  */
-async function allSucceed(children: readonly Child[], observer: StepObserver): Promise<void> {
+async function allSucceed(children: readonly Child[], observer: StepObserver, highlighting?: Child): Promise<void> {
   let failure: { error: unknown } | undefined;
+  let highlightingTold = false;
+  const fail = (error: unknown, failed?: Child): void => {
+    if (failure) return;
+    failure = { error };
+    for (const other of [...children, ...(highlighting ? [highlighting] : [])]) if (other !== failed) other.stop();
+  };
+  const answering = highlighting?.done.then(
+    (peak) => {
+      if (!highlightingTold) fail(new Error('the site\'s highlighting process ended before the pages were rendered'), highlighting);
+      return peak;
+    },
+    (error: unknown) => {
+      fail(error, highlighting);
+      return 0;
+    },
+  );
   const outcomes = await Promise.allSettled(children.map((child) => child.done.catch((error: unknown) => {
-    if (!failure) {
-      failure = { error };
-      for (const other of children) if (other !== child) other.stop();
-    }
+    fail(error, child);
     throw error;
   })));
+  if (highlighting && !failure) {
+    highlightingTold = true;
+    highlightingDone(highlighting);
+  }
+  const highlightingPeak = await answering;
   if (failure) throw failure.error;
-  observer.childMemory?.(outcomes.reduce((sum, outcome) => sum + (outcome as PromiseFulfilledResult<number>).value, 0));
+  observer.childMemory?.(outcomes.reduce((sum, outcome) => sum + (outcome as PromiseFulfilledResult<number>).value, highlightingPeak ?? 0));
 }

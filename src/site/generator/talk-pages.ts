@@ -46,6 +46,11 @@ const ROOT = '../';
 const FRAME_BYTES = 16 * 1024;
 /** What a link to a page adds past the page's file name: its markup, its number, its anchor. */
 const LINK_BYTES = 64;
+/**
+ * How many talks and epoch openings, from the one being rendered on, have
+ * their parts read and their code asked for at once (TalkPages.measure).
+ */
+const UNITS_AHEAD = 8;
 
 /** Where a piece of HTML is in the file it is held in. */
 interface Held {
@@ -213,26 +218,44 @@ export class TalkPages {
       return bytes;
     };
 
+    // Each talk and epoch opening once, in the order they are first shown.
+    const units: ({ talk: TalkView } | { epoch: EpochView })[] = [];
+    const listed = new Set<string>();
     for (const subject of subjects) {
       for (const talk of subject.talks) {
-        if (!this.talks.has(talk.id)) {
-          const kept = known(talk.id, earlier?.talks);
-          if (kept) this.talks.set(talk.id, kept);
-          else {
-            const model = await talkWithParts(talk, rows, await highlighter());
-            const markup = talkHtml(model, ROOT);
-            this.talks.set(talk.id, { bytes: onPage(markup), withheld: withheldThoughts([model]), held: this.held.hold(markup) });
-          }
-        }
+        if (!listed.has(`talk ${talk.id}`)) units.push({ talk });
+        listed.add(`talk ${talk.id}`);
         const epoch = epochOf(subject, talk);
-        if (epoch && !this.epochs.has(epoch.id)) {
-          const kept = known(epoch.id, earlier?.epochs);
-          if (kept) this.epochs.set(epoch.id, kept);
-          else {
-            const markup = epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text;
-            this.epochs.set(epoch.id, { bytes: onPage(markup), withheld: 0, held: this.held.hold(markup) });
-          }
+        if (epoch && !listed.has(`epoch ${epoch.id}`)) units.push({ epoch });
+        if (epoch) listed.add(`epoch ${epoch.id}`);
+      }
+    }
+    // The next units' parts are read and their code asked for while this one
+    // is rendered: the highlighter answers from another process
+    // (highlight-service.ts), which would otherwise wait for this one, and
+    // this one for it. A few units at most, so that a large conversation's
+    // parts are never all held at once.
+    const kept = units.map((unit) => ('talk' in unit ? known(unit.talk.id, earlier?.talks) : known(unit.epoch.id, earlier?.epochs)));
+    const modelled: (Promise<TalkView | EpochView> | undefined)[] = [];
+    const model = async (unit: { talk: TalkView } | { epoch: EpochView }): Promise<TalkView | EpochView> =>
+      'talk' in unit ? talkWithParts(unit.talk, rows, await highlighter()) : epochWithParts(unit.epoch, rows, await highlighter());
+    for (const [index, unit] of units.entries()) {
+      const measured = kept[index];
+      if (measured === undefined) {
+        for (let ahead = index, asked = 0; ahead < units.length && asked < UNITS_AHEAD; ahead++) {
+          if (kept[ahead] !== undefined) continue;
+          modelled[ahead] ??= model(units[ahead]!);
+          asked++;
         }
+      }
+      const made = measured === undefined ? await modelled[index]! : undefined;
+      modelled[index] = undefined;
+      if ('talk' in unit) {
+        const markup = made && talkHtml(made as TalkView, ROOT);
+        this.talks.set(unit.talk.id, measured ?? { bytes: onPage(markup!), withheld: withheldThoughts([made as TalkView]), held: this.held.hold(markup!) });
+      } else {
+        const markup = made && epochHtml(made as EpochView, ROOT).text;
+        this.epochs.set(unit.epoch.id, measured ?? { bytes: onPage(markup!), withheld: 0, held: this.held.hold(markup!) });
       }
     }
     if (records?.record !== undefined) {

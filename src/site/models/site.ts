@@ -210,16 +210,22 @@ export async function epochWithParts(epoch: EpochView, rows: ConversationRows, h
 /**
  * Fills in the highlighted HTML of every code segment of these steps and
  * their children. The parts were just read for this model (withParts), so
- * no other model shares the segments.
+ * no other model shares the segments. Every block is asked for at once: the
+ * highlighter answers from another process (generator/highlight-service.ts),
+ * and one question at a time would leave this one waiting for each answer.
  */
 async function highlightSteps(steps: readonly StepView[], highlighter: CodeHighlighter): Promise<void> {
-  const visit = async (step: StepView): Promise<void> => {
+  const asked: Promise<void>[] = [];
+  const visit = (step: StepView): void => {
     for (const part of step.parts) {
-      for (const segment of part.segments) if (segment.language !== undefined && segment.html === undefined) segment.html = await highlighter.ensure(segment.language, segment.text);
+      for (const segment of part.segments) {
+        if (segment.language !== undefined && segment.html === undefined) asked.push(highlighter.ensure(segment.language, segment.text).then((html) => void (segment.html = html)));
+      }
     }
-    for (const child of step.children) await visit(child);
+    for (const child of step.children) visit(child);
   };
-  for (const step of steps) await visit(step);
+  for (const step of steps) visit(step);
+  await Promise.all(asked);
 }
 
 /**

@@ -1,0 +1,100 @@
+// The kept renderer's children (render.mjs): each is started with the
+// renderer's entry point, loads it, and is then given its work as its first
+// message over its IPC channel: the site input it renders and the folder it
+// renders into. The site step starts its children so and gives them their
+// work at once; an export starts one as it begins (WaitingRenderer), which
+// loads the renderer while the export collects and parses, and is given the
+// work of the site step's first child when the site is due.
+
+import { fileURLToPath } from 'node:url';
+import { siteChildEnvironment, startChild, type Child } from './child.ts';
+import { keptRenderer, siteBuildRoots, siteCode } from './kept-renderer.ts';
+import type { SiteInput } from './site-input.ts';
+
+export const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
+
+/** The one message a renderer child is sent: what render.mjs renders. */
+export interface RendererWork {
+  readonly input: SiteInput;
+  /** The folder the pages are written into. */
+  readonly output: string;
+}
+
+/** Starts a renderer child of the kept renderer `entry`, in the folder `cwd`: it loads the renderer and waits for its work (giveWork). */
+export function startRenderer(entry: string, cwd: string): Child {
+  return startChild(RENDER, [entry], cwd, siteChildEnvironment());
+}
+
+/** Gives a renderer child (startRenderer) its work; returns the child, whose `done` is the end of that work. */
+export function giveWork(child: Child, work: RendererWork): Child {
+  child.send(work);
+  return child;
+}
+
+/**
+ * A renderer child started as an export begins, when a renderer is kept for
+ * the current code: starting a child and loading the renderer is most of the
+ * site step of an export after one conversation changed, and started first it
+ * happens beside the collect and parse steps. The child does nothing else as
+ * it waits: it reads neither the storage zone nor the bundle, and renders
+ * nothing ahead (bench/results/measurements-behind-choices.md).
+ *
+ * The site step takes it for its first child (take) when it renders with the
+ * renderer the child loaded; otherwise, and whenever the export ends without
+ * rendering, it is stopped (dismiss).
+ */
+export class WaitingRenderer {
+  /** Whether the child was given to the site step or stopped: either happens once. */
+  private settled = false;
+
+  private constructor(
+    /** The entry point of the kept renderer the child loaded. */
+    readonly entry: string,
+    private readonly child: Child,
+  ) {
+    // A child stopped unused ends stopped, which is no failure; the end of one
+    // taken is awaited by the site step that gave it work.
+    child.done.catch(() => undefined);
+  }
+
+  /**
+   * Starts the child, when a renderer is kept for the current code under
+   * `roots`; undefined when none is (the site step makes one), or when the
+   * child cannot be started: the site step then starts its own, and meets the
+   * problem there if it is one.
+   */
+  static start(roots?: string): WaitingRenderer | undefined {
+    try {
+      const folder = roots ?? siteBuildRoots();
+      const entry = keptRenderer(siteCode(), folder);
+      return entry === undefined ? undefined : new WaitingRenderer(entry, startRenderer(entry, folder));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The child's process id. */
+  get pid(): number {
+    return this.child.pid;
+  }
+
+  /**
+   * The child, for the site step to give work to, when it loaded the kept
+   * renderer `entry` and was neither taken nor stopped; else undefined. A
+   * renderer made again after a failure is not the one the child loaded,
+   * even at the same place, so a child is taken once only.
+   */
+  take(entry: string): Child | undefined {
+    if (this.settled || entry !== this.entry) return undefined;
+    this.settled = true;
+    return this.child;
+  }
+
+  /** Stops the child unless it was taken, and resolves once it has ended. */
+  async dismiss(): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    this.child.stop();
+    await this.child.done.catch(() => undefined);
+  }
+}

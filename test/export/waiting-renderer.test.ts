@@ -132,6 +132,16 @@ describe('the renderer child started as an export begins', () => {
     expect(ownBuildRoots()).toEqual([]);
   });
 
+  it('has ended once any call to stop it resolves, the second as the first', { timeout: 120_000 }, async () => {
+    const waiting = WaitingRenderer.start()!;
+    expect(waiting).toBeDefined();
+    void waiting.dismiss();
+    await waiting.dismiss();
+    expect(running(waiting.pid)).toBe(false);
+    // Stopped, it is no child to give work to.
+    expect(waiting.take(waiting.entry)).toBeUndefined();
+  });
+
   it('ends with the command when the command is sent SIGTERM', { timeout: 240_000 }, async () => {
     const source = copyOfFixtures();
     const work = temporaryFolder();

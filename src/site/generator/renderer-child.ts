@@ -44,8 +44,10 @@ export function giveWork(child: Child, work: RendererWork): Child {
  * rendering, it is stopped (dismiss).
  */
 export class WaitingRenderer {
-  /** Whether the child was given to the site step or stopped: either happens once. */
-  private settled = false;
+  /** Whether the site step took the child: then it is that step's to wait for. */
+  private taken = false;
+  /** The child's end, once it was stopped unused. */
+  private stopped: Promise<void> | undefined;
 
   private constructor(
     /** The entry point of the kept renderer the child loaded. */
@@ -85,16 +87,21 @@ export class WaitingRenderer {
    * even at the same place, so a child is taken once only.
    */
   take(entry: string): Child | undefined {
-    if (this.settled || entry !== this.entry) return undefined;
-    this.settled = true;
+    if (this.taken || this.stopped !== undefined || entry !== this.entry) return undefined;
+    this.taken = true;
     return this.child;
   }
 
-  /** Stops the child unless it was taken, and resolves once it has ended. */
-  async dismiss(): Promise<void> {
-    if (this.settled) return;
-    this.settled = true;
-    this.child.stop();
-    await this.child.done.catch(() => undefined);
+  /** Stops the child unless it was taken; resolves once it has ended, however often it is called. */
+  dismiss(): Promise<void> {
+    if (this.taken) return Promise.resolve();
+    if (this.stopped === undefined) {
+      this.child.stop();
+      this.stopped = this.child.done.then(
+        () => undefined,
+        () => undefined,
+      );
+    }
+    return this.stopped;
   }
 }

@@ -27,6 +27,7 @@ import type { StampsRecord } from '../files/file-stamp.ts';
 import { hasEnded } from '../files/process.ts';
 import { refusedWriteCode } from '../files/write-failure.ts';
 import type { SiteResult } from '../site/generator/site.ts';
+import type { WaitingRenderer } from '../site/generator/renderer-child.ts';
 import { BUNDLE, compareBytes, SITE, conversationOwning, digestFiles, MANIFEST, META_FILES, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
 import { recordFolders } from './folder-record.ts';
 import { ExportReuse } from '../bundle/reuse.ts';
@@ -58,6 +59,8 @@ export interface ExportOptions {
    * `removed`. Without it, the export returns once the earlier one is removed.
    */
   readonly earlier?: EarlierExports;
+  /** A renderer child started as the export began, for the site step's first child (SiteOptions.waitingRenderer); the caller stops it once the export ends. */
+  readonly waitingRenderer?: WaitingRenderer;
 }
 
 export interface ExportResult {
@@ -207,7 +210,7 @@ async function completeExport(
     observer.step('site');
     // Loaded here, not at the top: Astro and shiki would otherwise load with every command.
     const { buildSite } = await import('../site/generator/site.ts');
-    site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer });
+    site = await buildSite(bundle, path.join(partial, SITE), siteCache, { inputs: conversationInputs(digests, conversations), observer, waitingRenderer: options.waitingRenderer });
   }
   observer.step('manifest');
   fs.writeFileSync(path.join(partial, EXPORT_MARKER), EXPORT_MARKER_TEXT);

@@ -24,6 +24,7 @@ import { parseSessionsOnCores } from '../parse/parallel.ts';
 import { mediaLeftOut, redactionReport, type RedactionReport } from '../redaction/report.ts';
 import type { RuleSet } from '../redaction/rules.ts';
 import { scanForSecrets, type RedactionPlan } from '../redaction/scan.ts';
+import { WaitingRenderer } from '../site/generator/renderer-child.ts';
 import { verifyExportFiles } from '../verify/export.ts';
 import { claimDataFolder } from './data-folder.ts';
 import { refusalOf, type ExportPlaces } from './destination.ts';
@@ -143,22 +144,31 @@ export type MergeOutcome =
 /** Collects, parses and exports the chosen conversations of `request.data` into `request.out`, and archives the export when asked to. */
 export async function exportConversations(request: ExportRequest, hooks: ExportHooks): Promise<ExportOutcome> {
   const watch = new StepWatch(hooks.observer);
-  return withDestination({ ...request, source: request.source.root }, watch, () => collectAndExport(request, { ...hooks, observer: watch }));
+  // A dry run of the redaction renders nothing.
+  const renders = request.redaction?.dryRun !== true;
+  return withDestination({ ...request, source: request.source.root }, watch, renders, (waitingRenderer) => collectAndExport(request, waitingRenderer, { ...hooks, observer: watch }));
 }
 
 /** One export from exports made apart, each verified first, put together by their manifests; nothing is collected. */
 export async function mergeExportFolders(inputs: readonly string[], destination: ExportDestination, hooks: ExportHooks): Promise<MergeOutcome> {
   const watch = new StepWatch(hooks.observer);
-  return withDestination({ ...destination, merged: inputs }, watch, () => verifyAndMerge(inputs, destination, { ...hooks, observer: watch }));
+  return withDestination({ ...destination, merged: inputs }, watch, true, (waitingRenderer) => verifyAndMerge(inputs, destination, waitingRenderer, { ...hooks, observer: watch }));
 }
 
 /**
  * Runs an export once its places are known to be safe to write
- * (destination.ts) and its data folder is its own. A second export at once on one data folder is refused rather
+ * (destination.ts) and its data folder is its own, with a renderer child
+ * started first when the export `renders` and a renderer is kept for the
+ * current code (WaitingRenderer): it loads the renderer while the export
+ * collects and parses, and renders the site's pages when they are due. It
+ * is stopped, and its end awaited, whenever the export ends without giving
+ * it work: an error in any step, an outcome with no site, a site placed
+ * whole from the cache. A signal ends it with this process (site/generator/child.ts).
+ * A second export at once on one data folder is refused rather
  * than made to wait: it would export what the first one is writing, so it is
  * run again when the first has finished, by whoever started it.
  */
-async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, run: () => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string } | NotWritten> {
+async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, renders: boolean, run: (waitingRenderer: WaitingRenderer | undefined) => Promise<Outcome>): Promise<Outcome | { type: 'refused'; reason: string } | { type: 'locked'; message: string } | NotWritten> {
   const refusal = refusalOf(places);
   if (refusal !== undefined) {
     // Checked before the lock is taken, so as to write nothing into a folder
@@ -186,7 +196,12 @@ async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, 
     // Accepted above; marked once it is the export's own.
     claimDataFolder(places.data, 'create');
     removeLeftoversOfDataFolder(places.data);
-    return await run();
+    const waitingRenderer = renders ? WaitingRenderer.start() : undefined;
+    try {
+      return await run(waitingRenderer);
+    } finally {
+      await waitingRenderer?.dismiss();
+    }
   } catch (error) {
     return notWritten(error);
   } finally {
@@ -194,7 +209,7 @@ async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, 
   }
 }
 
-async function collectAndExport(request: ExportRequest, { observer, tell }: ExportHooks): Promise<ExportOutcome> {
+async function collectAndExport(request: ExportRequest, waitingRenderer: WaitingRenderer | undefined, { observer, tell }: ExportHooks): Promise<ExportOutcome> {
   const { data, adapter } = request;
   tell({ type: 'started' });
   observer.step('collect');
@@ -262,7 +277,7 @@ async function collectAndExport(request: ExportRequest, { observer, tell }: Expo
   const earlier = new EarlierExports();
   let result: ExportResult;
   try {
-    result = await writeExport(data, request.out, exported, { observer, redaction, earlier });
+    result = await writeExport(data, request.out, exported, { observer, redaction, earlier, waitingRenderer });
   } catch (error) {
     // Nothing was moved aside; the thread that would have removed it ends.
     await earlier.removed();
@@ -272,7 +287,7 @@ async function collectAndExport(request: ExportRequest, { observer, tell }: Expo
   return { type: 'written', result, archive, rejected, counts: { landed: landedTotals(report), newRounds, unchangedConversations, otherConversations, redacted, unreadable } };
 }
 
-async function verifyAndMerge(inputs: readonly string[], destination: ExportDestination, { observer, tell }: ExportHooks): Promise<MergeOutcome> {
+async function verifyAndMerge(inputs: readonly string[], destination: ExportDestination, waitingRenderer: WaitingRenderer | undefined, { observer, tell }: ExportHooks): Promise<MergeOutcome> {
   tell({ type: 'started' });
   observer.step('verify');
   let rejected = false;
@@ -286,7 +301,7 @@ async function verifyAndMerge(inputs: readonly string[], destination: ExportDest
   const earlier = new EarlierExports();
   let result: ExportResult;
   try {
-    result = await mergeExports(inputs, destination.out, siteCacheOf(destination.data), { observer, earlier });
+    result = await mergeExports(inputs, destination.out, siteCacheOf(destination.data), { observer, earlier, waitingRenderer });
   } catch (error) {
     await earlier.removed();
     if (!(error instanceof MergeConflictError)) throw error;

@@ -23,8 +23,9 @@ export interface Child {
  * production, whatever the caller's (vitest sets test): the page code is
  * built for production, and Vite and Astro read NODE_ENV as they are
  * imported, so it is set when the child starts, not later. What the child
- * renders is no part of its environment: it comes as a SiteInput
- * (generator/site-input.ts), in its arguments or its first message.
+ * renders is no part of its environment: a renderer child is given its
+ * SiteInput (generator/site-input.ts) in its first message
+ * (renderer-child.ts), possibly long after it started.
  */
 export function siteChildEnvironment(): NodeJS.ProcessEnv {
   return { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };

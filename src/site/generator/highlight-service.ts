@@ -77,24 +77,22 @@ export function highlightingAsked(channel: Channel = process): CodeHighlighter &
 }
 
 /**
- * The highlighting process's work: answers each question that comes over
- * `channel` with `highlighter`, until the site step says it is done; then
- * closes the highlighter, which has written every block to the cache.
+ * The highlighting process's work: answers each of the `questions` that
+ * come, in turn, with `highlighter`, until the site step says it is done;
+ * then closes the highlighter, which has written every block to the cache.
+ * The questions are every message the process is sent after its work
+ * (highlight.mjs), kept from the moment it starts, so that none that comes
+ * while the highlighter is made is lost.
  */
-export function serveHighlighting(highlighter: Highlighter, channel: Channel = process): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const listener = (message: unknown): void => {
-      if (isDone(message)) {
-        channel.removeListener('message', listener);
-        highlighter.dispose();
-        resolve();
-        return;
-      }
-      const { from, id, language, code } = message as Passed;
-      highlighter.ensure(language, code).then((html) => channel.send!({ from, id, ...(html !== undefined ? { html } : {}) }), reject);
-    };
-    channel.on('message', listener);
-  });
+export async function serveHighlighting(highlighter: Highlighter, questions: AsyncIterator<unknown>, answer: (message: unknown) => void): Promise<void> {
+  for (;;) {
+    const { value, done } = await questions.next();
+    if (done || isDone(value)) break;
+    const { from, id, language, code } = value as Passed;
+    const html = await highlighter.ensure(language, code);
+    answer({ from, id, ...(html !== undefined ? { html } : {}) });
+  }
+  highlighter.dispose();
 }
 
 /**

@@ -68,9 +68,6 @@ function privateFolder(folder: string): boolean {
   return stat.isDirectory() && (process.getuid === undefined || stat.uid === process.getuid()) && (stat.mode & 0o077) === 0;
 }
 
-export const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
-export const HIGHLIGHT = fileURLToPath(new URL('./highlight.mjs', import.meta.url));
-
 function rendererFolder(code: string, roots: string): string {
   return path.join(roots, `renderer-${code.slice(0, 32)}`);
 }

@@ -3,18 +3,33 @@
 // in a process of its own, with no Astro import and no Vite build of the
 // page code (bench/results/measurements-behind-choices.md).
 //
-//   node render.mjs <renderer entry.mjs> <site input.json> <output folder>
+//   node render.mjs <renderer entry.mjs>
 //
-// The site input (generator/site-input.ts) names the bundle, the highlight cache
-// and the selection; the pages are those the selection renders, then the
-// index and the search page. When done, the peak memory goes back over IPC.
-import fs from 'node:fs';
+// The renderer is loaded as the process starts; its work comes as the first
+// message over its IPC channel, `{input, output}` (renderer-child.ts): the
+// site input (generator/site-input.ts), which names the bundle, the highlight
+// cache and the selection, and the folder to render into. The pages are
+// those the selection renders, then the index and the search page. When
+// done, the peak memory goes back over IPC. Should the channel close before
+// the work comes, the export ended without it, and so does this process.
 import { pathToFileURL } from 'node:url';
 
-const [entry, input, output] = process.argv.slice(2);
-if (!entry || !input || !output) throw new Error('usage: node render.mjs <renderer entry.mjs> <site input.json> <output folder>');
+const [entry] = process.argv.slice(2);
+if (!entry || !process.send) throw new Error('usage: node render.mjs <renderer entry.mjs>, with an IPC channel over which its work comes');
+// Listened for before the renderer loads, since the work may come meanwhile.
+const work = new Promise((resolve) => {
+  const ended = () => process.exit(0);
+  process.once('disconnect', ended);
+  process.once('message', (message) => {
+    // With no listener left, the channel no longer keeps this process alive
+    // once the pages are written.
+    process.removeListener('disconnect', ended);
+    resolve(message);
+  });
+});
 const { open } = await import(pathToFileURL(entry).href);
-const rendering = open(JSON.parse(fs.readFileSync(input, 'utf8')), output);
+const { input, output } = await work;
+const rendering = open(input, output);
 for await (const file of rendering.pages()) await rendering.render(file);
 rendering.close();
-process.send?.({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });
+process.send({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });

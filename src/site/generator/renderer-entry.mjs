@@ -17,6 +17,10 @@ export function createExports(manifest) {
   // again by response.text(), a good part of a child's time
   // (bench/results/measurements-behind-choices.md).
   const app = new App(manifest, false);
+  // Node loads its fetch classes (undici) when a page first names one, some
+  // tens of milliseconds: named here, as the renderer loads, so that a child
+  // started before its work comes (renderer-child.ts) has loaded them by then.
+  const { Request } = globalThis;
   /** The page `file` of `site`, as the build would write it, with its links made relative in its bytes (relative-links.ts). */
   const pageBytes = async (site, file) => {
     const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
@@ -76,8 +80,8 @@ export function createExports(manifest) {
      * The work of the site step's highlighting process (highlight.mjs): the
      * highlighter of the cache `cache`, with the grammars' `expressions`
      * translated when the renderer was made, answering the renderer
-     * children's questions until the site step says they are done.
+     * children's `questions` until the site step says they are done.
      */
-    highlight: async (cache, expressions) => serveHighlighting(await new SiteCaches(cache).highlighter(expressions)),
+    highlight: async (cache, expressions, questions, answer) => serveHighlighting(await new SiteCaches(cache).highlighter(expressions), questions, answer),
   };
 }

@@ -34,7 +34,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PAGE_BUDGET, SEARCH_SCRIPTS, searchScriptOf } from '../models/page-files.ts';
-import { readSavedPlan, searchScriptBeside, type EarlierPages, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
+import { readSavedPlan, searchScriptBeside, type EarlierPages, type SelectedConversation, type SiteSelection } from './site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
 import type { StampsRecord } from '../../files/file-stamp.ts';
@@ -42,11 +42,12 @@ import { compareBytes, conversationsOfBundle, exportFiles } from '../../bundle/m
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
+import { giveWork, startHighlighting, startRenderer, type StartedChildren, type WaitingRenderer } from './renderer-child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import type { Finished } from './page-store.ts';
 import { SiteCaches } from './caches.ts';
 import { refusedWriteCode } from '../../files/write-failure.ts';
-import { filesUnder, HIGHLIGHT, keepRenderer, keptRenderer, RENDER, siteBuildRoots, siteCode, translatedExpressionsBeside } from './kept-renderer.ts';
+import { filesUnder, keepRenderer, keptRenderer, siteBuildRoots, siteCode, translatedExpressionsBeside } from './kept-renderer.ts';
 import { highlightingDone, passQuestions } from './highlight-service.ts';
 import { placeEvidence, writeEvidenceOnThread, ZSTD_DECODER, zstdDecoderScript } from './evidence-pages.ts';
 
@@ -110,6 +111,14 @@ export interface SiteOptions {
    * others gives a folder of its own under it.
    */
   readonly buildRoots?: string;
+  /**
+   * A renderer child the export started as it began (renderer-child.ts),
+   * which has loaded the kept renderer meanwhile: the site step's first
+   * child, when it renders with that renderer. The site step stops it as
+   * soon as it knows it will not take it; whoever started it stops it too
+   * once the export ends (WaitingRenderer.dismiss), whatever happened.
+   */
+  readonly waitingRenderer?: WaitingRenderer;
 }
 
 export async function buildSite(bundle: string, out: string, cache: string, options: SiteOptions = {}): Promise<SiteResult> {
@@ -142,6 +151,8 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
       const rendered = new Set(finished.flatMap(({ render, pages: of }) => (render ? of() : [])));
       store.keep(out, site, exportFiles(out).files.filter((file) => !rendered.has(file) && !placed.has(file)), digests);
     } else {
+      // Nothing to render: the waiting child goes now, not once the export ends.
+      void options.waitingRenderer?.dismiss();
       store.place(site, out, digests);
       store.placeFinished(out, finished, digests);
     }
@@ -165,7 +176,9 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * render, with the pages of their earlier renders (`store.earlier`);
  * returns the pages written. Every page is rendered by the renderer kept
  * for this `code` (render.mjs), made first when none is (makeRenderer), as
- * `npm ci` makes it: there is no other way to render a page.
+ * `npm ci` makes it: there is no other way to render a page. The first
+ * child is the one the export started as it began (SiteOptions.waitingRenderer),
+ * when it loaded the renderer kept now; the others start here.
  *
  * `store.placeKept` places the pages of the other conversations, and the
  * site's files that are no page are written, as the children render: this
@@ -174,7 +187,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * of the pages written; what went wrong meanwhile is the site's failure once
  * the children are done, not the renderer's.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots() }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; placedMeanwhile?: ReadonlySet<string> }> {
+async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots(), waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; placedMeanwhile?: ReadonlySet<string> }> {
   // Inside node_modules (or a folder linked to it, siteBuildRoots), so that
   // a build of the renderer resolves astro and the site's packages from the
   // project, yet outside what git tracks; removed once the site is written.
@@ -198,20 +211,25 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   // Awaited below; should rendering fail first, its failure is the error.
   evidence.catch(() => undefined);
   try {
-    let renderer = keptRenderer(code, roots) ?? (await makeRenderer(path.join(root, 'renderer'), code, observer, roots));
+    const kept = keptRenderer(code, roots);
+    // The child the export started loaded the renderer kept then: it is the
+    // lead of the first attempt when that is the renderer kept now.
+    const waiting = kept !== undefined ? waitingRenderer?.take(kept) : undefined;
+    if (waiting === undefined) void waitingRenderer?.dismiss();
+    let renderer = kept ?? (await makeRenderer(path.join(root, 'renderer'), code, observer, roots));
     // The helpers render their conversations' pages into folders of their
     // own; the lead renders the rest, and the index and search pages, which
     // list every conversation, from the plans the helpers save.
-    const attempt = async (renderer: string, name: string): Promise<void> => {
-      const highlighting = startChild(HIGHLIGHT, [renderer, input.cache, translatedExpressionsBeside(renderer)], root, siteChildEnvironment());
-      const start = (child: string, selection: SiteSelection, output: string): Child => startSiteChild(path.join(root, `${name}-${child}`), { ...input, selection }, output, renderer);
+    const attempt = async (renderer: string, name: string, lead: StartedChildren | undefined): Promise<void> => {
+      const highlighting = giveWork(lead?.highlighting ?? startHighlighting(renderer, root), { cache: input.cache, expressions: translatedExpressionsBeside(renderer) });
+      const start = (selection: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection }, output });
       const helperChildren = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
-        return { group, output, child: start(`helper-${index + 1}`, { conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };
+        return { group, output, child: start({ conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };
       });
       const renderedBy = new Map(helperChildren.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
-      const children = [start('lead', leadSelection, path.resolve(out)), ...helperChildren.map(({ child }) => child)];
+      const children = [start(leadSelection, path.resolve(out), lead?.renderer), ...helperChildren.map(({ child }) => child)];
       passQuestions(children, highlighting);
       placedMeanwhile = undefined;
       failedMeanwhile = undefined;
@@ -231,8 +249,12 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       }
     };
     try {
-      await attempt(renderer, 'rendering');
+      await attempt(renderer, 'rendering', waiting);
     } catch (error) {
+      // Stopped with the others when one failed; stopped here should the
+      // attempt have failed before they had their work, which they would wait for.
+      waiting?.renderer.stop();
+      waiting?.highlighting.stop();
       // A renderer that fails is made again, once, and renders the site
       // again: should the fault be in the bundle rather than in the
       // renderer, the new one fails the same way, and that is the error. A
@@ -242,7 +264,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       fs.rmSync(path.dirname(renderer), { recursive: true, force: true });
       for (const file of fs.existsSync(out) ? filesUnder(out) : []) if (!before.has(file)) fs.rmSync(file);
       renderer = await makeRenderer(path.join(root, 'renderer-again'), code, observer, roots);
-      await attempt(renderer, 'again');
+      await attempt(renderer, 'again', undefined);
     }
     writeSearchScripts(out, conversations.filter(({ render }) => render));
     await evidence;
@@ -252,14 +274,6 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   }
   if (failedMeanwhile) throw failedMeanwhile.error;
   return { pages: pagesUnder(out, undefined, placedMeanwhile ?? new Set()), ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
-}
-
-/** Starts one child of the site in `folder` (made here, with the site input it renders, as `input.json`), with the kept renderer `renderer`. */
-function startSiteChild(folder: string, input: SiteInput, output: string, renderer: string): Child {
-  fs.mkdirSync(folder);
-  const file = path.join(folder, 'input.json');
-  fs.writeFileSync(file, JSON.stringify(input));
-  return startChild(RENDER, [renderer, file, output], folder, siteChildEnvironment());
 }
 
 /**

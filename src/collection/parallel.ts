@@ -9,7 +9,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { workerModule, workOnCores } from '../cores/work-on-cores.ts';
+import { WORKER_OLD_GENERATION_MB, workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { readCursor } from '../landing/cursor.ts';
 import { cursorName, placeFolder } from '../landing/layout.ts';
 import { releaseLockHeldByThisProcess } from '../landing/lock.ts';
@@ -59,7 +59,7 @@ export interface ParallelOptions {
   readonly adapter: Adapter;
   /** Threads to collect on, the calling one included. */
   readonly workers: number;
-  /** Collect on `workers` worker threads alone, the calling thread only waiting for them (as before it collected too); for tests. */
+  /** Collect on `workers` worker threads alone, the calling thread only waiting for them: an export's, whose calling thread's heap stays for its later steps (cli export, export/pipeline.ts), and tests. */
   readonly workersOnly?: boolean;
   /** False to land only; see CollectOptions.deriveSessionData. */
   readonly deriveSessionData?: boolean;
@@ -91,6 +91,10 @@ export async function collectInParallel(sessions: DiscoveredSession[], options: 
       return failed(session.id, `${why} before this session was committed; what was committed before stays, and the next pass lands the rest`);
     },
     onOutcome: options.onSession,
+    // The young generation is V8's own: capped as a parse worker's is, the
+    // export's peak, in its parse step, stayed where it was, for more
+    // processor time (bench/results/measurements-behind-choices.md).
+    oldGenerationMb: WORKER_OLD_GENERATION_MB,
   });
 }
 

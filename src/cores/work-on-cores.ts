@@ -70,7 +70,13 @@ export interface CoresWork<Item, Task, Outcome> {
   readonly items: readonly Item[];
   /** Threads, the calling one included. */
   readonly threads: number;
-  /** Work on `threads` worker threads alone, the calling thread only taking their outcomes as they come: for tests, and for the archive, whose calling thread writes each frame as it comes. */
+  /**
+   * Work on `threads` worker threads alone, the calling thread only taking
+   * their outcomes as they come: for the archive, whose calling thread
+   * writes each frame as it comes; for an export's collection and parse,
+   * whose calling thread keeps its heap small for the steps after them; and
+   * for tests.
+   */
   readonly workersOnly?: boolean;
   /** What a worker is called in a failure: "the collection worker". */
   readonly name: string;
@@ -96,7 +102,24 @@ export interface CoresWork<Item, Task, Outcome> {
    * and all of it stays resident. Unset, V8's default.
    */
   readonly youngGenerationMb?: number;
+  /**
+   * The most megabytes each worker's old generation may take (Worker's
+   * resourceLimits; WORKER_OLD_GENERATION_MB). A worker that needs more
+   * stops, and the items it had taken are `lost`. Unset, V8's default.
+   */
+  readonly oldGenerationMb?: number;
 }
+
+/**
+ * The old generation of a worker that bounds it, in megabytes. V8 lets a
+ * heap grow past what it holds alive before it collects again by a factor
+ * that it sets from the heap's limit: up to 4 under the default limit of a
+ * machine with gigabytes to spare, and about 1.6 under this one. A worker's
+ * heap then stays near what it holds rather than growing to twice that and
+ * more (bench/results/measurements-behind-choices.md); a gigabyte is far
+ * more than the largest session's parse holds alive.
+ */
+export const WORKER_OLD_GENERATION_MB = 1024;
 
 /**
  * Does the work on the threads; resolves with one outcome per item, in the
@@ -119,7 +142,12 @@ export async function workOnCores<Item, Task, Outcome>(work: CoresWork<Item, Tas
     work.onOutcome?.(outcome);
   };
   const count = Math.max(1, Math.min(work.workersOnly ? work.threads : work.threads - 1, items.length));
-  const resourceLimits = work.youngGenerationMb !== undefined ? { resourceLimits: { maxYoungGenerationSizeMb: work.youngGenerationMb } } : {};
+  const resourceLimits = {
+    resourceLimits: {
+      ...(work.youngGenerationMb !== undefined ? { maxYoungGenerationSizeMb: work.youngGenerationMb } : {}),
+      ...(work.oldGenerationMb !== undefined ? { maxOldGenerationSizeMb: work.oldGenerationMb } : {}),
+    },
+  };
   const workers = Array.from({ length: count }, () => new Worker(work.worker.module, { workerData: work.worker.workerData, ...resourceLimits }));
   // A worker's threadId reads -1 once it has stopped, so it is kept now.
   const threadIds = workers.map((worker) => worker.threadId);

@@ -219,6 +219,10 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
     adapter,
     discovery,
     selected: request.selected,
+    // On workers alone, as the parse step is (parse/parallel.ts): a young
+    // generation this thread grew would stay resident through every later
+    // step, the site's beside the evidence worker.
+    workersOnly: true,
     onSession(outcome) {
       let landed = 0;
       for (const item of outcome.sources) for (const file of item.landed) landed += file.sourceBytes;

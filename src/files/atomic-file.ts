@@ -218,8 +218,16 @@ export class PendingFile {
   }
 }
 
+/**
+ * What a whole file is written from: its bytes, its text, or its text in
+ * pieces (a file of lines), each written in turn through the staging buffer
+ * and never joined, so that a file of megabytes is never held whole as one
+ * string, nor again as the bytes it encodes to.
+ */
+export type WholeContent = Buffer | string | Iterable<string>;
+
 /** Writes a whole write-once file: temporary name, mode 0444, fsync, rename, folder fsync. */
-export function writeOnce(target: string, content: Buffer | string): void {
+export function writeOnce(target: string, content: WholeContent): void {
   if (fs.existsSync(target)) throw new Error(`${target}: already exists; landed files are never rewritten`);
   writeWhole(target, content, { mode: READ_ONLY, durability: 'landed' });
 }
@@ -230,7 +238,7 @@ export function replaceFile(target: string, content: string): void {
 }
 
 /** Replaces a state file whole with nothing flushed: see `unflushed` above. */
-export function replaceWithoutFlush(target: string, content: string): void {
+export function replaceWithoutFlush(target: string, content: WholeContent): void {
   writeWhole(target, content, { mode: 0o644, durability: 'unflushed' });
 }
 
@@ -281,7 +289,7 @@ export function stagedReplacement(target: string, content: string, writer: Pick<
   return writtenAndSealed(target, content, { ...writer, mode: 0o644, durability: 'replaced' });
 }
 
-function writeWhole(target: string, content: Buffer | string, options: PendingOptions): void {
+function writeWhole(target: string, content: WholeContent, options: PendingOptions): void {
   const pending = writtenAndSealed(target, content, options);
   try {
     pending.finish();
@@ -291,10 +299,11 @@ function writeWhole(target: string, content: Buffer | string, options: PendingOp
   }
 }
 
-function writtenAndSealed(target: string, content: Buffer | string, options: PendingOptions): PendingFile {
+function writtenAndSealed(target: string, content: WholeContent, options: PendingOptions): PendingFile {
   const pending = new PendingFile(target, options);
   try {
-    pending.write(content);
+    if (typeof content === 'string' || Buffer.isBuffer(content)) pending.write(content);
+    else for (const piece of content) pending.write(piece);
     pending.seal();
   } catch (error) {
     pending.abandon();

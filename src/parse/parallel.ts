@@ -1,8 +1,14 @@
 // Parse on every core (cores/work-on-cores.ts). A session is assembled as a
-// whole, and sessions share nothing: each thread assembles one at a time and
-// appends its round.
+// whole, and sessions share nothing: each worker thread assembles one at a
+// time and appends its round.
+//
+// The calling thread parses nothing while workers do: its heap is the
+// process's for the rest of the command (an export's site step runs beside
+// it), and V8 neither caps nor gives back the young generation of the
+// process's own thread, which a parse grew to its largest. A worker's heap
+// is bounded (its resourceLimits) and goes with the worker.
 
-import { workerModule, workOnCores } from '../cores/work-on-cores.ts';
+import { WORKER_OLD_GENERATION_MB, workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { refusedWriteCode } from '../files/write-failure.ts';
 import { ChainError } from '../session-flow/chain.ts';
 import { assemblyDue, parseSession, type ParseOptions, type ParseResult } from './parse.ts';
@@ -68,9 +74,9 @@ const PARSE_WORKER_YOUNG_GENERATION_MB = 12;
 export const PARSE_WORKER = workerModule('parse-worker', new URL('./worker.ts', import.meta.url));
 
 /**
- * Parses the sessions, those with enough to assemble on `threads` threads
- * (the calling one included); resolves with one outcome per session, in the
- * order of `sessions`. Then parses again, on the calling thread, each stored
+ * Parses the sessions, those with enough to assemble on `threads` worker
+ * threads, the rest on the calling thread; resolves with one outcome per
+ * session, in the order of `sessions`. Then parses again, on the calling thread, each stored
  * session whose records a summary in one of those assembled names
  * (summaries-elsewhere.ts), told with `onSummarisedElsewhere`; the outcome of
  * one of `sessions` then says what both parses did.
@@ -78,7 +84,14 @@ export const PARSE_WORKER = workerModule('parse-worker', new URL('./worker.ts', 
 export async function parseSessionsOnCores(
   data: string,
   sessions: readonly string[],
-  options: { threads: number; parallelFromBytes?: number; onSession?: (outcome: SessionParse) => void; onSummarisedElsewhere?: (outcome: SessionParse) => void },
+  options: {
+    threads: number;
+    parallelFromBytes?: number;
+    /** The parse workers' module, PARSE_WORKER's: for tests. */
+    worker?: ReturnType<typeof workerModule>;
+    onSession?: (outcome: SessionParse) => void;
+    onSummarisedElsewhere?: (outcome: SessionParse) => void;
+  },
 ): Promise<SessionParse[]> {
   const outcomes = await parseEachOnCores(data, sessions, options);
   const held = outcomes.flatMap((outcome) => (outcome.summariesOfOthers !== undefined ? [outcome.summariesOfOthers] : []));
@@ -101,7 +114,7 @@ function bothParses(first: SessionParse, again: SessionParse): SessionParse {
   return { ...first, round: again.round, unchanged: false, throughSeq: again.throughSeq, changed: sum(first.changed, again.changed) };
 }
 
-async function parseEachOnCores(data: string, sessions: readonly string[], options: { threads: number; parallelFromBytes?: number; onSession?: (outcome: SessionParse) => void }): Promise<SessionParse[]> {
+async function parseEachOnCores(data: string, sessions: readonly string[], options: { threads: number; parallelFromBytes?: number; worker?: ReturnType<typeof workerModule>; onSession?: (outcome: SessionParse) => void }): Promise<SessionParse[]> {
   const weighed = sessions.map((session) => ({ session, ...dueOf(data, session) }));
   const total = weighed.reduce((sum, { bytes }) => sum + bytes, 0);
   const outcomes = new Map<string, SessionParse>();
@@ -116,17 +129,22 @@ async function parseEachOnCores(data: string, sessions: readonly string[], optio
     await workOnCores({
       items: toAssemble,
       threads: options.threads,
+      workersOnly: true,
       name: 'the parse worker',
-      worker: PARSE_WORKER,
+      worker: options.worker ?? PARSE_WORKER,
       task: { data },
       here: (taken, each) => {
         for (const session of taken) each(parseOne(data, session));
       },
       itemKey: (session) => session,
       outcomeKey: (outcome) => outcome.session,
-      lost: (session, why) => ({ session, unchanged: false, failure: { chain: false, message: `${why} while it parsed this session; the next export parses it again` } }),
+      // Parsed again here, where the heap is not bounded: a parse never
+      // throws (parseOne), so a worker that stopped ran out of its memory
+      // (oldGenerationMb) or was stopped from outside.
+      lost: (session) => parseOne(data, session),
       onOutcome: report,
       youngGenerationMb: PARSE_WORKER_YOUNG_GENERATION_MB,
+      oldGenerationMb: WORKER_OLD_GENERATION_MB,
     });
   }
   // Every one left, when a single thread is faster, and any this could not weigh.

@@ -15,7 +15,7 @@ import { digestOfFile } from '../files/digest.ts';
 import { parseJsonBytes, textOf, type ParsedJson } from '../files/json-text.ts';
 import { sessionDataBeside, sessionDataName } from '../landing/layout.ts';
 import { listSession, type LandedFileEntry, type SessionListing } from '../landing/session-state.ts';
-import { readLines } from '../files/line-reader.ts';
+import { firstLine, readLines, withOpenFile } from '../files/line-reader.ts';
 import type { PartKind } from '../model/vocabulary.ts';
 import { markRedactedParts } from './placeholder.ts';
 import { SESSION_DATA_SCHEMA, type SessionDataHeader, type SessionDataRow } from './format.ts';
@@ -281,7 +281,11 @@ export function newerConverterFor(dialect: string, converters: readonly Converte
 /** The header of a `.sd`, its first line alone; undefined when the file is not one. */
 export function readSessionDataHeader(file: string): SessionDataHeader | undefined {
   try {
-    for (const entry of readSessionData(file)) return entry.type === 'header' ? entry.header : undefined;
+    // The first line alone: a reading buffer for the rows would be read whole, up to a megabyte of a `.sd`, for every landed file a parse weighs.
+    const first = withOpenFile(file, (descriptor) => firstLine(descriptor, fs.fstatSync(descriptor).size));
+    if (first === undefined) return undefined;
+    const header = JSON.parse(first.toString('utf8')) as SessionDataHeader;
+    return header.schema === SESSION_DATA_SCHEMA ? header : undefined;
   } catch {
     // Not a .sd: whatever reads it whole reports it.
   }

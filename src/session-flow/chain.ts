@@ -444,8 +444,11 @@ export function appendRound(data: string, input: AppendInput, now: Date = new Da
     parser: input.parser,
     policy: input.policy,
   };
-  const body = [header, ...frames].map((frame) => `${JSON.stringify(frame)}\n`).join('');
-  const digest = crypto.createHash('sha256').update(body).digest('hex');
+  // Hashed and written line by line: the round of a large session is megabytes, which joined would be held again as one string and as its bytes.
+  const lines = [header, ...frames].map((frame) => `${JSON.stringify(frame)}\n`);
+  const hash = crypto.createHash('sha256');
+  for (const line of lines) hash.update(line);
+  const digest = hash.digest('hex');
   const counts = {
     nodes: frames.filter((frame) => frame.t === 'node' && !frame.tombstone).length,
     relations: frames.filter((frame) => frame.t === 'relation' && !frame.tombstone).length,
@@ -454,7 +457,8 @@ export function appendRound(data: string, input: AppendInput, now: Date = new Da
   };
   const commit: CommitFrame = { t: 'commit', digest, counts };
   const file = path.join(conversationFolder(data, input.conversation), 'rounds', `r${String(round).padStart(6, '0')}-${digest.slice(0, 12)}.sf`);
-  writeOnce(file, `${body}${JSON.stringify(commit)}\n`);
+  lines.push(`${JSON.stringify(commit)}\n`);
+  writeOnce(file, lines);
   // The head pointer says what the rounds folder says, and nothing reads it
   // back (readChain takes the head from the rounds on disk): it is not
   // flushed, and a crash that loses it loses nothing.

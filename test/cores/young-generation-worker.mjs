@@ -6,7 +6,7 @@ parentPort.on('message', ({ items, shares }) => {
   for (;;) {
     const index = Atomics.add(shares.next, 0, 1);
     if (index >= items.length) break;
-    parentPort.postMessage({ type: 'outcome', outcome: { item: items[index], youngGenerationMb: resourceLimits.maxYoungGenerationSizeMb } });
+    parentPort.postMessage({ type: 'outcome', outcome: { item: items[index], youngGenerationMb: resourceLimits.maxYoungGenerationSizeMb, oldGenerationMb: resourceLimits.maxOldGenerationSizeMb } });
   }
   parentPort.postMessage({ type: 'done' });
 });

@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { workerModule, workOnCores } from '../../src/cores/work-on-cores.ts';
+import { workerModule, workOnCores, WORKER_OLD_GENERATION_MB } from '../../src/cores/work-on-cores.ts';
 
 const WORKER = workerModule('young-generation-worker', new URL('./young-generation-worker.mjs', import.meta.url));
 
-async function limitsOfWorkers(youngGenerationMb: number | undefined): Promise<number[]> {
-  const outcomes = await workOnCores<string, Record<string, never>, { item: string; youngGenerationMb: number }>({
+interface Limits {
+  readonly item: string;
+  readonly youngGenerationMb: number;
+  readonly oldGenerationMb: number;
+}
+
+async function limitsOfWorkers(limits: { youngGenerationMb?: number; oldGenerationMb?: number }): Promise<Limits[]> {
+  return workOnCores<string, Record<string, never>, Limits>({
     items: ['a', 'b'],
     threads: 2,
     workersOnly: true,
@@ -14,15 +20,19 @@ async function limitsOfWorkers(youngGenerationMb: number | undefined): Promise<n
     here: () => {},
     itemKey: (item) => item,
     outcomeKey: (outcome) => outcome.item,
-    lost: (item) => ({ item, youngGenerationMb: -1 }),
-    ...(youngGenerationMb !== undefined ? { youngGenerationMb } : {}),
+    lost: (item) => ({ item, youngGenerationMb: -1, oldGenerationMb: -1 }),
+    ...limits,
   });
-  return outcomes.map((outcome) => outcome.youngGenerationMb);
 }
 
 describe('work on cores with a young generation capped', () => {
   it('starts every worker with the young generation asked for, and with V8’s own otherwise', { timeout: 60_000 }, async () => {
-    expect(await limitsOfWorkers(12)).toEqual([12, 12]);
-    expect((await limitsOfWorkers(undefined)).every((limit) => limit !== 12)).toBe(true);
+    expect((await limitsOfWorkers({ youngGenerationMb: 12 })).map((outcome) => outcome.youngGenerationMb)).toEqual([12, 12]);
+    expect((await limitsOfWorkers({})).every((outcome) => outcome.youngGenerationMb !== 12)).toBe(true);
+  });
+
+  it('starts every worker with the old generation asked for, and with V8’s own otherwise', { timeout: 60_000 }, async () => {
+    expect((await limitsOfWorkers({ youngGenerationMb: 12, oldGenerationMb: WORKER_OLD_GENERATION_MB })).map((outcome) => outcome.oldGenerationMb)).toEqual([WORKER_OLD_GENERATION_MB, WORKER_OLD_GENERATION_MB]);
+    expect((await limitsOfWorkers({})).every((outcome) => outcome.oldGenerationMb !== WORKER_OLD_GENERATION_MB)).toBe(true);
   });
 });

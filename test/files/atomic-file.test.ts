@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { overwriteInPlace } from '../../src/files/atomic-file.ts';
+import { overwriteInPlace, replaceWithoutFlush, writeOnce } from '../../src/files/atomic-file.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 afterEach(() => {
@@ -36,5 +36,26 @@ describe('a state file written over where it is', () => {
     overwriteInPlace(readOnly, 'new\n');
     expect(fs.readFileSync(readOnly, 'utf8')).toBe('new\n');
     expect(fs.statSync(readOnly).ino).not.toBe(inode);
+  });
+});
+
+describe('a whole file written from its pieces', () => {
+  it('writes them in turn through the staging buffer, never joined into one write', () => {
+    const folder = temporaryFolder();
+    const line = (index: number): string => `${JSON.stringify({ index, text: 'é'.repeat(300) })}\n`;
+    function* lines(): Generator<string> {
+      for (let index = 0; index < 4000; index++) yield line(index);
+    }
+    const expected = Array.from({ length: 4000 }, (_, index) => line(index)).join('');
+    const write = vi.spyOn(fs, 'writeSync');
+    const state = path.join(folder, 'state');
+    replaceWithoutFlush(state, lines());
+    const once = path.join(folder, 'once');
+    writeOnce(once, [...lines()]);
+    expect(fs.readFileSync(state, 'utf8')).toBe(expected);
+    expect(fs.readFileSync(once, 'utf8')).toBe(expected);
+    expect(Buffer.byteLength(expected)).toBeGreaterThan(2 << 20);
+    const largest = Math.max(...write.mock.calls.map(([, bytes, offset]) => (bytes as unknown as Buffer).length - ((offset as number | undefined) ?? 0)));
+    expect(largest).toBeLessThanOrEqual(64 << 10);
   });
 });

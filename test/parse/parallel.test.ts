@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { storedSessions } from '../../src/collection/collect-all.ts';
 import { parseSessionsOnCores } from '../../src/parse/parallel.ts';
+import { workerModule } from '../../src/cores/work-on-cores.ts';
+import { roundFiles } from '../../src/session-flow/chain.ts';
 import { collectOnce, copyOfFixtures, filesOf, temporaryFolder } from '../helpers.ts';
 
 function collected(): string {
@@ -37,6 +39,25 @@ describe('parse on every core', () => {
     expect(rounds(together).size).toBe(sessions.length + 1);
     expect(rounds(together)).toEqual(rounds(alone));
     expect((await parseSessionsOnCores(together, sessions, { threads: 2, parallelFromBytes: 0 })).every((outcome) => outcome.unchanged)).toBe(true);
+  });
+
+  it('leaves every session to the workers while they work: the calling thread’s heap is the rest of the command’s', { timeout: 60_000 }, async () => {
+    const data = collected();
+    const sessions = storedSessions(data);
+    const worker = workerModule('idle-parse-worker', new URL('./idle-parse-worker.mjs', import.meta.url));
+    const outcomes = await parseSessionsOnCores(data, sessions, { threads: 2, parallelFromBytes: 0, worker });
+    expect(outcomes.every((outcome) => outcome.unchanged)).toBe(true);
+    // The workers appended no round; the calling thread would have.
+    expect(sessions.filter((session) => roundFiles(data, session).length > 0)).toEqual([]);
+  });
+
+  it('parses on the calling thread each session a worker took and never finished, as one that ran out of its bounded memory', { timeout: 60_000 }, async () => {
+    const data = collected();
+    const sessions = storedSessions(data);
+    const worker = workerModule('stopping-parse-worker', new URL('./stopping-parse-worker.mjs', import.meta.url));
+    const outcomes = await parseSessionsOnCores(data, sessions, { threads: 2, parallelFromBytes: 0, worker });
+    expect(outcomes.filter((outcome) => outcome.failure !== undefined)).toEqual([]);
+    expect(outcomes.filter((outcome) => outcome.round !== undefined)).toHaveLength(sessions.length);
   });
 
   it('names a session it cannot parse and parses the others', { timeout: 60_000 }, async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import crypto from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
 import { PARSER_VERSION } from '../../src/assembly/assemble.ts';
 import { assemble } from '../../src/parse/structure.ts';
 import { loadSessionIndex } from '../../src/index/session-index.ts';
@@ -130,6 +131,27 @@ describe('the round chain', () => {
     const folded = readChain(data, 'c1');
     expect(folded.nodes.get('talk/1')).toMatchObject({ revision: 1 });
     expect(folded.nodes.get('call/1')).toMatchObject({ revision: 2, refs: [{ seq: 1, row: 3 }] });
+  });
+
+  it('writes a round of megabytes line by line, never held as one string or written at once, its digest that of its lines', () => {
+    const data = temporaryFolder();
+    const nodes: FlowNode[] = Array.from({ length: 3000 }, (_, index) => ({ id: `talk/${index}`, kind: 'talk', ref: { seq: 1, row: index }, attrs: { title: `${index} ${'x'.repeat(500)}` } }));
+    const write = vi.spyOn(fs, 'writeSync');
+    try {
+      appendRound(data, { conversation: 'c1', session: 'c1', structure: { nodes, relations: [], unresolved: [], counts: {} }, throughSeq: 1, landed: [], parser: PARSER_VERSION, policy: 'p' });
+      const largest = Math.max(...write.mock.calls.map(([, bytes, offset]) => (bytes as unknown as Buffer).length - ((offset as number | undefined) ?? 0)));
+      expect(largest).toBeLessThanOrEqual(64 << 10);
+    } finally {
+      write.mockRestore();
+    }
+    const [file] = roundFiles(data, 'c1');
+    const text = fs.readFileSync(file!, 'utf8');
+    expect(text.length).toBeGreaterThan(1 << 20);
+    const body = text.slice(0, text.lastIndexOf('{"t":"commit"'));
+    const digest = crypto.createHash('sha256').update(body).digest('hex');
+    expect(JSON.parse(text.slice(body.length))).toMatchObject({ t: 'commit', digest });
+    expect(path.basename(file!)).toContain(digest.slice(0, 12));
+    expect(readChain(data, 'c1').nodes.size).toBe(3000);
   });
 
   it('continues a chain an older parser built, with a round of this parser that folds to what it assembles', () => {

@@ -24,7 +24,7 @@ import { linkOrCopy, linkOrCopyNamedByBytes } from './link-or-copy.ts';
 import { writeImageFiles, type WrittenImage } from './image-files.ts';
 import { IMAGE_FOLDER } from '../models/images.ts';
 import { listFolder } from '../../files/folders.ts';
-import { workerModule, workOnCores } from '../../cores/work-on-cores.ts';
+import { WORKER_OLD_GENERATION_MB, workerModule, workOnCores } from '../../cores/work-on-cores.ts';
 import { zstd } from '../../files/zstd.ts';
 
 /** From an evidence page to the site's root, and to the export's. */
@@ -52,9 +52,9 @@ export function zstdDecoderScript(): string {
 
 /**
  * The evidence worker's young generation, in megabytes: it runs in the
- * export's own process while the parse step's heap is still there, and a
- * young generation grown to V8's largest stayed resident beside it, the
- * export process's second peak (as for the parse workers, parse/parallel.ts).
+ * export's own process beside the calling thread's heap, and a young
+ * generation grown to V8's largest stayed resident beside it, the export
+ * process's second peak (as for the parse workers, parse/parallel.ts).
  */
 const EVIDENCE_WORKER_YOUNG_GENERATION_MB = 12;
 
@@ -191,6 +191,7 @@ export async function writeEvidenceOnThread(bundle: string, staging: string, con
     lost: ({ id }, why) => (failures.push(`${id}: ${why}`), id),
     keepOutcomes: false,
     youngGenerationMb: EVIDENCE_WORKER_YOUNG_GENERATION_MB,
+    oldGenerationMb: WORKER_OLD_GENERATION_MB,
   });
   if (failures.length > 0) throw new Error(`the evidence pages of ${failures.length} conversation${failures.length === 1 ? '' : 's'} were not written: ${failures.join('; ')}`);
 }

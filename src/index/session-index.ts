@@ -226,16 +226,17 @@ export function loadSessionIndex(data: string, session: string, options: { persi
   // always be made again.
   const file = indexPath(data, session);
   const summary = `${JSON.stringify({ schema: INDEX_SCHEMA, session, through_seq: throughSeq, files, entries: entries.length })}\n`;
-  const linesOf = (list: readonly IndexEntry[]): string => list.map((entry) => `${JSON.stringify(entry)}\n`).join('');
-  // A whole index is written entry by entry: that of a large session is megabytes, which joined would be held as one string and again as its bytes.
-  function* wholeIndex(): Generator<string> {
-    for (const entry of entries) yield `${JSON.stringify(entry)}\n`;
+  // The lines of `list` and the summary, one by one: a whole index is
+  // written so, since that of a large session is megabytes, which joined
+  // would be held as one string and again as its bytes.
+  function* linesWithSummary(list: readonly IndexEntry[]): Generator<string> {
+    for (const entry of list) yield `${JSON.stringify(entry)}\n`;
     yield summary;
   }
   // Extended where it is: the new entries and the summary written over the
   // old summary, so that one new line costs a write of its entry, not of
   // the whole index of a large conversation.
-  if (!(extendable && replaceTailInPlace(file, saved.summaryAt, `${linesOf(entries.slice(saved.index.entries.length))}${summary}`))) replaceWithoutFlush(file, wholeIndex());
+  if (!(extendable && replaceTailInPlace(file, saved.summaryAt, [...linesWithSummary(entries.slice(saved.index.entries.length))].join('')))) replaceWithoutFlush(file, linesWithSummary(entries));
   return index;
 }
 

@@ -220,8 +220,9 @@ export function* readSessionData(file: string, options: { asBytes?: boolean; has
         throw new Error(`${file}: line ${line}: not JSON`);
       }
       if (line === 1) {
-        if ((parsed.value as SessionDataHeader).schema !== SESSION_DATA_SCHEMA) throw new Error(`${file}: not a ${SESSION_DATA_SCHEMA} file`);
-        yield { type: 'header', header: parsed.value as SessionDataHeader };
+        const header = sessionDataHeaderOf(parsed.value);
+        if (header === undefined) throw new Error(`${file}: not a ${SESSION_DATA_SCHEMA} file`);
+        yield { type: 'header', header };
       } else {
         yield { type: 'row', row: parsed.value as SessionDataRow, stringsAsBytes: parsed.stringsAsBytes, offset, length: bytes.length };
       }
@@ -229,6 +230,11 @@ export function* readSessionData(file: string, options: { asBytes?: boolean; has
   } finally {
     fs.closeSync(descriptor);
   }
+}
+
+/** A `.sd`'s first line, parsed, as its header; undefined when it is not one. */
+function sessionDataHeaderOf(value: unknown): SessionDataHeader | undefined {
+  return (value as SessionDataHeader | null)?.schema === SESSION_DATA_SCHEMA ? (value as SessionDataHeader) : undefined;
 }
 
 const ROW_KEY = Buffer.from('{"row":');
@@ -284,8 +290,7 @@ export function readSessionDataHeader(file: string): SessionDataHeader | undefin
     // The first line alone: a reading buffer for the rows would be read whole, up to a megabyte of a `.sd`, for every landed file a parse weighs.
     const first = withOpenFile(file, (descriptor) => firstLine(descriptor, fs.fstatSync(descriptor).size));
     if (first === undefined) return undefined;
-    const header = JSON.parse(first.toString('utf8')) as SessionDataHeader;
-    return header.schema === SESSION_DATA_SCHEMA ? header : undefined;
+    return sessionDataHeaderOf(JSON.parse(first.toString('utf8')));
   } catch {
     // Not a .sd: whatever reads it whole reports it.
   }

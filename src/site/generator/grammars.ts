@@ -47,8 +47,8 @@ export function languageNames(): Map<string, string> {
  * language (models/markdown.ts).
  */
 export async function grammarsOf(id: string): Promise<LanguageRegistration[]> {
-  const loader = new Map(Object.entries(bundledLanguages as Record<string, LanguageLoader>)).get(id);
-  if (loader === undefined) return [];
+  if (!Object.hasOwn(bundledLanguages, id)) return [];
+  const loader = (bundledLanguages as Record<string, LanguageLoader>)[id]!;
   const grammars = new Map<string, LanguageRegistration>();
   for (const grammar of (await loader()).default) {
     const { embeddedLangsLazy: _lazy, ...rest } = grammar;
@@ -132,7 +132,7 @@ function formsOf(pattern: string): string[] {
 }
 
 /**
- * The engine's regexConstructor for a renderer child: an expression from
+ * The engine's regexConstructor for the highlighting process: an expression from
  * the translations in `folder` of the languages loaded so far (`load`
  * adds a language's), else translated now, as the engine would.
  */

@@ -236,20 +236,20 @@ export class TalkPages {
     // this one for it. A few units at most, so that a large conversation's
     // parts are never all held at once.
     const kept = units.map((unit) => ('talk' in unit ? known(unit.talk.id, earlier?.talks) : known(unit.epoch.id, earlier?.epochs)));
-    const modelled: (Promise<TalkView | EpochView> | undefined)[] = [];
+    const rendered = units.flatMap((_, index) => (kept[index] === undefined ? [index] : []));
+    const modelled = new Map<number, Promise<TalkView | EpochView>>();
     const model = async (unit: { talk: TalkView } | { epoch: EpochView }): Promise<TalkView | EpochView> =>
       'talk' in unit ? talkWithParts(unit.talk, rows, await highlighter()) : epochWithParts(unit.epoch, rows, await highlighter());
+    let next = 0;
     for (const [index, unit] of units.entries()) {
       const measured = kept[index];
       if (measured === undefined) {
-        for (let ahead = index, asked = 0; ahead < units.length && asked < UNITS_AHEAD; ahead++) {
-          if (kept[ahead] !== undefined) continue;
-          modelled[ahead] ??= model(units[ahead]!);
-          asked++;
-        }
+        // This unit is rendered[next]; it and the ones after it are asked for.
+        for (const ahead of rendered.slice(next, next + UNITS_AHEAD)) if (!modelled.has(ahead)) modelled.set(ahead, model(units[ahead]!));
+        next++;
       }
-      const made = measured === undefined ? await modelled[index]! : undefined;
-      modelled[index] = undefined;
+      const made = measured === undefined ? await modelled.get(index)! : undefined;
+      modelled.delete(index);
       if ('talk' in unit) {
         const markup = made && talkHtml(made as TalkView, ROOT);
         this.talks.set(unit.talk.id, measured ?? { bytes: onPage(markup!), withheld: withheldThoughts([made as TalkView]), held: this.held.hold(markup!) });

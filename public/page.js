@@ -7,9 +7,14 @@
 // page; the thinking switch opens or closes every thought. Without
 // JavaScript the page reads the same, its folds closed, its evidence shown
 // by the switch's link to #evidence (site.css).
+// Code in a tool card that starts closed is left plain by the export and
+// highlighted when its card is first opened, by code/highlight.js, loaded
+// then (src/site/generator/browser-highlight.ts): the HTML the export would
+// have written; without JavaScript it reads the same, plain.
 // Nothing opens a fold for printing: a page prints as the screen shows it.
 (function () {
   var root = document.documentElement;
+  var scriptFolder = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, '') : '';
   root.classList.add('js');
   var KEY = 'sessionizer.evidence';
 
@@ -82,9 +87,12 @@
   // are opened, and the first is scrolled into view. The words are only
   // ever matched and the marks made of the page's own text nodes: nothing of
   // the address is put into the page.
+  function searchWords() {
+    return (new URLSearchParams(location.search).get('q') || '').split(/\s+/).filter(Boolean);
+  }
   function land() {
     openTarget();
-    var words = (new URLSearchParams(location.search).get('q') || '').split(/\s+/).filter(Boolean);
+    var words = searchWords();
     var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
     if (words.length === 0 || !target) return;
     var marks = markWords(target, words);
@@ -97,6 +105,46 @@
     // The browser may scroll to the anchor once the page has loaded: the first match stays in view.
     window.addEventListener('load', function () { first.scrollIntoView({ block: 'center' }); }, { once: true });
   }
+
+  var highlighter;
+  function loadHighlighter() {
+    if (!highlighter) {
+      highlighter = new Promise(function (resolve, reject) {
+        var script = document.createElement('script');
+        script.src = scriptFolder + 'code/highlight.js';
+        script.onload = function () {
+          if (window.SESSIONIZER_HIGHLIGHT) resolve(window.SESSIONIZER_HIGHLIGHT);
+          else reject(new Error(script.src + ' gave no highlighter'));
+        };
+        script.onerror = function () { reject(new Error(script.src + ' did not load')); };
+        document.head.appendChild(script);
+      });
+    }
+    return highlighter;
+  }
+  // A fold's toggle event does not bubble: caught on its way down. The
+  // blocks highlighted are those the opened fold shows, not those of a fold
+  // still closed within it; words a search marked in one are marked again.
+  document.addEventListener('toggle', function (event) {
+    var fold = event.target;
+    if (!fold.open) return;
+    var blocks = Array.prototype.filter.call(fold.querySelectorAll('pre[data-highlight="when-opened"]'), function (block) {
+      return !block.parentElement.closest('details:not([open])');
+    });
+    if (blocks.length === 0) return;
+    loadHighlighter().then(function (highlight) {
+      blocks.forEach(function (block) {
+        var marked = block.querySelector('mark.found') !== null;
+        highlight(block).then(function () {
+          if (marked) markWords(block, searchWords());
+        }, function () {
+          // A grammar that did not load leaves its block plain.
+        });
+      });
+    }, function () {
+      // Without its highlighter the code reads the same, plain.
+    });
+  }, true);
 
   // Wraps every match of the words within `root` in <mark class="found">, a
   // match spread over several text nodes (highlighted code) in one mark per

@@ -10,7 +10,8 @@ import { loadConversation } from '../../src/site/models/bundle.ts';
 import { planConversation, type ConversationPlan } from '../../src/site/models/plan.ts';
 import { indexModel, linkedStructure, pageOutline, searchModel, stepsOfPage, talkWithParts, type CodeHighlighter, type PageModel, type PlannedConversation } from '../../src/site/models/site.ts';
 import { SiteReader } from '../../src/site/generator/site-reader.ts';
-import type { StepView } from '../../src/site/models/views.ts';
+import type { Segment, StepView } from '../../src/site/models/views.ts';
+import { isToolCard, toolCardStartsOpen } from '../../src/site/models/tool-cards.ts';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
@@ -60,19 +61,26 @@ describe('a page model made by plain functions', () => {
     conversation.conversation.rows.close();
   });
 
-  it('reads the parts of every step and highlights every code segment', async () => {
+  it('reads the parts of every step and highlights every code segment the page shows open, leaving a closed card’s to the browser', async () => {
     const conversation = planned(FIXTURE_SESSIONS.hostileMarkup);
     const outline = pageOutline(conversation, conversation.plan.pages[0]!);
     const highlighter = markingHighlighter();
     const talks: PageModel['talks'] = [];
     for (const talk of outline.talks) talks.push(await talkWithParts(talk, conversation.conversation.rows, highlighter));
     const model = { ...outline, talks };
-    const segments = everyStep(model).flatMap((step) => step.parts).flatMap((part) => part.segments);
-    const code = segments.filter((segment) => segment.language !== undefined);
+    const segmentsOf = (steps: StepView[]): Segment[] => steps.flatMap((step) => step.parts).flatMap((part) => part.segments);
+    const closed = (step: StepView): boolean => isToolCard(step) && !toolCardStartsOpen(step);
+    const shownOpen = segmentsOf(everyStep(model).filter((step) => !closed(step)));
+    const folded = segmentsOf(everyStep(model).filter(closed));
+    const code = shownOpen.filter((segment) => segment.language !== undefined);
     expect(code.map((segment) => segment.language)).toContain('html');
     expect(code.map((segment) => segment.html)).toEqual(code.map((segment) => `<mark>${segment.text.length}</mark>`));
     expect(highlighter.asked).toHaveLength(code.length);
-    expect(segments.filter((segment) => segment.language === undefined).every((segment) => segment.html === undefined)).toBe(true);
+    const foldedCode = folded.filter((segment) => segment.language !== undefined);
+    expect(foldedCode.length).toBeGreaterThan(0);
+    expect(foldedCode.every((segment) => segment.html === undefined && segment.highlightWhenOpened === true)).toBe(true);
+    const segments = [...shownOpen, ...folded];
+    expect(segments.filter((segment) => segment.language === undefined).every((segment) => segment.html === undefined && segment.highlightWhenOpened === undefined)).toBe(true);
     // The outline it was made from is left as it was.
     expect(everyStep(outline).flatMap((step) => step.parts)).toEqual([]);
     conversation.conversation.rows.close();

@@ -9,7 +9,8 @@ import { bundledLanguagesInfo } from 'shiki/langs';
 import { describe, expect, it } from 'vitest';
 import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { expressionsOf, grammarsOf, writeTranslatedExpressions } from '../../src/site/generator/grammars.ts';
-import { colourClass, loadThemes, THEMES } from '../../src/site/generator/highlight-style.ts';
+import { loadThemes, THEMES } from '../../src/site/generator/highlight-style.ts';
+import { colourClass } from '../../src/site/generator/highlight-html.ts';
 import { temporaryFolder } from '../helpers.ts';
 
 const SAMPLES: ReadonlyArray<readonly [string, string]> = [

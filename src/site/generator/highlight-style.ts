@@ -10,14 +10,17 @@
 
 import type { ThemeRegistrationResolved } from 'shiki/core';
 import { bundledThemes } from 'shiki/themes';
+import { colourClass } from './highlight-html.ts';
 
 export const THEMES = { light: 'github-light', dark: 'github-dark' } as const;
 
 /** The pair of themes in a few characters, which the highlight cache keys its blocks by: a block highlighted with other themes is not reused. */
 export const THEME_PAIR = `${THEMES.light}/${THEMES.dark}`;
 
-export async function loadThemes(): Promise<ThemeRegistrationResolved[]> {
-  return Promise.all([THEMES.light, THEMES.dark].map(async (name) => (await bundledThemes[name]()).default as unknown as ThemeRegistrationResolved));
+/** The pair of themes, light then dark. */
+export async function loadThemes(): Promise<[ThemeRegistrationResolved, ThemeRegistrationResolved]> {
+  const load = async (name: string): Promise<ThemeRegistrationResolved> => (await bundledThemes[name as keyof typeof bundledThemes]()).default as unknown as ThemeRegistrationResolved;
+  return [await load(THEMES.light), await load(THEMES.dark)];
 }
 
 /**
@@ -40,9 +43,4 @@ function coloursOf(theme: ThemeRegistrationResolved): Set<string> {
   add(theme.colors?.['editor.foreground']);
   for (const setting of theme.settings ?? theme.tokenColors ?? []) add(setting.settings?.foreground);
   return colours;
-}
-
-/** The class part of a colour: `#24292E` is `24292e`. */
-export function colourClass(value: string | undefined): string {
-  return (value ?? 'none').replace('#', '').toLowerCase();
 }

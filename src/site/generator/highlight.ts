@@ -10,19 +10,18 @@
 // (createHighlighter). Each block is tokenized once for both themes
 // (paired-tokens.ts).
 //
-// Output is class-based: a token's colour in the light theme becomes
-// `h-<rgb>` and in the dark one `d-<rgb>`, and the style sheet is made from
-// the themes' own colours (highlight-style.ts), since inline styles made
-// pages many times the size of their code (research §5).
+// Output is class-based (highlight-html.ts), and the style sheet is made
+// from the themes' own colours (highlight-style.ts), since inline styles
+// made pages many times the size of their code (research §5).
 
-import { Registry, Resolver } from '@shikijs/primitive';
-import type { Grammar, RegexEngine } from 'shiki/core';
+import type { Registry } from '@shikijs/primitive';
+import type { RegexEngine } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { grammarsOf, languageNames, translatedExpressions } from './grammars.ts';
-import { HIGHLIGHT_LIMIT, highlightKey, openHighlightStore } from './highlighted.ts';
+import { highlightKey, openHighlightStore } from './highlighted.ts';
 import type { CodeHighlighter } from '../models/site.ts';
-import { colourClass, loadThemes, THEME_PAIR, THEMES } from './highlight-style.ts';
-import { pairedTokenizer, type PairedTokenizer } from './paired-tokens.ts';
+import { loadThemes, THEME_PAIR } from './highlight-style.ts';
+import { HIGHLIGHT_LIMIT, highlightedHtml, languageHighlighting, type LanguageHighlighting } from './highlight-html.ts';
 
 /**
  * What a block's HTML is made with, beside its themes, in the key the cache
@@ -36,12 +35,6 @@ export interface Highlighter extends CodeHighlighter {
   /** Does now what the first page would: reads the cache's indexes. */
   warm(): void;
   dispose(): void;
-}
-
-/** A language as its registry highlights it. */
-interface Language {
-  readonly grammar: Grammar;
-  readonly tokenizer: PairedTokenizer;
 }
 
 /**
@@ -61,29 +54,25 @@ export async function createHighlighter(cache: string, expressions?: string): Pr
   const store = openHighlightStore(cache);
   const themes = await loadThemes();
   const names = languageNames();
-  const languages = new Map<string, Promise<Language | undefined>>();
+  const languages = new Map<string, Promise<LanguageHighlighting | undefined>>();
   const registries: Registry[] = [];
   const translated = translatedExpressions(expressions);
   let engine: RegexEngine | undefined;
-  const languageOf = (id: string): Promise<Language | undefined> => {
+  const languageOf = (id: string): Promise<LanguageHighlighting | undefined> => {
     let language = languages.get(id);
     if (language === undefined) {
       language = (async () => {
         // One engine for every registry: its cache keeps each expression translated once.
         engine ??= createJavaScriptRegexEngine({ forgiving: true, regexConstructor: translated.construct });
-        let grammar: Grammar | undefined;
-        let registry: Registry;
         try {
           const grammars = await grammarsOf(id);
           translated.load(id);
-          registry = new Registry(new Resolver(engine, grammars), themes, grammars);
-          registries.push(registry);
-          grammar = registry.getGrammar(id);
+          const highlighting = languageHighlighting(engine, themes, grammars, id);
+          if (highlighting !== undefined) registries.push(highlighting.registry);
+          return highlighting;
         } catch {
           return undefined;
         }
-        if (grammar === undefined) return undefined;
-        return { grammar, tokenizer: pairedTokenizer(registry.getTheme(THEMES.light)!, registry.getTheme(THEMES.dark)!) };
       })();
       languages.set(id, language);
     }
@@ -98,8 +87,7 @@ export async function createHighlighter(cache: string, expressions?: string): Pr
       const id = names.get(language.toLowerCase());
       const highlighting = id === undefined ? undefined : await languageOf(id);
       if (highlighting === undefined) return undefined;
-      const lines = highlighting.tokenizer.tokenize(highlighting.grammar, code);
-      const html = lines.map((line) => line.map(({ content, light, dark }) => `<span class="h-${colourClass(light.color)} d-${colourClass(dark.color)}${fontClasses(light.fontStyle)}">${escapeHtml(content)}</span>`).join('')).join('\n');
+      const html = highlightedHtml(highlighting.tokenizer.tokenize(highlighting.grammar, code));
       store.add(key, html);
       return html;
     },
@@ -111,13 +99,4 @@ export async function createHighlighter(cache: string, expressions?: string): Pr
       for (const registry of registries) registry.dispose();
     },
   };
-}
-
-/** The classes of a token's font style: the paired themes style a token alike, so the light one's is taken. */
-function fontClasses(fontStyle: number | undefined): string {
-  return `${fontStyle && fontStyle & 1 ? ' hi' : ''}${fontStyle && fontStyle & 2 ? ' hb' : ''}`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }

@@ -19,9 +19,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listFolder } from '../../files/folders.ts';
 
-/** Above this, code is shown as plain escaped text: highlighting time and HTML grow with it. */
-export const HIGHLIGHT_LIMIT = 24 * 1024;
-
 /** The key of a block: `themes` names the themes its colours are from, so that a block made with others is highlighted again. */
 export function highlightKey(themes: string, language: string, code: string): string {
   return crypto.createHash('sha256').update(themes).update('\0').update(language).update('\0').update(code).digest('hex');

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listFolder } from '../../files/folders.ts';
 import { writeTranslatedExpressions } from './grammars.ts';
+import { BROWSER_CODE, writeBrowserCode } from './browser-code.ts';
 
 /** Where the site's builds run and the renderer is kept, when this user may write there (siteBuildRoots), unless a caller names another folder (SiteOptions.buildRoots). */
 export const BUILD_ROOTS = fileURLToPath(new URL('../../../node_modules/.cache/sessionizer-site', import.meta.url));
@@ -79,6 +80,11 @@ export function translatedExpressionsBeside(entry: string): string {
 
 const EXPRESSIONS = 'expressions';
 
+/** The folder beside a kept renderer's entry point of the browser's highlighter and its grammars, which every site links in (browser-code.ts). */
+export function browserCodeBeside(entry: string): string {
+  return path.join(path.dirname(entry), BROWSER_CODE);
+}
+
 /** The entry point of the renderer kept for `code`, when there is one. */
 export function keptRenderer(code: string, roots: string): string | undefined {
   const entry = path.join(rendererFolder(code, roots), 'entry.mjs');
@@ -89,13 +95,14 @@ export function keptRenderer(code: string, roots: string): string | undefined {
  * Keeps a build's server chunks as the renderer of `code`, in place of any
  * other code's: bundled with the packages they import (bundledRenderer),
  * or as they are should that fail, with its grammars' expressions
- * translated (grammars.ts).
+ * translated (grammars.ts) and the browser's highlighter (browser-code.ts).
  */
 export async function keepRenderer(server: string, code: string, roots: string): Promise<void> {
   const folder = rendererFolder(code, roots);
   if (!fs.existsSync(path.join(server, 'entry.mjs')) || fs.existsSync(folder)) return;
   const bundled = await bundledRenderer(server);
   await writeTranslatedExpressions(path.join(bundled ?? server, EXPRESSIONS));
+  await writeBrowserCode(path.join(bundled ?? server, BROWSER_CODE));
   // Renamed whole into place, so that a renderer is never seen half there;
   // an export running at once may have placed the same one first.
   try {

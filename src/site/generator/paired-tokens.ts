@@ -103,7 +103,7 @@ function tokenizeLines(grammar: Grammar, tree: ScopeNode, pair: readonly [Paired
     // No time limit per line: vscode-textmate's limit is of wall-clock time,
     // so the same code on a busy machine would highlight differently, and an
     // export's bytes would depend on load. HIGHLIGHT_LIMIT bounds the work
-    // instead (generator/highlighted.ts).
+    // instead (highlight-html.ts).
     const result = grammar.tokenizeLine(line, state, 0);
     state = result.ruleStack;
     const tokens: PairedToken[] = [];

@@ -47,7 +47,7 @@ import { linkOrCopy } from './link-or-copy.ts';
 import type { Finished } from './page-store.ts';
 import { SiteCaches } from './caches.ts';
 import { refusedWriteCode } from '../../files/write-failure.ts';
-import { filesUnder, keepRenderer, keptRenderer, siteBuildRoots, siteCode, translatedExpressionsBeside } from './kept-renderer.ts';
+import { browserCodeBeside, filesUnder, keepRenderer, keptRenderer, siteBuildRoots, siteCode, translatedExpressionsBeside } from './kept-renderer.ts';
 import { highlightingDone, passQuestions } from './highlight-service.ts';
 import { placeEvidence, writeEvidenceOnThread, ZSTD_DECODER, zstdDecoderScript } from './evidence-pages.ts';
 
@@ -236,7 +236,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       try {
         if (store !== undefined) placedMeanwhile = store.placeKept();
         // While the children render: the renderer writes pages alone.
-        await writeSiteFiles(out);
+        await writeSiteFiles(out, renderer);
       } catch (error) {
         failedMeanwhile = { error };
       }
@@ -315,11 +315,18 @@ export async function prepareRenderer(roots = siteBuildRoots()): Promise<'kept' 
   }
 }
 
-/** The site's files that are no page: the public folder's, the highlight style sheet and the evidence pages' zstd decoder. */
-async function writeSiteFiles(out: string): Promise<void> {
+/**
+ * The site's files that are no page: the public folder's, the highlight
+ * style sheet, the evidence pages' zstd decoder, and the browser's
+ * highlighter with its grammars, linked from the renderer `renderer` keeps
+ * beside it (browser-code.ts).
+ */
+async function writeSiteFiles(out: string, renderer: string): Promise<void> {
   fs.cpSync(PUBLIC, out, { recursive: true });
   fs.writeFileSync(path.join(out, 'highlight.css'), await highlightStyleSheet());
   fs.writeFileSync(path.join(out, ZSTD_DECODER), zstdDecoderScript());
+  const code = browserCodeBeside(renderer);
+  for (const file of filesUnder(code)) linkOrCopy(path.dirname(code), out, path.relative(path.dirname(code), file));
 }
 
 /**

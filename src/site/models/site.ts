@@ -23,6 +23,7 @@ import { singleSpaced } from './search-text.ts';
 import { searchScriptOf } from './page-files.ts';
 import { counted, runtimeLine } from './shown-text.ts';
 import { branchFacts, branchLabels } from './branch-labels.ts';
+import { isToolCard, toolCardStartsOpen } from './tool-cards.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import { slashCommandOf } from '../../adapters/built-in.ts';
 import { promptTitleText } from '../../assembly/title-text.ts';
@@ -209,7 +210,9 @@ export async function epochWithParts(epoch: EpochView, rows: ConversationRows, h
 
 /**
  * Fills in the highlighted HTML of every code segment of these steps and
- * their children. The parts were just read for this model (withParts), so
+ * their children, but for the code of a tool card that starts closed, which
+ * the browser highlights when the card is first opened (models/tool-cards.ts).
+ * The parts were just read for this model (withParts), so
  * no other model shares the segments. Every block is asked for at once: the
  * highlighter answers from another process (generator/highlight-service.ts),
  * and one question at a time would leave this one waiting for each answer.
@@ -217,9 +220,12 @@ export async function epochWithParts(epoch: EpochView, rows: ConversationRows, h
 async function highlightSteps(steps: readonly StepView[], highlighter: CodeHighlighter): Promise<void> {
   const asked: Promise<void>[] = [];
   const visit = (step: StepView): void => {
+    const folded = isToolCard(step) && !toolCardStartsOpen(step);
     for (const part of step.parts) {
       for (const segment of part.segments) {
-        if (segment.language !== undefined && segment.html === undefined) asked.push(highlighter.ensure(segment.language, segment.text).then((html) => void (segment.html = html)));
+        if (segment.language === undefined || segment.html !== undefined) continue;
+        if (folded) segment.highlightWhenOpened = true;
+        else asked.push(highlighter.ensure(segment.language, segment.text).then((html) => void (segment.html = html)));
       }
     }
     for (const child of step.children) visit(child);

@@ -13,6 +13,8 @@ export interface Segment {
   readonly language?: string;
   /** Highlighted HTML from shiki, which escapes the code; filled in just before rendering. */
   html?: string;
+  /** Code in a fold that starts closed: left plain on the page, and highlighted in the browser when the fold is first opened (models/tool-cards.ts). */
+  highlightWhenOpened?: boolean;
 }
 
 export interface PartView {

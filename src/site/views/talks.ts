@@ -486,5 +486,7 @@ export function codeHtml(segment: Segment): Html {
   const note = cut && html`<p class="print-only cut-note">Cut on paper after about ${CODE_LINES_ON_PAPER} lines of ${lines}; the page on screen holds every line.</p>`;
   const paper = cut ? ' cut-on-paper' : '';
   if (segment.html !== undefined) return html`<pre class="code${paper}"${attribute('data-language', segment.language)}>${preStart(segment.html)}${trusted(segment.html)}</pre>${note}`;
+  // public/page.js highlights it when its fold is first opened, as the export would have.
+  if (segment.highlightWhenOpened === true) return html`<pre class="code${paper}"${attribute('data-language', segment.language)} data-highlight="when-opened">${preStart(segment.text)}${segment.text}</pre>${note}`;
   return html`<pre class="${segment.language ? 'code' : 'text'}${paper}">${preStart(segment.text)}${segment.text}</pre>${note}`;
 }

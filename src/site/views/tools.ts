@@ -1,22 +1,21 @@
 // A tool use as a card: one line when closed (the tool, what it works on,
 // how it ended), and when open its input rendered for what the tool is
 // (model/tools.ts: a command, a file, a diff, a checklist, a prompt) and
-// what came back. A failed call starts open; a subagent's call starts open
-// too, with its prompt folded, so that its transcript's link is in view.
+// what came back. Which cards start open is models/tool-cards.ts's; a
+// subagent's call starts open with its prompt folded.
 
 import { bytes, editDiff, firstLine, lineCount, terminalRuns } from '../models/shown-text.ts';
 import type { PartView, StepView } from '../models/views.ts';
 import type { ToolDescription } from '../../model/tools.ts';
 import { markdownHtml } from '../models/markdown.ts';
 import { prose } from '../models/parts.ts';
+import { isAgentCall, toolCardStartsOpen, toolStatus, type ToolStatus } from '../models/tool-cards.ts';
 import { flag, html, preStart, trusted, type Html } from './html.ts';
 import { selfLinkHtml } from './self-link.ts';
 import { stepFoldHtml } from './evidence-html.ts';
 import { codeHtml, partHtml, partNotesHtml, partText } from './talks.ts';
 
-type Status = 'ok' | 'error' | 'no-result';
-
-const STATUS_WORDS: Record<Status, string> = { ok: '✓ ok', error: '✗ error', 'no-result': '… no result' };
+const STATUS_WORDS: Record<ToolStatus, string> = { ok: '✓ ok', error: '✗ error', 'no-result': '… no result' };
 
 /** Output longer than this many lines is folded after its first line. */
 const LONG_OUTPUT_LINES = 20;
@@ -25,11 +24,11 @@ export function toolCardHtml(step: StepView, root: string): Html {
   const call = step.parts.find((part) => part.kind === 'call');
   const results = step.parts.filter((part) => part.kind !== 'call');
   const tool: ToolDescription = call?.tool ?? { kind: 'other' };
-  const status: Status = results.length === 0 ? 'no-result' : results.some((part) => part.failed === true) ? 'error' : 'ok';
-  const agent = step.kind === 'agent.call' || tool.kind === 'agent';
+  const status = toolStatus(step);
+  const agent = isAgentCall(step);
   const name = step.toolName ?? call?.label ?? 'tool';
   const transcripts = agent ? step.links.filter((link) => link.href?.startsWith('s/')) : [];
-  return html`<details class="step tool t-${tool.kind} st-${status}" id="${step.anchor}"${flag('open', status === 'error' || agent)}><summary><span class="tool-name">${agent ? `Subagent (${name})` : name}</span>${
+  return html`<details class="step tool t-${tool.kind} st-${status}" id="${step.anchor}"${flag('open', toolCardStartsOpen(step))}><summary><span class="tool-name">${agent ? `Subagent (${name})` : name}</span>${
     tool.subject && html`<code class="subject${tool.path !== undefined && tool.subject === tool.path ? ' subject-path' : ''}" title="${tool.subject}"><bdi>${tool.subject}</bdi></code>`
   }<span class="mark m-${status}">${STATUS_WORDS[status]}</span>${selfLinkHtml(step.anchor, 'tool call')}</summary><div class="tool-body">${call && toolInputHtml(tool, call)}${
     transcripts.length > 0 && html`<p class="subagent-link">${transcripts.map((link) => html`<a href="${root}${link.href}">Open the subagent’s transcript</a>`)}</p>`

@@ -1,0 +1,111 @@
+// The highlighter of the site's pages, in the browser: the code of a tool
+// card that starts closed is left plain by the export (models/tool-cards.ts)
+// and highlighted here when its card is first opened (public/page.js loads
+// this script then), with the same grammars, themes and engine as the
+// export's highlighter and the same function from tokens to HTML
+// (highlight-html.ts), so that the block is the HTML the export would have
+// written. Bundled by esbuild when the renderer is made (browser-code.ts),
+// as a classic script: module scripts and fetch fail from file://. A
+// language's grammars are scripts of their own, zstd-compressed, loaded as
+// a block first needs them.
+
+import { decompress } from 'fzstd';
+import type { LanguageRegistration, RegexEngine, ThemeRegistrationResolved } from 'shiki/core';
+import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
+import { highlightedHtml, languageHighlighting, type LanguageHighlighting } from './highlight-html.ts';
+
+/** What the export's highlighter knows, written into this script when it is bundled (browser-code.ts, CodeTable). */
+declare const SESSIONIZER_CODE_TABLE: {
+  /** Every name a language is known by, to its id (grammars.ts, languageNames). */
+  readonly names: Record<string, string>;
+  /** Each language's grammars by name, in the order the export registers them (grammars.ts, grammarsOf). */
+  readonly languages: Record<string, string[]>;
+  /** The script of each grammar, from this script's folder. */
+  readonly files: Record<string, string>;
+  readonly themes: [ThemeRegistrationResolved, ThemeRegistrationResolved];
+  /** Code longer than this stays plain, as on the export (highlight-html.ts, HIGHLIGHT_LIMIT). */
+  readonly limit: number;
+};
+
+/** The little of the page's DOM this script uses: the project is typed for node, not the DOM. */
+interface Block {
+  readonly textContent: string | null;
+  innerHTML: string;
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
+}
+interface Script {
+  src: string;
+  onerror: (() => void) | null;
+}
+interface Page {
+  readonly document: {
+    readonly currentScript: { readonly src: string } | null;
+    readonly head: { appendChild(script: Script): void };
+    createElement(tag: 'script'): Script;
+  };
+  /** The highlighter this script gives the page. */
+  SESSIONIZER_HIGHLIGHT?: (block: Block) => Promise<void>;
+  /** What each grammar's script calls with its grammar. */
+  SESSIONIZER_GRAMMAR?: (name: string, compressed: string) => void;
+}
+
+(function () {
+  const scope = globalThis as unknown as Page;
+  const document = scope.document;
+  const table = SESSIONIZER_CODE_TABLE;
+  const here = document.currentScript?.src.replace(/[^/]*$/, '') ?? '';
+  const grammars = new Map<string, Promise<LanguageRegistration>>();
+  const arrived = new Map<string, (grammar: LanguageRegistration) => void>();
+  const languages = new Map<string, Promise<LanguageHighlighting | undefined>>();
+  let engine: RegexEngine | undefined;
+
+  scope.SESSIONIZER_GRAMMAR = (name, compressed) => {
+    const bytes = Uint8Array.from(atob(compressed), (character) => character.charCodeAt(0));
+    arrived.get(name)?.(JSON.parse(new TextDecoder().decode(decompress(bytes))) as LanguageRegistration);
+  };
+
+  const grammar = (name: string): Promise<LanguageRegistration> => {
+    let loading = grammars.get(name);
+    if (loading === undefined) {
+      loading = new Promise((resolve, reject) => {
+        arrived.set(name, resolve);
+        const script = document.createElement('script');
+        script.src = here + table.files[name]!;
+        script.onerror = () => reject(new Error(`${script.src} did not load`));
+        document.head.appendChild(script);
+      });
+      grammars.set(name, loading);
+    }
+    return loading;
+  };
+
+  const language = (id: string): Promise<LanguageHighlighting | undefined> => {
+    let loading = languages.get(id);
+    if (loading === undefined) {
+      loading = Promise.all((table.languages[id] ?? []).map(grammar)).then((registrations) => {
+        engine ??= createJavaScriptRegexEngine({ forgiving: true });
+        return registrations.length === 0 ? undefined : languageHighlighting(engine, table.themes, registrations, id);
+      });
+      languages.set(id, loading);
+    }
+    return loading;
+  };
+
+  /** Highlights a block the export left for the browser (data-highlight="when-opened"), once; one the export would have left plain stays plain. */
+  scope.SESSIONIZER_HIGHLIGHT = async (block) => {
+    if (block.getAttribute('data-highlight') !== 'when-opened') return;
+    block.setAttribute('data-highlight', 'highlighting');
+    const code = block.textContent ?? '';
+    // A name from the transcript: looked up among the table's own entries, never through its prototype.
+    const name = (block.getAttribute('data-language') ?? '').toLowerCase();
+    const id = Object.hasOwn(table.names, name) ? table.names[name] : undefined;
+    try {
+      const highlighting = id === undefined || code.length > table.limit ? undefined : await language(id);
+      if (highlighting !== undefined) block.innerHTML = highlightedHtml(highlighting.tokenizer.tokenize(highlighting.grammar, code));
+    } finally {
+      block.removeAttribute('data-highlight');
+    }
+  };
+})();

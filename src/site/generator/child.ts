@@ -103,12 +103,11 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * little more time in the site step; by a fifth it was lower still but
  * markedly slower (bench/results/measurements-behind-choices.md, where the figures are).
  *
- * A page's garbage is mostly short-lived (rows parsed, strings joined),
- * and V8's default young generation is small enough that much of it is
- * copied into the old one before it dies, where only a full collection
- * frees it. A larger young generation lets it die young, for more memory
- * in each child; beyond 16 MB it saved no processor time measurably and
- * held 30-50 MB more (bench/results/measurements-behind-choices.md).
+ * The young generation is bounded at semi-spaces of 4 MB: a page's
+ * garbage is mostly short-lived (rows parsed, strings joined), and with
+ * semi-spaces of 16 MB the renderer child of the generated corpus's largest
+ * conversation peaked at 211-213 MB against 183-191 MB, for the same
+ * processor time in the site step (bench/results/measurements-behind-choices.md).
  *
  * The highlighter's grammars are thousands of regular expressions, and V8
  * compiles each to machine code on its second run, a megabyte and more for
@@ -118,7 +117,7 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * are compiled all the same, and the rest stay small
  * (bench/results/measurements-behind-choices.md).
  */
-const CHILD_NODE_FLAGS = ['--heap-growing-percent=50', '--max-semi-space-size=16', '--regexp-tier-up-ticks=1000'];
+const CHILD_NODE_FLAGS = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--regexp-tier-up-ticks=1000'];
 
 /**
  * The code and file of the last system error a failed child printed

@@ -29,7 +29,7 @@ function writeTranscript(root: string): string {
   const t = new Transcript({ session, cwd: '/home/user/__proto__' });
   t.prompt('Show code in languages named after the prototype.');
   // One fence per name, each holding a line that says which it is.
-  t.call([textBlock(PROTOTYPE_NAMES.map((name) => `\`\`\`${name}\nfence of ${name} <kept>\n\`\`\``).join('\n\n'))], { model: 'constructor' });
+  t.call([textBlock([...PROTOTYPE_NAMES.map((name) => `\`\`\`${name}\nfence of ${name} <kept>\n\`\`\``), '```js\nconst known = "a language shiki knows";\n```'].join('\n\n'))], { model: 'constructor' });
   let counter = 0;
   for (const file of ['x.constructor', 'x.__proto__', '__proto__', 'constructor.js', 'x.toString', 'x.hasOwnProperty', 'x.valueOf']) {
     const where = `/home/user/__proto__/${file}`;
@@ -112,8 +112,9 @@ describe('names a transcript supplies', () => {
     // Each fence's text, escaped and whole in one piece: not split into highlighted tokens.
     for (const name of PROTOTYPE_NAMES) shows(page, `<pre class="code">fence of ${name} &lt;kept&gt;</pre>`);
     for (const file of ['x.constructor', 'x.__proto__', '__proto__', 'x.toString', 'x.hasOwnProperty', 'x.valueOf']) shows(page, `content of ${file} &lt;kept&gt;`);
-    // A language shiki knows is still highlighted.
-    expect(/data-language="js"><span class="h-[0-9a-f]+ d-[0-9a-f]+">/.test(page)).toBe(true);
+    // A language shiki knows is still highlighted: in the reply by the export, in a closed card by the browser when it is opened.
+    expect(/data-language="js"><span class="h-[0-9a-f]+ d-[0-9a-f]+">const<\/span>/.test(page)).toBe(true);
+    shows(page, '<pre class="code" data-language="js" data-highlight="when-opened">content of constructor.js &lt;kept&gt;');
     for (const name of [...PROTOTYPE_NAMES, 'mcp__constructor__toString']) shows(page, `<span class="tool-name">${name}</span>`);
     shows(page, '<li class="todo-pending"><span class="check" aria-label="pending">☐</span> a todo whose state is constructor</li>');
     const childPage = path.join(out, 'site', 's', `${session}--constructor.html`);

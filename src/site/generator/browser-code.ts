@@ -5,7 +5,7 @@
 //
 // - `code/highlight.js`: the highlighter, bundled by esbuild as one classic
 //   script with the table of what the export's highlighter knows: the
-//   languages' names, each language's grammars, the themes, the size limit.
+//   languages' names, each language's grammars, the themes.
 // - `code/grammars/<name>.js`: each grammar shiki bundles, once, whichever
 //   languages embed it, as zstd-compressed JSON in base64 that the script
 //   hands to the highlighter. 260 grammars are 7.6 MB of JSON, which would
@@ -14,14 +14,12 @@
 //   grammars, which ask to go with every copy.
 
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LanguageRegistration } from 'shiki/core';
 import { bundledLanguagesInfo } from 'shiki/langs';
 import { zstd } from '../../files/zstd.ts';
 import { grammarsOf, languageNames } from './grammars.ts';
-import { HIGHLIGHT_LIMIT } from './highlight-html.ts';
 import { loadThemes } from './highlight-style.ts';
 
 /** The site's folder of the browser's highlighter, and the kept renderer's. */
@@ -61,7 +59,7 @@ export async function writeBrowserCode(folder: string): Promise<void> {
     const base64 = compressed.subarray(0, context.compress(compressed, json, GRAMMAR_LEVEL)).toString('base64');
     fs.writeFileSync(path.join(folder, file), `SESSIONIZER_GRAMMAR(${JSON.stringify(name)},"${base64}");\n`);
   }
-  const table = { names: Object.fromEntries(languageNames()), languages, files, themes: await loadThemes(), limit: HIGHLIGHT_LIMIT };
+  const table = { names: Object.fromEntries(languageNames()), languages, files, themes: await loadThemes() };
   const esbuild = await import('esbuild');
   const built = await esbuild.build({
     entryPoints: [fileURLToPath(new URL('./browser-highlight.ts', import.meta.url))],
@@ -82,11 +80,11 @@ export async function writeBrowserCode(folder: string): Promise<void> {
 
 /** The licence file of each package the folder bundles, under its name. */
 function licences(): string {
-  const require = createRequire(import.meta.url);
-  const shiki = path.dirname(require.resolve('shiki/package.json'));
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const shiki = packageRoot('shiki', here);
   return LICENSED_PACKAGES.map((name) => {
-    // Resolved from shiki's folder too: its own packages need not be the project's.
-    const root = [shiki, fileURLToPath(new URL('.', import.meta.url))].map((from) => packageRoot(name, from)).find((found) => found !== undefined);
+    // Looked for from shiki's folder first: its own packages need not be the project's.
+    const root = (shiki !== undefined ? packageRoot(name, shiki) : undefined) ?? packageRoot(name, here);
     if (root === undefined) throw new Error(`the package ${name}, whose code the browser's highlighter bundles, is not installed`);
     const licence = fs.readdirSync(root).find((file) => /^licen[cs]e/i.test(file));
     if (licence === undefined) throw new Error(`the package ${name} has no licence file to go with the browser's highlighter`);

@@ -12,7 +12,7 @@
 import { decompress } from 'fzstd';
 import type { LanguageRegistration, RegexEngine, ThemeRegistrationResolved } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
-import { highlightedHtml, languageHighlighting, type LanguageHighlighting } from './highlight-html.ts';
+import { HIGHLIGHT_LIMIT, highlightedHtml, languageHighlighting, type LanguageHighlighting } from './highlight-html.ts';
 
 /** What the export's highlighter knows, written into this script when it is bundled (browser-code.ts, CodeTable). */
 declare const SESSIONIZER_CODE_TABLE: {
@@ -23,8 +23,6 @@ declare const SESSIONIZER_CODE_TABLE: {
   /** The script of each grammar, from this script's folder. */
   readonly files: Record<string, string>;
   readonly themes: [ThemeRegistrationResolved, ThemeRegistrationResolved];
-  /** Code longer than this stays plain, as on the export (highlight-html.ts, HIGHLIGHT_LIMIT). */
-  readonly limit: number;
 };
 
 /** The little of the page's DOM this script uses: the project is typed for node, not the DOM. */
@@ -102,7 +100,7 @@ interface Page {
     const name = (block.getAttribute('data-language') ?? '').toLowerCase();
     const id = Object.hasOwn(table.names, name) ? table.names[name] : undefined;
     try {
-      const highlighting = id === undefined || code.length > table.limit ? undefined : await language(id);
+      const highlighting = id === undefined || code.length > HIGHLIGHT_LIMIT ? undefined : await language(id);
       if (highlighting !== undefined) block.innerHTML = highlightedHtml(highlighting.tokenizer.tokenize(highlighting.grammar, code));
     } finally {
       block.removeAttribute('data-highlight');

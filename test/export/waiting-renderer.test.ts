@@ -95,9 +95,10 @@ describe('the renderer child started as an export begins', () => {
     expect(outcome.type).toBe('written');
     const site = outcome.type === 'written' ? outcome.result.site : undefined;
     expect(site?.built).toBeGreaterThan(0);
-    // One child, spawned before the collect step, rendered every page, and one highlighting process answered it.
+    // One child, spawned before the collect step, rendered every page and highlighted their code itself: no highlighting process.
     expect(rendererChildren(first)).toEqual([{ pid: expect.any(Number), step: undefined }]);
-    expect(rendererChildren(first, HIGHLIGHT)).toEqual([{ pid: expect.any(Number), step: undefined }]);
+    expect(rendererChildren(first, HIGHLIGHT)).toEqual([]);
+    expect(outcome.type === 'written' ? outcome.result.site?.highlighted : undefined).toBeGreaterThan(0);
 
     const second = recorded.spawned.length;
     const again = await exported(request(source, data));
@@ -106,9 +107,7 @@ describe('the renderer child started as an export begins', () => {
     expect(rendererChildren(second)).toEqual([{ pid: expect.any(Number), step: undefined }]);
     // Nothing to render: stopped, and its end awaited, by the time the export returns.
     expect(running(waiting!.pid)).toBe(false);
-    const [highlighting] = rendererChildren(second, HIGHLIGHT);
-    expect(rendererChildren(second, HIGHLIGHT)).toEqual([{ pid: expect.any(Number), step: undefined }]);
-    expect(running(highlighting!.pid)).toBe(false);
+    expect(rendererChildren(second, HIGHLIGHT)).toEqual([]);
   });
 
   it('is stopped, leaving no process and no build root, when the export fails in the collect step or ends before rendering', { timeout: 240_000 }, async () => {
@@ -125,7 +124,7 @@ describe('the renderer child started as an export begins', () => {
     const [child] = rendererChildren(failing);
     expect(rendererChildren(failing)).toEqual([{ pid: expect.any(Number), step: undefined }]);
     expect(running(child!.pid)).toBe(false);
-    expect(rendererChildren(failing, HIGHLIGHT).map(({ pid }) => running(pid))).toEqual([false]);
+    expect(rendererChildren(failing, HIGHLIGHT)).toEqual([]);
     expect(ownBuildRoots()).toEqual([]);
 
     // A conversation asked for that nothing landed for: the export ends after the collect step.

@@ -6,9 +6,11 @@
 //   node render.mjs <renderer entry.mjs>
 //
 // The renderer is loaded as the process starts; its work comes as the first
-// message over its IPC channel, `{input, output}` (renderer-child.ts): the
-// site input (generator/site-input.ts), which names the bundle, the highlight
-// cache and the selection, and the folder to render into. The pages are
+// message over its IPC channel, `{input, output, expressions}`
+// (renderer-child.ts): the site input (generator/site-input.ts), which names
+// the bundle, the highlight cache and the selection, the folder to render
+// into, and, when it highlights its pages itself, the grammars' translated
+// expressions. The pages are
 // those the selection renders, then the index and the search page. When
 // done, the peak memory goes back over IPC. Should the channel close before
 // the work comes, the export ended without it, and so does this process.
@@ -28,8 +30,8 @@ const work = new Promise((resolve) => {
   });
 });
 const { open } = await import(pathToFileURL(entry).href);
-const { input, output } = await work;
-const rendering = open(input, output);
+const { input, output, expressions } = await work;
+const rendering = open(input, output, expressions);
 for await (const file of rendering.pages()) await rendering.render(file);
-rendering.close();
+await rendering.close();
 process.send({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });

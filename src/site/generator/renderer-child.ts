@@ -1,14 +1,14 @@
-// The kept renderer's children: the renderer children (render.mjs) and the
-// highlighting process that answers them (highlight.mjs,
-// highlight-service.ts). Each is started with the renderer's entry point,
-// loads it, and is then given its work as its first message over its IPC
-// channel: a renderer child the site input it renders and the folder it
-// renders into, the highlighting process the highlight cache and the
-// grammars' translated expressions. The site step starts its children so and
-// gives them their work at once; an export starts a renderer child and a
-// highlighting process as it begins (WaitingRenderer), which load the
-// renderer while the export collects and parses, and are given the work of
-// the site step's first child and of its highlighting when the site is due.
+// The kept renderer's children: the renderer children (render.mjs) and,
+// when a site step has more than one, the highlighting process that answers
+// them (highlight.mjs, highlight-service.ts). Each is started with the
+// renderer's entry point, loads it, and is then given its work as its first
+// message over its IPC channel: a renderer child the site input it renders
+// and the folder it renders into, the highlighting process the highlight
+// cache and the grammars' translated expressions. The site step starts its
+// children so and gives them their work at once; an export starts a
+// renderer child as it begins (WaitingRenderer), which loads the renderer
+// while the export collects and parses, and is given the work of the site
+// step's first child when the site is due.
 
 import { fileURLToPath } from 'node:url';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
@@ -23,6 +23,12 @@ export interface RendererWork {
   readonly input: SiteInput;
   /** The folder the pages are written into. */
   readonly output: string;
+  /**
+   * The grammars' translated expressions (grammars.ts) when the child
+   * highlights its pages itself, the only child of its site step; absent
+   * when it asks the site step's highlighting process.
+   */
+  readonly expressions?: string;
 }
 
 /** The one message the highlighting process is sent first: the highlight cache, and the grammars' expressions translated when the renderer was made (grammars.ts). */
@@ -47,24 +53,21 @@ export function giveWork(child: Child, work: RendererWork | HighlightingWork): C
   return child;
 }
 
-/** A renderer child and a highlighting process started together, before their work. */
-export interface StartedChildren {
-  readonly renderer: Child;
-  readonly highlighting: Child;
-}
-
 /**
- * A renderer child and a highlighting process started as an export begins,
- * when a renderer is kept for the current code: starting them and loading
- * the renderer is most of the site step of an export after one conversation
- * changed, and started first it happens beside the collect and parse steps.
- * They do nothing else as they wait: they read neither the storage zone nor
- * the bundle, and render and highlight nothing ahead
- * (bench/results/measurements-behind-choices.md).
+ * A renderer child started as an export begins, when a renderer is kept
+ * for the current code: starting it and loading the renderer is most of the
+ * site step of an export after one conversation changed, and started first
+ * it happens beside the collect and parse steps. It does nothing else as it
+ * waits: it reads neither the storage zone nor the bundle, and renders
+ * nothing ahead (bench/results/measurements-behind-choices.md). No
+ * highlighting process is started with it: a site step of one child, as
+ * after one conversation changed, has that child highlight its own pages,
+ * and a process started for nothing took a third of a core beside the
+ * collect step.
  *
- * The site step takes them for its first child and its highlighting (take)
- * when it renders with the renderer they loaded; otherwise, and whenever the
- * export ends without rendering, they are stopped (dismiss).
+ * The site step takes it for its first child (take) when it renders with
+ * the renderer it loaded; otherwise, and whenever the export ends without
+ * rendering, it is stopped (dismiss).
  */
 export class WaitingRenderer {
   /** Whether the site step took the child: then it is that step's to wait for. */
@@ -75,11 +78,11 @@ export class WaitingRenderer {
   private constructor(
     /** The entry point of the kept renderer the child loaded. */
     readonly entry: string,
-    private readonly children: StartedChildren,
+    private readonly child: Child,
   ) {
     // A child stopped unused ends stopped, which is no failure; the end of one
     // taken is awaited by the site step that gave it work.
-    for (const child of [children.renderer, children.highlighting]) child.done.catch(() => undefined);
+    child.done.catch(() => undefined);
   }
 
   /**
@@ -92,7 +95,7 @@ export class WaitingRenderer {
     try {
       const folder = roots ?? siteBuildRoots();
       const entry = keptRenderer(siteCode(), folder);
-      return entry === undefined ? undefined : new WaitingRenderer(entry, { renderer: startRenderer(entry, folder), highlighting: startHighlighting(entry, folder) });
+      return entry === undefined ? undefined : new WaitingRenderer(entry, startRenderer(entry, folder));
     } catch {
       return undefined;
     }
@@ -100,29 +103,30 @@ export class WaitingRenderer {
 
   /** The renderer child's process id. */
   get pid(): number {
-    return this.children.renderer.pid;
+    return this.child.pid;
   }
 
   /**
-   * The children, for the site step to give work to, when they loaded the
-   * kept renderer `entry` and were neither taken nor stopped; else
-   * undefined. A renderer made again after a failure is not the one they
-   * loaded, even at the same place, so they are taken once only.
+   * The child, for the site step to give work to, when it loaded the kept
+   * renderer `entry` and was neither taken nor stopped; else undefined. A
+   * renderer made again after a failure is not the one it loaded, even at
+   * the same place, so it is taken once only.
    */
-  take(entry: string): StartedChildren | undefined {
+  take(entry: string): Child | undefined {
     if (this.taken || this.stopped !== undefined || entry !== this.entry) return undefined;
     this.taken = true;
-    return this.children;
+    return this.child;
   }
 
-  /** Stops the children unless they were taken; resolves once they have ended, however often it is called. */
+  /** Stops the child unless it was taken; resolves once it has ended, however often it is called. */
   dismiss(): Promise<void> {
     if (this.taken) return Promise.resolve();
     if (this.stopped === undefined) {
-      const { renderer, highlighting } = this.children;
-      renderer.stop();
-      highlighting.stop();
-      this.stopped = Promise.allSettled([renderer.done, highlighting.done]).then(() => undefined);
+      this.child.stop();
+      this.stopped = this.child.done.then(
+        () => undefined,
+        () => undefined,
+      );
     }
     return this.stopped;
   }

@@ -50,12 +50,15 @@ export function createExports(manifest) {
      * site reader, which every page reaches in its `Astro.locals`
      * (pages/render/[...file].astro), whose code is highlighted by the
      * site step's highlighting process (highlight-service.ts), asked over
-     * this process's IPC channel.
+     * this process's IPC channel; or, given the grammars' translated
+     * `expressions`, by a highlighter of this process's own, made when a
+     * page first has code to highlight.
      */
-    open: (input, output) => {
+    open: (input, output, expressions) => {
       const caches = new SiteCaches(input.cache);
-      const highlighting = highlightingAsked();
-      const site = new SiteReader(input, () => Promise.resolve(highlighting));
+      const highlighting = expressions === undefined ? highlightingAsked() : undefined;
+      let own;
+      const site = new SiteReader(input, () => (highlighting !== undefined ? Promise.resolve(highlighting) : (own ??= caches.highlighter(expressions))));
       const earlier = caches.earlierPages(site);
       return {
         /**
@@ -70,9 +73,11 @@ export function createExports(manifest) {
         },
         /** Writes the page `file` under the output folder (writePage). */
         render: (file) => writePage(site, earlier, file, output),
-        close: () => {
+        /** Closes the site reader and the highlighter, whose cache is then written whole. */
+        close: async () => {
           site.close();
-          highlighting.close();
+          highlighting?.close();
+          (await own)?.dispose();
         },
       };
     },

@@ -42,7 +42,7 @@ import { compareBytes, conversationsOfBundle, exportFiles } from '../../bundle/m
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
-import { giveWork, startHighlighting, startRenderer, type StartedChildren, type WaitingRenderer } from './renderer-child.ts';
+import { giveWork, startHighlighting, startRenderer, type WaitingRenderer } from './renderer-child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import type { Finished } from './page-store.ts';
 import { SiteCaches } from './caches.ts';
@@ -220,17 +220,21 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     // The helpers render their conversations' pages into folders of their
     // own; the lead renders the rest, and the index and search pages, which
     // list every conversation, from the plans the helpers save.
-    const attempt = async (renderer: string, name: string, lead: StartedChildren | undefined): Promise<void> => {
-      const highlighting = giveWork(lead?.highlighting ?? startHighlighting(renderer, root), { cache: input.cache, expressions: translatedExpressionsBeside(renderer) });
-      const start = (selection: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection }, output });
+    const attempt = async (renderer: string, name: string, lead: Child | undefined): Promise<void> => {
+      // Children that render at once share one highlighting process, so that
+      // a grammar they all meet is paid once; a child alone highlights its
+      // own pages, with no process started for it.
+      const expressions = translatedExpressionsBeside(renderer);
+      const highlighting = helpers.length > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
+      const start = (selection: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection }, output, ...(highlighting === undefined ? { expressions } : {}) });
       const helperChildren = helpers.map((group, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { group, output, child: start({ conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };
       });
       const renderedBy = new Map(helperChildren.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
       const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
-      const children = [start(leadSelection, path.resolve(out), lead?.renderer), ...helperChildren.map(({ child }) => child)];
-      passQuestions(children, highlighting);
+      const children = [start(leadSelection, path.resolve(out), lead), ...helperChildren.map(({ child }) => child)];
+      if (highlighting !== undefined) passQuestions(children, highlighting);
       placedMeanwhile = undefined;
       failedMeanwhile = undefined;
       try {
@@ -253,8 +257,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     } catch (error) {
       // Stopped with the others when one failed; stopped here should the
       // attempt have failed before they had their work, which they would wait for.
-      waiting?.renderer.stop();
-      waiting?.highlighting.stop();
+      waiting?.stop();
       // A renderer that fails is made again, once, and renders the site
       // again: should the fault be in the bundle rather than in the
       // renderer, the new one fails the same way, and that is the error. A

@@ -1,5 +1,5 @@
 // The processes of the site: the kept renderer's children (render.mjs), the
-// highlighting process that answers them (highlight.mjs), and the Astro
+// highlighting process that answers them when they are several (highlight.mjs), and the Astro
 // build that makes the renderer (astro-build.mjs), each a plain `node` of
 // its own.
 

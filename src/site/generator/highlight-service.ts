@@ -1,4 +1,5 @@
-// One highlighter for every renderer child of a site step. Each child asks
+// One highlighter for every renderer child of a site step that has more
+// than one (a child alone highlights its own pages). Each child asks
 // for a block's HTML over its IPC channel; the site step (site.ts) passes
 // the question on to a highlighting process of its own (highlight.mjs) and
 // the answer back. A language's first block costs its grammars' loading and

@@ -1,8 +1,8 @@
 // Highlighting for the pages, while Astro renders them, kept in a cache on
 // disk (generator/highlighted.ts) that later builds reuse. One highlighter for
-// a site step, in its highlighting process, which answers every renderer
-// child (highlight-service.ts); a test may give a site reader one of its
-// own (generator/site-reader.ts). It uses shiki's JavaScript regex engine: Oniguruma's
+// a site step: in its highlighting process, which answers every renderer
+// child (highlight-service.ts), or in its only child; a test may give a
+// site reader one of its own (generator/site-reader.ts). It uses shiki's JavaScript regex engine: Oniguruma's
 // gave the same HTML for a little less processor time, but its WebAssembly
 // memory keeps every compiled expression and grew the renderer by about
 // 220 MB on the real corpus (bench/results/highlighting-2026-12-06.md). A

@@ -16,7 +16,8 @@
 //    render, one child per core shares the conversations out (shareOut),
 //    since one renders on one thread. Pages highlight their code as they
 //    render, each block asked of one highlighting process that answers
-//    every child (highlight-service.ts), through a cache on disk, so a
+//    every child (highlight-service.ts), or highlighted by a child that
+//    renders alone, through a cache on disk, so a
 //    second export of the same conversations highlights nothing. Each child cuts a conversation's
 //    pages from its talks' HTML, each talk rendered once (generator/talk-pages.ts);
 // 3. write the search scripts from what the children saved beside their

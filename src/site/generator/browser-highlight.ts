@@ -14,7 +14,7 @@ import type { LanguageRegistration, RegexEngine, ThemeRegistrationResolved } fro
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { HIGHLIGHT_LIMIT, highlightedHtml, languageHighlighting, type LanguageHighlighting } from './highlight-html.ts';
 
-/** What the export's highlighter knows, written into this script when it is bundled (browser-code.ts, CodeTable). */
+/** What the export's highlighter knows, written into this script when it is bundled (browser-code.ts, writeBrowserCode). */
 declare const SESSIONIZER_CODE_TABLE: {
   /** Every name a language is known by, to its id (grammars.ts, languageNames). */
   readonly names: Record<string, string>;

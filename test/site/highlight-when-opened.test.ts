@@ -103,10 +103,15 @@ describeWhere(programMissing(CHROMIUM), 'code in a closed card, highlighted when
     const shown = await browserPage.$eval(writtenBlock, (pre) => ({ html: pre.innerHTML, text: pre.textContent }));
     expect(shown.text).toBe(WRITTEN);
     expect(shown.html).toBe(await asTheBrowserHasIt(watched, (await highlighter.ensure('ts', WRITTEN))!));
-    // Closed and opened again, it is not highlighted twice.
+    // The highlighter and the language's grammar were loaded once, as the card first opened.
+    const loaded = (): string[] => watched.requests.filter((url) => url.includes('/code/')).map((url) => url.slice(url.indexOf('/code/')));
+    expect(loaded()).toEqual(['/code/highlight.js', '/code/grammars/typescript.js']);
+    // Closed and opened again, it is neither highlighted nor loaded again.
     await browserPage.click(`${writtenCard} > summary`);
     await browserPage.click(`${writtenCard} > summary`);
+    await browserPage.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
     expect(await browserPage.$eval(writtenBlock, (pre) => pre.innerHTML)).toBe(shown.html);
+    expect(loaded()).toEqual(['/code/highlight.js', '/code/grammars/typescript.js']);
     clean(watched);
   });
 

@@ -21,6 +21,7 @@ import { bundledLanguagesInfo } from 'shiki/langs';
 import { zstd } from '../../files/zstd.ts';
 import { grammarsOf, languageNames } from './grammars.ts';
 import { loadThemes } from './highlight-style.ts';
+import { licenceIn, packageFolder } from './package-files.ts';
 
 /** The site's folder of the browser's highlighter, and the kept renderer's. */
 export const BROWSER_CODE = 'code';
@@ -80,23 +81,11 @@ export async function writeBrowserCode(folder: string): Promise<void> {
 
 /** The licence file of each package the folder bundles, under its name. */
 function licences(): string {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  const shiki = packageRoot('shiki', here);
+  const shiki = packageFolder('shiki');
   return LICENSED_PACKAGES.map((name) => {
     // Looked for from shiki's folder first: its own packages need not be the project's.
-    const root = (shiki !== undefined ? packageRoot(name, shiki) : undefined) ?? packageRoot(name, here);
-    if (root === undefined) throw new Error(`the package ${name}, whose code the browser's highlighter bundles, is not installed`);
-    const licence = fs.readdirSync(root).find((file) => /^licen[cs]e/i.test(file));
-    if (licence === undefined) throw new Error(`the package ${name} has no licence file to go with the browser's highlighter`);
-    return `${name}\n\n${fs.readFileSync(path.join(root, licence), 'utf8').trim()}\n`;
+    const folder = (shiki !== undefined ? packageFolder(name, shiki) : undefined) ?? packageFolder(name);
+    if (folder === undefined) throw new Error(`the package ${name}, whose code the browser's highlighter bundles, is not installed`);
+    return `${name}\n\n${licenceIn(folder)}\n`;
   }).join('\n---\n\n');
-}
-
-/** The folder of the package `name` as a module in `from` resolves it; undefined when none does. */
-function packageRoot(name: string, from: string): string | undefined {
-  for (let folder = from; ; folder = path.dirname(folder)) {
-    const candidate = path.join(folder, 'node_modules', name);
-    if (fs.existsSync(path.join(candidate, 'package.json'))) return candidate;
-    if (path.dirname(folder) === folder) return undefined;
-  }
 }

@@ -12,7 +12,6 @@
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { landedFilesOfSession } from '../../landing/session-state.ts';
 import { CONTENT_SECURITY_POLICY } from '../models/content-security.ts';
@@ -26,6 +25,7 @@ import { IMAGE_FOLDER } from '../models/images.ts';
 import { listFolder } from '../../files/folders.ts';
 import { WORKER_OLD_GENERATION_MB, workerModule, workOnCores } from '../../cores/work-on-cores.ts';
 import { zstd } from '../../files/zstd.ts';
+import { licenceIn, packageFolder } from './package-files.ts';
 
 /** From an evidence page to the site's root, and to the export's. */
 const ROOT = '../';
@@ -46,8 +46,9 @@ const ROW_SCRIPTS = [ZSTD_DECODER, 'evidence.js'];
  * every copy.
  */
 export function zstdDecoderScript(): string {
-  const library = path.join(path.dirname(createRequire(import.meta.url).resolve('fzstd')), '..');
-  return `/*!\n${fs.readFileSync(path.join(library, 'LICENSE'), 'utf8').trim()}\n*/\n${fs.readFileSync(path.join(library, 'umd', 'index.js'), 'utf8')}`;
+  const library = packageFolder('fzstd');
+  if (library === undefined) throw new Error('the package fzstd, the evidence pages\' zstd decoder, is not installed');
+  return `/*!\n${licenceIn(library)}\n*/\n${fs.readFileSync(path.join(library, 'umd', 'index.js'), 'utf8')}`;
 }
 
 /**

@@ -62,8 +62,8 @@ export function giveWork(child: Child, work: RendererWork | HighlightingWork): C
  * nothing ahead (bench/results/measurements-behind-choices.md). No
  * highlighting process is started with it: a site step of one child, as
  * after one conversation changed, has that child highlight its own pages,
- * and a process started for nothing took a third of a core beside the
- * collect step.
+ * and a process started for nothing took about 280 ms of processor time,
+ * loading the renderer, beside the collect step.
  *
  * The site step takes it for its first child (take) when it renders with
  * the renderer it loaded; otherwise, and whenever the export ends without

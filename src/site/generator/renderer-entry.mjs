@@ -73,7 +73,7 @@ export function createExports(manifest) {
         },
         /** Writes the page `file` under the output folder (writePage). */
         render: (file) => writePage(site, earlier, file, output),
-        /** Closes the site reader and the highlighter, whose cache is then written whole. */
+        /** Closes the site reader, the channel to the highlighting process or the files of this process's own highlighter. */
         close: async () => {
           site.close();
           highlighting?.close();

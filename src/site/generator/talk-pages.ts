@@ -231,8 +231,8 @@ export class TalkPages {
       }
     }
     // The next units' parts are read and their code asked for while this one
-    // is rendered: the highlighter answers from another process
-    // (highlight-service.ts), which would otherwise wait for this one, and
+    // is rendered: when the highlighter answers from another process
+    // (highlight-service.ts), it would otherwise wait for this one, and
     // this one for it. A few units at most, so that a large conversation's
     // parts are never all held at once.
     const kept = units.map((unit) => ('talk' in unit ? known(unit.talk.id, earlier?.talks) : known(unit.epoch.id, earlier?.epochs)));

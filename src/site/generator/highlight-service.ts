@@ -1,34 +1,52 @@
 // One highlighter for every renderer child of a site step that has more
 // than one (a child alone highlights its own pages). Each child asks
-// for a block's HTML over its IPC channel; the site step (site.ts) passes
-// the question on to a highlighting process of its own (highlight.mjs) and
-// the answer back. A language's first block costs its grammars' loading and
+// for its blocks' HTML over its IPC channel; the site step (site.ts) passes
+// the questions on to a highlighting process of its own (highlight.mjs) and
+// the answers back. A language's first block costs its grammars' loading and
 // the compiling of their expressions, in whichever process highlights it:
 // with a highlighter in each child, every child paid that for every language
 // it met, and on the real corpus the two children met mostly the same ones
 // (bench/results/measurements-behind-choices.md). The highlighting process
 // alone reads and adds to the highlight cache.
+//
+// The questions a child asks at once (every block of a talk) go as one
+// message, and their answers come back as one: a message over an IPC
+// channel costs each process it passes a write and a wake-up, about 0.2 ms
+// of processor time on this kind of machine, and a message per block took
+// each child of the generated 100 MB corpus about 0.3 s
+// (bench/results/measurements-behind-choices.md).
 
 import type { Highlighter } from './highlight.ts';
 import type { CodeHighlighter } from '../models/site.ts';
 import type { Child } from './child.ts';
 
-/** A renderer child's question: the HTML of `code` in `language`. */
+/** A question: the HTML of `code` in `language`. */
 interface Question {
-  readonly highlight: { readonly id: number; readonly language: string; readonly code: string };
-}
-
-/** The answer to a question, sent back to the child that asked it; `html` is absent when the code stays plain. */
-interface Answer {
-  readonly highlighted: { readonly id: number; readonly html?: string };
-}
-
-/** A question as the highlighting process gets it: with the renderer child that asked it. */
-interface Passed {
-  readonly from: number;
   readonly id: number;
   readonly language: string;
   readonly code: string;
+}
+
+/** The answer to a question; `html` is absent when the code stays plain. */
+interface Answer {
+  readonly id: number;
+  readonly html?: string;
+}
+
+/** What a renderer child sends: the questions it asked at once. */
+interface Asked {
+  readonly highlight: readonly Question[];
+}
+
+/** What a renderer child is sent: the answers to the questions it asked at once. */
+interface Answered {
+  readonly highlighted: readonly Answer[];
+}
+
+/** Questions and their answers as the highlighting process gets and sends them: with the renderer child that asked them. */
+interface Passed<Item> {
+  readonly from: number;
+  readonly items: readonly Item[];
 }
 
 /** What the site step says to the highlighting process once every renderer child is done. */
@@ -43,23 +61,32 @@ interface Channel {
   removeListener(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
-const isQuestion = (message: unknown): message is Question => typeof message === 'object' && message !== null && 'highlight' in message;
-const isAnswer = (message: unknown): message is Answer => typeof message === 'object' && message !== null && 'highlighted' in message;
+const isAsked = (message: unknown): message is Asked => typeof message === 'object' && message !== null && 'highlight' in message;
+const isAnswered = (message: unknown): message is Answered => typeof message === 'object' && message !== null && 'highlighted' in message;
 const isDone = (message: unknown): message is Done => typeof message === 'object' && message !== null && 'done' in message;
 
 /**
  * A renderer child's highlighter: each block is asked of the highlighting
- * process through `channel` (this process's own, by default). `close` stops listening, so
- * that the channel no longer keeps the child running.
+ * process through `channel` (this process's own, by default), with the
+ * others asked in the same turn of the event loop, in one message. `close`
+ * stops listening, so that the channel no longer keeps the child running.
  */
 export function highlightingAsked(channel: Channel = process): CodeHighlighter & { close(): void } {
   const waiting = new Map<number, (html: string | undefined) => void>();
   let next = 0;
+  let unsent: Question[] = [];
+  const send = (): void => {
+    const questions = unsent;
+    unsent = [];
+    channel.send!({ highlight: questions } satisfies Asked);
+  };
   const listener = (message: unknown): void => {
-    if (!isAnswer(message)) return;
-    const answered = waiting.get(message.highlighted.id);
-    waiting.delete(message.highlighted.id);
-    answered?.(message.highlighted.html);
+    if (!isAnswered(message)) return;
+    for (const { id, html } of message.highlighted) {
+      const answered = waiting.get(id);
+      waiting.delete(id);
+      answered?.(html);
+    }
   };
   channel.on('message', listener);
   return {
@@ -68,7 +95,8 @@ export function highlightingAsked(channel: Channel = process): CodeHighlighter &
       const id = next++;
       return new Promise((resolve) => {
         waiting.set(id, resolve);
-        channel.send!({ highlight: { id, language, code } } satisfies Question);
+        if (unsent.length === 0) queueMicrotask(send);
+        unsent.push({ id, language, code });
       });
     },
     close() {
@@ -78,20 +106,24 @@ export function highlightingAsked(channel: Channel = process): CodeHighlighter &
 }
 
 /**
- * The highlighting process's work: answers each of the `questions` that
- * come, in turn, with `highlighter`, until the site step says it is done;
- * then closes the highlighter, which has written every block to the cache.
- * The questions are every message the process is sent after its work
- * (highlight.mjs), kept from the moment it starts, so that none that comes
- * while the highlighter is made is lost.
+ * The highlighting process's work: answers the questions of each message
+ * that comes, in turn, with `highlighter`, in one message, until the site
+ * step says it is done; then closes the highlighter, which has written every
+ * block to the cache. The messages are every one the process is sent after
+ * its work (highlight.mjs), kept from the moment it starts, so that none
+ * that comes while the highlighter is made is lost.
  */
-export async function serveHighlighting(highlighter: Highlighter, questions: AsyncIterator<unknown>, answer: (message: unknown) => void): Promise<void> {
+export async function serveHighlighting(highlighter: Highlighter, messages: AsyncIterator<unknown>, answer: (message: unknown) => void): Promise<void> {
   for (;;) {
-    const { value, done } = await questions.next();
+    const { value, done } = await messages.next();
     if (done || isDone(value)) break;
-    const { from, id, language, code } = value as Passed;
-    const html = await highlighter.ensure(language, code);
-    answer({ from, id, ...(html !== undefined ? { html } : {}) });
+    const { from, items } = value as Passed<Question>;
+    const answers: Answer[] = [];
+    for (const { id, language, code } of items) {
+      const html = await highlighter.ensure(language, code);
+      answers.push({ id, ...(html !== undefined ? { html } : {}) });
+    }
+    answer({ from, items: answers } satisfies Passed<Answer>);
   }
   highlighter.dispose();
 }
@@ -103,13 +135,13 @@ export async function serveHighlighting(highlighter: Highlighter, questions: Asy
 export function passQuestions(renderers: readonly Child[], highlighting: Child): void {
   renderers.forEach((renderer, from) =>
     renderer.onMessage((message) => {
-      if (isQuestion(message)) highlighting.send({ from, ...message.highlight } satisfies Passed);
+      if (isAsked(message)) highlighting.send({ from, items: message.highlight } satisfies Passed<Question>);
     }),
   );
   highlighting.onMessage((message) => {
-    const { from, id, html } = message as Partial<Passed> & { html?: string };
-    if (from === undefined || id === undefined) return;
-    renderers[from]?.send({ highlighted: { id, ...(html !== undefined ? { html } : {}) } } satisfies Answer);
+    const { from, items } = message as Partial<Passed<Answer>>;
+    if (from === undefined || items === undefined) return;
+    renderers[from]?.send({ highlighted: items } satisfies Answered);
   });
 }
 

@@ -30,6 +30,12 @@ const work = new Promise((resolve) => {
   });
 });
 const { open } = await import(pathToFileURL(entry).href);
+// Node loads its fetch classes (undici), with which the renderer asks for
+// each page, when a page first names one: some tens of milliseconds, taken
+// here, while a child started before its work comes (renderer-child.ts)
+// waits for it. Not in the renderer's entry, which the highlighting process
+// loads too, and which renders no page.
+void globalThis.Request;
 const { input, output, expressions } = await work;
 const rendering = open(input, output, expressions);
 for await (const file of rendering.pages()) await rendering.render(file);

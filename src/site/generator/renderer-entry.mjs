@@ -17,13 +17,9 @@ export function createExports(manifest) {
   // again by response.text(), a good part of a child's time
   // (bench/results/measurements-behind-choices.md).
   const app = new App(manifest, false);
-  // Node loads its fetch classes (undici) when a page first names one, some
-  // tens of milliseconds: named here, as the renderer loads, so that a child
-  // started before its work comes (renderer-child.ts) has loaded them by then.
-  const { Request } = globalThis;
   /** The page `file` of `site`, as the build would write it, with its links made relative in its bytes (relative-links.ts). */
   const pageBytes = async (site, file) => {
-    const response = await app.render(new Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
+    const response = await app.render(new globalThis.Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
     if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
     return relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file);
   };

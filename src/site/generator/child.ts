@@ -37,8 +37,8 @@ export function siteChildEnvironment(): NodeJS.ProcessEnv {
  * resolves to. SIGINT and SIGTERM sent to this process reach the child too,
  * and then end this process as they would have without the child.
  */
-export function startChild(script: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+export function startChild(script: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, nodeFlags: readonly string[] = []): Child {
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, ...nodeFlags, script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let stopped = false;
   const done = new Promise<number>((resolve, reject) => {
     let output = '';
@@ -109,15 +109,10 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * conversation peaked at 211-213 MB against 183-191 MB, for the same
  * processor time in the site step (bench/results/measurements-behind-choices.md).
  *
- * The highlighter's grammars are thousands of regular expressions, and V8
- * compiles each to machine code on its second run, a megabyte and more for
- * one with a Unicode class (`\p{Alpha}`) in each of its forms: over 30 MB
- * of the highlighting process's heap on the real corpus, most of it for expressions that run
- * a few times. Compiled only after a thousand runs, the ones that run often
- * are compiled all the same, and the rest stay small
- * (bench/results/measurements-behind-choices.md).
+ * How a child's regular expressions are compiled depends on what it runs
+ * (renderer-child.ts); `startChild` adds those flags after these.
  */
-const CHILD_NODE_FLAGS = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--regexp-tier-up-ticks=1000'];
+const CHILD_NODE_FLAGS = ['--heap-growing-percent=50', '--max-semi-space-size=4'];
 
 /**
  * The code and file of the last system error a failed child printed

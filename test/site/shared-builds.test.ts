@@ -27,14 +27,14 @@ function weighedBundle(sizes: Record<string, number>): string {
 
 describe('sharing the conversations out', () => {
   const cores = os.availableParallelism();
-  it.skipIf(cores < 2)('gives a second child a site of some tens of megabytes of bundle, the largest conversations first to the lightest', () => {
+  it.skipIf(cores < 2)('gives a second child a site of some tens of megabytes of bundle, the largest conversations claimed first', () => {
     const mb = 1024 * 1024;
-    const bundle = weighedBundle({ a: 20 * mb, b: 12 * mb, c: 8 * mb, d: 1 * mb });
-    expect(shareOut(bundle, ['a', 'b', 'c', 'd'], undefined)).toEqual([new Set(['a', 'd']), new Set(['b', 'c'])]);
+    const bundle = weighedBundle({ d: 1 * mb, b: 12 * mb, a: 20 * mb, c: 8 * mb });
+    expect(shareOut(bundle, ['d', 'b', 'a', 'c'], undefined)).toEqual({ builds: 2, order: ['a', 'b', 'c', 'd'] });
   });
   it('keeps a small site in one child', () => {
     const bundle = weighedBundle({ a: BYTES_PER_CHILD / 2, b: BYTES_PER_CHILD / 4 });
-    expect(shareOut(bundle, ['a', 'b'], undefined)).toEqual([new Set(['a', 'b'])]);
+    expect(shareOut(bundle, ['a', 'b'], undefined).builds).toBe(1);
   });
 });
 

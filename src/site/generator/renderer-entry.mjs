@@ -58,14 +58,15 @@ export function createExports(manifest) {
       const earlier = caches.earlierPages(site);
       return {
         /**
-         * The pages of the conversations this selection renders, then the index
-         * and search pages, which list every conversation, and the glossary: given as they are
-         * planned, so that each conversation is read once for its plan and its
-         * pages together.
+         * The pages of the conversations this selection renders, then, unless
+         * another build renders them (SiteSelection.siteWidePages), the index
+         * and search pages, which list every conversation, and the glossary:
+         * given as they are planned, so that each conversation is read once
+         * for its plan and its pages together.
          */
         pages: async function* () {
           yield* site.pagesAsPlanned();
-          yield* SITE_WIDE_PAGES;
+          if (input.selection?.siteWidePages !== false) yield* SITE_WIDE_PAGES;
         },
         /** Writes the page `file` under the output folder (writePage). */
         render: (file) => writePage(site, earlier, file, output),

@@ -6,6 +6,7 @@
 // cache, and which conversations to render.
 
 import fs from 'node:fs';
+import path from 'node:path';
 import type { ConversationSummary } from '../models/plan.ts';
 
 export interface SiteInput {
@@ -27,6 +28,32 @@ export interface SiteSelection {
   readonly conversations: readonly SelectedConversation[];
   /** The site's code (generator/kept-renderer.ts, siteCode), which every page's digest takes in (view-digests.ts). */
   readonly code?: string;
+  /**
+   * When several builds render at once: the conversations to render are
+   * shared out between them as they go (claimed), not before.
+   */
+  readonly sharing?: Sharing;
+  /**
+   * Whether this build renders the pages that list every conversation (the
+   * index, the search page, the glossary): every build but those that render
+   * beside the lead, which does.
+   */
+  readonly siteWidePages?: boolean;
+}
+
+/**
+ * How builds that render at once share the conversations out: each, when it
+ * is ready for another, claims the next of `order` that no other build has
+ * claimed, by making its claim file in `claims` (claimConversation). A
+ * build that starts late or meets slow conversations renders fewer, and all
+ * end at about the same time, which shares made beforehand did not do: on
+ * the real corpus the lead waited most of a second for the other's last
+ * plan (bench/results/measurements-behind-choices.md).
+ */
+export interface Sharing {
+  readonly claims: string;
+  /** The ids of the conversations to render, in the order they are claimed: the largest first, so that the last ones claimed are small. */
+  readonly order: readonly string[];
 }
 
 export interface SelectedConversation {
@@ -34,12 +61,6 @@ export interface SelectedConversation {
   readonly render: boolean;
   /** Where the plan of this conversation is saved or read; empty when it is not saved. */
   readonly plan: string;
-  /**
-   * The process id of the other build that renders this conversation, when
-   * one does (generator/site.ts shares the rendering out between builds): its
-   * plan is waited for rather than read at once.
-   */
-  readonly renderedBy?: number;
   /** The pages of this conversation's earlier render, to keep those that did not change (generator/page-store.ts). */
   readonly earlier?: EarlierPages;
 }
@@ -56,6 +77,38 @@ export interface SavedPlan {
   readonly summary: ConversationSummary;
   /** Every page file of the conversation, from the site root. */
   readonly pages: string[];
+}
+
+/**
+ * Claims the conversation `id` for this process among builds that share
+ * `claims`; false when another build claimed it first. The claim file is
+ * made only if there is none (`wx`), which the system does at once for one
+ * process alone, and it names the process: a build waiting for that
+ * conversation's plan knows whom it waits for (claimedBy).
+ */
+export function claimConversation(claims: string, id: string): boolean {
+  try {
+    fs.writeFileSync(claimOf(claims, id), String(process.pid), { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/** The process that claimed the conversation `id` in `claims`: undefined when none has, 0 while its claim is being written. */
+export function claimedBy(claims: string, id: string): number | undefined {
+  try {
+    // A claim file is made, then written: empty, it is being written.
+    return Number(fs.readFileSync(claimOf(claims, id), 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function claimOf(claims: string, id: string): string {
+  return path.join(claims, id);
 }
 
 /** The plan a build saved at `plan`. */

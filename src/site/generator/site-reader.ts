@@ -27,7 +27,7 @@ import type { ConversationRows } from '../models/rows.ts';
 import { writeSearchScript } from '../models/search-text.ts';
 import { linkedStructure, pageOutline, subagentNames, type CodeHighlighter, type PageBody, type PageModel } from '../models/site.ts';
 import { HeldHtml, TalkPages } from './talk-pages.ts';
-import { readSavedPlan, searchScriptBeside, talkSizesBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
+import { claimConversation, claimedBy, readSavedPlan, searchScriptBeside, talkSizesBeside, type SavedPlan, type SelectedConversation, type Sharing, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
 
 export interface SitePlan {
@@ -86,7 +86,7 @@ export class SiteReader {
     while ((await this.planNext()) !== undefined);
     // Those another build renders are waited for only now, after this build's
     // own: that build saves each plan as it plans it.
-    const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected).summary);
+    const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected, this.selection.sharing).summary);
     this.complete = { conversations, pages: this.pages };
     return this.complete;
   }
@@ -107,9 +107,7 @@ export class SiteReader {
 
   /** The selection's entry of the conversation the page `file` belongs to, and the site's code, when the selection names it. */
   selectionOf(file: string): { selected: SelectedConversation; code: string | undefined } {
-    const { conversation } = this.plannedPage(file);
-    this.selectedById ??= new Map(this.selection.conversations.map((selected) => [selected.id, selected]));
-    return { selected: this.selectedById.get(conversation)!, code: this.selection.code };
+    return { selected: this.selected(this.plannedPage(file).conversation), code: this.selection.code };
   }
 
   /** The outline of the page `file` (site.ts, pageOutline), and the rows its steps' parts are read from; its conversation is planned already. */
@@ -181,55 +179,80 @@ export class SiteReader {
 
   /** Plans the next conversation this process renders and keeps it loaded for its pages; undefined once every one is planned. */
   private async planNext(): Promise<ConversationPlan | undefined> {
-    while (this.next < this.selection.conversations.length) {
-      const { id, render, plan: saved, earlier } = this.selection.conversations[this.next++]!;
-      if (!render) continue;
-      this.load(undefined);
-      const conversation = this.loadConversation(id);
-      let linked: ConversationPlan | undefined;
-      const structure = linkedStructure(conversation, () => linked);
-      this.load({ id, conversation, structure });
-      // Sizes are recorded where the page digests are (generator/earlier-page-records.ts): beside a saved plan, for a site's code.
-      const { code } = this.selection;
-      const records = code !== undefined && saved !== '' ? { code, record: talkSizesBeside(saved), ...(earlier?.talks !== undefined ? { earlier: earlier.talks } : {}) } : undefined;
-      const talkPages = await TalkPages.cut(conversation, structure, (this.held ??= new HeldHtml()), (plan) => (linked = plan), () => this.highlight(), records);
-      this.talkPages.set(id, talkPages);
-      const plan = talkPages.plan;
-      this.plans.set(id, plan);
-      for (const page of plan.pages) {
-        this.pages.push(page);
-        this.pageByFile.set(page.file, page);
+    const selected = this.nextToRender();
+    if (selected === undefined) return undefined;
+    const { id, plan: saved, earlier } = selected;
+    this.load(undefined);
+    const conversation = this.loadConversation(id);
+    let linked: ConversationPlan | undefined;
+    const structure = linkedStructure(conversation, () => linked);
+    this.load({ id, conversation, structure });
+    // Sizes are recorded where the page digests are (generator/earlier-page-records.ts): beside a saved plan, for a site's code.
+    const { code } = this.selection;
+    const records = code !== undefined && saved !== '' ? { code, record: talkSizesBeside(saved), ...(earlier?.talks !== undefined ? { earlier: earlier.talks } : {}) } : undefined;
+    const talkPages = await TalkPages.cut(conversation, structure, (this.held ??= new HeldHtml()), (plan) => (linked = plan), () => this.highlight(), records);
+    this.talkPages.set(id, talkPages);
+    const plan = talkPages.plan;
+    this.plans.set(id, plan);
+    for (const page of plan.pages) {
+      this.pages.push(page);
+      this.pageByFile.set(page.file, page);
+    }
+    // The conversation's search script is written beside its plan, as the
+    // conversation is planned, and copied into the site once the build is
+    // done (generator/site.ts): no build holds more than one step's text of it.
+    if (saved) {
+      const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
+      fs.mkdirSync(path.dirname(saved), { recursive: true });
+      writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts, subagentNames(structure, conversation));
+      // Under a temporary name first: another build may be waiting for it.
+      fs.writeFileSync(`${saved}.${process.pid}.tmp`, `${JSON.stringify(kept)}\n`);
+      fs.renameSync(`${saved}.${process.pid}.tmp`, saved);
+    }
+    return plan;
+  }
+
+  /**
+   * The next conversation this process renders: the selection's next to
+   * render or, when builds share them out as they go (SiteSelection.sharing),
+   * the next in their order that this one claims first.
+   */
+  private nextToRender(): SelectedConversation | undefined {
+    const { conversations, sharing } = this.selection;
+    if (sharing === undefined) {
+      while (this.next < conversations.length) {
+        const selected = conversations[this.next++]!;
+        if (selected.render) return selected;
       }
-      // The conversation's search script is written beside its plan, as the
-      // conversation is planned, and copied into the site once the build is
-      // done (generator/site.ts): no build holds more than one step's text of it.
-      if (saved) {
-        const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
-        fs.mkdirSync(path.dirname(saved), { recursive: true });
-        writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts, subagentNames(structure, conversation));
-        // Under a temporary name first: another build may be waiting for it.
-        fs.writeFileSync(`${saved}.${process.pid}.tmp`, `${JSON.stringify(kept)}\n`);
-        fs.renameSync(`${saved}.${process.pid}.tmp`, saved);
-      }
-      return plan;
+      return undefined;
+    }
+    while (this.next < sharing.order.length) {
+      const id = sharing.order[this.next++]!;
+      if (claimConversation(sharing.claims, id)) return this.selected(id);
     }
     return undefined;
+  }
+
+  private selected(id: string): SelectedConversation {
+    this.selectedById ??= new Map(this.selection.conversations.map((selected) => [selected.id, selected]));
+    return this.selectedById.get(id)!;
   }
 }
 
 /**
  * The saved plan of a conversation this build does not render: kept from an
- * earlier build, or saved by the build that renders it now, which is waited
- * for as long as it runs.
+ * earlier build, or saved by the build that claimed it (`sharing`), which
+ * is waited for as long as it runs.
  */
-function savedPlan({ id, plan, renderedBy }: SelectedConversation): SavedPlan {
+function savedPlan({ id, plan }: SelectedConversation, sharing: Sharing | undefined): SavedPlan {
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     try {
       return readSavedPlan(plan);
     } catch (error) {
-      if (renderedBy === undefined || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      if (hasEnded(renderedBy)) throw new Error(`${plan}: the build that renders conversation ${id} (process ${renderedBy}) ended without saving its plan`);
+      const by = sharing !== undefined && (error as NodeJS.ErrnoException).code === 'ENOENT' ? claimedBy(sharing.claims, id) : undefined;
+      if (by === undefined) throw error;
+      if (by !== 0 && hasEnded(by)) throw new Error(`${plan}: the build that renders conversation ${id} (process ${by}) ended without saving its plan`);
       Atomics.wait(pause, 0, 0, PLAN_POLL_MS);
     }
   }

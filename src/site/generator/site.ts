@@ -35,7 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PAGE_BUDGET, SEARCH_SCRIPTS, searchScriptOf } from '../models/page-files.ts';
-import { readSavedPlan, searchScriptBeside, type EarlierPages, type SelectedConversation, type SiteSelection } from './site-input.ts';
+import { claimedBy, readSavedPlan, searchScriptBeside, type EarlierPages, type SelectedConversation, type SiteSelection } from './site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
 import type { StampsRecord } from '../../files/file-stamp.ts';
@@ -201,7 +201,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   const conversations: SelectedConversation[] = store
     ? store.finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && store.earlier.has(id) ? { earlier: store.earlier.get(id)! } : {}) }))
     : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
-  const [, ...helpers] = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
+  const sharing = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
+  const helpers = sharing.builds - 1;
   // What a rendering that failed wrote is removed before the next; anything else is left as it was.
   const before = new Set(fs.existsSync(out) ? filesUnder(out) : []);
   let placedMeanwhile: ReadonlySet<string> | undefined;
@@ -218,23 +219,25 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     const waiting = kept !== undefined ? waitingRenderer?.take(kept) : undefined;
     if (waiting === undefined) void waitingRenderer?.dismiss();
     let renderer = kept ?? (await makeRenderer(path.join(root, 'renderer'), code, observer, roots));
-    // The helpers render their conversations' pages into folders of their
-    // own; the lead renders the rest, and the index and search pages, which
-    // list every conversation, from the plans the helpers save.
+    // The children claim the conversations to render as they go; the
+    // helpers render their pages into folders of their own, the lead into
+    // the site, with the index and search pages, which list every
+    // conversation, from the plans the helpers save.
     const attempt = async (renderer: string, name: string, lead: Child | undefined): Promise<void> => {
       // Children that render at once share one highlighting process, so that
       // a grammar they all meet is paid once; a child alone highlights its
       // own pages, with no process started for it.
       const expressions = translatedExpressionsBeside(renderer);
-      const highlighting = helpers.length > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
+      const highlighting = helpers > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
+      const claims = helpers > 0 ? path.join(root, `${name}-claims`) : undefined;
+      if (claims !== undefined) fs.mkdirSync(claims);
+      const selection: SiteSelection = { conversations, code, ...(claims !== undefined ? { sharing: { claims, order: sharing.order } } : {}) };
       const start = (selection: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection }, output, ...(highlighting === undefined ? { expressions } : {}) });
-      const helperChildren = helpers.map((group, index) => {
+      const helperChildren = Array.from({ length: helpers }, (_, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
-        return { group, output, child: start({ conversations: conversations.filter(({ id }) => group.has(id)), code }, output) };
+        return { output, child: start({ ...selection, siteWidePages: false }, output) };
       });
-      const renderedBy = new Map(helperChildren.flatMap(({ group, child }) => [...group].map((id) => [id, child.pid] as const)));
-      const leadSelection: SiteSelection = { conversations: conversations.map((selected) => (renderedBy.has(selected.id) ? { ...selected, render: false, renderedBy: renderedBy.get(selected.id)! } : selected)), code };
-      const children = [start(leadSelection, path.resolve(out), lead), ...helperChildren.map(({ child }) => child)];
+      const children = [start(selection, path.resolve(out), lead), ...helperChildren.map(({ child }) => child)];
       if (highlighting !== undefined) passQuestions(children, highlighting);
       placedMeanwhile = undefined;
       failedMeanwhile = undefined;
@@ -246,11 +249,11 @@ async function render(bundle: string, out: string, cache: string, code: string, 
         failedMeanwhile = { error };
       }
       await allSucceed(children, observer, highlighting);
-      for (const { group, output } of helperChildren) {
-        for (const selected of conversations) {
-          if (!group.has(selected.id)) continue;
-          for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
-        }
+      const helperOutput = new Map(helperChildren.map(({ output, child }) => [child.pid, output]));
+      for (const selected of conversations) {
+        const output = claims !== undefined && selected.render ? helperOutput.get(claimedBy(claims, selected.id)!) : undefined;
+        if (output === undefined) continue;
+        for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
       }
     };
     try {
@@ -366,25 +369,20 @@ function writeSearchScripts(out: string, conversations: readonly SelectedConvers
 }
 
 /**
- * The conversations to render, shared out between `builds` children that
- * run at once, the largest first to the child with the fewest bytes so far;
- * the first group is the lead's. Unless told otherwise, one child per core,
- * up to MOST_BUILDS, and one more for each BYTES_PER_CHILD of bundle to
- * render: a child of the kept renderer starts in a fraction of a second, but
- * loads its own renderer and reads its own conversations' rows, which a
- * site of a few conversations does not win back.
+ * How many children render `ids` at once, and the order in which they claim
+ * them (SiteSelection.sharing): the largest first, so that the last ones
+ * claimed, which decide when the children end, are small. Unless told
+ * otherwise, one child per core, up to MOST_BUILDS, and one more for each
+ * BYTES_PER_CHILD of bundle to render: a child of the kept renderer starts
+ * in a fraction of a second, but loads its own renderer and reads its own
+ * conversations' rows, which a site of a few conversations does not win
+ * back.
  */
-export function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): Set<string>[] {
+export function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): { builds: number; order: string[] } {
   const weighed = ids.map((id) => ({ id, bytes: bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)) }));
   const total = weighed.reduce((sum, { bytes }) => sum + bytes, 0);
   const count = Math.max(1, Math.min(ids.length, builds ?? Math.min(os.availableParallelism(), MOST_BUILDS, 1 + Math.floor(total / BYTES_PER_CHILD))));
-  const groups = Array.from({ length: count }, () => ({ ids: new Set<string>(), bytes: 0 }));
-  for (const { id, bytes } of weighed.sort((a, b) => b.bytes - a.bytes)) {
-    const lightest = groups.reduce((least, group) => (group.bytes < least.bytes ? group : least));
-    lightest.ids.add(id);
-    lightest.bytes += bytes;
-  }
-  return groups.map(({ ids: group }) => group);
+  return { builds: count, order: weighed.sort((a, b) => b.bytes - a.bytes).map(({ id }) => id) };
 }
 
 /**

@@ -212,9 +212,10 @@ export class TalkPages {
 
     const marked = new Map(order.map((id, index) => [id, `${subjectOf.get(id)!.base}\u0000${this.nonce}:${index}\u0000.html`]));
     linkTo({ ...single, pageOfTalk: marked });
-    const onPage = (markup: string): number => {
-      let bytes = Buffer.byteLength(markup);
-      for (const match of markup.matchAll(this.marker)) bytes += longest[Number(match[1])]! - Buffer.byteLength(match[0]);
+    // A marker is ASCII (a nonce in hex and a number): its bytes are its characters.
+    const onPage = (markup: string, held: Held): number => {
+      let bytes = held.length;
+      for (const match of markup.matchAll(this.marker)) bytes += longest[Number(match[1])]! - match[0].length;
       return bytes;
     };
 
@@ -250,12 +251,17 @@ export class TalkPages {
       }
       const made = measured === undefined ? await modelled.get(index)! : undefined;
       modelled.delete(index);
-      if ('talk' in unit) {
-        const markup = made && talkHtml(made as TalkView, ROOT);
-        this.talks.set(unit.talk.id, measured ?? { bytes: onPage(markup!), withheld: withheldThoughts([made as TalkView]), held: this.held.hold(markup!) });
+      if (measured !== undefined) {
+        if ('talk' in unit) this.talks.set(unit.talk.id, measured);
+        else this.epochs.set(unit.epoch.id, measured);
+      } else if ('talk' in unit) {
+        const markup = talkHtml(made as TalkView, ROOT);
+        const held = this.held.hold(markup);
+        this.talks.set(unit.talk.id, { bytes: onPage(markup, held), withheld: withheldThoughts([made as TalkView]), held });
       } else {
-        const markup = made && epochHtml(made as EpochView, ROOT).text;
-        this.epochs.set(unit.epoch.id, measured ?? { bytes: onPage(markup!), withheld: 0, held: this.held.hold(markup!) });
+        const markup = epochHtml(made as EpochView, ROOT).text;
+        const held = this.held.hold(markup);
+        this.epochs.set(unit.epoch.id, { bytes: onPage(markup, held), withheld: 0, held });
       }
     }
     if (records?.record !== undefined) {

@@ -78,6 +78,11 @@ describe('media the site does not show as an image', () => {
   it('shows no image whose data is not base64', () => {
     expect(rasterImage('iVBORw0KGgo=<script>', 'image/png')).toEqual({ shown: false, why: 'its data is not base64' });
     expect(rasterImage('iVBORw0K Ggo=', 'image/png')).toEqual({ shown: false, why: 'its data is not base64' });
+    // Groups of four, padded at the end only, by two `=` at most.
+    for (const data of ['iVBORw0KGgo', 'iVBORw0KGgo==', 'iVBORw0K=ggo', 'iVBORw0KG===', '=VBORw0KGgo=']) {
+      expect(rasterImage(data, 'image/png'), data).toEqual({ shown: false, why: 'its data is not base64' });
+    }
+    expect(rasterImage('iVBORw0KGg==', 'image/png')).toEqual({ shown: false, why: 'its bytes are not a PNG image' });
   });
 });
 

@@ -29,31 +29,23 @@ export interface SiteSelection {
   /** The site's code (generator/kept-renderer.ts, siteCode), which every page's digest takes in (view-digests.ts). */
   readonly code?: string;
   /**
-   * When several builds render at once: the conversations to render are
-   * shared out between them as they go (claimed), not before.
+   * When several builds render at once, the folder in which they claim the
+   * conversations they render (claimConversation): each, when it is ready
+   * for another, renders the next of the conversations to render, in the
+   * bundle's order, that no other build claimed first. A build that starts
+   * late or meets slow conversations renders fewer, and all end at about the
+   * same time, which shares made beforehand did not do: on the real corpus
+   * the lead waited most of a second for the other's last plan. Claimed
+   * largest first, the generated corpus's children took more processor
+   * time, not less (bench/results/measurements-behind-choices.md).
    */
-  readonly sharing?: Sharing;
+  readonly claims?: string;
   /**
    * Whether this build renders the pages that list every conversation (the
    * index, the search page, the glossary): every build but those that render
    * beside the lead, which does.
    */
   readonly siteWidePages?: boolean;
-}
-
-/**
- * How builds that render at once share the conversations out: each, when it
- * is ready for another, claims the next of `order` that no other build has
- * claimed, by making its claim file in `claims` (claimConversation). A
- * build that starts late or meets slow conversations renders fewer, and all
- * end at about the same time, which shares made beforehand did not do: on
- * the real corpus the lead waited most of a second for the other's last
- * plan (bench/results/measurements-behind-choices.md).
- */
-export interface Sharing {
-  readonly claims: string;
-  /** The ids of the conversations to render, in the order they are claimed: the largest first, so that the last ones claimed are small. */
-  readonly order: readonly string[];
 }
 
 export interface SelectedConversation {

@@ -27,7 +27,7 @@ import type { ConversationRows } from '../models/rows.ts';
 import { writeSearchScript } from '../models/search-text.ts';
 import { linkedStructure, pageOutline, subagentNames, type CodeHighlighter, type PageBody, type PageModel } from '../models/site.ts';
 import { HeldHtml, TalkPages } from './talk-pages.ts';
-import { claimConversation, claimedBy, readSavedPlan, searchScriptBeside, talkSizesBeside, type SavedPlan, type SelectedConversation, type Sharing, type SiteInput, type SiteSelection } from './site-input.ts';
+import { claimConversation, claimedBy, readSavedPlan, searchScriptBeside, talkSizesBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
 
 export interface SitePlan {
@@ -86,7 +86,7 @@ export class SiteReader {
     while ((await this.planNext()) !== undefined);
     // Those another build renders are waited for only now, after this build's
     // own: that build saves each plan as it plans it.
-    const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected, this.selection.sharing).summary);
+    const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected, this.selection.claims).summary);
     this.complete = { conversations, pages: this.pages };
     return this.complete;
   }
@@ -214,21 +214,14 @@ export class SiteReader {
 
   /**
    * The next conversation this process renders: the selection's next to
-   * render or, when builds share them out as they go (SiteSelection.sharing),
-   * the next in their order that this one claims first.
+   * render that, when builds share them out as they go
+   * (SiteSelection.claims), this one claims first.
    */
   private nextToRender(): SelectedConversation | undefined {
-    const { conversations, sharing } = this.selection;
-    if (sharing === undefined) {
-      while (this.next < conversations.length) {
-        const selected = conversations[this.next++]!;
-        if (selected.render) return selected;
-      }
-      return undefined;
-    }
-    while (this.next < sharing.order.length) {
-      const id = sharing.order[this.next++]!;
-      if (claimConversation(sharing.claims, id)) return this.selected(id);
+    const { conversations, claims } = this.selection;
+    while (this.next < conversations.length) {
+      const selected = conversations[this.next++]!;
+      if (selected.render && (claims === undefined || claimConversation(claims, selected.id))) return selected;
     }
     return undefined;
   }
@@ -241,16 +234,16 @@ export class SiteReader {
 
 /**
  * The saved plan of a conversation this build does not render: kept from an
- * earlier build, or saved by the build that claimed it (`sharing`), which
+ * earlier build, or saved by the build that claimed it in `claims`, which
  * is waited for as long as it runs.
  */
-function savedPlan({ id, plan }: SelectedConversation, sharing: Sharing | undefined): SavedPlan {
+function savedPlan({ id, plan }: SelectedConversation, claims: string | undefined): SavedPlan {
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     try {
       return readSavedPlan(plan);
     } catch (error) {
-      const by = sharing !== undefined && (error as NodeJS.ErrnoException).code === 'ENOENT' ? claimedBy(sharing.claims, id) : undefined;
+      const by = claims !== undefined && (error as NodeJS.ErrnoException).code === 'ENOENT' ? claimedBy(claims, id) : undefined;
       if (by === undefined) throw error;
       if (by !== 0 && hasEnded(by)) throw new Error(`${plan}: the build that renders conversation ${id} (process ${by}) ended without saving its plan`);
       Atomics.wait(pause, 0, 0, PLAN_POLL_MS);

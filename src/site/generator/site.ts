@@ -13,7 +13,7 @@
 //    makes it (makeRenderer: an Astro build of no page, astro-build.mjs, in
 //    a throwaway root under node_modules, so that its `.astro` folder and
 //    vite cache never land in the repository or the export). With enough to
-//    render, one child per core shares the conversations out (shareOut),
+//    render, one child per core shares the conversations out (childrenFor),
 //    since one renders on one thread. Pages highlight their code as they
 //    render, each block asked of one highlighting process that answers
 //    every child (highlight-service.ts), or highlighted by a child that
@@ -100,7 +100,7 @@ export interface SiteOptions {
   /**
    * How many renderer children share the rendering out, at once. By
    * default, one per core (up to MOST_BUILDS) when there is enough to
-   * render (shareOut).
+   * render (childrenFor).
    */
   readonly builds?: number;
   /**
@@ -201,8 +201,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   const conversations: SelectedConversation[] = store
     ? store.finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && store.earlier.has(id) ? { earlier: store.earlier.get(id)! } : {}) }))
     : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
-  const sharing = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
-  const helpers = sharing.builds - 1;
+  const helpers = childrenFor(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds) - 1;
   // What a rendering that failed wrote is removed before the next; anything else is left as it was.
   const before = new Set(fs.existsSync(out) ? filesUnder(out) : []);
   let placedMeanwhile: ReadonlySet<string> | undefined;
@@ -231,7 +230,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const highlighting = helpers > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
       const claims = helpers > 0 ? path.join(root, `${name}-claims`) : undefined;
       if (claims !== undefined) fs.mkdirSync(claims);
-      const selection: SiteSelection = { conversations, code, ...(claims !== undefined ? { sharing: { claims, order: sharing.order } } : {}) };
+      const selection: SiteSelection = { conversations, code, ...(claims !== undefined ? { claims } : {}) };
       const start = (selection: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection }, output, ...(highlighting === undefined ? { expressions } : {}) });
       const helperChildren = Array.from({ length: helpers }, (_, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
@@ -369,20 +368,15 @@ function writeSearchScripts(out: string, conversations: readonly SelectedConvers
 }
 
 /**
- * How many children render `ids` at once, and the order in which they claim
- * them (SiteSelection.sharing): the largest first, so that the last ones
- * claimed, which decide when the children end, are small. Unless told
- * otherwise, one child per core, up to MOST_BUILDS, and one more for each
- * BYTES_PER_CHILD of bundle to render: a child of the kept renderer starts
- * in a fraction of a second, but loads its own renderer and reads its own
- * conversations' rows, which a site of a few conversations does not win
- * back.
+ * How many children render `ids` at once: unless told otherwise, one per
+ * core, up to MOST_BUILDS, and one more for each BYTES_PER_CHILD of bundle
+ * to render. A child of the kept renderer starts in a fraction of a second,
+ * but loads its own renderer and reads its own conversations' rows, which a
+ * site of a few conversations does not win back.
  */
-export function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): { builds: number; order: string[] } {
-  const weighed = ids.map((id) => ({ id, bytes: bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)) }));
-  const total = weighed.reduce((sum, { bytes }) => sum + bytes, 0);
-  const count = Math.max(1, Math.min(ids.length, builds ?? Math.min(os.availableParallelism(), MOST_BUILDS, 1 + Math.floor(total / BYTES_PER_CHILD))));
-  return { builds: count, order: weighed.sort((a, b) => b.bytes - a.bytes).map(({ id }) => id) };
+export function childrenFor(bundle: string, ids: readonly string[], builds: number | undefined): number {
+  const total = ids.reduce((sum, id) => sum + bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)), 0);
+  return Math.max(1, Math.min(ids.length, builds ?? Math.min(os.availableParallelism(), MOST_BUILDS, 1 + Math.floor(total / BYTES_PER_CHILD))));
 }
 
 /**

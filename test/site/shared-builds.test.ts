@@ -64,8 +64,8 @@ describe('builds that share the rendering', () => {
 
   it('stop when one fails, with the error of the one that failed', { timeout: 180_000 }, async () => {
     const out = await exportedSessions([FIXTURE_SESSIONS.rewind]);
-    // A conversation with no rounds weighs nothing, so the second build gets
-    // it, and fails; the lead would wait for its plan for ever.
+    // A conversation with no rounds fails whichever build claims it; were it
+    // the other build, the lead would otherwise wait for its plan for ever.
     fs.mkdirSync(path.join(out, 'bundle', '_conversations', 'no-rounds'));
     const folder = temporaryFolder();
     await expect(buildSite(path.join(out, 'bundle'), path.join(folder, 'site'), path.join(folder, 'cache'), { builds: 2 })).rejects.toThrow(/failed with exit code 1:[\s\S]*_conversations\/no-rounds: the conversation has no rounds/);

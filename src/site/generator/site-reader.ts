@@ -245,7 +245,8 @@ function savedPlan({ id, plan }: SelectedConversation, claims: string | undefine
     } catch (error) {
       const by = claims !== undefined && (error as NodeJS.ErrnoException).code === 'ENOENT' ? claimedBy(claims, id) : undefined;
       if (by === undefined) throw error;
-      if (by !== 0 && hasEnded(by)) throw new Error(`${plan}: the build that renders conversation ${id} (process ${by}) ended without saving its plan`);
+      // Read once more after finding it ended: it may have saved the plan and ended in between.
+      if (by !== 0 && hasEnded(by) && !fs.existsSync(plan)) throw new Error(`${plan}: the build that renders conversation ${id} (process ${by}) ended without saving its plan`);
       Atomics.wait(pause, 0, 0, PLAN_POLL_MS);
     }
   }

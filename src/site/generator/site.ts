@@ -226,10 +226,10 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       // Children that render at once share one highlighting process, so that
       // a grammar they all meet is paid once; a child alone highlights its
       // own pages, with no process started for it.
-      const expressions = translatedExpressionsBeside(renderer);
-      const highlighting = helpers > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
       const claims = helpers > 0 ? path.join(root, `${name}-claims`) : undefined;
       if (claims !== undefined) fs.mkdirSync(claims);
+      const expressions = translatedExpressionsBeside(renderer);
+      const highlighting = helpers > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
       const selection: SiteSelection = { conversations, code, ...(claims !== undefined ? { claims } : {}) };
       const start = (selection: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection }, output, ...(highlighting === undefined ? { expressions } : {}) });
       const helperChildren = Array.from({ length: helpers }, (_, index) => {
@@ -269,6 +269,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       if (refusedWriteCode(error) !== undefined) throw error;
       fs.rmSync(path.dirname(renderer), { recursive: true, force: true });
       for (const file of fs.existsSync(out) ? filesUnder(out) : []) if (!before.has(file)) fs.rmSync(file);
+      // The plans the failed attempt saved, which the new lead would read rather than wait for the new children's.
+      for (const { render, plan } of conversations) if (render && plan !== '') fs.rmSync(plan, { force: true });
       renderer = await makeRenderer(path.join(root, 'renderer-again'), code, observer, roots);
       await attempt(renderer, 'again', undefined);
     }
@@ -368,9 +370,9 @@ function writeSearchScripts(out: string, conversations: readonly SelectedConvers
 }
 
 /**
- * How many children render `ids` at once: unless told otherwise, one per
- * core, up to MOST_BUILDS, and one more for each BYTES_PER_CHILD of bundle
- * to render. A child of the kept renderer starts in a fraction of a second,
+ * How many children render `ids` at once: unless told otherwise, one for
+ * the first BYTES_PER_CHILD of bundle to render and one more for each
+ * BYTES_PER_CHILD after it, at most one per core and MOST_BUILDS. A child of the kept renderer starts in a fraction of a second,
  * but loads its own renderer and reads its own conversations' rows, which a
  * site of a few conversations does not win back.
  */

@@ -3,7 +3,8 @@
 // one message each way, and each answer reaches the block that asked it.
 
 import { describe, expect, it } from 'vitest';
-import { highlightingAsked, serveHighlighting } from '../../src/site/generator/highlight-service.ts';
+import { highlightingAsked, passQuestions, serveHighlighting } from '../../src/site/generator/highlight-service.ts';
+import type { Child } from '../../src/site/generator/child.ts';
 import type { Highlighter } from '../../src/site/generator/highlight.ts';
 
 /** A channel that keeps what is sent on it, and gives its listeners what the test says came. */
@@ -35,6 +36,20 @@ function namingHighlighter(): Highlighter & { asked: string[] } {
     warm: () => undefined,
     dispose: () => undefined,
   };
+}
+
+/** A child process as the site step sees it, which keeps what it is sent and says what the test says it sent. */
+function fakeChild(pid: number) {
+  const sent: unknown[] = [];
+  const listeners: ((message: unknown) => void)[] = [];
+  const child: Child = {
+    pid,
+    done: new Promise<number>(() => undefined),
+    send: (message) => void sent.push(message),
+    onMessage: (listener) => void listeners.push(listener),
+    stop: () => undefined,
+  };
+  return { child, sent, says: (message: unknown) => listeners.forEach((listener) => listener(message)) };
 }
 
 async function* messagesOf(...messages: unknown[]): AsyncGenerator<unknown> {
@@ -87,5 +102,24 @@ describe('asking the highlighting process', () => {
       { from: 0, items: [{ id: 0, html: '<go>z' }] },
     ]);
     expect(highlighter.asked).toEqual(['ts:x', 'plain:y', 'go:z']);
+  });
+
+  it("passes each child's questions on with the child they came from, and each answer back to that child alone", () => {
+    const lead = fakeChild(11);
+    const helper = fakeChild(12);
+    const highlighting = fakeChild(13);
+    passQuestions([lead.child, helper.child], highlighting.child);
+    // Both number their questions from 0.
+    helper.says({ highlight: [{ id: 0, language: 'go', code: 'h' }] });
+    lead.says({ highlight: [{ id: 0, language: 'ts', code: 'l' }] });
+    lead.says({ peakResidentBytes: 1 });
+    expect(highlighting.sent).toEqual([
+      { from: 1, items: [{ id: 0, language: 'go', code: 'h' }] },
+      { from: 0, items: [{ id: 0, language: 'ts', code: 'l' }] },
+    ]);
+    highlighting.says({ from: 0, items: [{ id: 0, html: '<ts>l' }] });
+    highlighting.says({ from: 1, items: [{ id: 0 }] });
+    expect(lead.sent).toEqual([{ highlighted: [{ id: 0, html: '<ts>l' }] }]);
+    expect(helper.sent).toEqual([{ highlighted: [{ id: 0 }] }]);
   });
 });

@@ -109,10 +109,17 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * conversation peaked at 211-213 MB against 183-191 MB, for the same
  * processor time in the site step (bench/results/measurements-behind-choices.md).
  *
- * How a child's regular expressions are compiled depends on what it runs
- * (renderer-child.ts); `startChild` adds those flags after these.
+ * V8 runs a regular expression first as bytecode, and compiles it to
+ * machine code once it has run as often as `--regexp-tier-up-ticks` says
+ * (once, by default): a megabyte and more of machine code for one with a
+ * Unicode class (`\p{Alpha}`), in each of its forms. The highlighter's
+ * grammars are thousands of them, most run a few times: compiled only after
+ * a thousand runs, the ones that run often are compiled all the same, and
+ * the rest stay small (over 30 MB of a renderer child that highlighted the
+ * real corpus; a child that renders alone highlights its own pages). The
+ * highlighting process adds its own flag (renderer-child.ts).
  */
-const CHILD_NODE_FLAGS = ['--heap-growing-percent=50', '--max-semi-space-size=4'];
+const CHILD_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--regexp-tier-up-ticks=1000'];
 
 /**
  * The code and file of the last system error a failed child printed

@@ -9,11 +9,11 @@
 // (bench/results/measurements-behind-choices.md). The highlighting process
 // alone reads and adds to the highlight cache.
 //
-// The questions a child asks at once (every block of a talk) go as one
-// message, and their answers come back as one: a message over an IPC
-// channel costs each process it passes a write and a wake-up, about 0.2 ms
-// of processor time on this kind of machine, and a message per block took
-// each child of the generated 100 MB corpus about 0.3 s
+// The questions a child asks at once (every block of the talks it asks
+// for in one turn) go as one message, and their answers come back as one:
+// sending a message over an IPC channel took a child 0.15-0.2 ms on this
+// kind of machine, and a message per block a quarter to a third of a second
+// of each child of the generated 100 MB corpus
 // (bench/results/measurements-behind-choices.md).
 
 import type { Highlighter } from './highlight.ts';

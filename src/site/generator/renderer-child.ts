@@ -38,27 +38,18 @@ export interface HighlightingWork {
 }
 
 /**
- * V8 runs a regular expression first as bytecode, and compiles it to
- * machine code once it has run often (`--regexp-tier-up-ticks`, once by
- * default): a megabyte and more of machine code for one with a Unicode
- * class (`\p{Alpha}`), in each of its forms. The highlighter's grammars are
- * thousands of them, most run a few times.
- *
- * A renderer child, which highlights only when it renders alone, compiles
- * them after a thousand runs: the ones that run often are compiled all the
- * same, and the rest stay small (over 30 MB of a child that highlighted
- * the real corpus). The highlighting process compiles each to machine code
- * at once: the bytecode of an expression run often was compiled and then
- * thrown away, and the real corpus's blocks took a third more time to
- * tokenize that way, for 4-8 MB less of the process
+ * The highlighting process compiles each regular expression to machine code
+ * when it first runs it, rather than as bytecode first (child.ts): the
+ * bytecode of an expression it runs often was compiled and then thrown
+ * away. Tokenizing the real corpus's open blocks took about two fifths more
+ * time with bytecode first, for 3-7 MB less of the process
  * (bench/results/measurements-behind-choices.md).
  */
-const RENDERER_FLAGS = ['--regexp-tier-up-ticks=1000'];
-const HIGHLIGHTING_FLAGS = ['--no-regexp-tier-up'];
+const HIGHLIGHTING_FLAGS: readonly string[] = ['--no-regexp-tier-up'];
 
 /** Starts a renderer child of the kept renderer `entry`, in the folder `cwd`: it loads the renderer and waits for its work (giveWork). */
 export function startRenderer(entry: string, cwd: string): Child {
-  return startChild(RENDER, [entry], cwd, siteChildEnvironment(), RENDERER_FLAGS);
+  return startChild(RENDER, [entry], cwd, siteChildEnvironment());
 }
 
 /** Starts the highlighting process of the kept renderer `entry`, in the folder `cwd`: it loads the renderer and waits for its work (giveWork). */

@@ -34,10 +34,10 @@ export interface SiteSelection {
    * for another, renders the next of the conversations to render, in the
    * bundle's order, that no other build claimed first. A build that starts
    * late or meets slow conversations renders fewer, and all end at about the
-   * same time, which shares made beforehand did not do: on the real corpus
-   * the lead waited most of a second for the other's last plan. Claimed
-   * largest first, the generated corpus's children took more processor
-   * time, not less (bench/results/measurements-behind-choices.md).
+   * same time: with shares fixed beforehand, the real corpus's lead waited
+   * half a second for the other's last plan and idled as long again.
+   * Claimed largest first, the generated corpus's children took more
+   * processor time, not less (bench/results/measurements-behind-choices.md).
    */
   readonly claims?: string;
   /**

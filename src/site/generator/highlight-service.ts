@@ -61,9 +61,14 @@ interface Channel {
   removeListener(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
-const isAsked = (message: unknown): message is Asked => typeof message === 'object' && message !== null && 'highlight' in message;
-const isAnswered = (message: unknown): message is Answered => typeof message === 'object' && message !== null && 'highlighted' in message;
-const isDone = (message: unknown): message is Done => typeof message === 'object' && message !== null && 'done' in message;
+/** Whether a message is of the kind that carries `key`. */
+const carrying =
+  <Message>(key: string) =>
+  (message: unknown): message is Message =>
+    typeof message === 'object' && message !== null && key in message;
+const isAsked = carrying<Asked>('highlight');
+const isAnswered = carrying<Answered>('highlighted');
+const isDone = carrying<Done>('done');
 
 /**
  * A renderer child's highlighter: each block is asked of the highlighting

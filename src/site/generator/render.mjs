@@ -11,7 +11,8 @@
 // the bundle, the highlight cache and the selection, the folder to render
 // into, and, when it highlights its pages itself, the grammars' translated
 // expressions. The pages are
-// those the selection renders, then the index and the search page. When
+// those the selection renders, then, unless another child renders them, the
+// pages that list every conversation. When
 // done, the peak memory goes back over IPC. Should the channel close before
 // the work comes, the export ended without it, and so does this process.
 import { pathToFileURL } from 'node:url';

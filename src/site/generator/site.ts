@@ -231,7 +231,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const expressions = translatedExpressionsBeside(renderer);
       const highlighting = helpers > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
       const selection: SiteSelection = { conversations, code, ...(claims !== undefined ? { claims } : {}) };
-      const start = (selection: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection }, output, ...(highlighting === undefined ? { expressions } : {}) });
+      const start = (selected: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection: selected }, output, ...(highlighting === undefined ? { expressions } : {}) });
       const helperChildren = Array.from({ length: helpers }, (_, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { output, child: start({ ...selection, siteWidePages: false }, output) };

@@ -251,18 +251,14 @@ export class TalkPages {
       }
       const made = measured === undefined ? await modelled.get(index)! : undefined;
       modelled.delete(index);
+      const [measuredUnits, id] = 'talk' in unit ? [this.talks, unit.talk.id] : [this.epochs, unit.epoch.id];
       if (measured !== undefined) {
-        if ('talk' in unit) this.talks.set(unit.talk.id, measured);
-        else this.epochs.set(unit.epoch.id, measured);
-      } else if ('talk' in unit) {
-        const markup = talkHtml(made as TalkView, ROOT);
-        const held = this.held.hold(markup);
-        this.talks.set(unit.talk.id, { bytes: onPage(markup, held), withheld: withheldThoughts([made as TalkView]), held });
-      } else {
-        const markup = epochHtml(made as EpochView, ROOT).text;
-        const held = this.held.hold(markup);
-        this.epochs.set(unit.epoch.id, { bytes: onPage(markup, held), withheld: 0, held });
+        measuredUnits.set(id, measured);
+        continue;
       }
+      const markup = 'talk' in unit ? talkHtml(made as TalkView, ROOT) : epochHtml(made as EpochView, ROOT).text;
+      const held = this.held.hold(markup);
+      measuredUnits.set(id, { bytes: onPage(markup, held), withheld: 'talk' in unit ? withheldThoughts([made as TalkView]) : 0, held });
     }
     if (records?.record !== undefined) {
       const sizes = (of: ReadonlyMap<string, Measured>): Record<string, SizeRecord> => Object.fromEntries([...of].map(([id, { bytes, withheld }]) => [id, { digest: digests.get(id)!, bytes, withheld }]));

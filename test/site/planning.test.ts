@@ -64,9 +64,9 @@ describe('pages as planned', () => {
 });
 
 describe('conversations shared out as they go', () => {
-  /** The selection of the conversations `order` names, each plan saved in `plans`, shared through `claims`. */
+  /** The selection of every conversation of the bundle, each plan saved in `plans`, claimed in `claims` in the order given. */
   function sharedSelection(plans: string, claims: string, order: readonly string[]): SiteSelection {
-    return { conversations: order.map((id) => ({ id, render: true, plan: path.join(plans, `${id}.json`) })), claims };
+    return { conversations: sessions.map((id) => ({ id, render: true, plan: path.join(plans, `${id}.json`) })), claims: { folder: claims, order } };
   }
 
   async function conversationsOf(site: SiteReader, files: readonly string[]): Promise<string[]> {
@@ -96,8 +96,8 @@ describe('conversations shared out as they go', () => {
     expect(await conversationsOf(lead, leadFiles)).toEqual([order[0], order[2]]);
     expect(await conversationsOf(helper, helperFiles)).toEqual([order[1]]);
     expect(fs.readFileSync(path.join(claims, order[1]!), 'utf8')).toBe(String(process.pid));
-    // The site's own list: every conversation, in the selection's order, the helper's from the plan it saved.
-    expect((await lead.plan()).conversations.map((conversation) => conversation.id)).toEqual(order);
+    // The site's own list: every conversation, in the bundle's order whatever the order claimed, the helper's from the plan it saved.
+    expect((await lead.plan()).conversations.map((conversation) => conversation.id)).toEqual(sessions);
     lead.close();
     helper.close();
   });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { BUILD_ROOTS } from '../../src/site/generator/kept-renderer.ts';
 import os from 'node:os';
-import { buildSite, BYTES_PER_CHILD, childrenFor } from '../../src/site/generator/site.ts';
+import { buildSite, BYTES_PER_CHILD, shareOut } from '../../src/site/generator/site.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 /** A bundle folder whose conversations hold files of these sizes, sparse, so that they cost no disk. */
@@ -27,14 +27,14 @@ function weighedBundle(sizes: Record<string, number>): string {
 
 describe('sharing the conversations out', () => {
   const cores = os.availableParallelism();
-  it.skipIf(cores < 2)('gives a second child a site of some tens of megabytes of bundle', () => {
+  it.skipIf(cores < 2)('gives a second child a site of some tens of megabytes of bundle, the largest conversations claimed first', () => {
     const mb = 1024 * 1024;
-    const bundle = weighedBundle({ a: 20 * mb, b: 12 * mb, c: 8 * mb, d: 1 * mb });
-    expect(childrenFor(bundle, ['a', 'b', 'c', 'd'], undefined)).toBe(2);
+    const bundle = weighedBundle({ d: 1 * mb, b: 12 * mb, a: 20 * mb, c: 8 * mb });
+    expect(shareOut(bundle, ['d', 'b', 'a', 'c'], undefined)).toEqual({ builds: 2, order: ['a', 'b', 'c', 'd'] });
   });
   it('keeps a small site in one child', () => {
     const bundle = weighedBundle({ a: BYTES_PER_CHILD / 2, b: BYTES_PER_CHILD / 4 });
-    expect(childrenFor(bundle, ['a', 'b'], undefined)).toBe(1);
+    expect(shareOut(bundle, ['a', 'b'], undefined).builds).toBe(1);
   });
 });
 

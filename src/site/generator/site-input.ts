@@ -29,17 +29,20 @@ export interface SiteSelection {
   /** The site's code (generator/kept-renderer.ts, siteCode), which every page's digest takes in (view-digests.ts). */
   readonly code?: string;
   /**
-   * When several builds render at once, the folder in which they claim the
-   * conversations they render (claimConversation): each, when it is ready
-   * for another, renders the next of the conversations to render, in the
-   * bundle's order, that no other build claimed first. A build that starts
-   * late or meets slow conversations renders fewer, and all end at about the
-   * same time: with shares fixed beforehand, the real corpus's lead waited
-   * half a second for the other's last plan and idled as long again.
-   * Claimed largest first, the generated corpus's children took more
-   * processor time, not less (bench/results/measurements-behind-choices.md).
+   * When several builds render at once, how they share the conversations
+   * out: each, when it is ready for another, claims the next of `order`
+   * that no other build claimed first, by making its claim file in `folder`
+   * (claimConversation). A build that starts late or meets slow
+   * conversations renders fewer, and all end at about the same time: with
+   * shares fixed beforehand, the real corpus's lead waited half a second
+   * for the other's last plan and idled as long again. The order is the
+   * largest first: the largest conversation is rendered by a child that has
+   * rendered nothing yet, and the generated corpus's child that renders it
+   * peaked at 185-187 MB, against 177-206 MB claimed in the bundle's order,
+   * for about half a second more of its site step
+   * (bench/results/measurements-behind-choices.md).
    */
-  readonly claims?: string;
+  readonly claims?: { readonly folder: string; readonly order: readonly string[] };
   /**
    * Whether this build renders the pages that list every conversation (the
    * index, the search page, the glossary): every build but those that render

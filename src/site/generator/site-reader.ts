@@ -86,7 +86,7 @@ export class SiteReader {
     while ((await this.planNext()) !== undefined);
     // Those another build renders are waited for only now, after this build's
     // own: that build saves each plan as it plans it.
-    const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected, this.selection.claims).summary);
+    const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected, this.selection.claims?.folder).summary);
     this.complete = { conversations, pages: this.pages };
     return this.complete;
   }
@@ -214,14 +214,21 @@ export class SiteReader {
 
   /**
    * The next conversation this process renders: the selection's next to
-   * render that, when builds share them out as they go
-   * (SiteSelection.claims), this one claims first.
+   * render or, when builds share them out as they go (SiteSelection.claims),
+   * the next in their order that this one claims first.
    */
   private nextToRender(): SelectedConversation | undefined {
     const { conversations, claims } = this.selection;
-    while (this.next < conversations.length) {
-      const selected = conversations[this.next++]!;
-      if (selected.render && (claims === undefined || claimConversation(claims, selected.id))) return selected;
+    if (claims === undefined) {
+      while (this.next < conversations.length) {
+        const selected = conversations[this.next++]!;
+        if (selected.render) return selected;
+      }
+      return undefined;
+    }
+    while (this.next < claims.order.length) {
+      const id = claims.order[this.next++]!;
+      if (claimConversation(claims.folder, id)) return this.selected(id);
     }
     return undefined;
   }

@@ -13,7 +13,7 @@
 //    makes it (makeRenderer: an Astro build of no page, astro-build.mjs, in
 //    a throwaway root under node_modules, so that its `.astro` folder and
 //    vite cache never land in the repository or the export). With enough to
-//    render, one child per core shares the conversations out (childrenFor),
+//    render, one child per core shares the conversations out (shareOut),
 //    since one renders on one thread. Pages highlight their code as they
 //    render, each block asked of one highlighting process that answers
 //    every child (highlight-service.ts), or highlighted by a child that
@@ -100,7 +100,7 @@ export interface SiteOptions {
   /**
    * How many renderer children share the rendering out, at once. By
    * default, one per core (up to MOST_BUILDS) when there is enough to
-   * render (childrenFor).
+   * render (shareOut).
    */
   readonly builds?: number;
   /**
@@ -201,7 +201,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   const conversations: SelectedConversation[] = store
     ? store.finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && store.earlier.has(id) ? { earlier: store.earlier.get(id)! } : {}) }))
     : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
-  const helpers = childrenFor(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds) - 1;
+  const sharing = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
+  const helpers = sharing.builds - 1;
   // What a rendering that failed wrote is removed before the next; anything else is left as it was.
   const before = new Set(fs.existsSync(out) ? filesUnder(out) : []);
   let placedMeanwhile: ReadonlySet<string> | undefined;
@@ -226,8 +227,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       // Children that render at once share one highlighting process, so that
       // a grammar they all meet is paid once; a child alone highlights its
       // own pages, with no process started for it.
-      const claims = helpers > 0 ? path.join(root, `${name}-claims`) : undefined;
-      if (claims !== undefined) fs.mkdirSync(claims);
+      const claims = helpers > 0 ? { folder: path.join(root, `${name}-claims`), order: sharing.order } : undefined;
+      if (claims !== undefined) fs.mkdirSync(claims.folder);
       const expressions = translatedExpressionsBeside(renderer);
       const highlighting = helpers > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
       const selection: SiteSelection = { conversations, code, ...(claims !== undefined ? { claims } : {}) };
@@ -250,7 +251,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       await allSucceed(children, observer, highlighting);
       const helperOutput = new Map(helperChildren.map(({ output, child }) => [child.pid, output]));
       for (const selected of conversations) {
-        const output = claims !== undefined && selected.render ? helperOutput.get(claimedBy(claims, selected.id)!) : undefined;
+        const output = claims !== undefined && selected.render ? helperOutput.get(claimedBy(claims.folder, selected.id)!) : undefined;
         if (output === undefined) continue;
         for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
       }
@@ -370,15 +371,19 @@ function writeSearchScripts(out: string, conversations: readonly SelectedConvers
 }
 
 /**
- * How many children render `ids` at once: unless told otherwise, one for
- * the first BYTES_PER_CHILD of bundle to render and one more for each
- * BYTES_PER_CHILD after it, at most one per core and MOST_BUILDS. A child of the kept renderer starts in a fraction of a second,
- * but loads its own renderer and reads its own conversations' rows, which a
- * site of a few conversations does not win back.
+ * How many children render `ids` at once, and the order in which they claim
+ * them (SiteSelection.claims): the largest first. Unless told otherwise,
+ * one child for the first BYTES_PER_CHILD of bundle to render and one more
+ * for each BYTES_PER_CHILD after it, at most one per core and MOST_BUILDS.
+ * A child of the kept renderer starts in a fraction of a second, but loads
+ * its own renderer and reads its own conversations' rows, which a site of a
+ * few conversations does not win back.
  */
-export function childrenFor(bundle: string, ids: readonly string[], builds: number | undefined): number {
-  const total = ids.reduce((sum, id) => sum + bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)), 0);
-  return Math.max(1, Math.min(ids.length, builds ?? Math.min(os.availableParallelism(), MOST_BUILDS, 1 + Math.floor(total / BYTES_PER_CHILD))));
+export function shareOut(bundle: string, ids: readonly string[], builds: number | undefined): { builds: number; order: string[] } {
+  const weighed = ids.map((id) => ({ id, bytes: bytesUnder(path.join(bundle, id)) + bytesUnder(path.join(bundle, '_conversations', id)) }));
+  const total = weighed.reduce((sum, { bytes }) => sum + bytes, 0);
+  const count = Math.max(1, Math.min(ids.length, builds ?? Math.min(os.availableParallelism(), MOST_BUILDS, 1 + Math.floor(total / BYTES_PER_CHILD))));
+  return { builds: count, order: weighed.sort((a, b) => b.bytes - a.bytes).map(({ id }) => id) };
 }
 
 /**

@@ -239,6 +239,8 @@ describeWhere(programMissing(CHROMIUM), 'search that lands, the outline and link
     const href = (await link.getAttribute('href'))!;
     await link.focus();
     await page.keyboard.press('Enter');
+    // Enter starts the move to the step; the address changes once Chromium commits it, a moment later.
+    await page.waitForURL((url) => url.href.endsWith(href), { timeout: 10_000 });
     expect(page.url()).toContain(href);
     clean(watched);
   });

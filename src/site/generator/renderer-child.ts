@@ -73,7 +73,10 @@ export function giveWork(child: Child, work: RendererWork | HighlightingWork): C
  * highlighting process is started with it: a site step of one child, as
  * after one conversation changed, has that child highlight its own pages,
  * and a process started for nothing took about 280 ms of processor time,
- * loading the renderer, beside the collect step.
+ * loading the renderer, beside the collect step. Nor are the site step's
+ * other children started ahead for a first export: loading beside this one,
+ * they slowed the collect step as much as they saved the site step
+ * (bench/results/site-step-2026-12-06-stop-45.md).
  *
  * The site step takes it for its first child (take) when it renders with
  * the renderer it loaded; otherwise, and whenever the export ends without

@@ -17,8 +17,12 @@ import { collectSessions } from './collector.ts';
 import { failed, type SessionOutcome } from './outcome.ts';
 import type { Adapter, DiscoveredSession } from '../adapters/adapter.ts';
 
-/** Below this many new bytes in a pass, one thread is faster than starting workers. */
-export const PARALLEL_FROM_BYTES = 64 << 20;
+/**
+ * Below this many new bytes in a pass, one thread is faster than starting
+ * workers; past it, workers are as fast or faster, and the export process's
+ * own heap is not grown by the landing (bench/results/site-step-2026-12-06-stop-45.md).
+ */
+export const PARALLEL_FROM_BYTES = 32 << 20;
 
 /** What every collecting thread is given besides the sessions. */
 export interface CollectionTask {

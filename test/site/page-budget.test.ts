@@ -130,7 +130,8 @@ describe('the page budget', () => {
       const earlier = withEarlier ? { earlier: { files: plans, digests: path.join(plans, 'none.jsonl'), talks: path.join(plans, 'earlier.talks.json') } } : {};
       const again = new SiteReader({ bundle: path.join(out, 'bundle'), cache, selection: { conversations: [{ ...selected, ...earlier }], code } }, () => createHighlighter(cache));
       const bodies = new Map<string, string>();
-      for await (const file of again.pagesAsPlanned()) if (wanted(file)) bodies.set(file, (await again.body(file)).talks);
+      // The talks as a page holds them: its body's placeholders with the talks put in their place.
+      for await (const file of again.pagesAsPlanned()) if (wanted(file)) bodies.set(file, again.placeTalks(file, Buffer.from((await again.body(file)).talks)).toString());
       again.close();
       return bodies;
     };

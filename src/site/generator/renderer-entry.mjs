@@ -12,16 +12,20 @@ import { SITE_WIDE_PAGES } from '../models/site-navigation.ts';
 import { highlightingAsked, serveHighlighting } from './highlight-service.ts';
 
 export function createExports(manifest) {
-  // Not streaming, as a static build renders: the page is one string,
-  // encoded once. Streamed, its chunks were encoded one by one and decoded
-  // again by response.text(), a good part of a child's time
+  // Not streaming, as a static build renders: the page's frame is one
+  // string, encoded once. Streamed, its chunks were encoded one by one and
+  // decoded again by response.text(), a good part of a child's time
   // (bench/results/measurements-behind-choices.md).
   const app = new App(manifest, false);
-  /** The page `file` of `site`, as the build would write it, with its links made relative in its bytes (relative-links.ts). */
+  /**
+   * The page `file` of `site`, as the build would write it: its frame
+   * rendered, its talks' held bytes put in place (SiteReader.placeTalks),
+   * its links made relative in its bytes (relative-links.ts).
+   */
   const pageBytes = async (site, file) => {
     const response = await app.render(new globalThis.Request(`http://sessionizer.invalid/render/${file}`), { locals: { site } });
     if (response.status !== 200) throw new Error(`${file}: the renderer answered ${response.status}`);
-    return relativeLinksOf(new Uint8Array(await response.arrayBuffer()), file);
+    return relativeLinksOf(site.placeTalks(file, Buffer.from(await response.arrayBuffer())), file);
   };
   /**
    * Writes the page `file` of `site` under `output` (pageBytes). A page of a

@@ -51,6 +51,8 @@ export class SiteReader {
   private readonly talkPages = new Map<string, TalkPages>();
   /** Where the talks' HTML is held, made when the first conversation is planned. */
   private held: HeldHtml | undefined;
+  /** The page whose body was given last, and what puts its talks in place (placeTalks). */
+  private placing: { readonly file: string; readonly placed: (page: Buffer) => Buffer } | undefined;
   private readonly pages: PagePlan[] = [];
   private readonly pageByFile = new Map<string, PagePlan>();
   /** The selection's entries by conversation, once a page has asked for one (selectionOf). */
@@ -130,10 +132,24 @@ export class SiteReader {
     return this.outline(file).model;
   }
 
-  /** The talks of the page `file` as HTML, from its conversation's talks rendered when it was planned (talk-pages.ts). */
+  /**
+   * The body of the page `file`, from its conversation's talks rendered when
+   * it was planned (talk-pages.ts): placeholders for its talks, which
+   * `placeTalks` replaces in the page's bytes once the view has framed it.
+   */
   async body(file: string): Promise<PageBody> {
     const model = await this.page(file);
-    return this.talkPages.get(model.plan.conversation)!.body(model, this.loaded!.conversation.rows, () => this.highlight());
+    const { body, placed } = await this.talkPages.get(model.plan.conversation)!.body(model, this.loaded!.conversation.rows, () => this.highlight());
+    this.placing = { file, placed };
+    return body;
+  }
+
+  /** The bytes of the page `file`, rendered around the body `body` gave last, with its talks in place. */
+  placeTalks(file: string, page: Buffer): Buffer {
+    if (this.placing?.file !== file) return page;
+    const { placed } = this.placing;
+    this.placing = undefined;
+    return placed(page);
   }
 
   private loadConversation(id: string): BundleConversation {

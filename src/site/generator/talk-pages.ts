@@ -126,12 +126,12 @@ export class HeldHtml {
     return held;
   }
 
-  /** The markup held at `offset`. */
-  read({ offset, length }: Held): string {
+  /** The bytes of the markup held at `offset`. */
+  bytes({ offset, length }: Held): Buffer {
     const bytes = Buffer.allocUnsafe(length);
     let read = 0;
     while (read < length) read += fs.readSync(this.file, bytes, read, length - read, offset + read);
-    return bytes.toString('utf8');
+    return bytes;
   }
 
   /** Lets go of everything held. */
@@ -154,6 +154,8 @@ export class TalkPages {
   private readonly epochs = new Map<string, Measured>();
   private readonly nonce = crypto.randomBytes(8).toString('hex');
   private readonly marker = new RegExp(`\u0000${this.nonce}:(\\d+)\u0000`, 'g');
+  /** What stands for a unit's held markup in the frame talkUnitHtml makes around it, split where they stand; with the nonce, as a marker. */
+  private readonly standIns = { talk: `\u0000${this.nonce}.talk\u0000`, epoch: `\u0000${this.nonce}.epoch\u0000`, split: new RegExp(`\u0000${this.nonce}\\.(?:talk|epoch)\u0000`) };
   /** What replaces the marker of each talk: the number part of the name of the page that holds it. */
   private readonly numbers: string[] = [];
 
@@ -305,32 +307,54 @@ export class TalkPages {
   }
 
   /**
-   * The talks of the page `model` shows, as HTML, from each talk's markup as
-   * it was rendered. A talk measured by its earlier render's record is
-   * rendered now, once, from `rows`, with its links to the pages as cut.
+   * The talks of the page `model` shows, from each talk's markup as it was
+   * rendered. A talk measured by its earlier render's record is rendered
+   * now, once, from `rows`, with its links to the pages as cut. The body the
+   * view puts its frame around holds a placeholder for each run of talks;
+   * `placed` puts the talks' held bytes in their place in the page's bytes,
+   * their markers numbered there: decoded for the page and encoded again,
+   * each talk's markup was copied twice more, a good part of what a
+   * renderer child allocates (bench/results/site-step-2026-12-06-stop-45.md).
    */
-  async body(model: PageModel, rows: ConversationRows, highlighter: () => Promise<CodeHighlighter>): Promise<PageBody> {
-    const talkOf = async (talk: TalkView): Promise<string> => {
+  async body(model: PageModel, rows: ConversationRows, highlighter: () => Promise<CodeHighlighter>): Promise<{ body: PageBody; placed: (page: Buffer) => Buffer }> {
+    const talkOf = async (talk: TalkView): Promise<Buffer> => {
       const measured = this.talks.get(talk.id)!;
       measured.held ??= this.held.hold(talkHtml(await talkWithParts(talk, rows, await highlighter()), ROOT));
-      return this.held.read(measured.held);
+      return this.held.bytes(measured.held);
     };
-    const epochOf = async (epoch: EpochView): Promise<string> => {
+    const epochOf = async (epoch: EpochView): Promise<Buffer> => {
       const measured = this.epochs.get(epoch.id)!;
       measured.held ??= this.held.hold(epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text);
-      return this.held.read(measured.held);
+      return this.held.bytes(measured.held);
     };
-    const units = async (talks: readonly TalkView[], withEpochs: boolean): Promise<string> => {
-      let markup = '';
+    // Each unit is framed by talkUnitHtml, around stand-ins for its held markup.
+    const units = async (talks: readonly TalkView[], withEpochs: boolean): Promise<Buffer[]> => {
+      const pieces: Buffer[] = [];
       for (const talk of talks) {
         const epoch = withEpochs ? model.epochBefore.get(talk.id) : undefined;
-        markup += talkUnitHtml(await talkOf(talk), epoch && (await epochOf(epoch)), withEpochs ? model.forksAfter.get(talk.id) : undefined, ROOT);
+        const [before, between, after] = this.numbered(talkUnitHtml(this.standIns.talk, epoch && this.standIns.epoch, withEpochs ? model.forksAfter.get(talk.id) : undefined, ROOT)).split(this.standIns.split);
+        pieces.push(Buffer.from(before!));
+        if (epoch) {
+          this.numberedBytes(await epochOf(epoch), pieces);
+          pieces.push(Buffer.from(between!));
+        }
+        this.numberedBytes(await talkOf(talk), pieces);
+        pieces.push(Buffer.from((epoch ? after : between)!));
       }
-      return this.numbered(markup);
+      return pieces;
     };
     const talks = await units(model.talks, true);
     const shared = model.sharedBefore && (await units(model.sharedBefore, false));
-    return { talks, ...(shared !== undefined ? { sharedBefore: shared } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
+    const placeholders = { talks: `\u0000${this.nonce}.talks\u0000`, sharedBefore: `\u0000${this.nonce}.shared\u0000` };
+    const body: PageBody = { talks: placeholders.talks, ...(shared !== undefined ? { sharedBefore: placeholders.sharedBefore } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
+    return {
+      body,
+      placed: (page) => {
+        let placed = placeAt(page, placeholders.talks, talks);
+        if (shared !== undefined) placed = placeAt(placed, placeholders.sharedBefore, shared);
+        return placed;
+      },
+    };
   }
 
   /** `markup` with each talk's marker replaced by the number of the page that holds it. */
@@ -338,6 +362,29 @@ export class TalkPages {
     return markup.replace(this.marker, (_, index: string) => this.numbers[Number(index)]!);
   }
 
+  /** `bytes` added to `pieces` with each talk's marker replaced by the number of the page that holds it (numbered, in bytes). */
+  private numberedBytes(bytes: Buffer, pieces: Buffer[]): void {
+    const prefix = Buffer.from(`\u0000${this.nonce}:`);
+    let copied = 0;
+    for (let at = bytes.indexOf(prefix); at >= 0; at = bytes.indexOf(prefix, at + 1)) {
+      let end = at + prefix.length;
+      let index = 0;
+      for (; end < bytes.length && bytes[end]! >= 0x30 && bytes[end]! <= 0x39; end++) index = index * 10 + bytes[end]! - 0x30;
+      if (end === at + prefix.length || bytes[end] !== 0) continue;
+      pieces.push(bytes.subarray(copied, at), Buffer.from(this.numbers[index]!));
+      copied = end + 1;
+      at = end;
+    }
+    pieces.push(copied === 0 ? bytes : bytes.subarray(copied));
+  }
+}
+
+/** `page` with `pieces` in place of the first `placeholder` it holds; `page` as it is when it holds none. */
+function placeAt(page: Buffer, placeholder: string, pieces: readonly Buffer[]): Buffer {
+  const marker = Buffer.from(placeholder);
+  const at = page.indexOf(marker);
+  if (at < 0) return page;
+  return Buffer.concat([page.subarray(0, at), ...pieces, page.subarray(at + marker.length)]);
 }
 
 /** The sizes recorded at `file` for the site's `code`; none when there are none or they are of other code. */

@@ -12,7 +12,7 @@
 //
 // Planning a conversation renders each of its talks' HTML once and cuts its
 // pages by those bytes (talk-pages.ts); a page is then its frame, rendered
-// by the view, around its talks' HTML (body). The talks' HTML is held in a
+// by the view, around its talks' HTML (body, placeTalks). The talks' HTML is held in a
 // file until the conversation's pages are written: in the kept renderer,
 // until the next conversation is planned; in an Astro build, which plans
 // every conversation before it renders a page, until the build is done.

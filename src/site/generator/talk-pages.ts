@@ -313,8 +313,8 @@ export class TalkPages {
    * view puts its frame around holds a placeholder for each run of talks;
    * `placed` puts the talks' held bytes in their place in the page's bytes,
    * their markers numbered there: decoded for the page and encoded again,
-   * each talk's markup was copied twice more, a good part of what a
-   * renderer child allocates (bench/results/site-step-2026-12-06-stop-45.md).
+   * each talk's markup was copied twice more, about a sixth of what a
+   * renderer child allocated (bench/results/site-step-2026-12-06-stop-45.md).
    */
   async body(model: PageModel, rows: ConversationRows, highlighter: () => Promise<CodeHighlighter>): Promise<{ body: PageBody; placed: (page: Buffer) => Buffer }> {
     const talkOf = async (talk: TalkView): Promise<Buffer> => {
@@ -332,14 +332,13 @@ export class TalkPages {
       const pieces: Buffer[] = [];
       for (const talk of talks) {
         const epoch = withEpochs ? model.epochBefore.get(talk.id) : undefined;
-        const [before, between, after] = this.numbered(talkUnitHtml(this.standIns.talk, epoch && this.standIns.epoch, withEpochs ? model.forksAfter.get(talk.id) : undefined, ROOT)).split(this.standIns.split);
-        pieces.push(Buffer.from(before!));
-        if (epoch) {
-          this.numberedBytes(await epochOf(epoch), pieces);
-          pieces.push(Buffer.from(between!));
+        const frame = talkUnitHtml(this.standIns.talk, epoch && this.standIns.epoch, withEpochs ? model.forksAfter.get(talk.id) : undefined, ROOT).split(this.standIns.split);
+        const talkBytes = await talkOf(talk);
+        const held = epoch ? [await epochOf(epoch), talkBytes] : [talkBytes];
+        for (const [index, part] of frame.entries()) {
+          this.numbered(Buffer.from(part), pieces);
+          if (index < held.length) this.numbered(held[index]!, pieces);
         }
-        this.numberedBytes(await talkOf(talk), pieces);
-        pieces.push(Buffer.from((epoch ? after : between)!));
       }
       return pieces;
     };
@@ -357,13 +356,8 @@ export class TalkPages {
     };
   }
 
-  /** `markup` with each talk's marker replaced by the number of the page that holds it. */
-  private numbered(markup: string): string {
-    return markup.replace(this.marker, (_, index: string) => this.numbers[Number(index)]!);
-  }
-
-  /** `bytes` added to `pieces` with each talk's marker replaced by the number of the page that holds it (numbered, in bytes). */
-  private numberedBytes(bytes: Buffer, pieces: Buffer[]): void {
+  /** `bytes` added to `pieces` with each talk's marker replaced by the number of the page that holds it. */
+  private numbered(bytes: Buffer, pieces: Buffer[]): void {
     const prefix = Buffer.from(`\u0000${this.nonce}:`);
     let copied = 0;
     for (let at = bytes.indexOf(prefix); at >= 0; at = bytes.indexOf(prefix, at + 1)) {

@@ -56,10 +56,12 @@ export function linkedStructure(conversation: BundleConversation, plan: () => Co
 }
 
 /**
- * A page's talks as HTML, put together from each talk's markup as it was
- * rendered once for the conversation (site-reader.ts): what the view puts
- * between the page's header and its audit. Apart from the model, which a
- * page's digest is made from (view-digests.ts).
+ * A page's talks, rendered once for the conversation (site-reader.ts): what
+ * the view puts between the page's header and its audit. Each is a
+ * placeholder in the view's HTML, which the generator replaces with the
+ * talks' bytes as they were held once the view has framed them
+ * (talk-pages.ts). Apart from the model, which a page's digest is made from
+ * (view-digests.ts).
  */
 export interface PageBody {
   readonly talks: string;

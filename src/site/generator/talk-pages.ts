@@ -117,9 +117,8 @@ export class HeldHtml {
     }
   }
 
-  /** Holds `markup`; returns where it is. */
-  hold(markup: string): Held {
-    const bytes = Buffer.from(markup);
+  /** Holds the markup `bytes`; returns where they are. */
+  hold(bytes: Buffer): Held {
     fs.writeSync(this.file, bytes, 0, bytes.length, this.end);
     const held = { offset: this.end, length: bytes.length };
     this.end += bytes.length;
@@ -153,9 +152,20 @@ export class TalkPages {
   private readonly talks = new Map<string, Measured>();
   private readonly epochs = new Map<string, Measured>();
   private readonly nonce = crypto.randomBytes(8).toString('hex');
-  private readonly marker = new RegExp(`\u0000${this.nonce}:(\\d+)\u0000`, 'g');
-  /** What stands for a unit's held markup in the frame talkUnitHtml makes around it, split where they stand; with the nonce, as a marker. */
-  private readonly standIns = { talk: `\u0000${this.nonce}.talk\u0000`, epoch: `\u0000${this.nonce}.epoch\u0000`, split: new RegExp(`\u0000${this.nonce}\\.(?:talk|epoch)\u0000`) };
+  /** How every marker starts (markerOf): ASCII, so that its bytes are its characters. */
+  private readonly markerStart = Buffer.from(`\u0000${this.nonce}:`);
+  /**
+   * What stands, with the nonce as a marker does, for a unit's held markup in
+   * the frame talkUnitHtml makes around it (split where they stand), and for
+   * a page's runs of talks in the view's HTML (PageBody).
+   */
+  private readonly standIns = {
+    talk: `\u0000${this.nonce}.talk\u0000`,
+    epoch: `\u0000${this.nonce}.epoch\u0000`,
+    split: new RegExp(`\u0000${this.nonce}\\.(?:talk|epoch)\u0000`),
+    talks: `\u0000${this.nonce}.talks\u0000`,
+    sharedBefore: `\u0000${this.nonce}.shared\u0000`,
+  };
   /** What replaces the marker of each talk: the number part of the name of the page that holds it. */
   private readonly numbers: string[] = [];
 
@@ -212,12 +222,11 @@ export class TalkPages {
       return record !== undefined && record.digest === digests.get(id) ? { bytes: record.bytes, withheld: record.withheld } : undefined;
     };
 
-    const marked = new Map(order.map((id, index) => [id, `${subjectOf.get(id)!.base}\u0000${this.nonce}:${index}\u0000.html`]));
+    const marked = new Map(order.map((id, index) => [id, `${subjectOf.get(id)!.base}${this.markerOf(index)}.html`]));
     linkTo({ ...single, pageOfTalk: marked });
-    // A marker is ASCII (a nonce in hex and a number): its bytes are its characters.
-    const onPage = (markup: string, held: Held): number => {
-      let bytes = held.length;
-      for (const match of markup.matchAll(this.marker)) bytes += longest[Number(match[1])]! - match[0].length;
+    const onPage = (markup: Buffer): number => {
+      let bytes = markup.length;
+      for (const { start, end, index } of this.markersIn(markup)) bytes += longest[index]! - (end - start);
       return bytes;
     };
 
@@ -258,9 +267,8 @@ export class TalkPages {
         measuredUnits.set(id, measured);
         continue;
       }
-      const markup = 'talk' in unit ? talkHtml(made as TalkView, ROOT) : epochHtml(made as EpochView, ROOT).text;
-      const held = this.held.hold(markup);
-      measuredUnits.set(id, { bytes: onPage(markup, held), withheld: 'talk' in unit ? withheldThoughts([made as TalkView]) : 0, held });
+      const markup = Buffer.from('talk' in unit ? talkHtml(made as TalkView, ROOT) : epochHtml(made as EpochView, ROOT).text);
+      measuredUnits.set(id, { bytes: onPage(markup), held: this.held.hold(markup), withheld: 'talk' in unit ? withheldThoughts([made as TalkView]) : 0 });
     }
     if (records?.record !== undefined) {
       const sizes = (of: ReadonlyMap<string, Measured>): Record<string, SizeRecord> => Object.fromEntries([...of].map(([id, { bytes, withheld }]) => [id, { digest: digests.get(id)!, bytes, withheld }]));
@@ -317,16 +325,15 @@ export class TalkPages {
    * renderer child allocated (bench/results/site-step-2026-12-06-stop-45.md).
    */
   async body(model: PageModel, rows: ConversationRows, highlighter: () => Promise<CodeHighlighter>): Promise<{ body: PageBody; placed: (page: Buffer) => Buffer }> {
-    const talkOf = async (talk: TalkView): Promise<Buffer> => {
-      const measured = this.talks.get(talk.id)!;
-      measured.held ??= this.held.hold(talkHtml(await talkWithParts(talk, rows, await highlighter()), ROOT));
-      return this.held.bytes(measured.held);
+    // A unit measured by its earlier render's record is rendered and held now, once.
+    const heldOf = async (measured: Measured, render: () => Promise<string>): Promise<Buffer> => {
+      if (measured.held !== undefined) return this.held.bytes(measured.held);
+      const markup = Buffer.from(await render());
+      measured.held = this.held.hold(markup);
+      return markup;
     };
-    const epochOf = async (epoch: EpochView): Promise<Buffer> => {
-      const measured = this.epochs.get(epoch.id)!;
-      measured.held ??= this.held.hold(epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text);
-      return this.held.bytes(measured.held);
-    };
+    const talkOf = async (talk: TalkView): Promise<Buffer> => heldOf(this.talks.get(talk.id)!, async () => talkHtml(await talkWithParts(talk, rows, await highlighter()), ROOT));
+    const epochOf = async (epoch: EpochView): Promise<Buffer> => heldOf(this.epochs.get(epoch.id)!, async () => epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text);
     // Each unit is framed by talkUnitHtml, around stand-ins for its held markup.
     const units = async (talks: readonly TalkView[], withEpochs: boolean): Promise<Buffer[]> => {
       const pieces: Buffer[] = [];
@@ -344,32 +351,43 @@ export class TalkPages {
     };
     const talks = await units(model.talks, true);
     const shared = model.sharedBefore && (await units(model.sharedBefore, false));
-    const placeholders = { talks: `\u0000${this.nonce}.talks\u0000`, sharedBefore: `\u0000${this.nonce}.shared\u0000` };
-    const body: PageBody = { talks: placeholders.talks, ...(shared !== undefined ? { sharedBefore: placeholders.sharedBefore } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
+    const { standIns } = this;
+    const body: PageBody = { talks: standIns.talks, ...(shared !== undefined ? { sharedBefore: standIns.sharedBefore } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
     return {
       body,
       placed: (page) => {
-        let placed = placeAt(page, placeholders.talks, talks);
-        if (shared !== undefined) placed = placeAt(placed, placeholders.sharedBefore, shared);
-        return placed;
+        const placed = placeAt(page, standIns.talks, talks);
+        return shared !== undefined ? placeAt(placed, standIns.sharedBefore, shared) : placed;
       },
     };
   }
 
-  /** `bytes` added to `pieces` with each talk's marker replaced by the number of the page that holds it. */
-  private numbered(bytes: Buffer, pieces: Buffer[]): void {
-    const prefix = Buffer.from(`\u0000${this.nonce}:`);
-    let copied = 0;
-    for (let at = bytes.indexOf(prefix); at >= 0; at = bytes.indexOf(prefix, at + 1)) {
-      let end = at + prefix.length;
+  /** The marker that stands for the number of the page holding the talk first shown `index`th. */
+  private markerOf(index: number): string {
+    return `${this.markerStart.toString('latin1')}${index}\u0000`;
+  }
+
+  /** Each marker in `markup` (markerOf), where it starts and ends and the talk it stands for. */
+  private *markersIn(markup: Buffer): Generator<{ start: number; end: number; index: number }> {
+    const from = this.markerStart;
+    for (let start = markup.indexOf(from); start >= 0; start = markup.indexOf(from, start + 1)) {
+      let at = start + from.length;
       let index = 0;
-      for (; end < bytes.length && bytes[end]! >= 0x30 && bytes[end]! <= 0x39; end++) index = index * 10 + bytes[end]! - 0x30;
-      if (end === at + prefix.length || bytes[end] !== 0) continue;
-      pieces.push(bytes.subarray(copied, at), Buffer.from(this.numbers[index]!));
-      copied = end + 1;
-      at = end;
+      for (; at < markup.length && markup[at]! >= 0x30 && markup[at]! <= 0x39; at++) index = index * 10 + markup[at]! - 0x30;
+      if (at === start + from.length || markup[at] !== 0) continue;
+      yield { start, end: at + 1, index };
+      start = at;
     }
-    pieces.push(copied === 0 ? bytes : bytes.subarray(copied));
+  }
+
+  /** `markup` added to `pieces` with each marker replaced by the number of the page that holds its talk. */
+  private numbered(markup: Buffer, pieces: Buffer[]): void {
+    let copied = 0;
+    for (const { start, end, index } of this.markersIn(markup)) {
+      pieces.push(markup.subarray(copied, start), Buffer.from(this.numbers[index]!));
+      copied = end;
+    }
+    pieces.push(copied === 0 ? markup : markup.subarray(copied));
   }
 }
 

@@ -22,14 +22,12 @@
 // sessions are independent of each other.
 
 import fs from 'node:fs';
-import path from 'node:path';
 import { KnownFolders, overwriteInPlace } from '../files/atomic-file.ts';
 import { BufferPool } from '../files/buffer-pool.ts';
 import { Flusher } from '../landing/flush.ts';
-import { cursorName, placeFolder, placePath, sessionFolder, sessionStatePath } from '../landing/layout.ts';
-import { lockSession, SessionLockedError } from '../landing/lock.ts';
-import { removeLeftTemporaries } from '../files/process.ts';
-import { listSession, readSessionState, sessionStateText } from '../landing/session-state.ts';
+import { SessionLockedError } from '../landing/lock.ts';
+import { SessionFolder } from '../landing/session-folder.ts';
+import { sessionStateText } from '../landing/session-state.ts';
 import { deriveMissingSessionData } from '../session-data/derive.ts';
 import type { DiscoveredSession } from '../adapters/adapter.ts';
 import { CommitBatch, CommitError } from './commit-batch.ts';
@@ -116,41 +114,40 @@ interface LandedSession {
 // A failure of the session is its outcome; the only error thrown is a
 // CommitError, when a batch failed while the session was landing.
 function landSession(session: DiscoveredSession, options: CollectOptions, batch: CommitBatch, writer: { buffers: BufferPool; folders: KnownFolders }): LandedSession {
+  const folder = new SessionFolder(options.data, session.id);
   let lock;
   try {
-    lock = lockSession(options.data, session.id);
+    lock = folder.lock();
   } catch (error) {
     if (error instanceof SessionLockedError) return { outcome: { session: session.id, locked: error.message, sources: [], mended: 0, unreadable: [] }, release: () => {} };
     // The folder made for the lock of a session new to this data folder,
     // left empty, would make the data folder one that is not a storage zone.
-    removeIfEmpty(sessionFolder(options.data, session.id));
+    folder.removeIfEmpty();
     return { outcome: failed(session.id, error), release: () => {} };
   }
   try {
+    // Under the session's lock, what a collector or parse that died left
+    // half-written here goes: no running process of this tool writes it.
+    folder.removeLeftTemporaries();
     // Landed files of earlier passes without their `.sd`, mended before this
     // pass lands anything: later, a batch of this pass can have its landed
     // files in place while their `.sd` waits one more round (commit-batch.ts),
     // and mending those would write the same `.sd` twice.
-    const listing = listSession(options.data, session.id);
-    // Under the session's lock, what a collector or parse that died left
-    // half-written here goes: no running process of this tool writes it.
-    removeLeftTemporaries(sessionFolder(options.data, session.id));
-    for (const [place, names] of listing.folders) removeLeftTemporaries(path.join(sessionFolder(options.data, session.id), place), names);
-    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter, listing);
-    const state = readSessionState(options.data, session.id, listing.landed);
+    const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter, folder.listing);
+    const state = folder.state();
     const context: SessionContext = { ...options, ...writer, now: options.now ?? (() => new Date()), session: session.id, nextSeq: state.nextSeq, batch };
     const outcomes: SourceOutcome[] = [];
     const visited = new Set<string>();
     for (const source of session.sources) {
-      const cursorFile = path.join(placeFolder(options.data, session.id, source.place), cursorName(source.cursorKey));
+      const cursorFile = folder.cursorFile(source.place, source.cursorKey);
       if (visited.has(cursorFile)) {
-        outcomes.push(outcome(source, 'conflict', `another source of this session already lands in ${placePath(source.place)}/${cursorName(source.cursorKey)}; this one was left alone`));
+        outcomes.push(outcome(source, 'conflict', `another source of this session already lands in ${folder.cursorPlace(source.place, source.cursorKey)}; this one was left alone`));
         continue;
       }
       visited.add(cursorFile);
       outcomes.push(collectSource(context, source, cursorFile));
     }
-    outcomes.push(...markVanishedSources(context, visited, listing));
+    outcomes.push(...markVanishedSources(context, folder.cursorsBesides(visited)));
     let newest = 0;
     for (const source of session.sources) {
       try {
@@ -161,25 +158,24 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     }
     // A session with nothing landed, ever (only empty files so far), leaves no
     // trace: an empty session folder would be a session with no data.
-    const empty = context.nextSeq === 1 && !fs.existsSync(sessionStatePath(options.data, session.id));
+    const empty = context.nextSeq === 1 && !folder.hasState();
     if (!empty) {
       const next = { nextSeq: context.nextSeq, liveness: 'unknown', quietSince: newest > 0 ? new Date(newest).toISOString() : state.quietSince, lastScan: context.now().toISOString() } as const;
-      const file = sessionStatePath(options.data, session.id);
       // With nothing landed (a cursor or a `.sd` written, say), only the
       // times change, which no reader needs (the counter is taken from the
       // landed files whatever the state says, and readSessionState takes a
       // damaged value for none): written over the file where it is, they
       // cost no flush and no rename. A pass that finds nothing new at all
       // writes nothing (quietSession).
-      if (context.nextSeq === state.nextSeq) overwriteInPlace(file, sessionStateText(next));
-      else batch.replace(file, sessionStateText(next));
+      if (context.nextSeq === state.nextSeq) overwriteInPlace(folder.stateFile, sessionStateText(next));
+      else batch.replace(folder.stateFile, sessionStateText(next));
     }
     const held = lock;
     return {
       outcome: { session: session.id, sources: outcomes, mended: mending.derived, unreadable: mending.failures },
       release: () => {
         held.release();
-        if (empty) removeIfEmpty(sessionFolder(options.data, session.id));
+        if (empty) folder.removeIfEmpty();
       },
     };
   } catch (error) {
@@ -194,13 +190,5 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     // are landed but not yet renamed into place.
     const held = lock;
     return { outcome: failed(session.id, error), release: () => held.release() };
-  }
-}
-
-function removeIfEmpty(folder: string): void {
-  try {
-    fs.rmdirSync(folder);
-  } catch {
-    // Not empty after all, or already gone: either way nothing to do.
   }
 }

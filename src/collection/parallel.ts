@@ -8,10 +8,9 @@
 // PARALLEL_FROM_BYTES.
 
 import fs from 'node:fs';
-import path from 'node:path';
 import { WORKER_OLD_GENERATION_MB, workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { readCursor } from '../landing/cursor.ts';
-import { cursorName, placeFolder } from '../landing/layout.ts';
+import { SessionFolder } from '../landing/session-folder.ts';
 import { releaseLockHeldByThisProcess } from '../landing/lock.ts';
 import { collectSessions } from './collector.ts';
 import { failed, type SessionOutcome } from './outcome.ts';
@@ -37,6 +36,7 @@ export const COLLECTION_WORKER = workerModule('collection-worker', new URL('./wo
 export function pendingBytes(sessions: DiscoveredSession[], data: string): number {
   let pending = 0;
   for (const session of sessions) {
+    const folder = new SessionFolder(data, session.id);
     for (const source of session.sources) {
       let size = 0;
       try {
@@ -46,7 +46,7 @@ export function pendingBytes(sessions: DiscoveredSession[], data: string): numbe
       }
       let cursor;
       try {
-        cursor = readCursor(path.join(placeFolder(data, session.id, source.place), cursorName(source.cursorKey)));
+        cursor = readCursor(folder.cursorFile(source.place, source.cursorKey));
       } catch {
         cursor = undefined;
       }

@@ -1,18 +1,15 @@
 // The quiet pass: a session with nothing new, answered without its lock and
 // without writing anything.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { readCursor, type Cursor } from '../landing/cursor.ts';
 import { BUFFER_BYTES } from '../files/buffer-pool.ts';
 import { isLeftByEndedProcess } from '../files/process.ts';
-import { cursorName, lockPath, placeFolder } from '../landing/layout.ts';
-import { listSession, sessionStateIsSound } from '../landing/session-state.ts';
+import { SessionFolder } from '../landing/session-folder.ts';
 import { landedFilesWithoutSessionData } from '../session-data/derive.ts';
 import type { CollectableSource, DiscoveredSession } from '../adapters/adapter.ts';
 import { outcome, stoppedEarlier, type CollectOptions, type SessionOutcome, type SourceOutcome } from './outcome.ts';
 import { finishedLine, inFlightMessage, isQuiet, tailOf, verdictOf } from './source-verdict.ts';
-import { unvisitedCursors, vanishedCursor } from './vanished-sources.ts';
+import { vanishedCursor } from './vanished-sources.ts';
 
 /**
  * The outcome of a session with nothing to land, nothing to mend (a `.sd`
@@ -35,23 +32,23 @@ import { unvisitedCursors, vanishedCursor } from './vanished-sources.ts';
 export function quietSession(session: DiscoveredSession, options: CollectOptions): SessionOutcome | undefined {
   try {
     // Held by another collector: the pass under the lock says so.
-    if (fs.existsSync(lockPath(options.data, session.id))) return undefined;
-    const listing = listSession(options.data, session.id);
+    const folder = new SessionFolder(options.data, session.id);
+    if (folder.isLocked()) return undefined;
     // Temporary files that a dead process left are work: the pass removes them under the lock.
-    if ([...listing.folders.values()].some((names) => [...names].some(isLeftByEndedProcess))) return undefined;
-    if (options.deriveSessionData !== false && landedFilesWithoutSessionData(options.data, session.id, listing).length > 0) return undefined;
-    if (!sessionStateIsSound(options.data, session.id, listing.landed)) return undefined;
+    if ([...folder.listing.folders.values()].some((names) => [...names].some(isLeftByEndedProcess))) return undefined;
+    if (options.deriveSessionData !== false && landedFilesWithoutSessionData(options.data, session.id, folder.listing).length > 0) return undefined;
+    if (!folder.stateIsSound()) return undefined;
     const sources: SourceOutcome[] = [];
     const visited = new Set<string>();
     for (const source of session.sources) {
-      const cursorFile = path.join(placeFolder(options.data, session.id, source.place), cursorName(source.cursorKey));
+      const cursorFile = folder.cursorFile(source.place, source.cursorKey);
       if (visited.has(cursorFile)) return undefined;
       visited.add(cursorFile);
       const quiet = quietOutcome(source, cursorFile, readCursor(cursorFile), options.now?.() ?? new Date());
       if (!quiet) return undefined;
       sources.push(quiet);
     }
-    for (const { file } of unvisitedCursors(options.data, session.id, listing, visited)) if (vanishedCursor(file, options.sourceRoot)) return undefined;
+    for (const { file } of folder.cursorsBesides(visited)) if (vanishedCursor(file, options.sourceRoot)) return undefined;
     return { session: session.id, sources, mended: 0, unreadable: [] };
   } catch {
     // Whatever failed, the pass under the lock meets it again and reports it.

@@ -3,8 +3,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readCursor, writeCursor, type Cursor } from '../landing/cursor.ts';
-import { sessionFolder } from '../landing/layout.ts';
-import type { SessionListing } from '../landing/session-state.ts';
 import type { DiscoveredSession } from '../adapters/adapter.ts';
 import { emptyOutcome, type SessionContext, type SourceOutcome } from './outcome.ts';
 
@@ -14,29 +12,18 @@ import { emptyOutcome, type SessionContext, type SourceOutcome } from './outcome
  * streams survive), so this is a state, not an error, and the landed data
  * stays: the storage zone outlives its sources.
  */
-export function markVanishedSources(context: SessionContext, visited: Set<string>, listing: SessionListing): SourceOutcome[] {
+export function markVanishedSources(context: SessionContext, unvisited: Iterable<{ file: string; place: string }>): SourceOutcome[] {
   const outcomes: SourceOutcome[] = [];
-  // The cursors listed as the session was taken up: one a source makes in
-  // this pass is its own, and visited.
-  for (const { file, place } of unvisitedCursors(context.data, context.session, listing, visited)) {
+  // `unvisited`: the cursors listed as the session was taken up that no
+  // source of this pass has (SessionFolder.cursorsBesides); one a source
+  // makes in this pass is its own.
+  for (const { file, place } of unvisited) {
     const cursor = vanishedCursor(file, context.sourceRoot);
     if (!cursor) continue;
     writeCursor(file, { ...cursor, state: 'source_gone' }, context.now());
     outcomes.push(emptyOutcome(cursor.source, place, 'gone', 'the source no longer exists; what was landed from it stays'));
   }
   return outcomes;
-}
-
-/** The cursor files of a listed session that no source of this pass has, with the place of each. */
-export function* unvisitedCursors(data: string, session: string, listing: SessionListing, visited: ReadonlySet<string>): Generator<{ file: string; place: string }> {
-  const root = sessionFolder(data, session);
-  for (const [place, names] of listing.folders) {
-    for (const name of names) {
-      if (!name.endsWith('.cursor')) continue;
-      const file = path.join(root, place, name);
-      if (!visited.has(file)) yield { file, place };
-    }
-  }
 }
 
 /** The cursor at `file` when the source it names no longer exists and the cursor does not say so yet. */

@@ -23,7 +23,7 @@ import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { collectAll, landedTotals, type CollectAllReport } from '../src/collection/collect-all.ts';
 import { converterFor } from '../src/adapters/dialects.ts';
-import { storedSessions } from '../src/collection/collect-all.ts';
+import { storedSessions } from '../src/landing/session-folder.ts';
 import { landedFilesOfSession } from '../src/landing/session-state.ts';
 import { ruleSet } from '../src/redaction/rules.ts';
 import { scanForSecrets } from '../src/redaction/scan.ts';

@@ -4,9 +4,8 @@
 // released on its own, so a problem in one (a conflict, a held lock) never
 // stops the others, and the pass reports every problem rather than the first.
 
-import fs from 'node:fs';
 import path from 'node:path';
-import { sessionStatePath } from '../landing/layout.ts';
+import { storedSessions } from '../landing/session-folder.ts';
 import { collectSessions } from './collector.ts';
 import type { SessionOutcome } from './outcome.ts';
 import { quietSession } from './quiet-session.ts';
@@ -119,18 +118,6 @@ function planOf(options: CollectAllOptions): Plan {
     total: chosen.length + vanished.length,
     common: { data: options.data, adapter: options.adapter, sourceRoot: options.discovery.root, deriveSessionData: options.deriveSessionData },
   };
-}
-
-/** Sessions that have been collected into this storage zone before. */
-export function storedSessions(data: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(data);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  return names.filter((name) => !name.startsWith('_') && !name.startsWith('.') && fs.existsSync(sessionStatePath(data, name))).sort();
 }
 
 export function landedTotals(report: CollectAllReport): { files: number; records: number; bytes: number } {

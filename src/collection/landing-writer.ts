@@ -8,7 +8,7 @@ import { PendingFile, READ_ONLY } from '../files/atomic-file.ts';
 import { digestOf } from '../files/digest.ts';
 import { isJsonText } from '../files/json-text.ts';
 import { encodingFor, headerLine, parsedPayloadOf, recordLine, type LandedHeader } from '../landing/landed-file.ts';
-import { landedName, placeFolder, placePath } from '../landing/layout.ts';
+import { placePath } from '../landing/layout.ts';
 import { SessionDataWriter } from '../session-data/derive.ts';
 import type { CollectableSource } from '../adapters/adapter.ts';
 import type { LandedFileSummary, RecordProblem, SessionContext, SourceOutcome, SourceStatus } from './outcome.ts';
@@ -84,8 +84,7 @@ export class Landing {
     const { context, source } = this;
     const seq = context.nextSeq;
     const at = context.now();
-    const folder = placeFolder(context.data, context.session, source.place);
-    this.pending = new PendingFile(path.join(folder, landedName(source.prefix, at, seq)), { mode: READ_ONLY, durability: 'landed', digest: true, buffers: context.buffers, folders: context.folders });
+    this.pending = new PendingFile(context.folder.landedFile(source.place, source.prefix, at, seq), { mode: READ_ONLY, durability: 'landed', digest: true, buffers: context.buffers, folders: context.folders });
     context.nextSeq = seq + 1;
     this.header = {
       h: 1,

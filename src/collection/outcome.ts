@@ -4,6 +4,7 @@
 import type { Adapter, CollectableSource } from '../adapters/adapter.ts';
 import type { Cursor } from '../landing/cursor.ts';
 import { placePath } from '../landing/layout.ts';
+import type { SessionFolder } from '../landing/session-folder.ts';
 import type { CommitBatch } from './commit-batch.ts';
 import type { KnownFolders } from '../files/atomic-file.ts';
 import type { BufferPool } from '../files/buffer-pool.ts';
@@ -73,6 +74,8 @@ export interface CollectOptions {
 export interface SessionContext extends CollectOptions {
   readonly now: () => Date;
   readonly session: string;
+  /** The session's folder in the storage zone, which the pass lands into. */
+  readonly folder: SessionFolder;
   nextSeq: number;
   /** The session's landed files and cursors not yet committed. */
   readonly batch: CommitBatch;

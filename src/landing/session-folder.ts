@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeLeftTemporaries } from '../files/process.ts';
-import { cursorName, lockPath, placeFolder, placePath, sessionFolder, sessionStatePath, type Place } from './layout.ts';
+import { cursorName, landedName, lockPath, placeFolder, placePath, sessionFolder, sessionStatePath, type Place } from './layout.ts';
 import { lockSession, type SessionLock } from './lock.ts';
 import { listSession, readSessionState, sessionStateIsSound, type SessionListing, type SessionState } from './session-state.ts';
 
@@ -34,6 +34,11 @@ export class SessionFolder {
   /** The cursor file of a source that lands in `place` under `cursorKey`. */
   cursorFile(place: Place, cursorKey: string): string {
     return path.join(placeFolder(this.data, this.session, place), cursorName(cursorKey));
+  }
+
+  /** Where a file landed now in `place` goes: named by its prefix, the time and its sequence number. */
+  landedFile(place: Place, prefix: string, at: Date, seq: number): string {
+    return path.join(placeFolder(this.data, this.session, place), landedName(prefix, at, seq));
   }
 
   /** The cursor file's path inside the session folder, for a message. */
@@ -91,4 +96,16 @@ export class SessionFolder {
       // Not empty after all, or already gone: either way nothing to do.
     }
   }
+}
+
+/** The sessions collected into the storage zone `data` before: the folders at its top that hold a session state, by id. */
+export function storedSessions(data: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(data);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names.filter((name) => !name.startsWith('_') && !name.startsWith('.') && fs.existsSync(sessionStatePath(data, name))).sort();
 }

@@ -14,7 +14,7 @@
 // summary whose leaf is none of its own records: such files stop changing
 // once the session ends, and Claude Code 2.1 writes no summary records.
 
-import { storedSessions } from '../collection/collect-all.ts';
+import { storedSessions } from '../landing/session-folder.ts';
 import { loadSessionIndex, type SessionIndex } from '../index/session-index.ts';
 import type { SummaryElsewhere } from '../assembly/conversation-names.ts';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { storedSessions } from '../../src/collection/collect-all.ts';
+import { storedSessions } from '../../src/landing/session-folder.ts';
 import { landedFilesOfSession } from '../../src/landing/session-state.ts';
 import { copyOfFixtures, temporaryFolder } from '../helpers.ts';
 import { LAUNCHER, sessionizer } from './launcher.ts';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { storedSessions } from '../../src/collection/collect-all.ts';
+import { storedSessions } from '../../src/landing/session-folder.ts';
 import { parseSessionsOnCores } from '../../src/parse/parallel.ts';
 import { workerModule } from '../../src/cores/work-on-cores.ts';
 import { roundFiles } from '../../src/session-flow/chain.ts';

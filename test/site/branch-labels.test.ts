@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stableUuid, textBlock, Transcript } from '../../scripts/claude-code-records.ts';
-import { storedSessions } from '../../src/collection/collect-all.ts';
+import { storedSessions } from '../../src/landing/session-folder.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { branchLabels, elapsed, type BranchFacts } from '../../src/site/models/branch-labels.ts';

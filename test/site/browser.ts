@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { writeExport } from '../../src/export/export-folder.ts';
-import { storedSessions } from '../../src/collection/collect-all.ts';
+import { storedSessions } from '../../src/landing/session-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { collectOnce, temporaryFolder } from '../helpers.ts';
 import { EVIDENCE_FOLDER } from '../../src/site/models/evidence.ts';

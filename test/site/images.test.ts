@@ -14,7 +14,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageDataBlock, textBlock, Transcript } from '../../scripts/claude-code-records.ts';
 import { DISGUISED_IMAGES, FIXTURE_IMAGES, FIXTURE_ROOT, FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { storedSessions } from '../../src/collection/collect-all.ts';
+import { storedSessions } from '../../src/landing/session-folder.ts';
 import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { CONTENT_SECURITY_POLICY } from '../../src/site/models/content-security.ts';

@@ -3,7 +3,7 @@
 // printed in the order they were asked for, each as soon as it and those
 // before it are done.
 
-import { storedSessions } from '../../collection/collect-all.ts';
+import { storedSessions } from '../../landing/session-folder.ts';
 import { defaultThreads, inTheOrderOf } from '../../cores/work-on-cores.ts';
 import { parseSessionsOnCores, type SessionParse } from '../../parse/parallel.ts';
 import { command, DATA_OPTION, dataFolderOf, EXIT_OK, EXIT_REJECTED, line, SESSION_ID, type Given, type Io } from '../command.ts';

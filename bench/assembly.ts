@@ -18,7 +18,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { claudeCodeAdapter } from '../src/adapters/claude-code/adapter.ts';
 import { discoverSessions } from '../src/adapters/claude-code/discover.ts';
 import { assemble } from '../src/parse/structure.ts';
@@ -28,13 +27,9 @@ import { landedFilesOfSession } from '../src/landing/session-state.ts';
 import { parseSession } from '../src/parse/parse.ts';
 import { conversationFolder, readChain } from '../src/session-flow/chain.ts';
 import { stableUuid, textBlock, thinkingBlock, toolUseBlock, Transcript } from '../scripts/claude-code-records.ts';
+import { bench, option, writeResults } from './corpus.ts';
 import { median } from './median.ts';
 
-const bench = path.dirname(fileURLToPath(import.meta.url));
-const option = (name: string, fallback: string): string => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
-};
 const turns = Number(option('turns', '6000'));
 const runs = Number(option('runs', '3'));
 
@@ -159,7 +154,5 @@ const table = [
   `Targets (issue 3): fold under 300 ms — ${ms('fold') < 300 ? 'met' : 'not met'} (${ms('fold').toFixed(0)} ms); one talk's subtree in microseconds — ${ms('subtree') < 1 ? 'met' : 'not met'} (${(ms('subtree') * 1000).toFixed(1)} µs).`,
   '',
 ].join('\n');
-fs.mkdirSync(path.join(bench, 'results'), { recursive: true });
-const target = path.join(bench, 'results', `assembly-${new Date().toISOString().slice(0, 10)}.md`);
-fs.writeFileSync(target, table);
+const target = writeResults('assembly', table);
 process.stdout.write(`${table}\nwritten to ${path.relative(process.cwd(), target)}\n`);

@@ -18,6 +18,27 @@ export const work = path.join(bench, 'work');
 export const log = (text: string): void => void process.stderr.write(`${text}\n`);
 
 /**
+ * Writes a benchmark's table to bench/results/<kind>-<day>.md (the day in
+ * UTC), or, when a run of the same day wrote that file already, to
+ * <kind>-<day>-2.md, -3 and so on: a table records one run, and a later run
+ * never writes over it. Returns the file written.
+ */
+export function writeResults(kind: string, table: string): string {
+  const folder = path.join(bench, 'results');
+  fs.mkdirSync(folder, { recursive: true });
+  const day = new Date().toISOString().slice(0, 10);
+  for (let run = 1; ; run++) {
+    const target = path.join(folder, `${kind}-${day}${run === 1 ? '' : `-${run}`}.md`);
+    try {
+      fs.writeFileSync(target, table, { flag: 'wx' });
+      return target;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/**
  * Which tree a benchmark measured, as it was when the run began: src may
  * change under a long run's feet, and a table must say what it measured.
  */

@@ -43,7 +43,7 @@ import path from 'node:path';
 import { parseSize } from '../scripts/generate-corpus.ts';
 import { filesUnder } from '../scripts/files-under.ts';
 import { forgetKeptRenderers } from '../src/site/generator/kept-renderer.ts';
-import { bench, corpusFor, log, mainTranscripts, measuredTree, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
+import { bench, corpusFor, log, mainTranscripts, measuredTree, nextLine, option, repository, runsOption, sizesOption, work, writeResults } from './corpus.ts';
 import { median } from './median.ts';
 import { folderBytes, timed as timedIn, type Timed } from './timed.ts';
 
@@ -264,7 +264,5 @@ const table = [
   `- cost linear in size: seconds per 100 MB ${results.map((result) => ((firstOf(result) * 1e8) / result.sourceBytes).toFixed(2)).join(', ')} for ${results.map((result) => result.size).join(', ')}.`,
   '',
 ].join('\n');
-fs.mkdirSync(path.join(bench, 'results'), { recursive: true });
-const target = path.join(bench, 'results', `export-${day}.md`);
-fs.writeFileSync(target, table);
+const target = writeResults('export', table);
 process.stdout.write(`${table}\nwritten to ${path.relative(process.cwd(), target)}\n`);

@@ -20,13 +20,13 @@
 // each step so that no step pays for the write-back of the one before. Each
 // data folder is deleted after its step. Medians are reported with ratios to
 // the baselines and peak memory over the runs; the table goes to stdout and to
-// bench/results/collect-<YYYY-MM-DD>.md (the same day's file is replaced).
+// bench/results/collect-<YYYY-MM-DD>.md (writeResults: a later run of the same day gets a file of its own).
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bench, biggestMainTranscript, corpusFor, log, measuredTree, nextLine, option, repository, runsOption, sizesOption, work } from './corpus.ts';
+import { bench, biggestMainTranscript, corpusFor, log, measuredTree, nextLine, option, repository, runsOption, sizesOption, work, writeResults } from './corpus.ts';
 import { filesUnder } from '../scripts/files-under.ts';
 import { median } from './median.ts';
 import { timed as timedWithMemory } from './timed.ts';
@@ -279,8 +279,8 @@ if (results.length > 1) {
   );
 }
 
-const now = new Date();
-const day = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+// The day in UTC, as the file's name has it (writeResults).
+const day = new Date().toISOString().slice(0, 10);
 const cpu = os.cpus()[0]?.model.trim() ?? 'unknown processor';
 const header = [
   `# Collection benchmark, ${day}`,
@@ -291,7 +291,5 @@ const header = [
   '',
 ].join('\n');
 const table = `${header}\n${sections.join('\n\n')}\n`;
-const target = path.join(bench, 'results', `collect-${day}.md`);
-fs.mkdirSync(path.dirname(target), { recursive: true });
-fs.writeFileSync(target, table);
+const target = writeResults('collect', table);
 process.stdout.write(`${table}\nwritten to ${path.relative(process.cwd(), target)}\n`);

@@ -13,12 +13,13 @@
 // rotating order, with `sync` before each export, so that every tree has had
 // as many lines added when it is measured: the bundle step's time grows with
 // the landed files each line adds. The medians of the rounds, whole and by
-// step, are printed and written to bench/results/second-export-rounds-<date>.md.
+// step, are printed and written to bench/results/second-export-rounds-<date>.md
+// (writeResults: a later run of the same day gets a file of its own).
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { bench, corpusFor, log, mainTranscripts, nextLine, option, work } from './corpus.ts';
+import { corpusFor, log, mainTranscripts, nextLine, option, work, writeResults } from './corpus.ts';
 import { median } from './median.ts';
 
 interface Tree {
@@ -103,9 +104,8 @@ const lines = [
   ...pairedRatios(),
 ];
 const table = lines.join('\n');
-process.stdout.write(table);
-fs.mkdirSync(path.join(bench, 'results'), { recursive: true });
-fs.writeFileSync(path.join(bench, 'results', `second-export-rounds-${new Date().toISOString().slice(0, 10)}.md`), table);
+const target = writeResults('second-export-rounds', table);
+process.stdout.write(`${table}\nwritten to ${path.relative(process.cwd(), target)}\n`);
 
 /**
  * Each tree against the first, round by round: the trees of a round run back

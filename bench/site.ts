@@ -29,7 +29,7 @@ import { forgetKeptRenderers } from '../src/site/generator/kept-renderer.ts';
 import { generateCorpus, parseSize } from '../scripts/generate-corpus.ts';
 import { median } from './median.ts';
 import { folderBytes, timed, type Timed } from './timed.ts';
-import { bench, option, repository, runsOption, work } from './corpus.ts';
+import { option, repository, runsOption, work, writeResults } from './corpus.ts';
 
 const seeds = Number(option('seeds', '150'));
 const runs = runsOption('1');
@@ -127,7 +127,5 @@ const table = [
   '',
   ...lines,
 ].join('\n');
-fs.mkdirSync(path.join(bench, 'results'), { recursive: true });
-const target = path.join(bench, 'results', `site-${new Date().toISOString().slice(0, 10)}.md`);
-fs.writeFileSync(target, table);
+const target = writeResults('site', table);
 process.stdout.write(`${table}\nwritten to ${path.relative(process.cwd(), target)}\n`);

@@ -1,7 +1,8 @@
 // One session's folder in the storage zone, as a collection pass works on
-// it: where its state, lock and cursors are, what it holds (listed once, for
-// the several questions a pass asks of it), and its lock. The collection
-// decides what to land; this module says where it goes.
+// it: where its state, lock, cursors and landed files are, what it holds
+// (listed once, for the several questions a pass asks of it), and taking its
+// lock; and which sessions a storage zone holds. The collection decides what
+// to land; this module says where it goes.
 
 import fs from 'node:fs';
 import path from 'node:path';

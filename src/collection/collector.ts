@@ -135,7 +135,7 @@ function landSession(session: DiscoveredSession, options: CollectOptions, batch:
     // and mending those would write the same `.sd` twice.
     const mending = options.deriveSessionData === false ? { derived: 0, failures: [] } : deriveMissingSessionData(options.data, session.id, options.adapter.converter, folder.listing);
     const state = folder.state();
-    const context: SessionContext = { ...options, ...writer, now: options.now ?? (() => new Date()), session: session.id, folder, nextSeq: state.nextSeq, batch };
+    const context: SessionContext = { ...options, ...writer, now: options.now ?? (() => new Date()), folder, nextSeq: state.nextSeq, batch };
     const outcomes: SourceOutcome[] = [];
     const visited = new Set<string>();
     for (const source of session.sources) {

@@ -93,7 +93,7 @@ export class Landing {
       kind: source.kind,
       adapter: context.adapter.name,
       src: source.relative,
-      session: context.session,
+      session: context.folder.session,
       stream: source.place.type === 'stream' ? source.place.stream : null,
       ...(source.place.type === 'run' ? { run: source.place.run } : {}),
       state: 'available',

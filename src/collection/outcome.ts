@@ -73,8 +73,7 @@ export interface CollectOptions {
 /** What the collection of one session carries from source to source, under the session's lock. */
 export interface SessionContext extends CollectOptions {
   readonly now: () => Date;
-  readonly session: string;
-  /** The session's folder in the storage zone, which the pass lands into. */
+  /** The session's folder in the storage zone, which the pass lands into; its id is the session's. */
   readonly folder: SessionFolder;
   nextSeq: number;
   /** The session's landed files and cursors not yet committed. */

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeLeftTemporaries } from '../files/process.ts';
-import { cursorName, landedName, lockPath, placeFolder, placePath, sessionFolder, sessionStatePath, type Place } from './layout.ts';
+import { cursorName, landedName, lockPath, placePath, sessionFolder, sessionStatePath, type Place } from './layout.ts';
 import { lockSession, type SessionLock } from './lock.ts';
 import { listSession, readSessionState, sessionStateIsSound, type SessionListing, type SessionState } from './session-state.ts';
 
@@ -34,15 +34,15 @@ export class SessionFolder {
 
   /** The cursor file of a source that lands in `place` under `cursorKey`. */
   cursorFile(place: Place, cursorKey: string): string {
-    return path.join(placeFolder(this.data, this.session, place), cursorName(cursorKey));
+    return path.join(this.path, this.cursorPlace(place, cursorKey));
   }
 
   /** Where a file landed now in `place` goes: named by its prefix, the time and its sequence number. */
   landedFile(place: Place, prefix: string, at: Date, seq: number): string {
-    return path.join(placeFolder(this.data, this.session, place), landedName(prefix, at, seq));
+    return path.join(this.path, placePath(place), landedName(prefix, at, seq));
   }
 
-  /** The cursor file's path inside the session folder, for a message. */
+  /** The cursor file's path inside the session folder, with forward slashes: as a message names it. */
   cursorPlace(place: Place, cursorKey: string): string {
     return `${placePath(place)}/${cursorName(cursorKey)}`;
   }

@@ -153,7 +153,8 @@ export class TalkPages {
   private readonly epochs = new Map<string, Measured>();
   private readonly nonce = crypto.randomBytes(8).toString('hex');
   /** How every marker starts (markerOf): ASCII, so that its bytes are its characters. */
-  private readonly markerStart = Buffer.from(`\u0000${this.nonce}:`);
+  private readonly markerPrefix = `\u0000${this.nonce}:`;
+  private readonly markerStart = Buffer.from(this.markerPrefix);
   /**
    * What stands, with the nonce as a marker does, for a unit's held markup in
    * the frame talkUnitHtml makes around it (split where they stand), and for
@@ -355,16 +356,13 @@ export class TalkPages {
     const body: PageBody = { talks: standIns.talks, ...(shared !== undefined ? { sharedBefore: standIns.sharedBefore } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
     return {
       body,
-      placed: (page) => {
-        const placed = placeAt(page, standIns.talks, talks);
-        return shared !== undefined ? placeAt(placed, standIns.sharedBefore, shared) : placed;
-      },
+      placed: (page) => placeAt(page, [{ placeholder: standIns.talks, pieces: talks }, ...(shared !== undefined ? [{ placeholder: standIns.sharedBefore, pieces: shared }] : [])]),
     };
   }
 
   /** The marker that stands for the number of the page holding the talk first shown `index`th. */
   private markerOf(index: number): string {
-    return `${this.markerStart.toString('latin1')}${index}\u0000`;
+    return `${this.markerPrefix}${index}\u0000`;
   }
 
   /** Each marker in `markup` (markerOf), where it starts and ends and the talk it stands for. */
@@ -391,12 +389,21 @@ export class TalkPages {
   }
 }
 
-/** `page` with `pieces` in place of the first `placeholder` it holds; `page` as it is when it holds none. */
-function placeAt(page: Buffer, placeholder: string, pieces: readonly Buffer[]): Buffer {
-  const marker = Buffer.from(placeholder);
-  const at = page.indexOf(marker);
-  if (at < 0) return page;
-  return Buffer.concat([page.subarray(0, at), ...pieces, page.subarray(at + marker.length)]);
+/** `page` with each run's `pieces` in place of the first `placeholder` of it the page holds, in one copy of the page; a run whose placeholder it does not hold is left out. */
+function placeAt(page: Buffer, runs: readonly { readonly placeholder: string; readonly pieces: readonly Buffer[] }[]): Buffer {
+  const found = runs
+    .map(({ placeholder, pieces }) => ({ at: page.indexOf(placeholder), length: Buffer.byteLength(placeholder), pieces }))
+    .filter(({ at }) => at >= 0)
+    .sort((a, b) => a.at - b.at);
+  if (found.length === 0) return page;
+  const parts: Buffer[] = [];
+  let copied = 0;
+  for (const { at, length, pieces } of found) {
+    parts.push(page.subarray(copied, at), ...pieces);
+    copied = at + length;
+  }
+  parts.push(page.subarray(copied));
+  return Buffer.concat(parts);
 }
 
 /** The sizes recorded at `file` for the site's `code`; none when there are none or they are of other code. */

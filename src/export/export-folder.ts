@@ -32,6 +32,7 @@ import { BUNDLE, compareBytes, SITE, conversationOwning, digestFiles, MANIFEST, 
 import { recordFolders } from './folder-record.ts';
 import { ExportReuse } from '../bundle/reuse.ts';
 import { conversationFiles, conversationInput, exportPathOf } from '../bundle/conversation-files.ts';
+import { digestOfFile } from '../files/digest.ts';
 import { UNOBSERVED, type StepObserver } from '../bundle/steps.ts';
 import { applyRedaction } from '../redaction/apply.ts';
 import type { RedactionPlan } from '../redaction/scan.ts';
@@ -61,6 +62,13 @@ export interface ExportOptions {
   readonly earlier?: EarlierExports;
   /** A renderer child started as the export began, for the site step's first child (SiteOptions.waitingRenderer); the caller stops it once the export ends. */
   readonly waitingRenderer?: WaitingRenderer;
+  /**
+   * The conversations that changed since they were last exported, as far as
+   * the caller knows (those the parse step added to): their files are placed
+   * first, and the waiting renderer child is given them to render while the
+   * rest of the bundle is placed (renderAhead, site/generator/site.ts).
+   */
+  readonly changed?: ReadonlySet<string>;
 }
 
 export interface ExportResult {
@@ -90,19 +98,33 @@ export async function writeExport(data: string, out: string, conversations: read
   fs.rmSync(partial, { recursive: true, force: true });
   const observer = options.observer ?? UNOBSERVED;
   const reuse = ExportReuse.load(data, out);
-  const copy = (from: string, relative: string): void => observer.advance(1, reuse.place(from, partial, exportPathOf(relative)));
+  const place = (conversation: string): string[] =>
+    conversationFiles(data, conversation).map(({ source, relative }) => {
+      observer.advance(1, reuse.place(source, partial, exportPathOf(relative)));
+      return exportPathOf(relative);
+    });
+  // The digests of the files of the conversations rendered ahead, taken as they are placed.
+  const digestedAhead = new Map<string, string>();
   try {
     observer.step('bundle');
-    for (const conversation of conversations) {
-      for (const { source, relative } of conversationFiles(data, conversation)) copy(source, relative);
+    // A redaction rewrites the bundle once it is placed, so nothing is rendered from it before.
+    const ahead = options.redaction === undefined && options.site !== false && options.waitingRenderer !== undefined ? conversations.filter((conversation) => options.changed?.has(conversation)) : [];
+    if (ahead.length > 0) {
+      const inputs = new Map(ahead.map((conversation) => [conversation, conversationInput(place(conversation).map((file) => ({ file, sha256: digestedOnce(reuse, partial, file, digestedAhead) })))]));
+      // Loaded here, not at the top: Astro and shiki would otherwise load with every command.
+      const { renderAhead } = await import('../site/generator/site.ts');
+      renderAhead(path.join(partial, BUNDLE), options.siteCache ?? siteCacheOf(data), inputs, options.waitingRenderer!);
     }
+    const placedAhead = new Set(ahead);
+    for (const conversation of conversations) if (!placedAhead.has(conversation)) place(conversation);
     if (options.redaction) {
       // Before anything reads the bundle: the digests, the site, the manifest
       // and the archive see only redacted bytes.
       observer.step('redact');
       applyRedaction(path.join(partial, BUNDLE), options.redaction);
     }
-    return await completeExport(partial, out, conversations, reuse.knownOfPlaced(), options.siteCache ?? siteCacheOf(data), options, (entries) => ({
+    const known = reuse.knownOfPlaced();
+    return await completeExport(partial, out, conversations, { digests: new Map([...known.digests, ...digestedAhead]), sizes: known.sizes }, options.siteCache ?? siteCacheOf(data), options, (entries) => ({
       reused: reuse.reused,
       copied: reuse.copied,
       stamps: reuse.stampsRecord(entries),
@@ -112,6 +134,15 @@ export async function writeExport(data: string, out: string, conversations: read
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The digest of the placed file `file` (a path in the export): known when it was linked from the earlier export, else read and kept in `digested`. */
+function digestedOnce(reuse: ExportReuse, partial: string, file: string, digested: Map<string, string>): string {
+  const known = reuse.digestOfLinked(file);
+  if (known !== undefined) return known;
+  const sha256 = digestOfFile(path.join(partial, file));
+  digested.set(file, sha256);
+  return sha256;
 }
 
 /** Where the site's highlighted code and finished pages are cached between exports, by default: beside the storage zone, outside every export. */

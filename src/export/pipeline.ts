@@ -250,10 +250,14 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   let unchangedConversations = 0;
   const leftOut = new Set<string>();
   const notParsed: NotParsed[] = [];
+  const changed = new Set<string>();
   for (const parsed of await parseSessionsOnCores(data, chosen, { threads: defaultThreads(), onSession: () => observer.advance(1, 0) })) {
     if (parsed.round !== undefined) newRounds++;
     if (parsed.unchanged) unchangedConversations++;
-    if (parsed.failure === undefined) continue;
+    if (parsed.failure === undefined) {
+      if (!parsed.unchanged) changed.add(parsed.session);
+      continue;
+    }
     if (parsed.failure.refused !== undefined) {
       tell({ type: 'not parsed', conversation: parsed.session, message: parsed.failure.message });
       notParsed.push({ conversation: parsed.session, message: parsed.failure.message, refused: parsed.failure.refused });
@@ -282,7 +286,7 @@ async function collectAndExport(request: ExportRequest, waitingRenderer: Waiting
   const earlier = new EarlierExports();
   let result: ExportResult;
   try {
-    result = await writeExport(data, request.out, exported, { observer, redaction, earlier, waitingRenderer });
+    result = await writeExport(data, request.out, exported, { observer, redaction, earlier, waitingRenderer, changed });
   } catch (error) {
     // Nothing was moved aside; the thread that would have removed it ends.
     await earlier.removed();

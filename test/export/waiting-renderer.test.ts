@@ -16,10 +16,12 @@ import { HIGHLIGHT, RENDER, WaitingRenderer } from '../../src/site/generator/ren
 import { buildSite, prepareRenderer } from '../../src/site/generator/site.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { LAUNCHER } from '../cli/launcher.ts';
+import { growingTranscript } from '../site/growing-transcript.ts';
+import { stableUuid, textBlock, Transcript } from '../../scripts/claude-code-records.ts';
 import { copyOfFixtures, expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 /** Every process spawned through node:child_process by this file's exports, with the step running then. */
-const recorded = vi.hoisted(() => ({ step: undefined as string | undefined, spawned: [] as { pid: number; args: readonly string[]; step: string | undefined }[], givenWork: new Set<number>() }));
+const recorded = vi.hoisted(() => ({ step: undefined as string | undefined, spawned: [] as { pid: number; args: readonly string[]; step: string | undefined }[], givenWork: new Set<number>(), sent: [] as { pid: number; step: string | undefined; more: boolean }[] }));
 
 vi.mock('node:child_process', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:child_process')>();
@@ -31,6 +33,7 @@ vi.mock('node:child_process', async (importOriginal) => {
       const send = child.send.bind(child) as (message: unknown) => boolean;
       child.send = ((message: unknown) => {
         recorded.givenWork.add(child.pid ?? 0);
+        recorded.sent.push({ pid: child.pid ?? 0, step: recorded.step, more: (message as { more?: boolean }).more === true });
         return send(message);
       }) as typeof child.send;
     }
@@ -108,6 +111,43 @@ describe('the renderer child started as an export begins', () => {
     // Nothing to render: stopped, and its end awaited, by the time the export returns.
     expect(running(waiting!.pid)).toBe(false);
     expect(rendererChildren(second, HIGHLIGHT)).toEqual([]);
+  });
+
+  it('renders a conversation that changed while the rest of the bundle is placed, and the site is the one rendered whole', { timeout: 240_000 }, async () => {
+    const { root, data, out, session, transcript, t, writeNewLines } = await growingTranscript('rendered ahead of the site step', '-home-user-ahead');
+    t.prompt('Say one.');
+    t.call([textBlock('One.')]);
+    writeNewLines();
+    const still = stableUuid('left as it was', 1);
+    const other = new Transcript({ session: still });
+    other.prompt('Say two.');
+    other.call([textBlock('Two.')]);
+    fs.writeFileSync(path.join(path.dirname(transcript), `${still}.jsonl`), other.drain());
+    const ahead = request(root, data, { out, conversations: [session, still] });
+    expect((await exported(ahead)).type).toBe('written');
+
+    t.prompt('Say three, in `code`.');
+    t.call([textBlock('Three:\n\n```ts\nconst three = 3;\n```')]);
+    writeNewLines();
+    const sentBefore = recorded.sent.length;
+    const spawnedBefore = recorded.spawned.length;
+    const outcome = await exported(ahead);
+    expect(outcome.type).toBe('written');
+    const site = outcome.type === 'written' ? outcome.result.site : undefined;
+    expect(site?.built).toBeGreaterThan(0);
+    // One child: given the changed conversation as the bundle was placed, then the site step's work.
+    const [child] = rendererChildren(spawnedBefore);
+    expect(rendererChildren(spawnedBefore)).toHaveLength(1);
+    expect(recorded.sent.slice(sentBefore).filter(({ pid }) => pid === child!.pid)).toEqual([
+      { pid: child!.pid, step: 'bundle', more: true },
+      { pid: child!.pid, step: 'site', more: false },
+    ]);
+    expect(fs.readFileSync(path.join(out, 'site', 'c', `${session}.html`), 'utf8')).toContain('Say three');
+    // The same bytes as a site rendered whole from the export's bundle, with no cache and no child waiting.
+    const whole = path.join(temporaryFolder(), 'site');
+    await buildSite(path.join(out, 'bundle'), whole, path.join(temporaryFolder(), 'cache'), { builds: 1 });
+    expectSameFiles(filesOf(path.join(out, 'site')), filesOf(whole));
+    expect(ownBuildRoots()).toEqual([]);
   });
 
   it('is stopped, leaving no process and no build root, when the export fails in the collect step or ends before rendering', { timeout: 240_000 }, async () => {

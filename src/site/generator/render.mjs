@@ -5,31 +5,46 @@
 //
 //   node render.mjs <renderer entry.mjs>
 //
-// The renderer is loaded as the process starts; its work comes as the first
-// message over its IPC channel, `{input, output, expressions}`
+// The renderer is loaded as the process starts; its work comes as messages
+// over its IPC channel, `{input, output, expressions, more}`
 // (renderer-child.ts): the site input (generator/site-input.ts), which names
 // the bundle, the highlight cache and the selection, the folder to render
 // into, and, when it highlights its pages itself, the grammars' translated
-// expressions. The pages are
-// those the selection renders, then, unless another child renders them, the
-// pages that list every conversation. When
-// done, the peak memory goes back over IPC. Should the channel close before
-// the work comes, the export ended without it, and so does this process.
+// expressions. The pages are those the selection renders, then, unless
+// another child renders them, the pages that list every conversation. A
+// work marked `more` is followed by another (the conversations an export
+// renders ahead of its site step, WaitingRenderer.renderAhead); after the
+// last, the peak memory goes back over IPC. Should the channel close while
+// the child waits for work, the export ended without it, and so does this
+// process.
 import { pathToFileURL } from 'node:url';
 
 const [entry] = process.argv.slice(2);
 if (!entry || !process.send) throw new Error('usage: node render.mjs <renderer entry.mjs>, with an IPC channel over which its work comes');
-// Listened for before the renderer loads, since the work may come meanwhile.
-const work = new Promise((resolve) => {
-  const ended = () => process.exit(0);
-  process.once('disconnect', ended);
-  process.once('message', (message) => {
-    // With no listener left, the channel no longer keeps this process alive
-    // once the pages are written.
-    process.removeListener('disconnect', ended);
-    resolve(message);
-  });
-});
+// Listened for before the renderer loads, since work may come meanwhile, and
+// kept in order: the next work may come while one is rendered. The other
+// messages are the highlighting process's answers (highlight-service.ts).
+const arrived = [];
+let wake;
+let rendering = false;
+const listen = (message) => {
+  if (typeof message?.output !== 'string') return;
+  arrived.push(message);
+  wake?.();
+};
+const ended = () => {
+  if (!rendering) process.exit(0);
+};
+process.on('message', listen);
+process.on('disconnect', ended);
+const nextWork = async () => {
+  while (arrived.length === 0) {
+    if (!process.connected) process.exit(0);
+    await new Promise((resolve) => (wake = resolve));
+  }
+  wake = undefined;
+  return arrived.shift();
+};
 const { open } = await import(pathToFileURL(entry).href);
 // Node loads its fetch classes (undici), with which the renderer asks for
 // each page, when a page first names one: some tens of milliseconds, taken
@@ -37,8 +52,18 @@ const { open } = await import(pathToFileURL(entry).href);
 // waits for it. Not in the renderer's entry, which the highlighting process
 // loads too, and which renders no page.
 void globalThis.Request;
-const { input, output, expressions } = await work;
-const rendering = open(input, output, expressions);
-for await (const file of rendering.pages()) await rendering.render(file);
-await rendering.close();
+for (;;) {
+  const { input, output, expressions, more } = await nextWork();
+  rendering = true;
+  if (!more) {
+    // With no listener left, the channel no longer keeps this process alive once the last pages are written.
+    process.removeListener('message', listen);
+    process.removeListener('disconnect', ended);
+  }
+  const site = open(input, output, expressions);
+  for await (const file of site.pages()) await site.render(file);
+  await site.close();
+  rendering = false;
+  if (!more) break;
+}
 process.send({ peakResidentBytes: process.resourceUsage().maxRSS * 1024 });

@@ -10,6 +10,7 @@
 // while the export collects and parses, and is given the work of the site
 // step's first child when the site is due.
 
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
 import { keptRenderer, siteBuildRoots, siteCode } from './kept-renderer.ts';
@@ -18,7 +19,7 @@ import type { SiteInput } from './site-input.ts';
 export const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
 export const HIGHLIGHT = fileURLToPath(new URL('./highlight.mjs', import.meta.url));
 
-/** The one message a renderer child is sent: what render.mjs renders. */
+/** A message a renderer child is sent: what render.mjs renders. */
 export interface RendererWork {
   readonly input: SiteInput;
   /** The folder the pages are written into. */
@@ -29,6 +30,8 @@ export interface RendererWork {
    * when it asks the site step's highlighting process.
    */
   readonly expressions?: string;
+  /** Another work follows this one (WaitingRenderer.renderAhead): the child waits for it once these pages are written. */
+  readonly more?: boolean;
 }
 
 /** The one message the highlighting process is sent first: the highlight cache, and the grammars' expressions translated when the renderer was made (grammars.ts). */
@@ -78,18 +81,28 @@ export function giveWork(child: Child, work: RendererWork | HighlightingWork): C
  * they slowed the collect step as much as they saved the site step
  * (bench/results/site-step-2026-12-06-stop-45.md).
  *
+ * After one conversation changed, rendering it is most of what is left of
+ * the site step: so the export may give the child that conversation as soon
+ * as its bundle files are placed and their digest taken, before the rest of
+ * the bundle is linked (renderAhead, site.ts). The child renders its pages
+ * into a folder of its own, and waits for the site step's work.
+ *
  * The site step takes it for its first child (take) when it renders with
  * the renderer it loaded; otherwise, and whenever the export ends without
- * rendering, it is stopped (dismiss).
+ * rendering, it is stopped (dismiss), and the pages it rendered ahead are
+ * removed.
  */
 export class WaitingRenderer {
   /** Whether the site step took the child: then it is that step's to wait for. */
   private taken = false;
   /** The child's end, once it was stopped unused. */
   private stopped: Promise<void> | undefined;
+  /** What the child was given to render ahead of the site step, if anything. */
+  private ahead: RenderedAhead | undefined;
 
   private constructor(
-    /** The entry point of the kept renderer the child loaded. */
+    /** The site's code (kept-renderer.ts, siteCode) as the export began, and the entry point of the renderer kept for it, which the child loaded. */
+    readonly code: string,
     readonly entry: string,
     private readonly child: Child,
   ) {
@@ -107,8 +120,9 @@ export class WaitingRenderer {
   static start(roots?: string): WaitingRenderer | undefined {
     try {
       const folder = roots ?? siteBuildRoots();
-      const entry = keptRenderer(siteCode(), folder);
-      return entry === undefined ? undefined : new WaitingRenderer(entry, startRenderer(entry, folder));
+      const code = siteCode();
+      const entry = keptRenderer(code, folder);
+      return entry === undefined ? undefined : new WaitingRenderer(code, entry, startRenderer(entry, folder));
     } catch {
       return undefined;
     }
@@ -120,15 +134,31 @@ export class WaitingRenderer {
   }
 
   /**
-   * The child, for the site step to give work to, when it loaded the kept
-   * renderer `entry` and was neither taken nor stopped; else undefined. A
-   * renderer made again after a failure is not the one it loaded, even at
-   * the same place, so it is taken once only.
+   * Gives the child conversations to render before the site step, into
+   * `output`, a folder made for them: `input` selects them alone, with no
+   * page that lists every conversation, and `expressions` has the child
+   * highlight their code itself. Once only, and only before the child is
+   * taken or stopped; says whether it was given. The folder is the taker's
+   * to remove, or is removed as the child is stopped unused.
    */
-  take(entry: string): Child | undefined {
+  renderAhead(input: SiteInput, output: string, expressions: string): boolean {
+    if (this.taken || this.stopped !== undefined || this.ahead !== undefined) return false;
+    this.ahead = { plans: new Map((input.selection?.conversations ?? []).filter(({ render }) => render).map(({ id, plan }) => [id, plan])), output };
+    giveWork(this.child, { input, output, expressions, more: true });
+    return true;
+  }
+
+  /**
+   * The child, for the site step to give its last work to, and what it was
+   * given to render ahead, when it loaded the kept renderer `entry` and was
+   * neither taken nor stopped; else undefined. A renderer made again after a
+   * failure is not the one it loaded, even at the same place, so it is
+   * taken once only.
+   */
+  take(entry: string): { child: Child; ahead: RenderedAhead | undefined } | undefined {
     if (this.taken || this.stopped !== undefined || entry !== this.entry) return undefined;
     this.taken = true;
-    return this.child;
+    return { child: this.child, ahead: this.ahead };
   }
 
   /** Stops the child unless it was taken; resolves once it has ended, however often it is called. */
@@ -136,11 +166,20 @@ export class WaitingRenderer {
     if (this.taken) return Promise.resolve();
     if (this.stopped === undefined) {
       this.child.stop();
+      const folder = this.ahead?.output;
       this.stopped = this.child.done.then(
         () => undefined,
         () => undefined,
-      );
+      ).then(() => {
+        if (folder !== undefined) fs.rmSync(folder, { recursive: true, force: true });
+      });
     }
     return this.stopped;
   }
+}
+
+/** The conversations a renderer child was given to render ahead (WaitingRenderer.renderAhead), each with where it saves its plan, and the folder their pages are written into. */
+export interface RenderedAhead {
+  readonly plans: ReadonlyMap<string, string>;
+  readonly output: string;
 }

@@ -18,7 +18,10 @@
 //    render, each block asked of one highlighting process that answers
 //    every child (highlight-service.ts), or highlighted by a child that
 //    renders alone, through a cache on disk, so a
-//    second export of the same conversations highlights nothing. Each child cuts a conversation's
+//    second export of the same conversations highlights nothing. The
+//    export's first child may have rendered the conversations that changed
+//    already, while the bundle was placed (renderAhead): their pages are
+//    linked from where it wrote them. Each child cuts a conversation's
 //    pages from its talks' HTML, each talk rendered once (generator/talk-pages.ts);
 // 3. write the search scripts from what the children saved beside their
 //    plans, the public files and the highlight style sheet (the renderer
@@ -43,7 +46,7 @@ import { compareBytes, conversationsOfBundle, exportFiles } from '../../bundle/m
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
-import { giveWork, startHighlighting, startRenderer, type WaitingRenderer } from './renderer-child.ts';
+import { giveWork, startHighlighting, startRenderer, type RenderedAhead, type WaitingRenderer } from './renderer-child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import type { Finished } from './page-store.ts';
 import { SiteCaches } from './caches.ts';
@@ -199,10 +202,8 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   // Every conversation's plan is saved, in the cache or in the throwaway
   // root: the search index is written from them after the rendering.
   const conversations: SelectedConversation[] = store
-    ? store.finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && store.earlier.has(id) ? { earlier: store.earlier.get(id)! } : {}) }))
+    ? selectedOf(store.finished, store.earlier)
     : conversationsOfBundle(bundle).map((id, index) => ({ id, render: true, plan: path.join(root, 'plans', `${index}.json`) }));
-  const sharing = shareOut(bundle, conversations.filter(({ render }) => render).map(({ id }) => id), builds);
-  const helpers = sharing.builds - 1;
   // What a rendering that failed wrote is removed before the next; anything else is left as it was.
   const before = new Set(fs.existsSync(out) ? filesUnder(out) : []);
   let placedMeanwhile: ReadonlySet<string> | undefined;
@@ -212,18 +213,28 @@ async function render(bundle: string, out: string, cache: string, code: string, 
   const evidence = writeEvidenceOnThread(bundle, staging, evidenceOf, code);
   // Awaited below; should rendering fail first, its failure is the error.
   evidence.catch(() => undefined);
+  let aheadFolder: string | undefined;
   try {
     const kept = keptRenderer(code, roots);
     // The child the export started loaded the renderer kept then: it is the
-    // lead of the first attempt when that is the renderer kept now.
+    // lead of the first attempt when that is the renderer kept now, and has
+    // rendered what the export gave it ahead, or renders it first.
     const waiting = kept !== undefined ? waitingRenderer?.take(kept) : undefined;
     if (waiting === undefined) void waitingRenderer?.dismiss();
+    aheadFolder = waiting?.ahead?.output;
     let renderer = kept ?? (await makeRenderer(path.join(root, 'renderer'), code, observer, roots));
     // The children claim the conversations to render as they go; the
     // helpers render their pages into folders of their own, the lead into
     // the site, with the index and search pages, which list every
     // conversation, from the plans the helpers save.
-    const attempt = async (renderer: string, name: string, lead: Child | undefined): Promise<void> => {
+    const attempt = async (renderer: string, name: string, lead: { child: Child; ahead: RenderedAhead | undefined } | undefined): Promise<void> => {
+      // What the lead rendered ahead is no other child's to render: its
+      // plans are read as those of conversations whose pages were kept. A
+      // plan saved elsewhere was made for other bundle files or other code,
+      // and is not this step's: that conversation is rendered again.
+      const ahead = new Set(conversations.filter(({ id, render, plan }) => render && lead?.ahead?.plans.get(id) === plan).map(({ id }) => id));
+      const sharing = shareOut(bundle, conversations.filter(({ id, render }) => render && !ahead.has(id)).map(({ id }) => id), builds);
+      const helpers = sharing.builds - 1;
       // Children that render at once share one highlighting process, so that
       // a grammar they all meet is paid once; a child alone highlights its
       // own pages, with no process started for it.
@@ -231,13 +242,13 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       if (claims !== undefined) fs.mkdirSync(claims.folder);
       const expressions = translatedExpressionsBeside(renderer);
       const highlighting = helpers > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
-      const selection: SiteSelection = { conversations, code, ...(claims !== undefined ? { claims } : {}) };
+      const selection: SiteSelection = { conversations: conversations.map((selected) => (ahead.has(selected.id) ? { id: selected.id, render: false, plan: selected.plan } : selected)), code, ...(claims !== undefined ? { claims } : {}) };
       const start = (selected: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection: selected }, output, ...(highlighting === undefined ? { expressions } : {}) });
       const helperChildren = Array.from({ length: helpers }, (_, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { output, child: start({ ...selection, siteWidePages: false }, output) };
       });
-      const children = [start(selection, path.resolve(out), lead), ...helperChildren.map(({ child }) => child)];
+      const children = [start(selection, path.resolve(out), lead?.child), ...helperChildren.map(({ child }) => child)];
       if (highlighting !== undefined) passQuestions(children, highlighting);
       placedMeanwhile = undefined;
       failedMeanwhile = undefined;
@@ -251,7 +262,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       await allSucceed(children, observer, highlighting);
       const helperOutput = new Map(helperChildren.map(({ output, child }) => [child.pid, output]));
       for (const selected of conversations) {
-        const output = claims !== undefined && selected.render ? helperOutput.get(claimedBy(claims.folder, selected.id)!) : undefined;
+        const output = ahead.has(selected.id) ? lead!.ahead!.output : claims !== undefined && selected.render ? helperOutput.get(claimedBy(claims.folder, selected.id)!) : undefined;
         if (output === undefined) continue;
         for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
       }
@@ -261,7 +272,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     } catch (error) {
       // Stopped with the others when one failed; stopped here should the
       // attempt have failed before they had their work, which they would wait for.
-      waiting?.stop();
+      waiting?.child.stop();
       // A renderer that fails is made again, once, and renders the site
       // again: should the fault be in the bundle rather than in the
       // renderer, the new one fails the same way, and that is the error. A
@@ -280,9 +291,36 @@ async function render(bundle: string, out: string, cache: string, code: string, 
     placeEvidence(staging, out);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
+    if (aheadFolder !== undefined) fs.rmSync(aheadFolder, { recursive: true, force: true });
   }
   if (failedMeanwhile) throw failedMeanwhile.error;
   return { pages: pagesUnder(out, undefined, placedMeanwhile ?? new Set()), ...(placedMeanwhile !== undefined ? { placedMeanwhile } : {}) };
+}
+
+/**
+ * Gives the export's waiting renderer child (renderer-child.ts) the
+ * conversations of `inputs` (digests of their bundle files, by
+ * conversation, as SiteOptions.inputs) whose pages are not finished in the
+ * store, to render before the site step, while the export places the rest
+ * of the bundle, when there are few enough for one child (shareOut). Their
+ * files under `bundle` are in place, and stay as they are. They are keyed
+ * by the code the child's renderer was kept for: the site step renders
+ * again any conversation whose key it finds different, its bundle files
+ * or the code having changed since (render).
+ */
+export function renderAhead(bundle: string, cache: string, inputs: ReadonlyMap<string, string>, waitingRenderer: WaitingRenderer, roots = siteBuildRoots()): void {
+  const code = waitingRenderer.code;
+  const store = new SiteCaches(cache).finishedPages(code);
+  const due = store.find(inputs).filter(({ render }) => render);
+  if (due.length === 0 || shareOut(bundle, due.map(({ id }) => id), undefined).builds > 1) return;
+  const selection: SiteSelection = { conversations: selectedOf(due, store.earlierPages(due)), code, siteWidePages: false };
+  const output = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
+  if (!waitingRenderer.renderAhead({ bundle: path.resolve(bundle), cache: path.resolve(cache), selection }, output, translatedExpressionsBeside(waitingRenderer.entry))) fs.rmSync(output, { recursive: true, force: true });
+}
+
+/** The conversations of the store's entries as a renderer child is given them, each to render with the pages of its earlier render, when it has one (PageStore.earlierPages). */
+function selectedOf(finished: readonly Finished[], earlier: ReadonlyMap<string, EarlierPages>): SelectedConversation[] {
+  return finished.map(({ id, render, plan }) => ({ id, render, plan, ...(render && earlier.has(id) ? { earlier: earlier.get(id)! } : {}) }));
 }
 
 /**

@@ -290,6 +290,8 @@ export class FrameKey {
  * needs reading to be trusted; otherwise each frame is checked by its SHA-256.
  */
 export class PreviousFrames {
+  private closed = false;
+
   private constructor(
     readonly descriptor: number | undefined,
     private readonly frames: ReadonlyMap<string, KeptFrame>,
@@ -341,8 +343,10 @@ export class PreviousFrames {
     return hash.digest('hex') === frame.sha256 ? frame : undefined;
   }
 
+  /** Closes the previous archive, once however often it is called. */
   close(): void {
-    if (this.descriptor !== undefined) fs.closeSync(this.descriptor);
+    if (this.descriptor !== undefined && !this.closed) fs.closeSync(this.descriptor);
+    this.closed = true;
   }
 }
 

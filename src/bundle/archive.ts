@@ -26,7 +26,8 @@ import path from 'node:path';
 import { defaultThreads, workerModule, workOnCores } from '../cores/work-on-cores.ts';
 import { BufferPool } from '../files/buffer-pool.ts';
 import { readRange } from '../files/line-reader.ts';
-import { removeWhatEndedProcessesLeft } from '../files/process.ts';
+import { listFolder } from '../files/folders.ts';
+import { hasEnded } from '../files/process.ts';
 import { namingFile, refusedWriteCode } from '../files/write-failure.ts';
 import { conversationsNamed, evidenceTimes, FrameKey, framesOf, groupOf, keepFrameIndex, ownerOf, PreviousFrames, type KeptFrame } from './archive-frames.ts';
 import { COMPRESSION_LEVEL, FrameCompressor, type FrameJob, type FrameOutcome } from './frame-compressor.ts';
@@ -51,10 +52,32 @@ function temporaryArchive(archive: string): string {
   return `${archive}.${process.pid}.tmp`;
 }
 
-/** Removes what an interrupted or crashed archiver left beside `archive`: `<archive>.<pid>.tmp` of a process no longer running. */
+/**
+ * Where the archive this one replaces is moved just before this one takes
+ * its place, until it is removed. Renamed over, it would be freed as the
+ * rename is made, and the file system would write the new archive out
+ * first (ext4 does, for a rename that replaces a file): together some tens
+ * of milliseconds of a second export, spent while the export waits.
+ */
+function earlierArchive(archive: string): string {
+  return `${archive}.${process.pid}.earlier`;
+}
+
+/**
+ * Tidies what an interrupted or crashed archiver left beside `archive`, of
+ * a process no longer running: `<archive>.<pid>.tmp` is removed, and
+ * `<archive>.<pid>.earlier` is put back when no archive took its place, else
+ * removed.
+ */
 function removeAbandonedArchives(archive: string): void {
   const prefix = `${path.basename(archive)}.`;
-  removeWhatEndedProcessesLeft(path.dirname(archive), (name) => (name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined));
+  const folder = path.dirname(archive);
+  for (const name of listFolder(folder)) {
+    const left = name.startsWith(prefix) ? /^(\d+)\.(tmp|earlier)$/.exec(name.slice(prefix.length)) : null;
+    if (left === null || !hasEnded(Number(left[1]))) continue;
+    if (left[2] === 'earlier' && !fs.existsSync(archive)) fs.renameSync(path.join(folder, name), archive);
+    else fs.rmSync(path.join(folder, name), { force: true });
+  }
 }
 
 function sourceDateEpoch(environment: NodeJS.ProcessEnv): Date | undefined {
@@ -81,6 +104,12 @@ export interface ArchiveOptions {
   readonly listed?: readonly { readonly path: string; readonly size: number }[];
   /** The fewest bytes to compress for which workers are started; see PARALLEL_FROM_BYTES. For tests. */
   readonly parallelFromBytes?: number;
+  /**
+   * Removes the archive this one replaced, moved aside (earlierArchive),
+   * while the caller goes on; without it, it is removed before the archive
+   * is returned.
+   */
+  readonly removeEarlier?: (earlier: string) => void;
 }
 
 export interface ArchiveResult {
@@ -196,7 +225,15 @@ export async function writeArchive(exportFolder: string, archive: string, option
     writeReady();
     if (failure) throw failure;
     const written = output.close();
+    const replaced = fs.existsSync(archive);
+    if (replaced) fs.renameSync(archive, earlierArchive(archive));
     fs.renameSync(temporary, archive);
+    if (replaced) {
+      // Its frames were read through a descriptor closed only below, and a file is freed once it is neither named nor open.
+      previous.close();
+      if (options.removeEarlier !== undefined) options.removeEarlier(earlierArchive(archive));
+      else fs.rmSync(earlierArchive(archive), { force: true });
+    }
     try {
       if (options.reuse) keepFrameIndex(options.reuse.index, { archive, ...written, frames: output.written.filter((frame): frame is KeptFrame => frame.key !== undefined) });
     } catch (error) {

@@ -303,7 +303,9 @@ function conversationInputs(digests: ReadonlyMap<string, string>, conversations:
  * thread is started with this, before an export is moved aside
  * (files/folder-remover.ts). Each removal resolves to what went wrong, if
  * anything; a folder left behind is one of this process's `.previous-<pid>`
- * folders, which the next export removes (recoverInterruptedExports).
+ * folders, which the next export removes (recoverInterruptedExports). The
+ * earlier archive, moved aside as the new one takes its place, is removed
+ * the same way (removeFile).
  */
 export class EarlierExports {
   private readonly removals = new Map<string, Promise<string | undefined>>();
@@ -335,6 +337,21 @@ export class EarlierExports {
         if (!removed) return `${previous}: the earlier export could not be removed: ${failure}; the next export removes it`;
         return unsaved ?? (failure !== undefined ? unsettled(out, failure) : undefined);
       }),
+    );
+  }
+
+  /**
+   * Removes `file`, the earlier archive moved aside (bundle/archive.ts), on
+   * a thread of the system's while the caller goes on; should it stay, the
+   * next archive into the same place removes it.
+   */
+  removeFile(file: string): void {
+    this.removals.set(
+      file,
+      fs.promises.rm(file, { force: true }).then(
+        () => undefined,
+        (error: Error) => `${file}: the earlier archive could not be removed: ${error.message}; the next archive into its place removes it`,
+      ),
     );
   }
 

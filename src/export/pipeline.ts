@@ -70,7 +70,7 @@ export type ExportEvent =
   /** `media`: how many of the findings are images and documents left out whole. */
   | { readonly type: 'secrets found'; readonly totals: RedactionReport['totals']; readonly media: number }
   | { readonly type: 'merge input problem'; readonly input: string; readonly path: string; readonly what: string }
-  /** The earlier export, moved aside, could not be removed; the next export removes it. */
+  /** The earlier export or archive, moved aside, could not be removed; the next export removes it. */
   | { readonly type: 'earlier export left'; readonly message: string };
 
 export interface ExportHooks {
@@ -323,7 +323,7 @@ async function verifyAndMerge(inputs: readonly string[], destination: ExportDest
 /** The archive, when asked for; then waits for the earlier export moved aside to be removed. */
 async function archiveAndTidy(destination: ExportDestination, result: ExportResult, earlier: EarlierExports, { observer, tell }: ExportHooks): Promise<ArchiveResult | undefined> {
   try {
-    return destination.archive !== undefined ? await writeArchive(destination.out, destination.archive, { observer, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests }, listed: result.listed }) : undefined;
+    return destination.archive !== undefined ? await writeArchive(destination.out, destination.archive, { observer, reuse: { index: frameIndexOf(destination.data, destination.archive), digests: result.digests }, listed: result.listed, removeEarlier: (file) => earlier.removeFile(file) }) : undefined;
   } finally {
     // Whether or not the archive could be written, the export moved aside is removed before the command ends.
     for (const message of await earlier.removed()) tell({ type: 'earlier export left', message });

@@ -10,7 +10,7 @@ import type { Manifest } from '../../src/bundle/manifest.ts';
 import { digestOfFile } from '../../src/files/digest.ts';
 import { verifyArchive } from '../../src/verify/archive.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
-import { exportedFixtures, temporaryFolder } from '../helpers.ts';
+import { endedPid, exportedFixtures, temporaryFolder } from '../helpers.ts';
 
 let out: string;
 let archive: string;
@@ -249,6 +249,35 @@ describe('an archive made again: frames of the one it replaces', () => {
     await writeArchive(folder, afresh);
     expect(fs.readFileSync(written).equals(fs.readFileSync(afresh))).toBe(true);
     expect(spawnSync('zstd', ['-q', '-t', written]).status).toBe(0);
+  });
+
+  it('moves the archive it replaces aside and has it removed, and puts back one a crashed archiver left aside when no archive took its place', async () => {
+    const { folder, written, archiveAgain } = archivedCopy();
+    const first = await archiveAgain();
+    const bytes = fs.readFileSync(written);
+    const beside = (): string[] => fs.readdirSync(path.dirname(written)).sort();
+    // Removed before the archive is returned, when the caller does not remove it.
+    await archiveAgain();
+    expect(beside()).toEqual([path.basename(written)]);
+    // Handed to the caller, aside, with the bytes of the archive it was.
+    const given: string[] = [];
+    const index = frameIndexOf(temporaryFolder(), written);
+    await writeArchive(folder, written, { reuse: { index, digests: digestsOf(folder) }, removeEarlier: (file) => given.push(file) });
+    expect(given).toEqual([`${written}.${process.pid}.earlier`]);
+    expect(fs.readFileSync(given[0]!).equals(bytes)).toBe(true);
+    fs.rmSync(given[0]!);
+    // A crash between the two renames: the earlier archive is put back, and its frames are taken.
+    const dead = endedPid();
+    fs.renameSync(written, `${written}.${dead}.earlier`);
+    fs.writeFileSync(`${written}.${dead}.tmp`, 'half an archive');
+    const again = await archiveAgain();
+    expect(again.framesReused).toBe(first.frames);
+    expect(fs.readFileSync(written).equals(bytes)).toBe(true);
+    expect(beside()).toEqual([path.basename(written)]);
+    // With an archive in its place, what it left aside is removed.
+    fs.writeFileSync(`${written}.${dead}.earlier`, 'an older archive');
+    await archiveAgain();
+    expect(beside()).toEqual([path.basename(written)]);
   });
 
   it('is the same bytes from the files its manifest lists as from a walk of the export', async () => {

@@ -32,6 +32,7 @@ import { BUNDLE, compareBytes, SITE, conversationOwning, digestFiles, MANIFEST, 
 import { recordFolders } from './folder-record.ts';
 import { ExportReuse } from '../bundle/reuse.ts';
 import { conversationFiles, conversationInput, exportPathOf } from '../bundle/conversation-files.ts';
+import { BufferPool } from '../files/buffer-pool.ts';
 import { digestOfFile } from '../files/digest.ts';
 import { UNOBSERVED, type StepObserver } from '../bundle/steps.ts';
 import { applyRedaction } from '../redaction/apply.ts';
@@ -105,12 +106,13 @@ export async function writeExport(data: string, out: string, conversations: read
     });
   // The digests of the files of the conversations rendered ahead, taken as they are placed.
   const digestedAhead = new Map<string, string>();
+  const buffers = new BufferPool();
   try {
     observer.step('bundle');
     // A redaction rewrites the bundle once it is placed, so nothing is rendered from it before.
     const ahead = options.redaction === undefined && options.site !== false && options.waitingRenderer !== undefined ? conversations.filter((conversation) => options.changed?.has(conversation)) : [];
     if (ahead.length > 0) {
-      const inputs = new Map(ahead.map((conversation) => [conversation, conversationInput(place(conversation).map((file) => ({ file, sha256: digestedOnce(reuse, partial, file, digestedAhead) })))]));
+      const inputs = new Map(ahead.map((conversation) => [conversation, conversationInput(place(conversation).map((file) => ({ file, sha256: digestedOnce(reuse, partial, file, digestedAhead, buffers) })))]));
       // Loaded here, not at the top: Astro and shiki would otherwise load with every command.
       const { renderAhead } = await import('../site/generator/site.ts');
       renderAhead(path.join(partial, BUNDLE), options.siteCache ?? siteCacheOf(data), inputs, options.waitingRenderer!);
@@ -137,10 +139,10 @@ export async function writeExport(data: string, out: string, conversations: read
 }
 
 /** The digest of the placed file `file` (a path in the export): known when it was linked from the earlier export, else read and kept in `digested`. */
-function digestedOnce(reuse: ExportReuse, partial: string, file: string, digested: Map<string, string>): string {
+function digestedOnce(reuse: ExportReuse, partial: string, file: string, digested: Map<string, string>, buffers: BufferPool): string {
   const known = reuse.digestOfLinked(file);
   if (known !== undefined) return known;
-  const sha256 = digestOfFile(path.join(partial, file));
+  const sha256 = digestOfFile(path.join(partial, file), buffers);
   digested.set(file, sha256);
   return sha256;
 }

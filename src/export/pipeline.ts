@@ -198,6 +198,10 @@ async function withDestination<Outcome>(places: ExportPlaces, watch: StepWatch, 
     claimDataFolder(places.data, 'create');
     removeLeftoversOfDataFolder(places.data);
     const waitingRenderer = renders ? WaitingRenderer.start() : undefined;
+    // The site's modules, which the export loads only when it renders, are
+    // loaded now, beside the collect step, whose work runs on workers: the
+    // bundle step gives its renderer child its first work through them.
+    if (waitingRenderer !== undefined) import('../site/generator/site.ts').catch(() => undefined);
     try {
       return await run(waitingRenderer);
     } finally {

@@ -131,7 +131,10 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   caches.removeEarlierForms();
   const entriesBefore = caches.highlightedBlocks();
   const observer = options.observer ?? UNOBSERVED;
-  const code = siteCode();
+  // The code as the export began, when it started a renderer child then: the
+  // child loaded the renderer kept for it, and what it rendered ahead is
+  // keyed by it (renderAhead).
+  const code = options.waitingRenderer?.code ?? siteCode();
   const store = caches.finishedPages(code);
   // In the bundle's order (conversationsOfBundle), whatever order the
   // caller named them in: the site lists its conversations in this order,

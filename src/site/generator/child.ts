@@ -118,8 +118,15 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * the rest stay small (over 30 MB of a renderer child that highlighted the
  * real corpus; a child that renders alone highlights its own pages). The
  * highlighting process adds its own flag (renderer-child.ts).
+ *
+ * Each child collects its garbage on its own thread (`--single-threaded-gc`)
+ * rather than with helper threads of its own: the site step's children, its
+ * highlighting process and the evidence pages' thread keep both cores busy,
+ * so a child's helpers only wait for a core and for each other. Whole first
+ * exports took 5 % less time on the real corpus and 3 % less on a generated
+ * one, in pairs (bench/results/peers-2026-12-06-stop-47.md).
  */
-const CHILD_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--regexp-tier-up-ticks=1000'];
+const CHILD_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--regexp-tier-up-ticks=1000', '--single-threaded-gc'];
 
 /**
  * The code and file of the last system error a failed child printed

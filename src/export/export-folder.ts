@@ -24,7 +24,7 @@ import { KnownFolders } from '../files/atomic-file.ts';
 import { listFolder } from '../files/folders.ts';
 import { FolderRemover } from '../files/folder-remover.ts';
 import type { StampsRecord } from '../files/file-stamp.ts';
-import { hasEnded } from '../files/process.ts';
+import { recoverWhatEndedProcessesLeft } from '../files/process.ts';
 import { refusedWriteCode } from '../files/write-failure.ts';
 import type { SiteResult } from '../site/generator/site.ts';
 import type { WaitingRenderer } from '../site/generator/renderer-child.ts';
@@ -432,14 +432,8 @@ const LEFT_BY = /^(.*)\.(partial|previous)-(\d+)$/;
  * took its place. Folders of a process still running are left to it.
  */
 export function recoverInterruptedExports(out: string): void {
-  const folder = path.dirname(out);
-  for (const name of listFolder(folder)) {
+  recoverWhatEndedProcessesLeft(out, (name) => {
     const left = LEFT_BY.exec(name);
-    if (!left || left[1] !== path.basename(out)) continue;
-    const pid = Number(left[3]);
-    if (!hasEnded(pid)) continue;
-    const where = path.join(folder, name);
-    if (left[2] === 'previous' && !fs.existsSync(out)) fs.renameSync(where, out);
-    else fs.rmSync(where, { recursive: true, force: true });
-  }
+    return left !== null && left[1] === path.basename(out) ? { pid: Number(left[3]), earlier: left[2] === 'previous' } : undefined;
+  });
 }

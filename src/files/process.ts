@@ -22,6 +22,25 @@ export function hasEnded(pid: number): boolean {
 }
 
 /**
+ * Tidies what ended processes left beside `target` while they replaced it
+ * (a crash, a kill, an interruption): `leftBy` reads, from the name of an
+ * entry of the target's folder, the process that left it and whether it is
+ * the earlier target, moved aside for the swap, or the new one, half
+ * written. An earlier one is put back when nothing took its place; anything
+ * else is removed. What a process still running left is its own.
+ */
+export function recoverWhatEndedProcessesLeft(target: string, leftBy: (name: string) => { readonly pid: number; readonly earlier: boolean } | undefined): void {
+  const folder = path.dirname(target);
+  for (const name of listFolder(folder)) {
+    const left = leftBy(name);
+    if (left === undefined || !hasEnded(left.pid)) continue;
+    const where = path.join(folder, name);
+    if (left.earlier && !fs.existsSync(target)) fs.renameSync(where, target);
+    else fs.rmSync(where, { recursive: true, force: true });
+  }
+}
+
+/**
  * Removes from `folder` what ended processes left there: each entry whose
  * name `pidOf` reads a process id from, when that process has ended. Entries
  * of running processes, this one included, are theirs and stay.

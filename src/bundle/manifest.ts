@@ -121,7 +121,11 @@ export function regularExportFiles(root: string, under = '', leaveOut?: string):
  * taken from `known` where a digest is already known, else read and hashed.
  */
 export function digestFiles(root: string, under: string, known: ReadonlyMap<string, string> = new Map(), hashed: (bytes: number) => void = () => {}): Map<string, string> {
-  const files = regularExportFiles(root, under);
+  return digestListed(root, regularExportFiles(root, under), known, hashed);
+}
+
+/** The SHA-256 of each of `files`, paths relative to `root`: taken from `known` where a digest is already known, else read and hashed. */
+export function digestListed(root: string, files: readonly string[], known: ReadonlyMap<string, string> = new Map(), hashed: (bytes: number) => void = () => {}): Map<string, string> {
   const digests = new Map<string, string>();
   const buffers = new BufferPool();
   for (const relative of files) {

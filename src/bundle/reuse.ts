@@ -132,11 +132,6 @@ export class ExportReuse {
     return placedStamp !== undefined ? Number(placedStamp.size) : fs.statSync(target).size;
   }
 
-  /** The digest of the file placed at `relative` as a link to the earlier export's copy, taken from that export's record; undefined when it was copied. */
-  digestOfLinked(relative: string): string | undefined {
-    return this.known.get(relative);
-  }
-
   /**
    * The digests and sizes already known of files of the new export, by path
    * inside it, for the manifest: those of the files linked from the earlier

@@ -28,12 +28,10 @@ import { recoverWhatEndedProcessesLeft } from '../files/process.ts';
 import { refusedWriteCode } from '../files/write-failure.ts';
 import type { SiteResult } from '../site/generator/site.ts';
 import type { WaitingRenderer } from '../site/generator/renderer-child.ts';
-import { BUNDLE, compareBytes, SITE, conversationOwning, digestFiles, MANIFEST, META_FILES, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
+import { BUNDLE, compareBytes, SITE, conversationOwning, digestFiles, digestListed, MANIFEST, META_FILES, unsafePath, writeManifest, type Manifest, type ManifestEntry } from '../bundle/manifest.ts';
 import { recordFolders } from './folder-record.ts';
 import { ExportReuse } from '../bundle/reuse.ts';
 import { conversationFiles, conversationInput, exportPathOf } from '../bundle/conversation-files.ts';
-import { BufferPool } from '../files/buffer-pool.ts';
-import { digestOfFile } from '../files/digest.ts';
 import { UNOBSERVED, type StepObserver } from '../bundle/steps.ts';
 import { applyRedaction } from '../redaction/apply.ts';
 import type { RedactionPlan } from '../redaction/scan.ts';
@@ -104,15 +102,15 @@ export async function writeExport(data: string, out: string, conversations: read
       observer.advance(1, reuse.place(source, partial, exportPathOf(relative)));
       return exportPathOf(relative);
     });
-  // The digests of the files of the conversations rendered ahead, taken as they are placed.
-  const digestedAhead = new Map<string, string>();
-  const buffers = new BufferPool();
+  // The digests of the files of the conversations rendered ahead, taken once they are placed.
+  let digestedAhead = new Map<string, string>();
   try {
     observer.step('bundle');
     // A redaction rewrites the bundle once it is placed, so nothing is rendered from it before.
     const ahead = options.redaction === undefined && options.site !== false && options.waitingRenderer !== undefined ? conversations.filter((conversation) => options.changed?.has(conversation)) : [];
     if (ahead.length > 0) {
-      const inputs = new Map(ahead.map((conversation) => [conversation, conversationInput(place(conversation).map((file) => ({ file, sha256: digestedOnce(reuse, partial, file, digestedAhead, buffers) })))]));
+      digestedAhead = digestListed(partial, ahead.flatMap(place), reuse.knownOfPlaced().digests);
+      const inputs = conversationInputs(digestedAhead, ahead);
       // Loaded here, not at the top: Astro and shiki would otherwise load with every command.
       const { renderAhead } = await import('../site/generator/site.ts');
       renderAhead(path.join(partial, BUNDLE), options.siteCache ?? siteCacheOf(data), inputs, options.waitingRenderer!);
@@ -136,15 +134,6 @@ export async function writeExport(data: string, out: string, conversations: read
     fs.rmSync(partial, { recursive: true, force: true });
     throw error;
   }
-}
-
-/** The digest of the placed file `file` (a path in the export): known when it was linked from the earlier export, else read and kept in `digested`. */
-function digestedOnce(reuse: ExportReuse, partial: string, file: string, digested: Map<string, string>, buffers: BufferPool): string {
-  const known = reuse.digestOfLinked(file);
-  if (known !== undefined) return known;
-  const sha256 = digestOfFile(path.join(partial, file), buffers);
-  digested.set(file, sha256);
-  return sha256;
 }
 
 /** Where the site's highlighted code and finished pages are cached between exports, by default: beside the storage zone, outside every export. */

@@ -20,7 +20,7 @@ function keptRenderer() {
         setAdapter({
           name: 'sessionizer-kept-renderer',
           serverEntrypoint: fileURLToPath(new URL('./src/site/generator/renderer-entry.mjs', import.meta.url)),
-          exports: ['open', 'highlight'],
+          exports: ['open'],
           supportedAstroFeatures: { staticOutput: 'stable', hybridOutput: 'stable', serverOutput: 'stable' },
         }),
     },

@@ -7,10 +7,10 @@
 // page; the thinking switch opens or closes every thought. Without
 // JavaScript the page reads the same, its folds closed, its evidence shown
 // by the switch's link to #evidence (site.css).
-// Code in a tool card that starts closed is left plain by the export and
-// highlighted when its card is first opened, by code/highlight.js, loaded
-// then (src/site/generator/browser-highlight.ts): the HTML the export would
-// have written; without JavaScript it reads the same, plain.
+// Code is left plain by the export and highlighted when a block is first
+// shown, on the screen or about to be, by code/highlight.js, loaded then
+// (src/site/generator/browser-highlight.ts): a block in a closed fold once
+// the fold is opened. Without JavaScript it reads the same, plain.
 // Nothing opens a fold for printing: a page prints as the screen shows it.
 (function () {
   var root = document.documentElement;
@@ -122,29 +122,35 @@
     }
     return highlighter;
   }
-  // A fold's toggle event does not bubble: caught on its way down. The
-  // blocks highlighted are those the opened fold shows, not those of a fold
-  // still closed within it; words a search marked in one are marked again.
-  document.addEventListener('toggle', function (event) {
-    var fold = event.target;
-    if (!fold.open) return;
-    var blocks = Array.prototype.filter.call(fold.querySelectorAll('pre[data-highlight="when-opened"]'), function (block) {
-      return !block.parentElement.closest('details:not([open])');
-    });
-    if (blocks.length === 0) return;
-    loadHighlighter().then(function (highlight) {
-      blocks.forEach(function (block) {
-        var marked = block.querySelector('mark.found') !== null;
-        highlight(block).then(function () {
-          if (marked) markWords(block, searchWords());
-        }, function () {
-          // A grammar that did not load leaves its block plain.
+  // A block is shown once the browser lays it out near the screen: one in a
+  // closed fold, or in a page's part not yet drawn (content-visibility), is
+  // not laid out, and is met when the fold opens or the part is drawn. A
+  // screen's height ahead, so that the reader seldom sees it plain; words a
+  // search marked in one are marked again.
+  function highlightWhenShown() {
+    var blocks = document.querySelectorAll('pre[data-highlight="when-shown"]');
+    if (blocks.length === 0 || !window.IntersectionObserver) return;
+    var watcher = new IntersectionObserver(function (entries) {
+      var shown = entries.filter(function (entry) { return entry.isIntersecting; }).map(function (entry) { return entry.target; });
+      if (shown.length === 0) return;
+      shown.forEach(function (block) { watcher.unobserve(block); });
+      loadHighlighter().then(function (highlight) {
+        shown.forEach(function (block) {
+          var marked = block.querySelector('mark.found') !== null;
+          highlight(block).then(function () {
+            if (marked) markWords(block, searchWords());
+          }, function () {
+            // A grammar that did not load leaves its block plain.
+          });
         });
+      }, function () {
+        // Without its highlighter the code reads the same, plain.
       });
-    }, function () {
-      // Without its highlighter the code reads the same, plain.
-    });
-  }, true);
+    }, { rootMargin: '100% 0px' });
+    blocks.forEach(function (block) { watcher.observe(block); });
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', highlightWhenShown);
+  else highlightWhenShown();
 
   // Wraps every match of the words within `root` in <mark class="found">, a
   // match spread over several text nodes (highlighted code) in one mark per

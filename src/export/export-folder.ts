@@ -48,7 +48,7 @@ const EXPORT_MARKER_TEXT = `${EXPORT_MARKER_SCHEMA}\nThis folder is an export wr
 export interface ExportOptions {
   /** Build the static site into <out>/site; on by default. */
   readonly site?: boolean;
-  /** Where the site's highlighted code and finished pages are cached between exports; by default <data>/_site-cache, outside every export. */
+  /** Where the site's finished pages are cached between exports; by default <data>/_site-cache, outside every export. */
   readonly siteCache?: string;
   readonly observer?: StepObserver;
   /** Secrets to take out of the copied bundle, found beforehand (src/redaction/scan.ts). */
@@ -136,7 +136,7 @@ export async function writeExport(data: string, out: string, conversations: read
   }
 }
 
-/** Where the site's highlighted code and finished pages are cached between exports, by default: beside the storage zone, outside every export. */
+/** Where the site's finished pages are cached between exports, by default: beside the storage zone, outside every export. */
 export function siteCacheOf(data: string): string {
   return path.join(data, '_site-cache');
 }

@@ -8,7 +8,7 @@
 //
 // The rendering trusts no cache of the export it checks, since a cache could
 // itself be forged: it writes into a private temporary folder, with a
-// highlight cache of its own there, and never looks for finished pages (the
+// site cache of its own there, and never looks for finished pages (the
 // cache of those lives beside the storage zone the export came from). What
 // it reuses is the tool's own renderer, kept under node_modules for this exact
 // site code (site/generator/kept-renderer.ts): code, which renders the pages

@@ -1,6 +1,6 @@
 // The site's caches are behind one interface (src/site/generator/caches.ts):
-// no module of src/ but the caches' own reaches the store of finished pages,
-// the earlier pages or the highlight cache, other than for a type.
+// no module of src/ but the caches' own reaches the store of finished pages
+// or the earlier pages, other than for a type.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { filesUnder } from '../../scripts/files-under.ts';
 const source = fileURLToPath(new URL('../../src', import.meta.url));
 
 /** The modules that make up the caches, from src/; caches.ts is the one the rest of src/ reaches them through. */
-const CACHE_MODULES = ['site/generator/caches.ts', 'site/generator/page-store.ts', 'site/generator/earlier-page-records.ts', 'site/generator/highlighted.ts', 'site/generator/highlight.ts'];
+const CACHE_MODULES = ['site/generator/caches.ts', 'site/generator/page-store.ts', 'site/generator/earlier-page-records.ts'];
 
 /** Every import of a module, but `import type`: what a module loads. */
 const IMPORT = /(?:^\s*import\s+(?!type\b)[^'";]*?\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;

@@ -12,7 +12,7 @@ import { claudeCodeAdapter } from '../../src/adapters/claude-code/adapter.ts';
 import { sessionMatcher } from '../../src/adapters/claude-code/filters.ts';
 import { exportConversations, type ExportOutcome, type ExportRequest } from '../../src/export/pipeline.ts';
 import { BUILD_ROOTS, forgetKeptRenderers, keptRenderer, siteBuildRoots, siteCode } from '../../src/site/generator/kept-renderer.ts';
-import { HIGHLIGHT, RENDER, WaitingRenderer } from '../../src/site/generator/renderer-child.ts';
+import { RENDER, WaitingRenderer } from '../../src/site/generator/renderer-child.ts';
 import { buildSite, prepareRenderer } from '../../src/site/generator/site.ts';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { LAUNCHER } from '../cli/launcher.ts';
@@ -42,9 +42,9 @@ vi.mock('node:child_process', async (importOriginal) => {
   return { ...actual, spawn };
 });
 
-/** The renderer children (or, with HIGHLIGHT, the highlighting processes) spawned since `from` (an index into the record). */
-function rendererChildren(from: number, script = RENDER): { pid: number; step: string | undefined }[] {
-  return recorded.spawned.slice(from).filter(({ args }) => args.includes(script)).map(({ pid, step }) => ({ pid, step }));
+/** The renderer children spawned since `from` (an index into the record). */
+function rendererChildren(from: number): { pid: number; step: string | undefined }[] {
+  return recorded.spawned.slice(from).filter(({ args }) => args.includes(RENDER)).map(({ pid, step }) => ({ pid, step }));
 }
 
 /** Whether process `pid` runs: neither gone nor a zombie no one has reaped. */
@@ -98,10 +98,8 @@ describe('the renderer child started as an export begins', () => {
     expect(outcome.type).toBe('written');
     const site = outcome.type === 'written' ? outcome.result.site : undefined;
     expect(site?.built).toBeGreaterThan(0);
-    // One child, spawned before the collect step, rendered every page and highlighted their code itself: no highlighting process.
+    // One child, spawned before the collect step, rendered every page.
     expect(rendererChildren(first)).toEqual([{ pid: expect.any(Number), step: undefined }]);
-    expect(rendererChildren(first, HIGHLIGHT)).toEqual([]);
-    expect(outcome.type === 'written' ? outcome.result.site?.highlighted : undefined).toBeGreaterThan(0);
 
     const second = recorded.spawned.length;
     const again = await exported(request(source, data));
@@ -110,7 +108,6 @@ describe('the renderer child started as an export begins', () => {
     expect(rendererChildren(second)).toEqual([{ pid: expect.any(Number), step: undefined }]);
     // Nothing to render: stopped, and its end awaited, by the time the export returns.
     expect(running(waiting!.pid)).toBe(false);
-    expect(rendererChildren(second, HIGHLIGHT)).toEqual([]);
   });
 
   it('renders a conversation that changed while the rest of the bundle is placed, and the site is the one rendered whole', { timeout: 240_000 }, async () => {
@@ -164,7 +161,6 @@ describe('the renderer child started as an export begins', () => {
     const [child] = rendererChildren(failing);
     expect(rendererChildren(failing)).toEqual([{ pid: expect.any(Number), step: undefined }]);
     expect(running(child!.pid)).toBe(false);
-    expect(rendererChildren(failing, HIGHLIGHT)).toEqual([]);
     expect(ownBuildRoots()).toEqual([]);
 
     // A conversation asked for that nothing landed for: the export ends after the collect step.

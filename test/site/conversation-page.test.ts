@@ -27,6 +27,8 @@ const INTERNAL = /\b(llm\.call|context\.injection|message\.external|message\.ass
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const document: any;
 declare function getComputedStyle(element: unknown): { backgroundColor: string; color: string; filter: string; whiteSpace: string };
+declare const window: { scrollTo(x: number, y: number): void };
+declare function requestAnimationFrame(callback: () => void): number;
 type Shown = { innerText: string; classList: { contains(name: string): boolean } };
 type Texted = { textContent: string | null };
 type Folded = Texted & { id: string; querySelector(selector: string): Texted | null; querySelectorAll(selector: string): Iterable<Texted> };
@@ -216,8 +218,17 @@ describeWhere(missing, 'the conversation pages of ../shared/corpus, as a reader 
   it('colours highlighted code with a dark theme of its own under a dark colour scheme, and diffs and terminal output for the dark too', { timeout: 120_000 }, async () => {
     const rgb = (hex: string): string => `rgb(${[0, 2, 4].map((at) => parseInt(hex.slice(at, at + 2), 16)).join(', ')})`;
     const seen = async (scheme: 'light' | 'dark') => {
-      const page = await (await context(1280, false, scheme)).newPage();
-      await page.goto(pathToFileURL(pageHolding('class="h-', 'class="d-add"')).href);
+      const page = await (await context(1280, true, scheme)).newPage();
+      await page.goto(pathToFileURL(pageHolding('data-highlight="when-shown"', 'class="d-add"')).href);
+      // Every fold opened and the page scrolled through, so that the browser highlights its code as it is shown.
+      await page.evaluate(async () => {
+        document.querySelectorAll('details').forEach((fold: { open: boolean }) => void (fold.open = true));
+        for (let top = 0; top < document.body.scrollHeight; top += 600) {
+          window.scrollTo(0, top);
+          await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 20)));
+        }
+      });
+      await page.waitForFunction(() => document.querySelectorAll('pre.code span[class^="h-"]').length > 10);
       const code = await page.evaluate(() => {
         const tokens = [...document.querySelectorAll('pre.code[data-language] span[class^="h-"]')].slice(0, 200);
         return { filters: [...document.querySelectorAll('pre.code')].map((pre) => getComputedStyle(pre).filter), tokens: tokens.map((token: { className: string }) => ({ classes: token.className, colour: getComputedStyle(token).color })), added: getComputedStyle(document.querySelector('.diff .d-add')).backgroundColor };

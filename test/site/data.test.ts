@@ -14,7 +14,6 @@ import { slug } from '../../src/site/models/page-files.ts';
 import { singleSpaced, writeSearchScript } from '../../src/site/models/search-text.ts';
 import { SiteReader } from '../../src/site/generator/site-reader.ts';
 import { subagentNames } from '../../src/site/models/site.ts';
-import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { conversationStructure, withParts, type ConversationStructure } from '../../src/site/models/streams.ts';
 import type { StepView } from '../../src/site/models/views.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
@@ -25,7 +24,7 @@ let site: SiteReader;
 beforeAll(async () => {
   const cache = temporaryFolder();
   bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt], { site: false }), 'bundle');
-  site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
+  site = new SiteReader({ bundle, cache });
 });
 
 describe('page models from a bundle', () => {

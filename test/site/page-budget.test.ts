@@ -11,7 +11,6 @@ import { writeExport } from '../../src/export/export-folder.ts';
 import { parseSession } from '../../src/parse/parse.ts';
 import { PAGE_BUDGET } from '../../src/site/models/page-files.ts';
 import { SiteReader } from '../../src/site/generator/site-reader.ts';
-import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { buildSite } from '../../src/site/generator/site.ts';
 import { collectOnce, expectSameFiles, filesOf, temporaryFolder } from '../helpers.ts';
 import { growingTranscript } from './growing-transcript.ts';
@@ -109,7 +108,7 @@ describe('the page budget', () => {
     // Read as a renderer reads it, each talk's HTML is made once, for its
     // size and for its page.
     const cache = temporaryFolder();
-    const reader = new SiteReader({ bundle: path.join(out, 'bundle'), cache }, () => createHighlighter(cache));
+    const reader = new SiteReader({ bundle: path.join(out, 'bundle'), cache });
     const files: string[] = [];
     for await (const file of reader.pagesAsPlanned()) {
       files.push(file);
@@ -128,7 +127,7 @@ describe('the page budget', () => {
     const render = async (code: string, withEarlier: boolean, wanted: (file: string) => boolean): Promise<Map<string, string>> => {
       rendered.clear();
       const earlier = withEarlier ? { earlier: { files: plans, digests: path.join(plans, 'none.jsonl'), talks: path.join(plans, 'earlier.talks.json') } } : {};
-      const again = new SiteReader({ bundle: path.join(out, 'bundle'), cache, selection: { conversations: [{ ...selected, ...earlier }], code } }, () => createHighlighter(cache));
+      const again = new SiteReader({ bundle: path.join(out, 'bundle'), cache, selection: { conversations: [{ ...selected, ...earlier }], code } });
       const bodies = new Map<string, string>();
       // The talks as a page holds them: its body's placeholders with the talks put in their place.
       for await (const file of again.pagesAsPlanned()) if (wanted(file)) bodies.set(file, again.placeTalks(file, Buffer.from((await again.body(file)).talks)).toString());

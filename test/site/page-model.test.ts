@@ -1,6 +1,5 @@
 // A page's model comes from plain functions of its conversation and its plan
-// (models/site.ts), with no Astro: the outline, then its steps' parts and their
-// code highlighted. The site reader (generator/site-reader.ts) only loads and
+// (models/site.ts), with no Astro: the outline, then its steps' parts. The site reader (generator/site-reader.ts) only loads and
 // plans what those functions are given, once per process.
 
 import path from 'node:path';
@@ -8,11 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS, INDEX_FACTS } from '../../scripts/write-fixtures.ts';
 import { loadConversation } from '../../src/site/models/bundle.ts';
 import { planConversation, type ConversationPlan } from '../../src/site/models/plan.ts';
-import { indexModel, linkedStructure, pageOutline, searchModel, stepsOfPage, talkWithParts, type CodeHighlighter, type PageModel, type PlannedConversation } from '../../src/site/models/site.ts';
+import { indexModel, linkedStructure, pageOutline, searchModel, stepsOfPage, talkWithParts, type PageModel, type PlannedConversation } from '../../src/site/models/site.ts';
 import { SiteReader } from '../../src/site/generator/site-reader.ts';
 import type { Segment, StepView } from '../../src/site/models/views.ts';
-import { isToolCard, toolCardStartsOpen } from '../../src/site/models/tool-cards.ts';
-import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
 const sessions = [FIXTURE_SESSIONS.hostileMarkup, FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.indexFacts, FIXTURE_SESSIONS.nestedAgents];
@@ -36,18 +33,6 @@ function everyStep(model: PageModel): StepView[] {
   return stepsOfPage(model).flatMap(flatten);
 }
 
-/** A highlighter that marks the code it is given, and counts it. */
-function markingHighlighter(): CodeHighlighter & { asked: string[] } {
-  const asked: string[] = [];
-  return {
-    asked,
-    ensure: async (language, code) => {
-      asked.push(language);
-      return `<mark>${code.length}</mark>`;
-    },
-  };
-}
-
 describe('a page model made by plain functions', () => {
   it('outlines a page without its steps’ parts, the same every time', () => {
     const conversation = planned(FIXTURE_SESSIONS.hostileMarkup);
@@ -61,26 +46,17 @@ describe('a page model made by plain functions', () => {
     conversation.conversation.rows.close();
   });
 
-  it('reads the parts of every step and highlights every code segment the page shows open, leaving a closed card’s to the browser', async () => {
+  it('reads the parts of every step, its code in its language and its prose apart', () => {
     const conversation = planned(FIXTURE_SESSIONS.hostileMarkup);
     const outline = pageOutline(conversation, conversation.plan.pages[0]!);
-    const highlighter = markingHighlighter();
-    const talks: PageModel['talks'] = [];
-    for (const talk of outline.talks) talks.push(await talkWithParts(talk, conversation.conversation.rows, highlighter));
+    const talks: PageModel['talks'] = outline.talks.map((talk) => talkWithParts(talk, conversation.conversation.rows));
     const model = { ...outline, talks };
-    const segmentsOf = (steps: StepView[]): Segment[] => steps.flatMap((step) => step.parts).flatMap((part) => part.segments);
-    const closed = (step: StepView): boolean => isToolCard(step) && !toolCardStartsOpen(step);
-    const shownOpen = segmentsOf(everyStep(model).filter((step) => !closed(step)));
-    const folded = segmentsOf(everyStep(model).filter(closed));
-    const code = shownOpen.filter((segment) => segment.language !== undefined);
-    expect(code.map((segment) => segment.language)).toContain('html');
-    expect(code.map((segment) => segment.html)).toEqual(code.map((segment) => `<mark>${segment.text.length}</mark>`));
-    expect(highlighter.asked).toHaveLength(code.length);
-    const foldedCode = folded.filter((segment) => segment.language !== undefined);
-    expect(foldedCode.length).toBeGreaterThan(0);
-    expect(foldedCode.every((segment) => segment.html === undefined && segment.highlightWhenOpened === true)).toBe(true);
-    const segments = [...shownOpen, ...folded];
-    expect(segments.filter((segment) => segment.language === undefined).every((segment) => segment.html === undefined && segment.highlightWhenOpened === undefined)).toBe(true);
+    const segments: Segment[] = everyStep(model).flatMap((step) => step.parts).flatMap((part) => part.segments);
+    expect(segments.length).toBeGreaterThan(0);
+    expect(segments.map((segment) => segment.language)).toContain('html');
+    expect(segments.some((segment) => segment.language === undefined)).toBe(true);
+    // The model holds what the page shows, nothing highlighted: the browser highlights code as it is shown.
+    expect(segments.every((segment) => Object.keys(segment).every((key) => key === 'text' || key === 'language'))).toBe(true);
     // The outline it was made from is left as it was.
     expect(everyStep(outline).flatMap((step) => step.parts)).toEqual([]);
     conversation.conversation.rows.close();
@@ -88,7 +64,7 @@ describe('a page model made by plain functions', () => {
 
   it('is the model the site reader gives a page', async () => {
     const cache = temporaryFolder();
-    const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
+    const site = new SiteReader({ bundle, cache });
     const [first] = (await site.plan()).pages;
     const conversation = planned(first!.conversation);
     const plain = pageOutline(conversation, conversation.plan.pages.find((page) => page.file === first!.file)!);
@@ -152,7 +128,7 @@ describe('a page model made by plain functions', () => {
 
   it('models the index and search pages from the conversations’ summaries', async () => {
     const cache = temporaryFolder();
-    const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
+    const site = new SiteReader({ bundle, cache });
     const { conversations } = await site.plan();
     const index = indexModel(conversations);
     expect(index.conversations).toBe(sessions.length);

@@ -1,17 +1,15 @@
-// The highlighter tokenizes a block once for both themes (paired-tokens.ts);
-// its HTML must be, byte for byte, what shiki's codeToTokensWithThemes,
-// which tokenizes once per theme, gave: the same tokens, split alike, with
-// the same classes.
+// The browser's highlighter tokenizes a block once for both themes
+// (paired-tokens.ts, highlight-html.ts); its HTML must be, byte for byte,
+// what shiki's codeToTokensWithThemes, which tokenizes once per theme, gave:
+// the same tokens, split alike, with the same classes.
 
 import { createHighlighterCore, type HighlighterCore } from 'shiki/core';
-import { createJavaScriptRegexEngine, defaultJavaScriptRegexConstructor } from 'shiki/engine/javascript';
+import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { bundledLanguagesInfo } from 'shiki/langs';
 import { describe, expect, it } from 'vitest';
-import { createHighlighter } from '../../src/site/generator/highlight.ts';
-import { expressionsOf, grammarsOf, writeTranslatedExpressions } from '../../src/site/generator/grammars.ts';
+import { grammarsOf, languageNames } from '../../src/site/generator/grammars.ts';
 import { loadThemes, THEMES } from '../../src/site/generator/highlight-style.ts';
-import { colourClass } from '../../src/site/generator/highlight-html.ts';
-import { temporaryFolder } from '../helpers.ts';
+import { colourClass, HIGHLIGHT_LIMIT, highlightedHtml, languageHighlighting, type LanguageHighlighting } from '../../src/site/generator/highlight-html.ts';
 
 const SAMPLES: ReadonlyArray<readonly [string, string]> = [
   ['ts', 'import { a, type B } from "./b.ts";\n\nexport class C<T extends B = B> implements D {\n  private readonly x = `t ${a + 1} é`;\n  /** A doc comment with {@link C}. */\n  async *m(this: C<T>, ...rest: T[]): AsyncGenerator<number> {\n    yield* [1, 2n, 0x1f, 1e-3] as const;\n    return void (x?.y ?? z!) satisfies unknown;\n  }\n}\n/* unclosed block comment\n\n   spans an empty line */\nconst re = /a(?<n>b)+\\/[^/]*$/giu;\n'],
@@ -64,60 +62,41 @@ async function referenceHtml(cores: Map<string, HighlighterCore>, language: stri
   return lines.map((line) => line.map(({ content, variants }) => `<span class="h-${colourClass(variants.light?.color)} d-${colourClass(variants.dark?.color)}${fonts(variants.light?.fontStyle)}">${escape(content)}</span>`).join('')).join('\n');
 }
 
+/**
+ * A block's HTML as the browser's highlighter makes it
+ * (browser-highlight.ts): its language looked up by name, each language in
+ * a registry of its own made once; undefined when it stays plain.
+ */
+function browserHighlighter(): (language: string, code: string) => Promise<string | undefined> {
+  const names = languageNames();
+  const engine = createJavaScriptRegexEngine({ forgiving: true });
+  const languages = new Map<string, LanguageHighlighting | undefined>();
+  return async (language, code) => {
+    const id = names.get(language.toLowerCase());
+    if (id === undefined || code.length > HIGHLIGHT_LIMIT) return undefined;
+    if (!languages.has(id)) languages.set(id, languageHighlighting(engine, await loadThemes(), await grammarsOf(id), id));
+    const highlighting = languages.get(id);
+    return highlighting && highlightedHtml(highlighting.tokenizer.tokenize(highlighting.grammar, code));
+  };
+}
+
 describe('highlighting each block once for both themes', () => {
   it('gives the HTML shiki’s tokens of each theme gave, in every language of the sample', { timeout: 60_000 }, async () => {
-    const highlighter = await createHighlighter(temporaryFolder());
+    const highlight = browserHighlighter();
     const cores = new Map<string, HighlighterCore>();
     const made: Array<string | undefined> = [];
     const expected: Array<string | undefined> = [];
     // Twice: the second pass highlights after every language, as the first did before them.
     for (const pass of [1, 2]) {
       for (const [language, code] of SAMPLES) {
-        made.push(await highlighter.ensure(language, pass === 1 ? code : `${code}\n`));
+        made.push(await highlight(language, pass === 1 ? code : `${code}\n`));
         expected.push(await referenceHtml(cores, language, pass === 1 ? code : `${code}\n`));
       }
     }
-    highlighter.dispose();
     for (const core of cores.values()) core.dispose();
     expect(made).toEqual(expected);
     expect(made.filter((html) => html !== undefined).length).toBe(2 * (SAMPLES.length - 2));
     // The sample splits tokens where only one theme's colour changes, and styles some.
     expect(made.join('')).toMatch(/ hi"/);
-  });
-
-  it('gives the same HTML with the expressions translated when the renderer was made', { timeout: 60_000 }, async () => {
-    const ids = [...new Set(SAMPLES.map(([language]) => bundledLanguagesInfo.find(({ id, aliases }) => id === language.toLowerCase() || aliases?.includes(language.toLowerCase()))?.id).filter((id) => id !== undefined))];
-    const expressions = temporaryFolder();
-    await writeTranslatedExpressions(expressions, ids);
-    const translated = await createHighlighter(temporaryFolder(), expressions);
-    const untranslated = await createHighlighter(temporaryFolder());
-    for (const [language, code] of SAMPLES) expect(await translated.ensure(language, code)).toEqual(await untranslated.ensure(language, code));
-    translated.dispose();
-    untranslated.dispose();
-  });
-
-  it('has translated ahead the expressions the engine is given, but those a match fills in', { timeout: 60_000 }, async () => {
-    let asked = 0;
-    const missing: string[] = [];
-    for (const [language, code] of SAMPLES) {
-      const id = bundledLanguagesInfo.find(({ id: name, aliases }) => name === language.toLowerCase() || aliases?.includes(language.toLowerCase()))?.id;
-      if (id === undefined) continue;
-      const grammars = await grammarsOf(id);
-      const ahead = expressionsOf(grammars);
-      const engine = createJavaScriptRegexEngine({
-        forgiving: true,
-        regexConstructor: (pattern) => {
-          asked++;
-          if (!ahead.has(pattern)) missing.push(pattern);
-          return defaultJavaScriptRegexConstructor(pattern, { target: 'auto' });
-        },
-      });
-      const core = await createHighlighterCore({ themes: await loadThemes(), langs: grammars, engine });
-      core.codeToTokensWithThemes(code, { lang: id, themes: THEMES, tokenizeTimeLimit: 0 });
-      core.dispose();
-    }
-    expect(asked).toBeGreaterThan(1000);
-    // A back-reference filled in by a match makes an expression no grammar holds (an end that closes what its begin opened).
-    expect(missing.length / asked).toBeLessThan(0.01);
   });
 });

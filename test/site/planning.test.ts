@@ -9,7 +9,6 @@ import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import type { PageModel } from '../../src/site/models/site.ts';
 import { SiteReader } from '../../src/site/generator/site-reader.ts';
 import type { SiteSelection } from '../../src/site/generator/site-input.ts';
-import { createHighlighter } from '../../src/site/generator/highlight.ts';
 import type { LinkView, StepView } from '../../src/site/models/views.ts';
 import { exportedSessions, temporaryFolder } from '../helpers.ts';
 
@@ -40,7 +39,7 @@ beforeAll(async () => {
 describe('pages as planned', () => {
   it('reads each conversation once for its plan and its pages, in the order of the whole plan', async () => {
     const cache = temporaryFolder();
-    const site = new SiteReader({ bundle, cache }, () => createHighlighter(cache));
+    const site = new SiteReader({ bundle, cache });
     const files: string[] = [];
     const seen: string[] = [];
     let linksChecked = 0;
@@ -82,8 +81,8 @@ describe('conversations shared out as they go', () => {
     fs.mkdirSync(claims);
     const order = [sessions[2]!, sessions[0]!, sessions[1]!];
     const cache = temporaryFolder();
-    const lead = new SiteReader({ bundle, cache, selection: sharedSelection(path.join(folder, 'plans'), claims, order) }, () => createHighlighter(cache));
-    const helper = new SiteReader({ bundle, cache, selection: { ...sharedSelection(path.join(folder, 'plans'), claims, order), siteWidePages: false } }, () => createHighlighter(cache));
+    const lead = new SiteReader({ bundle, cache, selection: sharedSelection(path.join(folder, 'plans'), claims, order) });
+    const helper = new SiteReader({ bundle, cache, selection: { ...sharedSelection(path.join(folder, 'plans'), claims, order), siteWidePages: false } });
     const leadPages = lead.pagesAsPlanned();
     const helperPages = helper.pagesAsPlanned();
     const leadFiles = [(await leadPages.next()).value as string];
@@ -109,7 +108,7 @@ describe('conversations shared out as they go', () => {
     const ended = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
     fs.writeFileSync(path.join(claims, sessions[1]!), ended);
     const cache = temporaryFolder();
-    const lead = new SiteReader({ bundle, cache, selection: sharedSelection(path.join(folder, 'plans'), claims, sessions) }, () => createHighlighter(cache));
+    const lead = new SiteReader({ bundle, cache, selection: sharedSelection(path.join(folder, 'plans'), claims, sessions) });
     await expect(lead.plan()).rejects.toThrow(`the build that renders conversation ${sessions[1]} (process ${ended}) ended without saving its plan`);
     lead.close();
   });

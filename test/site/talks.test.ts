@@ -269,7 +269,7 @@ describe('code on paper', () => {
     expect(code(CODE_LINES_ON_PAPER)).not.toContain('cut-on-paper');
     expect(code(CODE_LINES_ON_PAPER)).not.toContain('cut-note');
     const long = code(CODE_LINES_ON_PAPER + 12);
-    expect(long).toMatch(/^<pre class="code cut-on-paper">echo 0\n/);
+    expect(long).toMatch(/^<pre class="code cut-on-paper" data-language="sh" data-highlight="when-shown">echo 0\n/);
     expect(long).toMatch(new RegExp(`</pre><p class="print-only cut-note">Cut on paper after about ${CODE_LINES_ON_PAPER} lines of ${CODE_LINES_ON_PAPER + 12}; the page on screen holds every line\\.</p>$`));
   });
 });

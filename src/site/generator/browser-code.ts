@@ -4,8 +4,8 @@
 // the code and packages alone, as the renderer is.
 //
 // - `code/highlight.js`: the highlighter, bundled by esbuild as one classic
-//   script with the table of what the export's highlighter knows: the
-//   languages' names, each language's grammars, the themes.
+//   script with the table of what it knows: the languages' names, each
+//   language's grammars, the themes.
 // - `code/grammars/<name>.js`: each grammar shiki bundles, once, whichever
 //   languages embed it, as zstd-compressed JSON in base64 that the script
 //   hands to the highlighter. 260 grammars are 7.6 MB of JSON, which would
@@ -26,7 +26,7 @@ import { licenceIn, packageFolder } from './package-files.ts';
 /** The site's folder of the browser's highlighter, and the kept renderer's. */
 export const BROWSER_CODE = 'code';
 
-/** The highlighter's script, from the site root: public/page.js loads it when a fold with code left for it opens. */
+/** The highlighter's script, from the site root: public/page.js loads it when a block of code is first shown. */
 export const BROWSER_HIGHLIGHTER = `${BROWSER_CODE}/highlight.js`;
 
 const GRAMMARS = 'grammars';

@@ -1,10 +1,12 @@
-// The highlighter of the site's pages, in the browser: the code of a tool
-// card that starts closed is left plain by the export (models/tool-cards.ts)
-// and highlighted here when its card is first opened (public/page.js loads
-// this script then), with the same grammars, themes and engine as the
-// export's highlighter and the same function from tokens to HTML
-// (highlight-html.ts), so that the block is the HTML the export would have
-// written. Bundled by esbuild when the renderer is made (browser-code.ts),
+// The highlighter of the site's pages, in the browser: the export leaves
+// every block of code plain (views/talks.ts, codeHtml), and public/page.js
+// loads this script when a block is first shown, on the screen or about
+// to be, and has it highlighted here, with shiki's grammars, its paired
+// themes and its JavaScript engine (highlight-html.ts). Highlighting in the
+// export cost a fifth of its processor time and a process of its own, for
+// code most of which no reader opens; a reader pays a language's grammar
+// once per page, when its first block comes into view
+// (bench/results/peers-2026-12-06-stop-48.md). Bundled by esbuild when the renderer is made (browser-code.ts),
 // as a classic script: module scripts and fetch fail from file://. A
 // language's grammars are scripts of their own, zstd-compressed, loaded as
 // a block first needs them.
@@ -14,7 +16,7 @@ import type { LanguageRegistration, RegexEngine, ThemeRegistrationResolved } fro
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { HIGHLIGHT_LIMIT, highlightedHtml, languageHighlighting, type LanguageHighlighting } from './highlight-html.ts';
 
-/** What the export's highlighter knows, written into this script when it is bundled (browser-code.ts, writeBrowserCode). */
+/** What the highlighter knows, written into this script when it is bundled (browser-code.ts, writeBrowserCode). */
 declare const SESSIONIZER_CODE_TABLE: {
   /** Every name a language is known by, to its id (grammars.ts, languageNames). */
   readonly names: Record<string, string>;
@@ -91,9 +93,9 @@ interface Page {
     return loading;
   };
 
-  /** Highlights a block the export left for the browser (data-highlight="when-opened"), once; one the export would have left plain stays plain. */
+  /** Highlights a block the export left for the browser (data-highlight="when-shown"), once; one in a language shiki does not know, or too long, stays plain. */
   scope.SESSIONIZER_HIGHLIGHT = async (block) => {
-    if (block.getAttribute('data-highlight') !== 'when-opened') return;
+    if (block.getAttribute('data-highlight') !== 'when-shown') return;
     block.setAttribute('data-highlight', 'highlighting');
     const code = block.textContent ?? '';
     // A name from the transcript: looked up among the table's own entries, never through its prototype.

@@ -8,20 +8,18 @@
 //   than rendered when the key is found;
 // - the earlier pages (earlier-page-records.ts, models/view-digests.ts): the
 //   digest of each page's model recorded beside its plan, so that a
-//   conversation rendered again keeps the pages whose models did not change;
-// - the highlight cache (generator/highlighted.ts, read and added to by
-//   highlight.ts): shiki's output by the digest of its themes, language and
-//   code.
+//   conversation rendered again keeps the pages whose models did not change.
 //
-// None of them is evidence, and none changes a byte of the site: deleting
-// the folder costs only the time to render and highlight again
+// Neither is evidence, and neither changes a byte of the site: deleting
+// the folder costs only the time to render again
 // (test/site/caches.test.ts). The kept renderer is the site's code, made at
 // install, not a cache of pages (kept-renderer.ts).
 
-import { cachedBlocks, removeEarlierBlocks } from './highlighted.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { listFolder } from '../../files/folders.ts';
 import type { SiteReader } from './site-reader.ts';
 import { EarlierPageRecords } from './earlier-page-records.ts';
-import { createHighlighter, type Highlighter } from './highlight.ts';
 import { PageStore } from './page-store.ts';
 
 export class SiteCaches {
@@ -38,18 +36,13 @@ export class SiteCaches {
     return new EarlierPageRecords(site);
   }
 
-  /** A highlighter that reads the highlight cache and adds what it highlights to it, with the grammars' `expressions` translated when the renderer was made. */
-  highlighter(expressions?: string): Promise<Highlighter> {
-    return createHighlighter(this.folder, expressions);
-  }
-
-  /** How many code blocks the highlight cache holds whole: a site step counts those it highlighted by the difference. */
-  highlightedBlocks(): number {
-    return cachedBlocks(this.folder);
-  }
-
-  /** Removes what an earlier version of the caches kept in a form no build reads any more. */
+  /**
+   * Removes what earlier versions kept that no build reads any more: the
+   * highlighted code of pages that highlighted it as they were rendered,
+   * packed in `highlighted`, and before that a file per block, in folders
+   * named by the first two digits of its key.
+   */
   removeEarlierForms(): void {
-    removeEarlierBlocks(this.folder);
+    for (const name of listFolder(this.folder)) if (name === 'highlighted' || /^[0-9a-f]{2}$/.test(name)) fs.rmSync(path.join(this.folder, name), { recursive: true, force: true });
   }
 }

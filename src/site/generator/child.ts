@@ -1,6 +1,5 @@
-// The processes of the site: the kept renderer's children (render.mjs), the
-// highlighting process that answers them when they are several (highlight.mjs), and the Astro
-// build that makes the renderer (astro-build.mjs), each a plain `node` of
+// The processes of the site: the kept renderer's children (render.mjs) and
+// the Astro build that makes the renderer (astro-build.mjs), each a plain `node` of
 // its own.
 
 import { spawn } from 'node:child_process';
@@ -109,24 +108,14 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * conversation peaked at 211-213 MB against 183-191 MB, for the same
  * processor time in the site step (bench/results/measurements-behind-choices.md).
  *
- * V8 runs a regular expression first as bytecode, and compiles it to
- * machine code once it has run as often as `--regexp-tier-up-ticks` says
- * (once, by default): a megabyte and more of machine code for one with a
- * Unicode class (`\p{Alpha}`), in each of its forms. The highlighter's
- * grammars are thousands of them, most run a few times: compiled only after
- * a thousand runs, the ones that run often are compiled all the same, and
- * the rest stay small (over 30 MB of a renderer child that highlighted the
- * real corpus; a child that renders alone highlights its own pages). The
- * highlighting process adds its own flag (renderer-child.ts).
- *
  * Each child collects its garbage on its own thread (`--single-threaded-gc`)
- * rather than with helper threads of its own: the site step's children, its
- * highlighting process and the evidence pages' thread keep both cores busy,
+ * rather than with helper threads of its own: the site step's children and
+ * the evidence pages' thread keep both cores busy,
  * so a child's helpers only wait for a core and for each other. Whole first
  * exports took 5 % less time on the real corpus and 3 % less on a generated
  * one, in pairs (bench/results/peers-2026-12-06-stop-47.md).
  */
-const CHILD_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--regexp-tier-up-ticks=1000', '--single-threaded-gc'];
+const CHILD_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--single-threaded-gc'];
 
 /**
  * The code and file of the last system error a failed child printed

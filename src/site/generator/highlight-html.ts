@@ -1,16 +1,14 @@
 // A language's highlighting and a block's highlighted HTML from its paired
 // tokens (paired-tokens.ts): a token's colour in the light theme is the class `h-<rgb>`, in the dark one
-// `d-<rgb>` (the style sheet of highlight-style.ts). One function for the
-// export's highlighter (highlight.ts) and the browser's
-// (browser-highlight.ts), so that code highlighted when its fold opens is
-// the HTML the export would have written. No import of node's here: the
-// browser's highlighter is bundled from it.
+// `d-<rgb>` (the style sheet of highlight-style.ts), for the browser's
+// highlighter (browser-highlight.ts), which is bundled from it: no import
+// of node's here.
 
 import { Registry, Resolver } from '@shikijs/primitive';
 import type { Grammar, LanguageRegistration, RegexEngine, ThemeRegistrationResolved } from 'shiki/core';
 import { pairedTokenizer, type PairedToken, type PairedTokenizer } from './paired-tokens.ts';
 
-/** Above this, code is shown as plain escaped text, by the export and the browser alike: highlighting time and HTML grow with it. */
+/** Above this, code is shown as plain escaped text: highlighting time and HTML grow with it. */
 export const HIGHLIGHT_LIMIT = 24 * 1024;
 
 /** A language as its registry highlights it. */
@@ -24,8 +22,7 @@ export interface LanguageHighlighting {
  * The language `id` highlighted with `grammars` (grammars.ts, grammarsOf)
  * and the pair of themes, light then dark, in a registry of its own:
  * undefined when its grammar cannot be made. A block is then a function of
- * its language and text alone, whatever else was highlighted before
- * (highlight.ts, createHighlighter).
+ * its language and text alone, whatever else was highlighted before.
  */
 export function languageHighlighting(engine: RegexEngine, themes: readonly [ThemeRegistrationResolved, ThemeRegistrationResolved], grammars: LanguageRegistration[], id: string): LanguageHighlighting | undefined {
   const registry = new Registry(new Resolver(engine, grammars), [...themes], grammars);
@@ -41,14 +38,14 @@ export function highlightedHtml(lines: readonly (readonly PairedToken[])[]): str
   return lines.map((line) => line.map(({ content, light, dark }) => `<span class="h-${colourClass(light.color)} d-${colourClass(dark.color)}${fontClasses(light.fontStyle)}">${escapeHtml(content)}</span>`).join('')).join('\n');
 }
 
-/** The class part of a colour: `#24292E` is `24292e`. */
-export function colourClass(value: string | undefined): string {
-  return (value ?? 'none').replace('#', '').toLowerCase();
-}
-
 /** The classes of a token's font style: the paired themes style a token alike, so the light one's is taken. */
 function fontClasses(fontStyle: number | undefined): string {
   return `${fontStyle && fontStyle & 1 ? ' hi' : ''}${fontStyle && fontStyle & 2 ? ' hb' : ''}`;
+}
+
+/** The class part of a colour: `#24292E` is `24292e`. */
+export function colourClass(value: string | undefined): string {
+  return (value ?? 'none').replace('#', '').toLowerCase();
 }
 
 function escapeHtml(text: string): string {

@@ -1,21 +1,16 @@
 // The themes of the highlighted code and the style sheet made from their own
 // colours: shiki's paired light and dark themes, a token's light colour the
-// class `h-<rgb>` and its dark colour the class `d-<rgb>` (highlight.ts).
+// class `h-<rgb>` and its dark colour the class `d-<rgb>` (highlight-html.ts).
 // Classes, not shiki's inline styles: the pages' content security policy
 // allows style sheets of the site's own only. Apart from the highlighter so
-// that the export process, which writes the style sheet and renders no page,
-// does not load shiki's highlighter, its regular expression engine and its
-// language registry, which take a good part of its loading
-// (bench/results/measurements-behind-choices.md).
+// that the export process, which writes the style sheet, does not load
+// shiki's regular expression engine and its language registry.
 
 import type { ThemeRegistrationResolved } from 'shiki/core';
 import { bundledThemes } from 'shiki/themes';
 import { colourClass } from './highlight-html.ts';
 
 export const THEMES = { light: 'github-light', dark: 'github-dark' } as const;
-
-/** The pair of themes in a few characters, which the highlight cache keys its blocks by: a block highlighted with other themes is not reused. */
-export const THEME_PAIR = `${THEMES.light}/${THEMES.dark}`;
 
 /** The pair of themes, light then dark. */
 export async function loadThemes(): Promise<[ThemeRegistrationResolved, ThemeRegistrationResolved]> {

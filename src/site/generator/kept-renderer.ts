@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listFolder } from '../../files/folders.ts';
-import { writeTranslatedExpressions } from './grammars.ts';
 import { BROWSER_CODE, writeBrowserCode } from './browser-code.ts';
 
 /** Where the site's builds run and the renderer is kept, when this user may write there (siteBuildRoots), unless a caller names another folder (SiteOptions.buildRoots). */
@@ -73,13 +72,6 @@ function rendererFolder(code: string, roots: string): string {
   return path.join(roots, `renderer-${code.slice(0, 32)}`);
 }
 
-/** The folder beside a kept renderer's entry point of its grammars' expressions, translated when it was made (grammars.ts). */
-export function translatedExpressionsBeside(entry: string): string {
-  return path.join(path.dirname(entry), EXPRESSIONS);
-}
-
-const EXPRESSIONS = 'expressions';
-
 /** The folder beside a kept renderer's entry point of the browser's highlighter and its grammars, which every site links in (browser-code.ts). */
 export function browserCodeBeside(entry: string): string {
   return path.join(path.dirname(entry), BROWSER_CODE);
@@ -94,14 +86,13 @@ export function keptRenderer(code: string, roots: string): string | undefined {
 /**
  * Keeps a build's server chunks as the renderer of `code`, in place of any
  * other code's: bundled with the packages they import (bundledRenderer),
- * or as they are should that fail, with its grammars' expressions
- * translated (grammars.ts) and the browser's highlighter (browser-code.ts).
+ * or as they are should that fail, with the browser's highlighter
+ * (browser-code.ts).
  */
 export async function keepRenderer(server: string, code: string, roots: string): Promise<void> {
   const folder = rendererFolder(code, roots);
   if (!fs.existsSync(path.join(server, 'entry.mjs')) || fs.existsSync(folder)) return;
   const bundled = await bundledRenderer(server);
-  await writeTranslatedExpressions(path.join(bundled ?? server, EXPRESSIONS));
   await writeBrowserCode(path.join(bundled ?? server, BROWSER_CODE));
   // Renamed whole into place, so that a renderer is never seen half there;
   // an export running at once may have placed the same one first.
@@ -115,12 +106,11 @@ export async function keepRenderer(server: string, code: string, roots: string):
 
 /**
  * The server chunks bundled by esbuild with the packages they import
- * (Astro's runtime, shiki, markdown-it), in a folder beside them; undefined
+ * (Astro's runtime, markdown-it), in a folder beside them; undefined
  * when that fails. A renderer child loads one module and its chunks rather
  * than many files resolved through node_modules, which makes its import
  * much shorter (bench/results/measurements-behind-choices.md), and a child that renders the pages of
  * one changed conversation spends most of its time loading.
- * Shiki's languages stay chunks of their own, loaded as a page needs them.
  * The renderer always runs with NODE_ENV production (child.ts), so the
  * bundle is made for it alone.
  */

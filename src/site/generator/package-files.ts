@@ -1,5 +1,5 @@
 // The files of a package whose code the site carries to the browser (the
-// evidence pages' zstd decoder, the highlighter of code in folds): where
+// evidence pages' zstd decoder, the browser's highlighter of code): where
 // the package is, and its licence, which asks to go with every copy.
 
 import fs from 'node:fs';

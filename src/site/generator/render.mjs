@@ -6,11 +6,9 @@
 //   node render.mjs <renderer entry.mjs>
 //
 // The renderer is loaded as the process starts; its work comes as messages
-// over its IPC channel, `{input, output, expressions, more}`
-// (renderer-child.ts): the site input (generator/site-input.ts), which names
-// the bundle, the highlight cache and the selection, the folder to render
-// into, and, when it highlights its pages itself, the grammars' translated
-// expressions. The pages are those the selection renders, then, unless
+// over its IPC channel, `{input, output, more}` (renderer-child.ts): the
+// site input (generator/site-input.ts), which names the bundle, the site's
+// caches and the selection, and the folder to render into. The pages are those the selection renders, then, unless
 // another child renders them, the pages that list every conversation. A
 // work marked `more` is followed by another (the conversations an export
 // renders ahead of its site step, WaitingRenderer.renderAhead); after the
@@ -22,8 +20,7 @@ import { pathToFileURL } from 'node:url';
 const [entry] = process.argv.slice(2);
 if (!entry || !process.send) throw new Error('usage: node render.mjs <renderer entry.mjs>, with an IPC channel over which its work comes');
 // Listened for before the renderer loads, since work may come meanwhile, and
-// kept in order: the next work may come while one is rendered. The other
-// messages are the highlighting process's answers (highlight-service.ts).
+// kept in order: the next work may come while one is rendered.
 const arrived = [];
 let wake;
 let rendering = false;
@@ -49,20 +46,19 @@ const { open } = await import(pathToFileURL(entry).href);
 // Node loads its fetch classes (undici), with which the renderer asks for
 // each page, when a page first names one: some tens of milliseconds, taken
 // here, while a child started before its work comes (renderer-child.ts)
-// waits for it. Not in the renderer's entry, which the highlighting process
-// loads too, and which renders no page.
+// waits for it.
 void globalThis.Request;
 for (;;) {
-  const { input, output, expressions, more } = await nextWork();
+  const { input, output, more } = await nextWork();
   rendering = true;
   if (!more) {
     // With no listener left, the channel no longer keeps this process alive once the last pages are written.
     process.removeListener('message', listen);
     process.removeListener('disconnect', ended);
   }
-  const site = open(input, output, expressions);
+  const site = open(input, output);
   for await (const file of site.pages()) await site.render(file);
-  await site.close();
+  site.close();
   rendering = false;
   if (!more) break;
 }

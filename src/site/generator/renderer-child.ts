@@ -1,10 +1,7 @@
-// The kept renderer's children: the renderer children (render.mjs) and,
-// when a site step has more than one, the highlighting process that answers
-// them (highlight.mjs, highlight-service.ts). Each is started with the
+// The kept renderer's children (render.mjs). Each is started with the
 // renderer's entry point, loads it, and is then given its work as its first
-// message over its IPC channel: a renderer child the site input it renders
-// and the folder it renders into, the highlighting process the highlight
-// cache and the grammars' translated expressions. The site step starts its
+// message over its IPC channel: the site input it renders and the folder it
+// renders into. The site step starts its
 // children so and gives them their work at once; an export starts a
 // renderer child as it begins (WaitingRenderer), which loads the renderer
 // while the export collects and parses, and is given the work of the site
@@ -17,51 +14,23 @@ import { keptRenderer, siteBuildRoots, siteCode } from './kept-renderer.ts';
 import type { SiteInput } from './site-input.ts';
 
 export const RENDER = fileURLToPath(new URL('./render.mjs', import.meta.url));
-export const HIGHLIGHT = fileURLToPath(new URL('./highlight.mjs', import.meta.url));
 
 /** A message a renderer child is sent: what render.mjs renders. */
 export interface RendererWork {
   readonly input: SiteInput;
   /** The folder the pages are written into. */
   readonly output: string;
-  /**
-   * The grammars' translated expressions (grammars.ts) when the child
-   * highlights its pages itself, the only child of its site step; absent
-   * when it asks the site step's highlighting process.
-   */
-  readonly expressions?: string;
   /** Another work follows this one (WaitingRenderer.renderAhead): the child waits for it once these pages are written. */
   readonly more?: boolean;
 }
-
-/** The one message the highlighting process is sent first: the highlight cache, and the grammars' expressions translated when the renderer was made (grammars.ts). */
-export interface HighlightingWork {
-  readonly cache: string;
-  readonly expressions: string;
-}
-
-/**
- * The highlighting process compiles each regular expression to machine code
- * when it first runs it, rather than as bytecode first (child.ts): the
- * bytecode of an expression it runs often was compiled and then thrown
- * away. Tokenizing the real corpus's open blocks took about two fifths more
- * time with bytecode first, for 3-7 MB less of the process
- * (bench/results/measurements-behind-choices.md).
- */
-const HIGHLIGHTING_FLAGS: readonly string[] = ['--no-regexp-tier-up'];
 
 /** Starts a renderer child of the kept renderer `entry`, in the folder `cwd`: it loads the renderer and waits for its work (giveWork). */
 export function startRenderer(entry: string, cwd: string): Child {
   return startChild(RENDER, [entry], cwd, siteChildEnvironment());
 }
 
-/** Starts the highlighting process of the kept renderer `entry`, in the folder `cwd`: it loads the renderer and waits for its work (giveWork). */
-export function startHighlighting(entry: string, cwd: string): Child {
-  return startChild(HIGHLIGHT, [entry], cwd, siteChildEnvironment(), HIGHLIGHTING_FLAGS);
-}
-
-/** Gives a child (startRenderer, startHighlighting) its work; returns the child, whose `done` is the end of that work. */
-export function giveWork(child: Child, work: RendererWork | HighlightingWork): Child {
+/** Gives a renderer child (startRenderer) its work; returns the child, whose `done` is the end of that work. */
+export function giveWork(child: Child, work: RendererWork): Child {
   child.send(work);
   return child;
 }
@@ -72,12 +41,8 @@ export function giveWork(child: Child, work: RendererWork | HighlightingWork): C
  * site step of an export after one conversation changed, and started first
  * it happens beside the collect and parse steps. It does nothing else as it
  * waits: it reads neither the storage zone nor the bundle, and renders
- * nothing ahead (bench/results/measurements-behind-choices.md). No
- * highlighting process is started with it: a site step of one child, as
- * after one conversation changed, has that child highlight its own pages,
- * and a process started for nothing took about 280 ms of processor time,
- * loading the renderer, beside the collect step. Nor are the site step's
- * other children started ahead for a first export: loading beside this one,
+ * nothing ahead (bench/results/measurements-behind-choices.md). The site
+ * step's other children are not started ahead for a first export: loading beside this one,
  * they slowed the collect step as much as they saved the site step
  * (bench/results/site-step-2026-12-06-stop-45.md).
  *
@@ -136,15 +101,14 @@ export class WaitingRenderer {
   /**
    * Gives the child conversations to render before the site step, into
    * `output`, a folder made for them: `input` selects them alone, with no
-   * page that lists every conversation, and `expressions` has the child
-   * highlight their code itself. Once only, and only before the child is
+   * page that lists every conversation. Once only, and only before the child is
    * taken or stopped; says whether it was given. The folder is the taker's
    * to remove, or is removed as the child is stopped unused.
    */
-  renderAhead(input: SiteInput, output: string, expressions: string): boolean {
+  renderAhead(input: SiteInput, output: string): boolean {
     if (this.taken || this.stopped !== undefined || this.ahead !== undefined) return false;
     this.ahead = { plans: new Map((input.selection?.conversations ?? []).filter(({ render }) => render).map(({ id, plan }) => [id, plan])), output };
-    giveWork(this.child, { input, output, expressions, more: true });
+    giveWork(this.child, { input, output, more: true });
     return true;
   }
 

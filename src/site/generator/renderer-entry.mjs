@@ -9,7 +9,6 @@ import { linkOrCopy } from './link-or-copy.ts';
 import { relativeLinksOf } from './relative-links.ts';
 import { SiteCaches } from './caches.ts';
 import { SITE_WIDE_PAGES } from '../models/site-navigation.ts';
-import { highlightingAsked, serveHighlighting } from './highlight-service.ts';
 
 export function createExports(manifest) {
   // Not streaming, as a static build renders: the page's frame is one
@@ -48,18 +47,11 @@ export function createExports(manifest) {
     /**
      * The rendering of the site `input` names (generator/site-input.ts), by one
      * site reader, which every page reaches in its `Astro.locals`
-     * (pages/render/[...file].astro), whose code is highlighted by the
-     * site step's highlighting process (highlight-service.ts), asked over
-     * this process's IPC channel; or, given the grammars' translated
-     * `expressions`, by a highlighter of this process's own, made when a
-     * page first has code to highlight.
+     * (pages/render/[...file].astro).
      */
-    open: (input, output, expressions) => {
-      const caches = new SiteCaches(input.cache);
-      const highlighting = expressions === undefined ? highlightingAsked() : undefined;
-      let own;
-      const site = new SiteReader(input, () => (highlighting !== undefined ? Promise.resolve(highlighting) : (own ??= caches.highlighter(expressions))));
-      const earlier = caches.earlierPages(site);
+    open: (input, output) => {
+      const site = new SiteReader(input);
+      const earlier = new SiteCaches(input.cache).earlierPages(site);
       return {
         /**
          * The pages of the conversations this selection renders, then, unless
@@ -74,20 +66,9 @@ export function createExports(manifest) {
         },
         /** Writes the page `file` under the output folder (writePage). */
         render: (file) => writePage(site, earlier, file, output),
-        /** Closes the site reader, the channel to the highlighting process or the files of this process's own highlighter. */
-        close: async () => {
-          site.close();
-          highlighting?.close();
-          (await own)?.dispose();
-        },
+        /** Closes the site reader. */
+        close: () => site.close(),
       };
     },
-    /**
-     * The work of the site step's highlighting process (highlight.mjs): the
-     * highlighter of the cache `cache`, with the grammars' `expressions`
-     * translated when the renderer was made, answering the renderer
-     * children's `questions` until the site step says they are done.
-     */
-    highlight: async (cache, expressions, questions, answer) => serveHighlighting(await new SiteCaches(cache).highlighter(expressions), questions, answer),
   };
 }

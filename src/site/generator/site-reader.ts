@@ -25,7 +25,7 @@ import type { ConversationPlan, ConversationSummary, PagePlan } from '../models/
 import type { ConversationStructure } from '../models/streams.ts';
 import type { ConversationRows } from '../models/rows.ts';
 import { writeSearchScript } from '../models/search-text.ts';
-import { linkedStructure, pageOutline, subagentNames, type CodeHighlighter, type PageBody, type PageModel } from '../models/site.ts';
+import { linkedStructure, pageOutline, subagentNames, type PageBody, type PageModel } from '../models/site.ts';
 import { HeldHtml, TalkPages } from './talk-pages.ts';
 import { claimConversation, claimedBy, readSavedPlan, searchScriptBeside, talkSizesBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
@@ -41,9 +41,6 @@ const PLAN_POLL_MS = 20;
 export class SiteReader {
   private readonly input: SiteInput;
   private readonly selection: SiteSelection;
-  /** Made the first time a page has code to highlight. */
-  private readonly startHighlighter: () => Promise<CodeHighlighter>;
-  private highlighter: Promise<CodeHighlighter> | undefined;
   /** The next of the selection's conversations to plan. */
   private next = 0;
   private readonly plans = new Map<string, ConversationPlan>();
@@ -72,13 +69,9 @@ export class SiteReader {
    */
   private outlined: { file: string; model: PageModel } | undefined;
 
-  /**
-   * A reader of the site `input` names; `highlighter` starts the highlighter
-   * of its cache, when a page first needs it.
-   */
-  constructor(input: SiteInput, highlighter: () => Promise<CodeHighlighter>) {
+  /** A reader of the site `input` names. */
+  constructor(input: SiteInput) {
     this.input = input;
-    this.startHighlighter = highlighter;
     this.selection = input.selection ?? { conversations: conversationsOfBundle(input.bundle).map((id) => ({ id, render: true, plan: '' })) };
   }
 
@@ -139,7 +132,7 @@ export class SiteReader {
    */
   async body(file: string): Promise<PageBody> {
     const model = await this.page(file);
-    const { body, placed } = await this.talkPages.get(model.plan.conversation)!.body(model, this.loaded!.conversation.rows, () => this.highlight());
+    const { body, placed } = this.talkPages.get(model.plan.conversation)!.body(model, this.loaded!.conversation.rows);
     this.placing = { file, placed };
     return body;
   }
@@ -168,10 +161,6 @@ export class SiteReader {
   private closeTalkPages(): void {
     this.talkPages.clear();
     this.held?.clear();
-  }
-
-  private highlight(): Promise<CodeHighlighter> {
-    return (this.highlighter ??= this.startHighlighter());
   }
 
   /** Makes `next` the conversation loaded, closing what the one before it had open. */
@@ -206,7 +195,7 @@ export class SiteReader {
     // Sizes are recorded where the page digests are (generator/earlier-page-records.ts): beside a saved plan, for a site's code.
     const { code } = this.selection;
     const records = code !== undefined && saved !== '' ? { code, record: talkSizesBeside(saved), ...(earlier?.talks !== undefined ? { earlier: earlier.talks } : {}) } : undefined;
-    const talkPages = await TalkPages.cut(conversation, structure, (this.held ??= new HeldHtml()), (plan) => (linked = plan), () => this.highlight(), records);
+    const talkPages = TalkPages.cut(conversation, structure, (this.held ??= new HeldHtml()), (plan) => (linked = plan), records);
     this.talkPages.set(id, talkPages);
     const plan = talkPages.plan;
     this.plans.set(id, plan);

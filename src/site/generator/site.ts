@@ -6,7 +6,7 @@
 //    files and of this code; when every conversation's entry and the site's
 //    own are finished, place them and start nothing;
 // 2. otherwise render (render): in child processes, each with a SiteInput
-//    (generator/site-input.ts) naming the bundle, the highlight cache and the
+//    (generator/site-input.ts) naming the bundle, the site's caches and the
 //    conversations it renders. Every child renders with the kept renderer
 //    (kept-renderer.ts, render.mjs), which starts no Astro and builds
 //    nothing; when none is kept for this code, it is made first, as `npm ci`
@@ -14,11 +14,8 @@
 //    a throwaway root under node_modules, so that its `.astro` folder and
 //    vite cache never land in the repository or the export). With enough to
 //    render, one child per core shares the conversations out (shareOut),
-//    since one renders on one thread. Pages highlight their code as they
-//    render, each block asked of one highlighting process that answers
-//    every child (highlight-service.ts), or highlighted by a child that
-//    renders alone, through a cache on disk, so a
-//    second export of the same conversations highlights nothing. The
+//    since one renders on one thread. Code is left plain on the pages, for
+//    the browser to highlight when it is shown (browser-highlight.ts). The
 //    export's first child may have rendered the conversations that changed
 //    already, while the bundle was placed (renderAhead): their pages are
 //    linked from where it wrote them. Each child cuts a conversation's
@@ -46,13 +43,12 @@ import { compareBytes, conversationsOfBundle, exportFiles } from '../../bundle/m
 import { highlightStyleSheet } from './highlight-style.ts';
 import { pagesUnder } from './relative-links.ts';
 import { siteChildEnvironment, startChild, type Child } from './child.ts';
-import { giveWork, startHighlighting, startRenderer, type RenderedAhead, type WaitingRenderer } from './renderer-child.ts';
+import { giveWork, startRenderer, type RenderedAhead, type WaitingRenderer } from './renderer-child.ts';
 import { linkOrCopy } from './link-or-copy.ts';
 import type { Finished } from './page-store.ts';
 import { SiteCaches } from './caches.ts';
 import { refusedWriteCode } from '../../files/write-failure.ts';
-import { browserCodeBeside, filesUnder, keepRenderer, keptRenderer, siteBuildRoots, siteCode, translatedExpressionsBeside } from './kept-renderer.ts';
-import { highlightingDone, passQuestions } from './highlight-service.ts';
+import { browserCodeBeside, filesUnder, keepRenderer, keptRenderer, siteBuildRoots, siteCode } from './kept-renderer.ts';
 import { placeEvidence, writeEvidenceOnThread, ZSTD_DECODER, zstdDecoderScript } from './evidence-pages.ts';
 
 export interface SiteResult {
@@ -61,8 +57,6 @@ export interface SiteResult {
   readonly built: number;
   /** Of the pages not rendered, those of conversations rendered again that were the bytes of their earlier render, as their models did not change (models/view-digests.ts). */
   readonly keptFromEarlier: number;
-  /** Code blocks highlighted by this build; the others came from the cache or stayed plain. */
-  readonly highlighted: number;
   readonly largestPage: { readonly file: string; readonly bytes: number };
   /** The pages of a conversation, a branch or a child stream over the page budget: each holds one talk larger than the budget alone. */
   readonly overBudget: readonly { readonly file: string; readonly bytes: number }[];
@@ -129,7 +123,6 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   const started = performance.now();
   const caches = new SiteCaches(cache);
   caches.removeEarlierForms();
-  const entriesBefore = caches.highlightedBlocks();
   const observer = options.observer ?? UNOBSERVED;
   // The code as the export began, when it started a renderer child then: the
   // child loaded the renderer kept for it, and what it rendered ahead is
@@ -175,7 +168,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
   let largestPage = { file: '', bytes: 0 };
   for (const page of pages) if (page.bytes > largestPage.bytes) largestPage = page;
   const overBudget = pages.filter(({ file, bytes }) => bytes > PAGE_BUDGET && CONVERSATION_PAGE.test(file));
-  return { pages: pages.length, built, keptFromEarlier, highlighted: caches.highlightedBlocks() - entriesBefore, largestPage, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
+  return { pages: pages.length, built, keptFromEarlier, largestPage, overBudget, pageBudget: PAGE_BUDGET, digests, sizes: store.sizes, milliseconds: performance.now() - started, ...(keptPageStamps !== undefined ? { keptPageStamps } : {}) };
 }
 
 /**
@@ -238,21 +231,15 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       const ahead = new Set(conversations.filter(({ id, render, plan }) => render && lead?.ahead?.plans.get(id) === plan).map(({ id }) => id));
       const sharing = shareOut(bundle, conversations.filter(({ id, render }) => render && !ahead.has(id)).map(({ id }) => id), builds);
       const helpers = sharing.builds - 1;
-      // Children that render at once share one highlighting process, so that
-      // a grammar they all meet is paid once; a child alone highlights its
-      // own pages, with no process started for it.
       const claims = helpers > 0 ? { folder: path.join(root, `${name}-claims`), order: sharing.order } : undefined;
       if (claims !== undefined) fs.mkdirSync(claims.folder);
-      const expressions = translatedExpressionsBeside(renderer);
-      const highlighting = helpers > 0 ? giveWork(startHighlighting(renderer, root), { cache: input.cache, expressions }) : undefined;
       const selection: SiteSelection = { conversations: conversations.map((selected) => (ahead.has(selected.id) ? { id: selected.id, render: false, plan: selected.plan } : selected)), code, ...(claims !== undefined ? { claims } : {}) };
-      const start = (selected: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection: selected }, output, ...(highlighting === undefined ? { expressions } : {}) });
+      const start = (selected: SiteSelection, output: string, started?: Child): Child => giveWork(started ?? startRenderer(renderer, root), { input: { ...input, selection: selected }, output });
       const helperChildren = Array.from({ length: helpers }, (_, index) => {
         const output = path.join(root, `${name}-helper-${index + 1}-site`);
         return { output, child: start({ ...selection, siteWidePages: false }, output) };
       });
       const children = [start(selection, path.resolve(out), lead?.child), ...helperChildren.map(({ child }) => child)];
-      if (highlighting !== undefined) passQuestions(children, highlighting);
       placedMeanwhile = undefined;
       failedMeanwhile = undefined;
       try {
@@ -262,7 +249,7 @@ async function render(bundle: string, out: string, cache: string, code: string, 
       } catch (error) {
         failedMeanwhile = { error };
       }
-      await allSucceed(children, observer, highlighting);
+      await allSucceed(children, observer);
       const helperOutput = new Map(helperChildren.map(({ output, child }) => [child.pid, output]));
       for (const selected of conversations) {
         const output = ahead.has(selected.id) ? lead!.ahead!.output : claims !== undefined && selected.render ? helperOutput.get(claimedBy(claims.folder, selected.id)!) : undefined;
@@ -318,7 +305,7 @@ export function renderAhead(bundle: string, cache: string, inputs: ReadonlyMap<s
   if (due.length === 0 || shareOut(bundle, due.map(({ id }) => id), undefined).builds > 1) return;
   const selection: SiteSelection = { conversations: selectedOf(due, store.earlierPages(due)), code, siteWidePages: false };
   const output = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
-  if (!waitingRenderer.renderAhead({ bundle: path.resolve(bundle), cache: path.resolve(cache), selection }, output, translatedExpressionsBeside(waitingRenderer.entry))) fs.rmSync(output, { recursive: true, force: true });
+  if (!waitingRenderer.renderAhead({ bundle: path.resolve(bundle), cache: path.resolve(cache), selection }, output)) fs.rmSync(output, { recursive: true, force: true });
 }
 
 /** The conversations of the store's entries as a renderer child is given them, each to render with the pages of its earlier render, when it has one (PageStore.earlierPages). */
@@ -445,39 +432,20 @@ function bytesUnder(folder: string): number {
 /**
  * Waits for builds that run at once; when one fails, the others are
  * stopped (the lead may be waiting for a plan the failed one never saves),
- * and the first failure is the error. Renderer children run with the
- * highlighting process that answers them (`highlighting`,
- * highlight-service.ts): it is told they are done once they all are, and
- * should it fail or end first, they are stopped, and its failure is the
- * error. Their memory counts as one sum: they held it at the same time.
+ * and the first failure is the error. Their memory counts as one sum: they
+ * held it at the same time.
  */
-async function allSucceed(children: readonly Child[], observer: StepObserver, highlighting?: Child): Promise<void> {
+async function allSucceed(children: readonly Child[], observer: StepObserver): Promise<void> {
   let failure: { error: unknown } | undefined;
-  let highlightingTold = false;
-  const fail = (error: unknown, failed?: Child): void => {
+  const fail = (error: unknown, failed: Child): void => {
     if (failure) return;
     failure = { error };
-    for (const other of [...children, ...(highlighting ? [highlighting] : [])]) if (other !== failed) other.stop();
+    for (const other of children) if (other !== failed) other.stop();
   };
-  const answering = highlighting?.done.then(
-    (peak) => {
-      if (!highlightingTold) fail(new Error('the site\'s highlighting process ended before the pages were rendered'), highlighting);
-      return peak;
-    },
-    (error: unknown) => {
-      fail(error, highlighting);
-      return 0;
-    },
-  );
   const outcomes = await Promise.allSettled(children.map((child) => child.done.catch((error: unknown) => {
     fail(error, child);
     throw error;
   })));
-  if (highlighting && !failure) {
-    highlightingTold = true;
-    highlightingDone(highlighting);
-  }
-  const highlightingPeak = await answering;
   if (failure) throw failure.error;
-  observer.childMemory?.(outcomes.reduce((sum, outcome) => sum + (outcome as PromiseFulfilledResult<number>).value, highlightingPeak ?? 0));
+  observer.childMemory?.(outcomes.reduce((sum, outcome) => sum + (outcome as PromiseFulfilledResult<number>).value, 0));
 }

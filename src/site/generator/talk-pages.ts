@@ -28,7 +28,7 @@ import type { BundleConversation } from '../models/bundle.ts';
 import { cutTalks, type TalkSize } from '../models/page-cut.ts';
 import { PAGE_BUDGET } from '../models/page-files.ts';
 import { planConversation, subjectsOf, type ConversationPlan, type Subject } from '../models/plan.ts';
-import { epochWithParts, pageOutline, talkWithParts, type CodeHighlighter, type PageBody, type PageModel } from '../models/site.ts';
+import { epochWithParts, pageOutline, talkWithParts, type PageBody, type PageModel } from '../models/site.ts';
 import { viewDigest } from '../models/view-digests.ts';
 import type { ConversationRows } from '../models/rows.ts';
 import type { ConversationStructure } from '../models/streams.ts';
@@ -46,11 +46,6 @@ const ROOT = '../';
 const FRAME_BYTES = 16 * 1024;
 /** What a link to a page adds past the page's file name: its markup, its number, its anchor. */
 const LINK_BYTES = 64;
-/**
- * How many talks and epoch openings, from the one being rendered on, have
- * their parts read and their code asked for at once (TalkPages.measure).
- */
-const UNITS_AHEAD = 8;
 
 /** Where a piece of HTML is in the file it is held in. */
 interface Held {
@@ -178,9 +173,9 @@ export class TalkPages {
    * digest is the one the earlier render recorded is measured as it was
    * then, and rendered only when a page to write shows it (body).
    */
-  static async cut(conversation: BundleConversation, structure: ConversationStructure, held: HeldHtml, linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>, records?: TalkSizeRecords): Promise<TalkPages> {
+  static cut(conversation: BundleConversation, structure: ConversationStructure, held: HeldHtml, linkTo: (plan: ConversationPlan) => void, records?: TalkSizeRecords): TalkPages {
     const pages = new TalkPages(conversation, structure, held);
-    await pages.measure(linkTo, highlighter, records);
+    pages.measure(linkTo, records);
     return pages;
   }
 
@@ -190,7 +185,7 @@ export class TalkPages {
     private readonly held: HeldHtml,
   ) {}
 
-  private async measure(linkTo: (plan: ConversationPlan) => void, highlighter: () => Promise<CodeHighlighter>, records: TalkSizeRecords | undefined): Promise<void> {
+  private measure(linkTo: (plan: ConversationPlan) => void, records: TalkSizeRecords | undefined): void {
     const { conversation, structure } = this;
     const subjects = subjectsOf(conversation, structure);
     const single = planConversation(conversation, structure, subjects);
@@ -243,33 +238,21 @@ export class TalkPages {
         if (epoch) listed.add(`epoch ${epoch.id}`);
       }
     }
-    // The next units' parts are read and their code asked for while this one
-    // is rendered: when the highlighter answers from another process
-    // (highlight-service.ts), it would otherwise wait for this one, and
-    // this one for it. A few units at most, so that a large conversation's
-    // parts are never all held at once.
-    const kept = units.map((unit) => ('talk' in unit ? known(unit.talk.id, earlier?.talks) : known(unit.epoch.id, earlier?.epochs)));
-    const rendered = units.flatMap((_, index) => (kept[index] === undefined ? [index] : []));
-    const modelled = new Map<number, Promise<TalkView | EpochView>>();
-    const model = async (unit: { talk: TalkView } | { epoch: EpochView }): Promise<TalkView | EpochView> =>
-      'talk' in unit ? talkWithParts(unit.talk, rows, await highlighter()) : epochWithParts(unit.epoch, rows, await highlighter());
-    let next = 0;
-    for (const [index, unit] of units.entries()) {
-      const measured = kept[index];
-      if (measured === undefined) {
-        // This unit is rendered[next]; it and the ones after it are asked for.
-        for (const ahead of rendered.slice(next, next + UNITS_AHEAD)) if (!modelled.has(ahead)) modelled.set(ahead, model(units[ahead]!));
-        next++;
-      }
-      const made = measured === undefined ? await modelled.get(index)! : undefined;
-      modelled.delete(index);
+    for (const unit of units) {
       const [measuredUnits, id] = 'talk' in unit ? [this.talks, unit.talk.id] : [this.epochs, unit.epoch.id];
+      const measured = known(id, 'talk' in unit ? earlier?.talks : earlier?.epochs);
       if (measured !== undefined) {
         measuredUnits.set(id, measured);
         continue;
       }
-      const markup = Buffer.from('talk' in unit ? talkHtml(made as TalkView, ROOT) : epochHtml(made as EpochView, ROOT).text);
-      measuredUnits.set(id, { bytes: onPage(markup), held: this.held.hold(markup), withheld: 'talk' in unit ? withheldThoughts([made as TalkView]) : 0 });
+      if ('talk' in unit) {
+        const made = talkWithParts(unit.talk, rows);
+        const markup = Buffer.from(talkHtml(made, ROOT));
+        measuredUnits.set(id, { bytes: onPage(markup), held: this.held.hold(markup), withheld: withheldThoughts([made]) });
+      } else {
+        const markup = Buffer.from(epochHtml(epochWithParts(unit.epoch, rows), ROOT).text);
+        measuredUnits.set(id, { bytes: onPage(markup), held: this.held.hold(markup), withheld: 0 });
+      }
     }
     if (records?.record !== undefined) {
       const sizes = (of: ReadonlyMap<string, Measured>): Record<string, SizeRecord> => Object.fromEntries([...of].map(([id, { bytes, withheld }]) => [id, { digest: digests.get(id)!, bytes, withheld }]));
@@ -325,24 +308,24 @@ export class TalkPages {
    * each talk's markup was copied twice more, about a sixth of what a
    * renderer child allocated (bench/results/site-step-2026-12-06-stop-45.md).
    */
-  async body(model: PageModel, rows: ConversationRows, highlighter: () => Promise<CodeHighlighter>): Promise<{ body: PageBody; placed: (page: Buffer) => Buffer }> {
+  body(model: PageModel, rows: ConversationRows): { body: PageBody; placed: (page: Buffer) => Buffer } {
     // A unit measured by its earlier render's record is rendered and held now, once.
-    const heldOf = async (measured: Measured, render: () => Promise<string>): Promise<Buffer> => {
+    const heldOf = (measured: Measured, render: () => string): Buffer => {
       if (measured.held !== undefined) return this.held.bytes(measured.held);
-      const markup = Buffer.from(await render());
+      const markup = Buffer.from(render());
       measured.held = this.held.hold(markup);
       return markup;
     };
-    const talkOf = async (talk: TalkView): Promise<Buffer> => heldOf(this.talks.get(talk.id)!, async () => talkHtml(await talkWithParts(talk, rows, await highlighter()), ROOT));
-    const epochOf = async (epoch: EpochView): Promise<Buffer> => heldOf(this.epochs.get(epoch.id)!, async () => epochHtml(await epochWithParts(epoch, rows, await highlighter()), ROOT).text);
+    const talkOf = (talk: TalkView): Buffer => heldOf(this.talks.get(talk.id)!, () => talkHtml(talkWithParts(talk, rows), ROOT));
+    const epochOf = (epoch: EpochView): Buffer => heldOf(this.epochs.get(epoch.id)!, () => epochHtml(epochWithParts(epoch, rows), ROOT).text);
     // Each unit is framed by talkUnitHtml, around stand-ins for its held markup.
-    const units = async (talks: readonly TalkView[], withEpochs: boolean): Promise<Buffer[]> => {
+    const units = (talks: readonly TalkView[], withEpochs: boolean): Buffer[] => {
       const pieces: Buffer[] = [];
       for (const talk of talks) {
         const epoch = withEpochs ? model.epochBefore.get(talk.id) : undefined;
         const frame = talkUnitHtml(this.standIns.talk, epoch && this.standIns.epoch, withEpochs ? model.forksAfter.get(talk.id) : undefined, ROOT).split(this.standIns.split);
-        const talkBytes = await talkOf(talk);
-        const held = epoch ? [await epochOf(epoch), talkBytes] : [talkBytes];
+        const talkBytes = talkOf(talk);
+        const held = epoch ? [epochOf(epoch), talkBytes] : [talkBytes];
         for (const [index, part] of frame.entries()) {
           this.numbered(Buffer.from(part), pieces);
           if (index < held.length) this.numbered(held[index]!, pieces);
@@ -350,8 +333,8 @@ export class TalkPages {
       }
       return pieces;
     };
-    const talks = await units(model.talks, true);
-    const shared = model.sharedBefore && (await units(model.sharedBefore, false));
+    const talks = units(model.talks, true);
+    const shared = model.sharedBefore && units(model.sharedBefore, false);
     const { standIns } = this;
     const body: PageBody = { talks: standIns.talks, ...(shared !== undefined ? { sharedBefore: standIns.sharedBefore } : {}), withheld: model.talks.reduce((sum, talk) => sum + this.talks.get(talk.id)!.withheld, 0) };
     return {

@@ -8,9 +8,8 @@
 //     without their parts (what a page's digest is made from,
 //     view-digests.ts, and what the view renders around its talks);
 //   talkWithParts, epochWithParts: a talk, and the compaction that opens
-//     an epoch, with each step's parts read from the conversation's rows
-//     and its code highlighted, from which their HTML is made once
-//     (site-reader.ts).
+//     an epoch, with each step's parts read from the conversation's rows,
+//     from which their HTML is made once (site-reader.ts).
 
 import type { BundleConversation } from './bundle.ts';
 import type { ConversationPlan, ConversationSummary, PagePlan } from './plan.ts';
@@ -23,7 +22,6 @@ import { singleSpaced } from './search-text.ts';
 import { searchScriptOf } from './page-files.ts';
 import { counted, runtimeLine } from './shown-text.ts';
 import { branchFacts, branchLabels } from './branch-labels.ts';
-import { isToolCard, toolCardStartsOpen } from './tool-cards.ts';
 import type { EpochView, LinkView, StepView, TalkView, UnresolvedView } from './views.ts';
 import { slashCommandOf } from '../../adapters/built-in.ts';
 import { promptTitleText } from '../../assembly/title-text.ts';
@@ -69,12 +67,6 @@ export interface PageBody {
   readonly sharedBefore?: string;
   /** How many thoughts of the page's talks had their text withheld by the source (views/talks.ts, withheldThoughts). */
   readonly withheld: number;
-}
-
-/** What highlights a page's code: generator/highlight.ts, on the highlight cache. */
-export interface CodeHighlighter {
-  /** The highlighted HTML of a piece of code; undefined when it stays plain. */
-  ensure(language: string, code: string): Promise<string | undefined>;
 }
 
 export interface BranchHeader {
@@ -194,46 +186,15 @@ export function stepsOfPage(model: Pick<PageModel, 'epochBefore' | 'talks' | 'sh
 
 /**
  * A talk as its HTML is made from it, once (site-reader.ts): its steps with
- * their parts read from the conversation's rows, and every code segment
- * highlighted.
+ * their parts read from the conversation's rows.
  */
-export async function talkWithParts(talk: TalkView, rows: ConversationRows, highlighter: CodeHighlighter): Promise<TalkView> {
-  const model: TalkView = { ...talk, loose: talk.loose.map((step) => withParts(step, rows)), runs: talk.runs.map((run) => ({ ...run, steps: run.steps.map((step) => withParts(step, rows)) })) };
-  await highlightSteps(stepsOfTalk(model), highlighter);
-  return model;
+export function talkWithParts(talk: TalkView, rows: ConversationRows): TalkView {
+  return { ...talk, loose: talk.loose.map((step) => withParts(step, rows)), runs: talk.runs.map((run) => ({ ...run, steps: run.steps.map((step) => withParts(step, rows)) })) };
 }
 
-/** An epoch's opening as its HTML is made from it, once: its steps with their parts, highlighted (talkWithParts). */
-export async function epochWithParts(epoch: EpochView, rows: ConversationRows, highlighter: CodeHighlighter): Promise<EpochView> {
-  const model: EpochView = { ...epoch, steps: epoch.steps.map((step) => withParts(step, rows)) };
-  await highlightSteps(model.steps, highlighter);
-  return model;
-}
-
-/**
- * Fills in the highlighted HTML of every code segment of these steps and
- * their children, but for the code of a tool card that starts closed, which
- * the browser highlights when the card is first opened (models/tool-cards.ts).
- * The parts were just read for this model (withParts), so
- * no other model shares the segments. Every block is asked for at once: the
- * highlighter answers from another process (generator/highlight-service.ts),
- * and one question at a time would leave this one waiting for each answer.
- */
-async function highlightSteps(steps: readonly StepView[], highlighter: CodeHighlighter): Promise<void> {
-  const asked: Promise<void>[] = [];
-  const visit = (step: StepView): void => {
-    const folded = isToolCard(step) && !toolCardStartsOpen(step);
-    for (const part of step.parts) {
-      for (const segment of part.segments) {
-        if (segment.language === undefined || segment.html !== undefined) continue;
-        if (folded) segment.highlightWhenOpened = true;
-        else asked.push(highlighter.ensure(segment.language, segment.text).then((html) => void (segment.html = html)));
-      }
-    }
-    for (const child of step.children) visit(child);
-  };
-  for (const step of steps) visit(step);
-  await Promise.all(asked);
+/** An epoch's opening as its HTML is made from it, once: its steps with their parts (talkWithParts). */
+export function epochWithParts(epoch: EpochView, rows: ConversationRows): EpochView {
+  return { ...epoch, steps: epoch.steps.map((step) => withParts(step, rows)) };
 }
 
 /**

@@ -1,9 +1,5 @@
 // A tool card's status and whether it starts open: what the card shows
-// (views/tools.ts), and what is highlighted before its page is written
-// (site.ts, highlightSteps). Most of a site's code is the input of tool
-// calls in cards that start closed; it is highlighted in the browser when
-// its card is first opened (generator/browser-highlight.ts), not paid for
-// by every export (bench/results/measurements-behind-choices.md).
+// (views/tools.ts).
 
 import type { StepView } from './views.ts';
 

@@ -35,20 +35,11 @@ const FALSE = 0x66; // f
 const NULL = 0x7a; // z
 const END = 0x3b; // ;
 
-/** An item left out of the digest, as a JSON replacer returning undefined would: the one named `key` of an object for which `when` is true. */
-export interface LeaveOut {
-  readonly key: string;
-  when(holder: object): boolean;
-}
-
 export class ValueDigest {
   private readonly buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   private used = 0;
 
-  constructor(
-    private readonly hash: crypto.Hash,
-    private readonly leaveOut?: LeaveOut,
-  ) {}
+  constructor(private readonly hash: crypto.Hash) {}
 
   /** `key` is the value's name in its object or its place in its list, for a toJSON method. */
   value(value: unknown, key: string | number = ''): void {
@@ -66,10 +57,9 @@ export class ValueDigest {
     if (value instanceof Map) return this.list([...value]);
     this.byte(OPEN_OBJECT);
     const record = value as Record<string, unknown>;
-    const leftOut = this.leaveOut?.key;
     for (const name of Object.keys(record)) {
       const item = record[name];
-      if (item === undefined || typeof item === 'function' || typeof item === 'symbol' || (name === leftOut && this.leaveOut!.when(record))) continue;
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
       this.text(name);
       this.value(item, name);
     }

@@ -16,7 +16,7 @@
 // rows its steps cite. So each page the kept renderer renders has the digest
 // of the three recorded beside its conversation's plan, and a page whose
 // digest is the one its conversation's earlier render recorded is the file
-// of that render, rather than rendered and highlighted again. What this
+// of that render, rather than rendered again. What this
 // saves is in bench/results/measurements-behind-choices.md.
 
 import crypto from 'node:crypto';
@@ -24,15 +24,10 @@ import type { ConversationRows } from './rows.ts';
 import { stepsOfPage, type PageModel } from './site.ts';
 import { stepsOfTalk } from './streams.ts';
 import type { EpochView, StepView, TalkView } from './views.ts';
-import { ValueDigest, type LeaveOut } from './value-digest.ts';
+import { ValueDigest } from './value-digest.ts';
 
 /**
  * The digest of a page: the site's code, the page's file and its model.
- * Highlighted HTML is left out: it is a function of the code and of the
- * segment's text and language, which are in, and it is filled in only on
- * the pages rendered, so a page's model holds it or not depending on which
- * pages of the same talks were rendered before it.
- *
  * With `rows`, the model is an outline (site.ts, pageOutline), whose steps
  * hold no parts, and what names every row its steps cite is taken in, in
  * the order they are cited: the SHA-256 of the row's `.sd` and its row
@@ -42,7 +37,7 @@ import { ValueDigest, type LeaveOut } from './value-digest.ts';
  */
 export function pageDigest(model: PageModel, file: string, code: string, rows?: ConversationRows): string {
   const hash = crypto.createHash('sha256');
-  const digest = new ValueDigest(hash, highlighting);
+  const digest = new ValueDigest(hash);
   digest.text(code);
   digest.text(file);
   digest.value(model);
@@ -68,7 +63,7 @@ export function pageDigest(model: PageModel, file: string, code: string, rows?: 
  */
 export function viewDigest(view: TalkView | EpochView, code: string, rows: ConversationRows): string {
   const hash = crypto.createHash('sha256');
-  const digest = new ValueDigest(hash, highlighting);
+  const digest = new ValueDigest(hash);
   digest.text(code);
   digest.value(view);
   digest.flush();
@@ -81,6 +76,3 @@ export function viewDigest(view: TalkView | EpochView, code: string, rows: Conve
   cite('steps' in view ? view.steps : stepsOfTalk(view));
   return hash.digest('hex');
 }
-
-/** The highlighted HTML beside a segment's text (see pageDigest). */
-const highlighting: LeaveOut = { key: 'html', when: (holder) => typeof (holder as { text?: unknown }).text === 'string' };

@@ -7,14 +7,14 @@ import type { Usage } from '../../session-data/format.ts';
 import type { ToolDescription } from '../../model/tools.ts';
 import type { Notice } from '../../model/notices.ts';
 
-/** A piece of a part's text: plain, or code in a language shiki may highlight. */
+/**
+ * A piece of a part's text: plain, or code in a language, which the page
+ * leaves plain and the browser highlights when it is first shown
+ * (generator/browser-highlight.ts).
+ */
 export interface Segment {
   readonly text: string;
   readonly language?: string;
-  /** Highlighted HTML from shiki, which escapes the code; filled in just before rendering. */
-  html?: string;
-  /** Code in a fold that starts closed: left plain on the page, and highlighted in the browser when the fold is first opened (models/tool-cards.ts). */
-  highlightWhenOpened?: boolean;
 }
 
 export interface PartView {

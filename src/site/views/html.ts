@@ -2,7 +2,7 @@
 // `html` is a template tag that escapes every string put into it, so that a
 // string from a transcript can only ever be text. Markup reaches a page in
 // two ways only: as the result of `html`, or as `trusted`, the output of a
-// library that escapes the text it wraps (shiki, markdown-it).
+// library that escapes the text it wraps (markdown-it).
 //
 // Plain functions rather than a component library: the pages run no client
 // code, and a library's work for each element was the largest part of a

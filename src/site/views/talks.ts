@@ -479,14 +479,16 @@ function segmentsHtml(segments: readonly Segment[]): Html {
  */
 export const CODE_LINES_ON_PAPER = 30;
 
-/** A segment as code, highlighted when the highlighter gave it markup, else as text; cut on paper when long (CODE_LINES_ON_PAPER). */
+/**
+ * A segment as code, plain, which public/page.js highlights when it is
+ * first shown (generator/browser-highlight.ts), else as text; cut on paper
+ * when long (CODE_LINES_ON_PAPER).
+ */
 export function codeHtml(segment: Segment): Html {
   const lines = lineCount(segment.text);
   const cut = lines > CODE_LINES_ON_PAPER;
   const note = cut && html`<p class="print-only cut-note">Cut on paper after about ${CODE_LINES_ON_PAPER} lines of ${lines}; the page on screen holds every line.</p>`;
   const paper = cut ? ' cut-on-paper' : '';
-  if (segment.html !== undefined) return html`<pre class="code${paper}"${attribute('data-language', segment.language)}>${preStart(segment.html)}${trusted(segment.html)}</pre>${note}`;
-  // public/page.js highlights it when its fold is first opened, as the export would have.
-  if (segment.highlightWhenOpened === true) return html`<pre class="code${paper}"${attribute('data-language', segment.language)} data-highlight="when-opened">${preStart(segment.text)}${segment.text}</pre>${note}`;
-  return html`<pre class="${segment.language ? 'code' : 'text'}${paper}">${preStart(segment.text)}${segment.text}</pre>${note}`;
+  if (segment.language) return html`<pre class="code${paper}"${attribute('data-language', segment.language)} data-highlight="when-shown">${preStart(segment.text)}${segment.text}</pre>${note}`;
+  return html`<pre class="text${paper}">${preStart(segment.text)}${segment.text}</pre>${note}`;
 }

@@ -6,6 +6,7 @@
 
 import { Registry, Resolver } from '@shikijs/primitive';
 import type { Grammar, LanguageRegistration, RegexEngine, ThemeRegistrationResolved } from 'shiki/core';
+import { colourClass } from './colour-class.ts';
 import { pairedTokenizer, type PairedToken, type PairedTokenizer } from './paired-tokens.ts';
 
 /** Above this, code is shown as plain escaped text: highlighting time and HTML grow with it. */
@@ -41,11 +42,6 @@ export function highlightedHtml(lines: readonly (readonly PairedToken[])[]): str
 /** The classes of a token's font style: the paired themes style a token alike, so the light one's is taken. */
 function fontClasses(fontStyle: number | undefined): string {
   return `${fontStyle && fontStyle & 1 ? ' hi' : ''}${fontStyle && fontStyle & 2 ? ' hb' : ''}`;
-}
-
-/** The class part of a colour: `#24292E` is `24292e`. */
-export function colourClass(value: string | undefined): string {
-  return (value ?? 'none').replace('#', '').toLowerCase();
 }
 
 function escapeHtml(text: string): string {

@@ -1,6 +1,6 @@
 // The themes of the highlighted code and the style sheet made from their own
 // colours: shiki's paired light and dark themes, a token's light colour the
-// class `h-<rgb>` and its dark colour the class `d-<rgb>` (highlight-html.ts).
+// class `h-<rgb>` and its dark colour the class `d-<rgb>` (colour-class.ts).
 // Classes, not shiki's inline styles: the pages' content security policy
 // allows style sheets of the site's own only. Apart from the highlighter so
 // that the export process, which writes the style sheet, does not load
@@ -8,7 +8,7 @@
 
 import type { ThemeRegistrationResolved } from 'shiki/core';
 import { bundledThemes } from 'shiki/themes';
-import { colourClass } from './highlight-html.ts';
+import { colourClass } from './colour-class.ts';
 
 export const THEMES = { light: 'github-light', dark: 'github-dark' } as const;
 

@@ -9,11 +9,11 @@
 // Then, each in a process of its own under GNU time, in the same run:
 //   baseline   `cp -r` of the bundle: what any step that reads the bundle and
 //              writes a folder of its size pays
-//   cold       the site stage with an empty highlight cache and no renderer
+//   cold       the site stage with an empty site cache and no renderer
 //              kept (as on a fresh clone: src/site/generator/site.ts)
-//   warm       the site stage again with the cache the cold build filled,
-//              and the renderer it kept, as a second export of the same
-//              conversations runs it
+//   warm       the site stage again with the cache the cold build filled
+//              (its finished pages), and the renderer it kept, as a second
+//              export of the same conversations runs it
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -67,16 +67,15 @@ async function bundleOf(name: string, trees: string[]): Promise<string> {
 interface SiteRun extends Timed {
   readonly pages: number;
   readonly largest: { file: string; bytes: number };
-  readonly highlighted: number;
 }
 
 function site(bundle: string, out: string, cache: string): SiteRun {
   fs.rmSync(out, { recursive: true, force: true });
   // The observer hears the sum of the peaks of the site's children, which run at once.
-  const script = `let builds = 0; import(${JSON.stringify(path.join(repository, 'src', 'site', 'build', 'site.ts'))}).then((m) => m.buildSite(${JSON.stringify(bundle)}, ${JSON.stringify(out)}, ${JSON.stringify(cache)}, { observer: { step() {}, advance() {}, childMemory(bytes) { builds = Math.max(builds, bytes); } } })).then((r) => console.log(JSON.stringify({ ...r, builds })))`;
+  const script = `let builds = 0; import(${JSON.stringify(path.join(repository, 'src', 'site', 'generator', 'site.ts'))}).then((m) => m.buildSite(${JSON.stringify(bundle)}, ${JSON.stringify(out)}, ${JSON.stringify(cache)}, { observer: { step() {}, advance() {}, childMemory(bytes) { builds = Math.max(builds, bytes); } } })).then((r) => console.log(JSON.stringify({ ...r, builds })))`;
   const result = timed(process.execPath, ['--import', 'tsx', '-e', script], repository);
-  const report = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { pages: number; largestPage: { file: string; bytes: number }; highlighted: number; builds: number };
-  return { ...result, peakKb: Math.max(result.peakKb, report.builds / 1024), pages: report.pages, largest: report.largestPage, highlighted: report.highlighted };
+  const report = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { pages: number; largestPage: { file: string; bytes: number }; builds: number };
+  return { ...result, peakKb: Math.max(result.peakKb, report.builds / 1024), pages: report.pages, largest: report.largestPage };
 }
 
 const corpus = path.resolve(repository, '..', 'shared', 'corpus');
@@ -105,15 +104,14 @@ for (const [name, trees] of corpora) {
   const s = (row: keyof typeof rows): number => median(rows[row].map((entry) => entry.seconds));
   const peak = (row: keyof typeof rows): string => `${(Math.max(...rows[row].map((entry) => entry.peakKb)) / 1024).toFixed(0)} MB`;
   const cold = rows.cold.at(-1)! as SiteRun;
-  const warm = rows.warm.at(-1)! as SiteRun;
   lines.push(
     `### ${name}: ${(folderBytes(bundle) / 1e6).toFixed(1)} MB of bundle, ${cold.pages.toLocaleString('en')} pages`,
     '',
     '| step | median | pages/s | × baseline | peak memory |',
     '| --- | ---: | ---: | ---: | ---: |',
     `| baseline: cp -r of the bundle | ${s('copy').toFixed(2)} s | | 1.00 | ${peak('copy')} |`,
-    `| site, cold highlight cache (${cold.highlighted.toLocaleString('en')} distinct blocks highlighted) | ${s('cold').toFixed(2)} s | ${(cold.pages / s('cold')).toFixed(0)} | ${(s('cold') / s('copy')).toFixed(1)} | ${peak('cold')} |`,
-    `| site, warm highlight cache (${warm.highlighted.toLocaleString('en')} blocks highlighted, the rest from the cache) | ${s('warm').toFixed(2)} s | ${(warm.pages / s('warm')).toFixed(0)} | ${(s('warm') / s('copy')).toFixed(1)} | ${peak('warm')} |`,
+    `| site, cold: empty site cache, no renderer kept | ${s('cold').toFixed(2)} s | ${(cold.pages / s('cold')).toFixed(0)} | ${(s('cold') / s('copy')).toFixed(1)} | ${peak('cold')} |`,
+    `| site, warm: the cold build's finished pages and renderer | ${s('warm').toFixed(2)} s | ${(cold.pages / s('warm')).toFixed(0)} | ${(s('warm') / s('copy')).toFixed(1)} | ${peak('warm')} |`,
     '',
     `Largest page: ${cold.largest.file}, ${(cold.largest.bytes / 1024).toFixed(0)} KB (budget ${(PAGE_BUDGET / 1024).toFixed(0)} KB: ${cold.largest.bytes <= PAGE_BUDGET ? 'within' : 'over'}). Warm over cold: ${(s('warm') / s('cold')).toFixed(2)}.`,
     '',

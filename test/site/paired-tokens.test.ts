@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { grammarsOf, languageNames } from '../../src/site/generator/grammars.ts';
 import { loadThemes, THEMES } from '../../src/site/generator/highlight-style.ts';
 import { colourClass } from '../../src/site/generator/colour-class.ts';
-import { HIGHLIGHT_LIMIT, highlightedHtml, languageHighlighting, type LanguageHighlighting } from '../../src/site/generator/highlight-html.ts';
+import { highlightedHtml, languageHighlighting, type LanguageHighlighting } from '../../src/site/generator/highlight-html.ts';
+import { HIGHLIGHT_LIMIT } from '../../src/site/models/languages.ts';
 
 const SAMPLES: ReadonlyArray<readonly [string, string]> = [
   ['ts', 'import { a, type B } from "./b.ts";\n\nexport class C<T extends B = B> implements D {\n  private readonly x = `t ${a + 1} é`;\n  /** A doc comment with {@link C}. */\n  async *m(this: C<T>, ...rest: T[]): AsyncGenerator<number> {\n    yield* [1, 2n, 0x1f, 1e-3] as const;\n    return void (x?.y ?? z!) satisfies unknown;\n  }\n}\n/* unclosed block comment\n\n   spans an empty line */\nconst re = /a(?<n>b)+\\/[^/]*$/giu;\n'],

@@ -6,21 +6,22 @@
 // export cost a fifth of its processor time and a process of its own, for
 // code most of which no reader opens; a reader pays a language's grammar
 // once per page, when its first block comes into view
-// (bench/results/peers-2026-12-06-stop-48.md). Bundled by esbuild when the renderer is made (browser-code.ts),
-// as a classic script: module scripts and fetch fail from file://. A
-// language's grammars are scripts of their own, zstd-compressed, loaded as
-// a block first needs them.
+// (bench/results/peers-2026-12-06-stop-48.md). Bundled by esbuild when the
+// renderer is made (browser-code.ts), as a classic script: module scripts
+// and fetch fail from file://. A language's grammars are scripts of their
+// own, zstd-compressed, loaded as a block first needs them.
 
 import { decompress } from 'fzstd';
 import type { LanguageRegistration, RegexEngine, ThemeRegistrationResolved } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
-import { HIGHLIGHT_LIMIT, highlightedHtml, languageHighlighting, type LanguageHighlighting } from './highlight-html.ts';
+import { HIGHLIGHT_LIMIT } from '../models/languages.ts';
+import { highlightedHtml, languageHighlighting, type LanguageHighlighting } from './highlight-html.ts';
 
 /** What the highlighter knows, written into this script when it is bundled (browser-code.ts, writeBrowserCode). */
 declare const SESSIONIZER_CODE_TABLE: {
   /** Every name a language is known by, to its id (grammars.ts, languageNames). */
   readonly names: Record<string, string>;
-  /** Each language's grammars by name, in the order the export registers them (grammars.ts, grammarsOf). */
+  /** Each language's grammars by name, in the order they are registered (grammars.ts, grammarsOf). */
   readonly languages: Record<string, string[]>;
   /** The script of each grammar, from this script's folder. */
   readonly files: Record<string, string>;

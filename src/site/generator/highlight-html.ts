@@ -9,9 +9,6 @@ import type { Grammar, LanguageRegistration, RegexEngine, ThemeRegistrationResol
 import { colourClass } from './colour-class.ts';
 import { pairedTokenizer, type PairedToken, type PairedTokenizer } from './paired-tokens.ts';
 
-/** Above this, code is shown as plain escaped text: highlighting time and HTML grow with it. */
-export const HIGHLIGHT_LIMIT = 24 * 1024;
-
 /** A language as its registry highlights it. */
 export interface LanguageHighlighting {
   readonly grammar: Grammar;

@@ -15,3 +15,18 @@ export function languageOfPath(file: string | undefined): string {
   const extension = name.slice(dot + 1);
   return BY_EXTENSION.get(extension) ?? extension;
 }
+
+/** Above this, code is shown as plain escaped text: highlighting time and HTML grow with it. */
+export const HIGHLIGHT_LIMIT = 24 * 1024;
+
+/** The names shiki gives plain text, which no grammar highlights: a fence with no language, a `.txt` file. */
+const PLAIN_TEXT = new Set(['text', 'plaintext', 'txt', 'plain']);
+
+/**
+ * Whether the browser may highlight `code` in `language`: a language is
+ * named, it is not plain text, and the code is within HIGHLIGHT_LIMIT. A
+ * page whose code may not be highlighted loads no highlighter.
+ */
+export function mayHighlight(language: string | undefined, code: string): boolean {
+  return language !== undefined && language !== '' && !PLAIN_TEXT.has(language.toLowerCase()) && code.length <= HIGHLIGHT_LIMIT;
+}

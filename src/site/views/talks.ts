@@ -12,6 +12,7 @@
 import { markdownHtml } from '../models/markdown.ts';
 import { bytes, compactionWords, counted, embeddedJson, firstLine, lineCount, noticeWords, runtimeLine, shortDuration, tokensShown } from '../models/shown-text.ts';
 import { jsonValueOf } from '../models/parts.ts';
+import { mayHighlight } from '../models/languages.ts';
 import type { Usage } from '../../session-data/format.ts';
 import { modelName } from '../models/facts.ts';
 import type { EpochView, LinkView, PartView, Segment, StepView, TalkView } from '../models/views.ts';
@@ -481,14 +482,14 @@ export const CODE_LINES_ON_PAPER = 30;
 
 /**
  * A segment as code, plain, which public/page.js highlights when it is
- * first shown (generator/browser-highlight.ts), else as text; cut on paper
- * when long (CODE_LINES_ON_PAPER).
+ * first shown (generator/browser-highlight.ts) if it may be (mayHighlight),
+ * else as text; cut on paper when long (CODE_LINES_ON_PAPER).
  */
 export function codeHtml(segment: Segment): Html {
   const lines = lineCount(segment.text);
   const cut = lines > CODE_LINES_ON_PAPER;
   const note = cut && html`<p class="print-only cut-note">Cut on paper after about ${CODE_LINES_ON_PAPER} lines of ${lines}; the page on screen holds every line.</p>`;
   const paper = cut ? ' cut-on-paper' : '';
-  if (segment.language) return html`<pre class="code${paper}"${attribute('data-language', segment.language)} data-highlight="when-shown">${preStart(segment.text)}${segment.text}</pre>${note}`;
-  return html`<pre class="text${paper}">${preStart(segment.text)}${segment.text}</pre>${note}`;
+  if (mayHighlight(segment.language, segment.text)) return html`<pre class="code${paper}"${attribute('data-language', segment.language)} data-highlight="when-shown">${preStart(segment.text)}${segment.text}</pre>${note}`;
+  return html`<pre class="${segment.language ? 'code' : 'text'}${paper}">${preStart(segment.text)}${segment.text}</pre>${note}`;
 }

@@ -79,8 +79,13 @@
     target.scrollIntoView({ block: 'start' });
   }
   window.addEventListener('hashchange', openTarget);
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', land);
-  else land();
+  // Landing first: the folds it opens are shown, and their code with them.
+  function ready() {
+    land();
+    highlightWhenShown();
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
+  else ready();
 
   // A search result's link carries its words (search.html → page.html?q=words#step):
   // on arrival every match in the step is marked, the folds that hold one
@@ -99,11 +104,18 @@
     marks.forEach(function (mark) {
       for (var at = mark.parentElement; at && at !== target; at = at.parentElement) if (at.tagName === 'DETAILS') at.open = true;
     });
-    var first = marks.filter(function (mark) { return mark.getClientRects().length > 0; })[0];
+    var firstShown = function () {
+      return Array.prototype.filter.call(target.querySelectorAll('mark.found'), function (mark) { return mark.getClientRects().length > 0; })[0];
+    };
+    var first = firstShown();
     if (!first) return;
     first.scrollIntoView({ block: 'center' });
-    // The browser may scroll to the anchor once the page has loaded: the first match stays in view.
-    window.addEventListener('load', function () { first.scrollIntoView({ block: 'center' }); }, { once: true });
+    // The browser may scroll to the anchor once the page has loaded: the first
+    // match stays in view, found again, as highlighting its code made new marks.
+    window.addEventListener('load', function () {
+      var again = firstShown();
+      if (again) again.scrollIntoView({ block: 'center' });
+    }, { once: true });
   }
 
   var highlighter;
@@ -123,10 +135,9 @@
     return highlighter;
   }
   // A block is shown once the browser lays it out near the screen: one in a
-  // closed fold, or in a page's part not yet drawn (content-visibility), is
-  // not laid out, and is met when the fold opens or the part is drawn. A
-  // screen's height ahead, so that the reader seldom sees it plain; words a
-  // search marked in one are marked again.
+  // closed fold is not laid out, and is met when the fold opens. A screen's
+  // height ahead, so that the reader seldom sees it plain; words a search
+  // marked in one are marked again.
   function highlightWhenShown() {
     var blocks = document.querySelectorAll('pre[data-highlight="when-shown"]');
     if (blocks.length === 0 || !window.IntersectionObserver) return;
@@ -149,8 +160,6 @@
     }, { rootMargin: '100% 0px' });
     blocks.forEach(function (block) { watcher.observe(block); });
   }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', highlightWhenShown);
-  else highlightWhenShown();
 
   // Wraps every match of the words within `root` in <mark class="found">, a
   // match spread over several text nodes (highlighted code) in one mark per

@@ -10,12 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { textBlock, toolUseBlock, Transcript, stableUuid } from '../../scripts/claude-code-records.ts';
-import { grammarsOf } from '../../src/site/generator/grammars.ts';
-import { loadThemes } from '../../src/site/generator/highlight-style.ts';
-import { highlightedHtml, languageHighlighting } from '../../src/site/generator/highlight-html.ts';
+import { browserHighlighter } from './browser-highlighting.ts';
 import { describeWhere, programMissing } from '../requirements.ts';
 import { temporaryFolder } from '../helpers.ts';
 import { CHROMIUM, exportWithSite, launch, watchedPage, type Watched } from './browser.ts';
@@ -50,10 +47,10 @@ function writeSources(root: string): void {
   fs.writeFileSync(path.join(folder, `${SESSION}.jsonl`), transcript.text());
 }
 
-/** Shiki's HTML of `code` in the language `id`, as the browser's highlighter makes it. */
-async function shikiHtml(id: string, code: string): Promise<string> {
-  const highlighting = languageHighlighting(createJavaScriptRegexEngine({ forgiving: true }), await loadThemes(), await grammarsOf(id), id)!;
-  return highlightedHtml(highlighting.tokenizer.tokenize(highlighting.grammar, code));
+/** The HTML of `code` in `language`, as the browser's highlighter makes it. */
+const highlightedAs = browserHighlighter();
+async function shikiHtml(language: string, code: string): Promise<string> {
+  return (await highlightedAs(language, code))!;
 }
 
 type Found = { hasAttribute(name: string): boolean; querySelector(selector: string): unknown } | null;
@@ -172,6 +169,15 @@ describeWhere(programMissing(CHROMIUM), 'code highlighted when it is first shown
     const marks = await browserPage.$$eval(`${writtenBlock} mark.found`, (found) => found.map((mark) => mark.textContent));
     expect(marks.join('|')).toBe([WORD, WORD].join('|'));
     expect(await browserPage.$eval(writtenBlock, (pre) => pre.textContent)).toBe(WRITTEN);
+    // Once the page has loaded, the first match is in view: the one made again in the highlighted code.
+    await browserPage.waitForLoadState('load');
+    await browserPage.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    const shown = await browserPage.$eval(`${writtenBlock} mark.found`, (mark) => {
+      const box = mark.getBoundingClientRect();
+      return { top: box.top, bottom: box.bottom, height: (globalThis as unknown as { innerHeight: number }).innerHeight };
+    });
+    expect(shown.top).toBeGreaterThanOrEqual(0);
+    expect(shown.bottom).toBeLessThanOrEqual(shown.height);
     clean(watched);
   });
 

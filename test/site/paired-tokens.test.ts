@@ -7,11 +7,10 @@ import { createHighlighterCore, type HighlighterCore } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
 import { bundledLanguagesInfo } from 'shiki/langs';
 import { describe, expect, it } from 'vitest';
-import { grammarsOf, languageNames } from '../../src/site/generator/grammars.ts';
+import { grammarsOf } from '../../src/site/generator/grammars.ts';
 import { loadThemes, THEMES } from '../../src/site/generator/highlight-style.ts';
 import { colourClass } from '../../src/site/generator/colour-class.ts';
-import { highlightedHtml, languageHighlighting, type LanguageHighlighting } from '../../src/site/generator/highlight-html.ts';
-import { HIGHLIGHT_LIMIT } from '../../src/site/models/languages.ts';
+import { browserHighlighter } from './browser-highlighting.ts';
 
 const SAMPLES: ReadonlyArray<readonly [string, string]> = [
   ['ts', 'import { a, type B } from "./b.ts";\n\nexport class C<T extends B = B> implements D {\n  private readonly x = `t ${a + 1} é`;\n  /** A doc comment with {@link C}. */\n  async *m(this: C<T>, ...rest: T[]): AsyncGenerator<number> {\n    yield* [1, 2n, 0x1f, 1e-3] as const;\n    return void (x?.y ?? z!) satisfies unknown;\n  }\n}\n/* unclosed block comment\n\n   spans an empty line */\nconst re = /a(?<n>b)+\\/[^/]*$/giu;\n'],
@@ -46,6 +45,9 @@ const SAMPLES: ReadonlyArray<readonly [string, string]> = [
   ['no-such-language', 'const a = 1;'],
   ['', 'nothing'],
   ['TS', 'const upper = "case";'],
+  // Grammars that embed others: each language's registry holds its own, whatever was highlighted before.
+  ['vue', '<template>\n  <div :class="{ a: b }" @click="go(1)">{{ message }}</div>\n</template>\n<script setup lang="ts">\nconst message: string = "hi";\n</script>\n<style scoped>\n.a { color: red; }\n</style>\n'],
+  ['sql', 'SELECT a.id, COUNT(*) AS n FROM accounts a LEFT JOIN orders o ON o.account_id = a.id WHERE a.created > \'2024-01-01\' GROUP BY a.id HAVING n > 2;\n-- a comment\n'],
 ];
 
 /**
@@ -62,24 +64,6 @@ async function referenceHtml(cores: Map<string, HighlighterCore>, language: stri
   const fonts = (fontStyle: number | undefined): string => `${fontStyle && fontStyle & 1 ? ' hi' : ''}${fontStyle && fontStyle & 2 ? ' hb' : ''}`;
   const escape = (text: string): string => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
   return lines.map((line) => line.map(({ content, variants }) => `<span class="h-${colourClass(variants.light?.color)} d-${colourClass(variants.dark?.color)}${fonts(variants.light?.fontStyle)}">${escape(content)}</span>`).join('')).join('\n');
-}
-
-/**
- * A block's HTML as the browser's highlighter makes it
- * (browser-highlight.ts): its language looked up by name, each language in
- * a registry of its own made once; undefined when it stays plain.
- */
-function browserHighlighter(): (language: string, code: string) => Promise<string | undefined> {
-  const names = languageNames();
-  const engine = createJavaScriptRegexEngine({ forgiving: true });
-  const languages = new Map<string, LanguageHighlighting | undefined>();
-  return async (language, code) => {
-    const id = names.get(language.toLowerCase());
-    if (id === undefined || code.length > HIGHLIGHT_LIMIT) return undefined;
-    if (!languages.has(id)) languages.set(id, languageHighlighting(engine, await loadThemes(), await grammarsOf(id), id));
-    const highlighting = languages.get(id);
-    return highlighting && highlightedHtml(highlighting.tokenizer.tokenize(highlighting.grammar, code));
-  };
 }
 
 describe('highlighting each block once for both themes', () => {

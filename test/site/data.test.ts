@@ -22,9 +22,8 @@ let bundle: string;
 /** The site of the bundle, every conversation rendered, as a renderer reads it. */
 let site: SiteReader;
 beforeAll(async () => {
-  const cache = temporaryFolder();
   bundle = path.join(await exportedSessions([FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.nestedAgents, FIXTURE_SESSIONS.compaction, FIXTURE_SESSIONS.rewindAtFirstPrompt], { site: false }), 'bundle');
-  site = new SiteReader({ bundle, cache });
+  site = new SiteReader({ bundle });
 });
 
 describe('page models from a bundle', () => {

@@ -107,8 +107,7 @@ describe('the page budget', () => {
 
     // Read as a renderer reads it, each talk's HTML is made once, for its
     // size and for its page.
-    const cache = temporaryFolder();
-    const reader = new SiteReader({ bundle: path.join(out, 'bundle'), cache });
+    const reader = new SiteReader({ bundle: path.join(out, 'bundle') });
     const files: string[] = [];
     for await (const file of reader.pagesAsPlanned()) {
       files.push(file);
@@ -127,7 +126,7 @@ describe('the page budget', () => {
     const render = async (code: string, withEarlier: boolean, wanted: (file: string) => boolean): Promise<Map<string, string>> => {
       rendered.clear();
       const earlier = withEarlier ? { earlier: { files: plans, digests: path.join(plans, 'none.jsonl'), talks: path.join(plans, 'earlier.talks.json') } } : {};
-      const again = new SiteReader({ bundle: path.join(out, 'bundle'), cache, selection: { conversations: [{ ...selected, ...earlier }], code } });
+      const again = new SiteReader({ bundle: path.join(out, 'bundle'), selection: { conversations: [{ ...selected, ...earlier }], code } });
       const bodies = new Map<string, string>();
       // The talks as a page holds them: its body's placeholders with the talks put in their place.
       for await (const file of again.pagesAsPlanned()) if (wanted(file)) bodies.set(file, again.placeTalks(file, Buffer.from((await again.body(file)).talks)).toString());

@@ -10,7 +10,7 @@ import { planConversation, type ConversationPlan } from '../../src/site/models/p
 import { indexModel, linkedStructure, pageOutline, searchModel, stepsOfPage, talkWithParts, type PageModel, type PlannedConversation } from '../../src/site/models/site.ts';
 import { SiteReader } from '../../src/site/generator/site-reader.ts';
 import type { Segment, StepView } from '../../src/site/models/views.ts';
-import { exportedSessions, temporaryFolder } from '../helpers.ts';
+import { exportedSessions } from '../helpers.ts';
 
 const sessions = [FIXTURE_SESSIONS.hostileMarkup, FIXTURE_SESSIONS.rewind, FIXTURE_SESSIONS.indexFacts, FIXTURE_SESSIONS.nestedAgents];
 let bundle: string;
@@ -63,8 +63,7 @@ describe('a page model made by plain functions', () => {
   });
 
   it('is the model the site reader gives a page', async () => {
-    const cache = temporaryFolder();
-    const site = new SiteReader({ bundle, cache });
+    const site = new SiteReader({ bundle });
     const [first] = (await site.plan()).pages;
     const conversation = planned(first!.conversation);
     const plain = pageOutline(conversation, conversation.plan.pages.find((page) => page.file === first!.file)!);
@@ -127,8 +126,7 @@ describe('a page model made by plain functions', () => {
   });
 
   it('models the index and search pages from the conversations’ summaries', async () => {
-    const cache = temporaryFolder();
-    const site = new SiteReader({ bundle, cache });
+    const site = new SiteReader({ bundle });
     const { conversations } = await site.plan();
     const index = indexModel(conversations);
     expect(index.conversations).toBe(sessions.length);

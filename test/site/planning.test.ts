@@ -38,8 +38,7 @@ beforeAll(async () => {
 
 describe('pages as planned', () => {
   it('reads each conversation once for its plan and its pages, in the order of the whole plan', async () => {
-    const cache = temporaryFolder();
-    const site = new SiteReader({ bundle, cache });
+    const site = new SiteReader({ bundle });
     const files: string[] = [];
     const seen: string[] = [];
     let linksChecked = 0;
@@ -80,9 +79,8 @@ describe('conversations shared out as they go', () => {
     const claims = path.join(folder, 'claims');
     fs.mkdirSync(claims);
     const order = [sessions[2]!, sessions[0]!, sessions[1]!];
-    const cache = temporaryFolder();
-    const lead = new SiteReader({ bundle, cache, selection: sharedSelection(path.join(folder, 'plans'), claims, order) });
-    const helper = new SiteReader({ bundle, cache, selection: { ...sharedSelection(path.join(folder, 'plans'), claims, order), siteWidePages: false } });
+    const lead = new SiteReader({ bundle, selection: sharedSelection(path.join(folder, 'plans'), claims, order) });
+    const helper = new SiteReader({ bundle, selection: { ...sharedSelection(path.join(folder, 'plans'), claims, order), siteWidePages: false } });
     const leadPages = lead.pagesAsPlanned();
     const helperPages = helper.pagesAsPlanned();
     const leadFiles = [(await leadPages.next()).value as string];
@@ -107,8 +105,7 @@ describe('conversations shared out as they go', () => {
     fs.mkdirSync(claims);
     const ended = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
     fs.writeFileSync(path.join(claims, sessions[1]!), ended);
-    const cache = temporaryFolder();
-    const lead = new SiteReader({ bundle, cache, selection: sharedSelection(path.join(folder, 'plans'), claims, sessions) });
+    const lead = new SiteReader({ bundle, selection: sharedSelection(path.join(folder, 'plans'), claims, sessions) });
     await expect(lead.plan()).rejects.toThrow(`the build that renders conversation ${sessions[1]} (process ${ended}) ended without saving its plan`);
     lead.close();
   });

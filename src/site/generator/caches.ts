@@ -32,7 +32,7 @@ export class SiteCaches {
   }
 
   /** The earlier pages, as the process rendering `site` keeps and records them: one per rendering process. */
-  earlierPages(site: SiteReader): EarlierPageRecords {
+  static earlierPages(site: SiteReader): EarlierPageRecords {
     return new EarlierPageRecords(site);
   }
 

@@ -7,9 +7,10 @@
 //
 // The renderer is loaded as the process starts; its work comes as messages
 // over its IPC channel, `{input, output, more}` (renderer-child.ts): the
-// site input (generator/site-input.ts), which names the bundle, the site's
-// caches and the selection, and the folder to render into. The pages are those the selection renders, then, unless
-// another child renders them, the pages that list every conversation. A
+// site input (generator/site-input.ts), which names the bundle and the
+// selection, and the folder to render into. The pages are those the
+// selection renders, then, unless another child renders them, the pages
+// that list every conversation. A
 // work marked `more` is followed by another (the conversations an export
 // renders ahead of its site step, WaitingRenderer.renderAhead); after the
 // last, the peak memory goes back over IPC. Should the channel close while
@@ -20,7 +21,8 @@ import { pathToFileURL } from 'node:url';
 const [entry] = process.argv.slice(2);
 if (!entry || !process.send) throw new Error('usage: node render.mjs <renderer entry.mjs>, with an IPC channel over which its work comes');
 // Listened for before the renderer loads, since work may come meanwhile, and
-// kept in order: the next work may come while one is rendered.
+// kept in order: the next work may come while one is rendered. A message
+// that names no folder to render into is no work, and is left.
 const arrived = [];
 let wake;
 let rendering = false;

@@ -51,7 +51,7 @@ export function createExports(manifest) {
      */
     open: (input, output) => {
       const site = new SiteReader(input);
-      const earlier = new SiteCaches(input.cache).earlierPages(site);
+      const earlier = SiteCaches.earlierPages(site);
       return {
         /**
          * The pages of the conversations this selection renders, then, unless

@@ -2,8 +2,8 @@
 // renderer (generator/render.mjs).
 // One typed value, written by the export stage (generator/site.ts) and read
 // once by the renderer's process, which opens a SiteReader on it
-// (site-reader.ts): the bundle the pages are a function of, the site's
-// caches, and which conversations to render.
+// (site-reader.ts): the bundle the pages are a function of, and which
+// conversations to render.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,8 +12,6 @@ import type { ConversationSummary } from '../models/plan.ts';
 export interface SiteInput {
   /** The bundle folder, whole: the site is a function of it alone. */
   readonly bundle: string;
-  /** The site's caches (caches.ts), outside the export. */
-  readonly cache: string;
   /** Which conversations to render; without one, every conversation of the bundle is rendered and nothing is saved. */
   readonly selection?: SiteSelection;
 }

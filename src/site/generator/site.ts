@@ -6,8 +6,8 @@
 //    files and of this code; when every conversation's entry and the site's
 //    own are finished, place them and start nothing;
 // 2. otherwise render (render): in child processes, each with a SiteInput
-//    (generator/site-input.ts) naming the bundle, the site's caches and the
-//    conversations it renders. Every child renders with the kept renderer
+//    (generator/site-input.ts) naming the bundle and the conversations it
+//    renders. Every child renders with the kept renderer
 //    (kept-renderer.ts, render.mjs), which starts no Astro and builds
 //    nothing; when none is kept for this code, it is made first, as `npm ci`
 //    makes it (makeRenderer: an Astro build of no page, astro-build.mjs, in
@@ -144,7 +144,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     // Astro is not started at all.
     const site = store.siteEntry(finished);
     if (site.render || finished.some(({ render }) => render)) {
-      const rendering = await render(bundle, out, cache, code, { finished, earlier: store.earlierPages(finished), placeKept: () => store.placeFinished(out, finished, digests) }, observer, options);
+      const rendering = await render(bundle, out, code, { finished, earlier: store.earlierPages(finished), placeKept: () => store.placeFinished(out, finished, digests) }, observer, options);
       const placed = rendering.placedMeanwhile ?? store.placeFinished(out, finished, digests);
       keptFromEarlier = store.keptFromEarlier(finished);
       built = rendering.pages.length - keptFromEarlier;
@@ -160,7 +160,7 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
     keptPageStamps = store.stampsRecord([...finished, site]);
     pages = [...store.sizes].filter(([file]) => file.endsWith('.html')).sort(([a], [b]) => compareBytes(a, b)).map(([file, bytes]) => ({ file, bytes }));
   } else {
-    const rendering = await render(bundle, out, cache, code, undefined, observer, options);
+    const rendering = await render(bundle, out, code, undefined, observer, options);
     pages = rendering.pages;
     built = pages.length;
   }
@@ -187,14 +187,14 @@ export async function buildSite(bundle: string, out: string, cache: string, opti
  * of the pages written; what went wrong meanwhile is the site's failure once
  * the children are done, not the renderer's.
  */
-async function render(bundle: string, out: string, cache: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots(), waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; placedMeanwhile?: ReadonlySet<string> }> {
+async function render(bundle: string, out: string, code: string, store: { finished: readonly Finished[]; earlier: Map<string, EarlierPages>; placeKept: () => ReadonlySet<string> } | undefined, observer: StepObserver, { builds, buildRoots: roots = siteBuildRoots(), waitingRenderer }: SiteOptions): Promise<{ pages: { file: string; bytes: number }[]; placedMeanwhile?: ReadonlySet<string> }> {
   // Inside node_modules (or a folder linked to it, siteBuildRoots), so that
   // a build of the renderer resolves astro and the site's packages from the
   // project, yet outside what git tracks; removed once the site is written.
   fs.mkdirSync(roots, { recursive: true });
   removeAbandonedRoots(roots);
   const root = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
-  const input = { bundle: path.resolve(bundle), cache: path.resolve(cache) };
+  const input = { bundle: path.resolve(bundle) };
   // Every conversation's plan is saved, in the cache or in the throwaway
   // root: the search index is written from them after the rendering.
   const conversations: SelectedConversation[] = store
@@ -305,7 +305,7 @@ export function renderAhead(bundle: string, cache: string, inputs: ReadonlyMap<s
   if (due.length === 0 || shareOut(bundle, due.map(({ id }) => id), undefined).builds > 1) return;
   const selection: SiteSelection = { conversations: selectedOf(due, store.earlierPages(due)), code, siteWidePages: false };
   const output = fs.mkdtempSync(path.join(roots, `astro-${process.pid}-`));
-  if (!waitingRenderer.renderAhead({ bundle: path.resolve(bundle), cache: path.resolve(cache), selection }, output)) fs.rmSync(output, { recursive: true, force: true });
+  if (!waitingRenderer.renderAhead({ bundle: path.resolve(bundle), selection }, output)) fs.rmSync(output, { recursive: true, force: true });
 }
 
 /** The conversations of the store's entries as a renderer child is given them, each to render with the pages of its earlier render, when it has one (PageStore.earlierPages). */

@@ -26,8 +26,6 @@ import { licenceIn, packageFolder } from './package-files.ts';
 /** The site's folder of the browser's highlighter, and the kept renderer's. */
 export const BROWSER_CODE = 'code';
 
-/** The highlighter's script, from the site root: public/page.js loads it when a block of code is first shown. */
-export const BROWSER_HIGHLIGHTER = `${BROWSER_CODE}/highlight.js`;
 
 const GRAMMARS = 'grammars';
 
@@ -71,7 +69,7 @@ export async function writeBrowserCode(folder: string): Promise<void> {
     minify: true,
     legalComments: 'none',
     define: { SESSIONIZER_CODE_TABLE: JSON.stringify(table) },
-    banner: { js: '/* Sessionizer\'s highlighter of code in folds; the licences of the code and grammars it bundles are in LICENSES.txt beside it. */' },
+    banner: { js: '/* Sessionizer\'s highlighter of the site\'s code; the licences of the code and grammars it bundles are in LICENSES.txt beside it. */' },
     write: false,
     logLevel: 'silent',
   });

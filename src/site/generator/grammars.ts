@@ -24,9 +24,9 @@ export function languageNames(): Map<string, string> {
  * once they are loaded (`embeddedLangsLazy`: Markdown's fences in forty
  * languages, sixty-nine grammars in all) are left out, so a fence inside a
  * Markdown file a tool shows stays plain, its Markdown highlighted: reaching
- * them cost seconds of processor time in every renderer child, most of the
- * highlighting of a real site, and tens of megabytes of compiled
- * expressions (bench/results/measurements-behind-choices.md). A fence in a
+ * them cost seconds of processor time for one Markdown file, and tens of
+ * megabytes of compiled expressions
+ * (bench/results/measurements-behind-choices.md). A fence in a
  * prompt or a reply is rendered by markdown-it and highlighted in its own
  * language (models/markdown.ts).
  */

@@ -121,6 +121,8 @@ async function bundledRenderer(server: string): Promise<string | undefined> {
     await esbuild.build({
       entryPoints: { entry: path.join(server, 'entry.mjs') },
       bundle: true,
+      // Astro's manifest imports each page and its middleware when a request
+      // first needs them: split, they stay chunks of their own.
       splitting: true,
       format: 'esm',
       platform: 'node',

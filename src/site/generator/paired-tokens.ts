@@ -101,9 +101,8 @@ function tokenizeLines(grammar: Grammar, tree: ScopeNode, pair: readonly [Paired
       continue;
     }
     // No time limit per line: vscode-textmate's limit is of wall-clock time,
-    // so the same code on a busy machine would highlight differently, and an
-    // export's bytes would depend on load. HIGHLIGHT_LIMIT bounds the work
-    // instead (highlight-html.ts).
+    // so the same code would highlight differently on a busy machine.
+    // HIGHLIGHT_LIMIT bounds the work instead (models/languages.ts).
     const result = grammar.tokenizeLine(line, state, 0);
     state = result.ruleStack;
     const tokens: PairedToken[] = [];

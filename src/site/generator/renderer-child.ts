@@ -1,11 +1,11 @@
 // The kept renderer's children (render.mjs). Each is started with the
 // renderer's entry point, loads it, and is then given its work as its first
 // message over its IPC channel: the site input it renders and the folder it
-// renders into. The site step starts its
-// children so and gives them their work at once; an export starts a
-// renderer child as it begins (WaitingRenderer), which loads the renderer
-// while the export collects and parses, and is given the work of the site
-// step's first child when the site is due.
+// renders into. The site step starts its children so and gives them their
+// work at once; an export starts a renderer child as it begins
+// (WaitingRenderer), which loads the renderer while the export collects and
+// parses, and is given the work of the site step's first child when the
+// site is due.
 
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -42,9 +42,11 @@ export function giveWork(child: Child, work: RendererWork): Child {
  * it happens beside the collect and parse steps. It does nothing else as it
  * waits: it reads neither the storage zone nor the bundle, and renders
  * nothing ahead (bench/results/measurements-behind-choices.md). The site
- * step's other children are not started ahead for a first export: loading beside this one,
- * they slowed the collect step as much as they saved the site step
- * (bench/results/site-step-2026-12-06-stop-45.md).
+ * step's other children are not started ahead for a first export: loading
+ * beside this one, they slowed the collect step as much as they saved the
+ * site step (bench/results/site-step-2026-12-06-stop-45.md), and started
+ * as the bundle is placed they saved it too little to tell
+ * (bench/results/peers-2026-12-06-stop-48.md).
  *
  * After one conversation changed, rendering it is most of what is left of
  * the site step: so the export may give the child that conversation as soon

@@ -238,6 +238,10 @@ export class TalkPages {
         if (epoch) listed.add(`epoch ${epoch.id}`);
       }
     }
+    const renderedTalk = (talk: TalkView): { html: string; withheld: number } => {
+      const made = talkWithParts(talk, rows);
+      return { html: talkHtml(made, ROOT), withheld: withheldThoughts([made]) };
+    };
     for (const unit of units) {
       const [measuredUnits, id] = 'talk' in unit ? [this.talks, unit.talk.id] : [this.epochs, unit.epoch.id];
       const measured = known(id, 'talk' in unit ? earlier?.talks : earlier?.epochs);
@@ -245,14 +249,9 @@ export class TalkPages {
         measuredUnits.set(id, measured);
         continue;
       }
-      if ('talk' in unit) {
-        const made = talkWithParts(unit.talk, rows);
-        const markup = Buffer.from(talkHtml(made, ROOT));
-        measuredUnits.set(id, { bytes: onPage(markup), held: this.held.hold(markup), withheld: withheldThoughts([made]) });
-      } else {
-        const markup = Buffer.from(epochHtml(epochWithParts(unit.epoch, rows), ROOT).text);
-        measuredUnits.set(id, { bytes: onPage(markup), held: this.held.hold(markup), withheld: 0 });
-      }
+      const { html, withheld } = 'talk' in unit ? renderedTalk(unit.talk) : { html: epochHtml(epochWithParts(unit.epoch, rows), ROOT).text, withheld: 0 };
+      const markup = Buffer.from(html);
+      measuredUnits.set(id, { bytes: onPage(markup), held: this.held.hold(markup), withheld });
     }
     if (records?.record !== undefined) {
       const sizes = (of: ReadonlyMap<string, Measured>): Record<string, SizeRecord> => Object.fromEntries([...of].map(([id, { bytes, withheld }]) => [id, { digest: digests.get(id)!, bytes, withheld }]));

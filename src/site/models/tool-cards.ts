@@ -5,11 +5,6 @@ import type { StepView } from './views.ts';
 
 export type ToolStatus = 'ok' | 'error' | 'no-result';
 
-/** Whether the step is shown as a tool card. */
-export function isToolCard(step: StepView): boolean {
-  return step.kind === 'tool' || step.kind === 'agent.call';
-}
-
 /** How the call ended: no result recorded, a result that failed, or results. */
 export function toolStatus(step: StepView): ToolStatus {
   const results = step.parts.filter((part) => part.kind !== 'call');

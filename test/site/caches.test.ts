@@ -8,9 +8,19 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_SESSIONS } from '../../scripts/write-fixtures.ts';
 import { buildSite } from '../../src/site/generator/site.ts';
+import { SiteCaches } from '../../src/site/generator/caches.ts';
 import { expectSameFiles, exportedSessions, filesOf, temporaryFolder } from '../helpers.ts';
 
 describe('the site caches', () => {
+  it('remove what an earlier version kept that no build reads, and nothing else', () => {
+    const folder = temporaryFolder();
+    for (const name of ['highlighted', 'ab', '0f', 'pages', 'abc', 'notes']) fs.mkdirSync(path.join(folder, name, 'inner'), { recursive: true });
+    fs.writeFileSync(path.join(folder, 'page-stamps'), '');
+    new SiteCaches(folder).removeEarlierForms();
+    expect(fs.readdirSync(folder).sort()).toEqual(['abc', 'notes', 'page-stamps', 'pages']);
+    expect(fs.existsSync(path.join(folder, 'pages', 'inner'))).toBe(true);
+  });
+
   it('change no byte of the site: with every cache warm, or one conversation rendered again from them, it is the site rendered with none', { timeout: 300_000 }, async () => {
     const sessions = [FIXTURE_SESSIONS.rewind!, FIXTURE_SESSIONS.bareStringResult!, FIXTURE_SESSIONS.nestedAgents!, FIXTURE_SESSIONS.compaction!];
     const bundle = path.join(await exportedSessions(sessions), 'bundle');

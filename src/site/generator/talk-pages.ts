@@ -47,6 +47,13 @@ const FRAME_BYTES = 16 * 1024;
 /** What a link to a page adds past the page's file name: its markup, its number, its anchor. */
 const LINK_BYTES = 64;
 
+/** The HTML of a talk, or of the compaction that opens an epoch, with its steps' parts read from `rows`, and how many of its thoughts the source withheld. */
+function unitHtml(unit: { talk: TalkView } | { epoch: EpochView }, rows: ConversationRows): { html: string; withheld: number } {
+  if ('epoch' in unit) return { html: epochHtml(epochWithParts(unit.epoch, rows), ROOT).text, withheld: 0 };
+  const talk = talkWithParts(unit.talk, rows);
+  return { html: talkHtml(talk, ROOT), withheld: withheldThoughts([talk]) };
+}
+
 /** Where a piece of HTML is in the file it is held in. */
 interface Held {
   readonly offset: number;
@@ -238,10 +245,6 @@ export class TalkPages {
         if (epoch) listed.add(`epoch ${epoch.id}`);
       }
     }
-    const renderedTalk = (talk: TalkView): { html: string; withheld: number } => {
-      const made = talkWithParts(talk, rows);
-      return { html: talkHtml(made, ROOT), withheld: withheldThoughts([made]) };
-    };
     for (const unit of units) {
       const [measuredUnits, id] = 'talk' in unit ? [this.talks, unit.talk.id] : [this.epochs, unit.epoch.id];
       const measured = known(id, 'talk' in unit ? earlier?.talks : earlier?.epochs);
@@ -249,7 +252,7 @@ export class TalkPages {
         measuredUnits.set(id, measured);
         continue;
       }
-      const { html, withheld } = 'talk' in unit ? renderedTalk(unit.talk) : { html: epochHtml(epochWithParts(unit.epoch, rows), ROOT).text, withheld: 0 };
+      const { html, withheld } = unitHtml(unit, rows);
       const markup = Buffer.from(html);
       measuredUnits.set(id, { bytes: onPage(markup), held: this.held.hold(markup), withheld });
     }
@@ -315,8 +318,8 @@ export class TalkPages {
       measured.held = this.held.hold(markup);
       return markup;
     };
-    const talkOf = (talk: TalkView): Buffer => heldOf(this.talks.get(talk.id)!, () => talkHtml(talkWithParts(talk, rows), ROOT));
-    const epochOf = (epoch: EpochView): Buffer => heldOf(this.epochs.get(epoch.id)!, () => epochHtml(epochWithParts(epoch, rows), ROOT).text);
+    const talkOf = (talk: TalkView): Buffer => heldOf(this.talks.get(talk.id)!, () => unitHtml({ talk }, rows).html);
+    const epochOf = (epoch: EpochView): Buffer => heldOf(this.epochs.get(epoch.id)!, () => unitHtml({ epoch }, rows).html);
     // Each unit is framed by talkUnitHtml, around stand-ins for its held markup.
     const units = (talks: readonly TalkView[], withEpochs: boolean): Buffer[] => {
       const pieces: Buffer[] = [];

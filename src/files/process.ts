@@ -30,14 +30,10 @@ export function hasEnded(pid: number): boolean {
  * else is removed. What a process still running left is its own.
  */
 export function recoverWhatEndedProcessesLeft(target: string, leftBy: (name: string) => { readonly pid: number; readonly earlier: boolean } | undefined): void {
-  const folder = path.dirname(target);
-  for (const name of listFolder(folder)) {
+  tidyWhatEndedProcessesLeft(path.dirname(target), listFolder(path.dirname(target)), (name) => {
     const left = leftBy(name);
-    if (left === undefined || !hasEnded(left.pid)) continue;
-    const where = path.join(folder, name);
-    if (left.earlier && !fs.existsSync(target)) fs.renameSync(where, target);
-    else fs.rmSync(where, { recursive: true, force: true });
-  }
+    return left && { pid: left.pid, ...(left.earlier ? { putBackAs: target } : {}) };
+  });
 }
 
 /**
@@ -46,9 +42,20 @@ export function recoverWhatEndedProcessesLeft(target: string, leftBy: (name: str
  * of running processes, this one included, are theirs and stay.
  */
 export function removeWhatEndedProcessesLeft(folder: string, pidOf: (name: string) => string | undefined, names: Iterable<string> = listFolder(folder)): void {
-  for (const name of names) {
+  tidyWhatEndedProcessesLeft(folder, names, (name) => {
     const pid = pidOf(name);
-    if (pid !== undefined && hasEnded(Number(pid))) fs.rmSync(path.join(folder, name), { recursive: true, force: true });
+    return pid === undefined ? undefined : { pid: Number(pid) };
+  });
+}
+
+/** Each of `names` in `folder` that an ended process left: renamed to its `putBackAs` when that names nothing, else removed. */
+function tidyWhatEndedProcessesLeft(folder: string, names: Iterable<string>, leftBy: (name: string) => { readonly pid: number; readonly putBackAs?: string } | undefined): void {
+  for (const name of names) {
+    const left = leftBy(name);
+    if (left === undefined || !hasEnded(left.pid)) continue;
+    const where = path.join(folder, name);
+    if (left.putBackAs !== undefined && !fs.existsSync(left.putBackAs)) fs.renameSync(where, left.putBackAs);
+    else fs.rmSync(where, { recursive: true, force: true });
   }
 }
 

@@ -262,6 +262,15 @@ describe('a thought', () => {
   });
 });
 
+describe('code for the browser to highlight', () => {
+  it('is marked when its language may be highlighted, and written as plain code when it is plain text or too long', () => {
+    expect(codeHtml({ text: 'const a = 1;', language: 'ts' }).text).toBe('<pre class="code" data-language="ts" data-highlight="when-shown">const a = 1;</pre>');
+    expect(codeHtml({ text: 'just words', language: 'text' }).text).toBe('<pre class="code">just words</pre>');
+    expect(codeHtml({ text: 'x'.repeat(24 * 1024 + 1), language: 'ts' }).text).toMatch(/^<pre class="code">x/);
+    expect(codeHtml({ text: 'x'.repeat(24 * 1024), language: 'ts' }).text).toMatch(/^<pre class="code" data-language="ts" data-highlight="when-shown">x/);
+  });
+});
+
 describe('code on paper', () => {
   const code = (lines: number): string => codeHtml({ text: Array.from({ length: lines }, (_, line) => `echo ${line}`).join('\n'), language: 'sh' }).text;
 

@@ -14,7 +14,6 @@
 import { decompress } from 'fzstd';
 import type { LanguageRegistration, RegexEngine, ThemeRegistrationResolved } from 'shiki/core';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
-import { HIGHLIGHT_LIMIT } from '../models/languages.ts';
 import { highlightedHtml, languageHighlighting, type LanguageHighlighting } from './highlight-html.ts';
 
 /** What the highlighter knows, written into this script when it is bundled (browser-code.ts, writeBrowserCode). */
@@ -94,7 +93,11 @@ interface Page {
     return loading;
   };
 
-  /** Highlights a block the export left for the browser (data-highlight="when-shown"), once; one in a language shiki does not know, or too long, stays plain. */
+  /**
+   * Highlights a block the export left for the browser (data-highlight="when-shown"),
+   * once: only blocks short enough to highlight are left so (models/languages.ts,
+   * mayHighlight); one in a language shiki does not know stays plain.
+   */
   scope.SESSIONIZER_HIGHLIGHT = async (block) => {
     if (block.getAttribute('data-highlight') !== 'when-shown') return;
     block.setAttribute('data-highlight', 'highlighting');
@@ -103,7 +106,7 @@ interface Page {
     const name = (block.getAttribute('data-language') ?? '').toLowerCase();
     const id = Object.hasOwn(table.names, name) ? table.names[name] : undefined;
     try {
-      const highlighting = id === undefined || code.length > HIGHLIGHT_LIMIT ? undefined : await language(id);
+      const highlighting = id === undefined ? undefined : await language(id);
       if (highlighting !== undefined) block.innerHTML = highlightedHtml(highlighting.tokenizer.tokenize(highlighting.grammar, code));
     } finally {
       block.removeAttribute('data-highlight');

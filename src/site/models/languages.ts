@@ -17,7 +17,7 @@ export function languageOfPath(file: string | undefined): string {
 }
 
 /** Above this, code is shown as plain escaped text: highlighting time and HTML grow with it. */
-export const HIGHLIGHT_LIMIT = 24 * 1024;
+const HIGHLIGHT_LIMIT = 24 * 1024;
 
 /** The names shiki gives plain text, which no grammar highlights: a fence with no language, a `.txt` file. */
 const PLAIN_TEXT = new Set(['text', 'plaintext', 'txt', 'plain']);

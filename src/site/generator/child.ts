@@ -1,6 +1,6 @@
 // The processes of the site: the kept renderer's children (render.mjs) and
-// the Astro build that makes the renderer (astro-build.mjs), each a plain `node` of
-// its own.
+// the Astro build that makes the renderer (astro-build.mjs), each a plain
+// `node` of its own.
 
 import { spawn } from 'node:child_process';
 import { refusedWriteCode } from '../../files/write-failure.ts';
@@ -110,8 +110,8 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  *
  * Each child collects its garbage on its own thread (`--single-threaded-gc`)
  * rather than with helper threads of its own: the site step's children and
- * the evidence pages' thread keep both cores busy,
- * so a child's helpers only wait for a core and for each other. Whole first
+ * the evidence pages' thread keep both cores busy, so a child's helpers
+ * only wait for a core and for each other. Whole first
  * exports took 5 % less time on the real corpus and 3 % less on a generated
  * one, in pairs (bench/results/peers-2026-12-06-stop-47.md).
  */

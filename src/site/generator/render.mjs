@@ -10,12 +10,11 @@
 // site input (generator/site-input.ts), which names the bundle and the
 // selection, and the folder to render into. The pages are those the
 // selection renders, then, unless another child renders them, the pages
-// that list every conversation. A
-// work marked `more` is followed by another (the conversations an export
-// renders ahead of its site step, WaitingRenderer.renderAhead); after the
-// last, the peak memory goes back over IPC. Should the channel close while
-// the child waits for work, the export ended without it, and so does this
-// process.
+// that list every conversation. A work marked `more` is followed by another
+// (the conversations an export renders ahead of its site step,
+// WaitingRenderer.renderAhead); after the last, the peak memory goes back
+// over IPC. Should the channel close while the child waits for work, the
+// export ended without it, and so does this process.
 import { pathToFileURL } from 'node:url';
 
 const [entry] = process.argv.slice(2);

@@ -2,6 +2,7 @@
 // line. Each command declares its own options (command.ts).
 
 import { SourceRootError } from '../adapters/adapter.ts';
+import { optimiseLate } from '../cores/optimisation.ts';
 import { printableLines } from '../files/printable.ts';
 import { isOutOfRoom, refusedWriteCode } from '../files/write-failure.ts';
 import { collect } from './commands/collect.ts';
@@ -38,6 +39,7 @@ const defaultIo: Io = {
 };
 
 export async function main(argv: string[], given: Io = defaultIo): Promise<number> {
+  optimiseLate();
   // Everything a command prints reaches the terminal with every character it
   // would act on escaped, newlines kept (files/printable.ts): a name from
   // outside that a message carries cannot change the terminal, and JSON,

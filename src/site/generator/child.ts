@@ -4,6 +4,7 @@
 
 import { spawn } from 'node:child_process';
 import { refusedWriteCode } from '../../files/write-failure.ts';
+import { LATE_OPTIMISATION } from '../../cores/optimisation.ts';
 
 export interface Child {
   readonly pid: number;
@@ -114,8 +115,10 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  * only wait for a core and for each other. Whole first
  * exports took 5 % less time on the real corpus and 3 % less on a generated
  * one, in pairs (bench/results/peers-2026-12-06-stop-47.md).
+ *
+ * And a child optimises functions late, as the command does (cores/optimisation.ts).
  */
-const CHILD_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--single-threaded-gc'];
+const CHILD_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--single-threaded-gc', LATE_OPTIMISATION];
 
 /**
  * The code and file of the last system error a failed child printed

@@ -78,8 +78,8 @@ interface Exported extends Timed {
 function exportOnce(sources: string, scratch: string): Exported {
   const run = timed(process.execPath, [launcher, 'export', '--source', sources, '--data', path.join(scratch, 'data'), '--out', path.join(scratch, 'export'), '--archive', path.join(scratch, 'export.tar.zst'), '--json']);
   const report = JSON.parse(run.stdout) as { steps: StepTiming[]; reused_files: number; copied_files: number; unchanged_conversations: number };
-  // GNU time's peak is that of the largest single process; the site's Astro
-  // builds run at once in processes of their own, and their sum is in the steps.
+  // GNU time's peak is that of the largest single process; the site's
+  // renderer children run at once, and the sum of their peaks is in the steps.
   const peakKb = Math.max(run.peakKb, ...report.steps.map((timing) => timing.peak_rss_bytes / 1024));
   return { ...run, peakKb, steps: report.steps, reused: report.reused_files, copied: report.copied_files, unchanged: report.unchanged_conversations };
 }

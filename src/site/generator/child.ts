@@ -118,7 +118,7 @@ export function startChild(script: string, args: readonly string[], cwd: string,
  *
  * And a child optimises functions late, as the command does (cores/optimisation.ts).
  */
-const CHILD_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--single-threaded-gc', LATE_OPTIMISATION];
+const CHILD_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4', '--single-threaded-gc', ...LATE_OPTIMISATION];
 
 /**
  * The code and file of the last system error a failed child printed

@@ -11,9 +11,9 @@ export interface StepTiming {
   readonly items: number;
   readonly bytes: number;
   /**
-   * The peak resident memory when the step ended, of this process or of any
-   * child a step ran (the site's Astro build runs in one): what every step so
-   * far needed at most in one process.
+   * The peak resident memory when the step ended: of this process, or, when
+   * it is more, the sum of the peaks of the children a step ran at once (the
+   * site's renderer children).
    */
   readonly peak_rss_bytes: number;
 }

@@ -106,7 +106,7 @@ describe('conversations shared out as they go', () => {
     const ended = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
     fs.writeFileSync(path.join(claims, sessions[1]!), ended);
     const lead = new SiteReader({ bundle, selection: sharedSelection(path.join(folder, 'plans'), claims, sessions) });
-    await expect(lead.plan()).rejects.toThrow(`the build that renders conversation ${sessions[1]} (process ${ended}) ended without saving its plan`);
+    expect(() => lead.plan()).toThrow(`the build that renders conversation ${sessions[1]} (process ${ended}) ended without saving its plan`);
     lead.close();
   });
 });

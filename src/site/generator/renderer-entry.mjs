@@ -60,7 +60,7 @@ export function createExports(manifest) {
          * given as they are planned, so that each conversation is read once
          * for its plan and its pages together.
          */
-        pages: async function* () {
+        pages: function* () {
           yield* site.pagesAsPlanned();
           if (input.selection?.siteWidePages !== false) yield* SITE_WIDE_PAGES;
         },

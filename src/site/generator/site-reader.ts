@@ -76,9 +76,9 @@ export class SiteReader {
   }
 
   /** The whole plan: every conversation this process renders planned, and the summary of every other one read from its saved plan. */
-  async plan(): Promise<SitePlan> {
+  plan(): SitePlan {
     if (this.complete) return this.complete;
-    while ((await this.planNext()) !== undefined);
+    while (this.planNext() !== undefined);
     // Those another build renders are waited for only now, after this build's
     // own: that build saves each plan as it plans it.
     const conversations = this.selection.conversations.map((selected) => this.plans.get(selected.id)?.summary ?? savedPlan(selected, this.selection.claims?.folder).summary);
@@ -92,12 +92,12 @@ export class SiteReader {
    * is asked for, the pages given before it are written, and their talks'
    * HTML is let go.
    */
-  async *pagesAsPlanned(): AsyncGenerator<string> {
+  *pagesAsPlanned(): Generator<string> {
     let given = 0;
     do {
       while (given < this.pages.length) yield this.pages[given++]!.file;
       this.closeTalkPages();
-    } while ((await this.planNext()) !== undefined);
+    } while (this.planNext() !== undefined);
   }
 
   /** The selection's entry of the conversation the page `file` belongs to, and the site's code, when the selection names it. */
@@ -120,8 +120,8 @@ export class SiteReader {
   }
 
   /** The model of the page `file` (site.ts, pageOutline), planning conversations until it comes up. */
-  async page(file: string): Promise<PageModel> {
-    await this.planUntil(file);
+  page(file: string): PageModel {
+    this.planUntil(file);
     return this.outline(file).model;
   }
 
@@ -130,8 +130,8 @@ export class SiteReader {
    * it was planned (talk-pages.ts): placeholders for its talks, which
    * `placeTalks` replaces in the page's bytes once the view has framed it.
    */
-  async body(file: string): Promise<PageBody> {
-    const model = await this.page(file);
+  body(file: string): PageBody {
+    const model = this.page(file);
     const { body, placed } = this.talkPages.get(model.plan.conversation)!.body(model, this.loaded!.conversation.rows);
     this.placing = { file, placed };
     return body;
@@ -178,12 +178,12 @@ export class SiteReader {
   }
 
   /** Plans conversations until the page `file` comes up. */
-  private async planUntil(file: string): Promise<void> {
-    while (!this.pageByFile.has(file)) if ((await this.planNext()) === undefined) throw new Error(`the site has no page ${file}`);
+  private planUntil(file: string): void {
+    while (!this.pageByFile.has(file)) if (this.planNext() === undefined) throw new Error(`the site has no page ${file}`);
   }
 
   /** Plans the next conversation this process renders and keeps it loaded for its pages; undefined once every one is planned. */
-  private async planNext(): Promise<ConversationPlan | undefined> {
+  private planNext(): ConversationPlan | undefined {
     const selected = this.nextToRender();
     if (selected === undefined) return undefined;
     const { id, plan: saved, earlier } = selected;

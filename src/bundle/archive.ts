@@ -53,11 +53,9 @@ function temporaryArchive(archive: string): string {
 
 /**
  * Where the archive this one replaces is moved just before this one takes
- * its place, until it is removed. Renamed over a 99 MB archive on ext4, the
- * rename took 3-45 ms and closing the descriptor its frames were read
- * through 6-58 ms (the earlier archive freed, the new one written out),
- * while the export waited; renamed aside, 0.1 ms
- * (bench/results/peers-2026-12-06-stop-47.md).
+ * its place, until it is removed. Renamed over, it would be freed as the
+ * rename is made, and ext4 writes the new archive out first, while the
+ * export waits (bench/results/peers-2026-12-06-stop-47.md).
  */
 function earlierArchive(archive: string): string {
   return `${archive}.${process.pid}.earlier`;

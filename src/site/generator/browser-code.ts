@@ -26,7 +26,6 @@ import { licenceIn, packageFolder } from './package-files.ts';
 /** The site's folder of the browser's highlighter, and the kept renderer's. */
 export const BROWSER_CODE = 'code';
 
-
 const GRAMMARS = 'grammars';
 
 /** High, as it is paid once, when the renderer is made, and the grammars go with every site. */

@@ -2,10 +2,9 @@
 // every block of code plain (views/talks.ts, codeHtml), and public/page.js
 // loads this script when a block is first shown, on the screen or about
 // to be, and has it highlighted here, with shiki's grammars, its paired
-// themes and its JavaScript engine (highlight-html.ts). Highlighting in the
-// export cost a fifth of its processor time and a process of its own, for
-// code most of which no reader opens; a reader pays a language's grammar
-// once per page, when its first block comes into view
+// themes and its JavaScript engine (highlight-html.ts). The export would pay
+// for every block, most of which no reader opens; a reader pays for a
+// language's grammar once per page, when its first block comes into view
 // (bench/results/peers-2026-12-06-stop-48.md). Bundled by esbuild when the
 // renderer is made (browser-code.ts), as a classic script: module scripts
 // and fetch fail from file://. A language's grammars are scripts of their

@@ -24,8 +24,7 @@ export function languageNames(): Map<string, string> {
  * once they are loaded (`embeddedLangsLazy`: Markdown's fences in forty
  * languages, sixty-nine grammars in all) are left out, so a fence inside a
  * Markdown file a tool shows stays plain, its Markdown highlighted: reaching
- * them cost seconds of processor time for one Markdown file, and tens of
- * megabytes of compiled expressions
+ * them cost far more processor time and memory than the Markdown itself
  * (bench/results/measurements-behind-choices.md). A fence in a
  * prompt or a reply is rendered by markdown-it and highlighted in its own
  * language (models/markdown.ts).

@@ -80,7 +80,7 @@ describe('evidence folds', () => {
 
   it('links the landed rows linked to their evidence pages, the reader\'s own path marked', () => {
     expect(evidenceLinksHtml([{ seq: 1, row: 2, file: 'bundle/s/streams/main/t.jsonl', page: 'e/s--1.html#row-2' }, { seq: 3, row: 0, file: undefined }], '../')?.text).toBe(
-      '<p class="evidence">Landed records:<a href="../e/s--1.html#row-2" title="landed record: row 2 of bundle/s/streams/main/t.jsonl">{seq 1, row 2}</a><span> {seq 3, row 0} (landed file not in the bundle)</span></p>',
+      '<p class="evidence">Landed records:<a href="../e/s--1.html#row-2">{seq 1, row 2}</a><span> {seq 3, row 0} (landed file not in the bundle)</span></p>',
     );
     expect(linksHtml([{ label: 'this path', href: undefined, current: true }, { label: 'the other', href: 'b/x.html#t1', quality: 'exact_unique', via: 'result' }, { label: 'lost', href: undefined }], '../')?.text).toBe(
       '<ul class="links"><li><strong aria-current="page">this path <span class="here">(you are here)</span></strong></li><li><a href="../b/x.html#t1">the other</a><span class="quality"> correlation: exact_unique</span><span class="via"> via result</span></li><li><span>lost (on no page)</span></li></ul>',
@@ -92,7 +92,7 @@ describe('evidence folds', () => {
     expect(stepFoldHtml(step({ kind: 'llm.call', fragments: 1 }), '../', []).text).toContain('llm.call</a> · 1 fragment</p>');
     const talk = { number: 2, startedBy: HOSTILE, start: { seq: 1, row: 7, file: 'bundle/s/t.jsonl', page: 'e/s--1.html#row-7' }, links: [{ label: 'turn', href: 'c/s.html#n1' }] } as unknown as TalkView;
     expect(talkFoldHtml(talk, '../').text).toBe(
-      `<details class="ev"><summary title="evidence and notes: talk 2">evidence</summary><div class="ev-body"><p>Talk 2, started by ${escapeHtml(HOSTILE)}.</p><p class="evidence">Landed records:<a href="../e/s--1.html#row-7" title="landed record: row 7 of bundle/s/t.jsonl">{seq 1, row 7}</a></p><ul class="links"><li><a href="../c/s.html#n1">turn</a></li></ul></div></details>`,
+      `<details class="ev"><summary title="evidence and notes: talk 2">evidence</summary><div class="ev-body"><p>Talk 2, started by ${escapeHtml(HOSTILE)}.</p><p class="evidence">Landed records:<a href="../e/s--1.html#row-7">{seq 1, row 7}</a></p><ul class="links"><li><a href="../c/s.html#n1">turn</a></li></ul></div></details>`,
     );
   });
 });

@@ -45,12 +45,17 @@ export function glossaryAnchor(term: string): string {
   return `g-${term.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 }
 
-/** A line of links to landed rows on their evidence pages; nothing for none. */
+/**
+ * A line of links to landed rows on their evidence pages; nothing for none.
+ * The landed file is named by the evidence page a link opens, not on the
+ * link: a title naming it repeated the file's path on every link of every
+ * fold, a large part of a conversation page's bytes.
+ */
 export function evidenceLinksHtml(refs: readonly EvidenceView[], root: string): Html | undefined {
   if (refs.length === 0) return undefined;
   return html`<p class="evidence">Landed records:${refs.map((ref) =>
     ref.file
-      ? html`<a href="${ref.page !== undefined ? `${root}${ref.page}` : `${root}../${ref.file}`}" title="landed record: row ${ref.row} of ${ref.file}">{seq ${ref.seq}, row ${ref.row}}</a>`
+      ? html`<a href="${ref.page !== undefined ? `${root}${ref.page}` : `${root}../${ref.file}`}">{seq ${ref.seq}, row ${ref.row}}</a>`
       : html`<span> {seq ${ref.seq}, row ${ref.row}} (landed file not in the bundle)</span>`,
   )}</p>`;
 }

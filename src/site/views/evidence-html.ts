@@ -48,8 +48,8 @@ export function glossaryAnchor(term: string): string {
 /**
  * A line of links to landed rows on their evidence pages; nothing for none.
  * The landed file is named by the evidence page a link opens, not on the
- * link: a title naming it repeated the file's path on every link of every
- * fold, a large part of a conversation page's bytes.
+ * link: a title naming it would repeat the file's path on every link of
+ * every fold, a large part of a conversation page's bytes.
  */
 export function evidenceLinksHtml(refs: readonly EvidenceView[], root: string): Html | undefined {
   if (refs.length === 0) return undefined;

@@ -39,14 +39,21 @@ export function writeResults(kind: string, table: string): string {
 }
 
 /**
- * Which tree a benchmark measured, as it was when the run began: src may
- * change under a long run's feet, and a table must say what it measured.
+ * Which commit the checkout `tree` is at, with how many of its files under
+ * src/ differ from it, as it is when the run begins: src may change under a
+ * long run's feet, and a table must say what it measured. Only the commit
+ * names the tree: where it was checked out is this machine's, not the table's.
  */
-export function measuredTree(): string {
-  const git = (...args: string[]): string => spawnSync('git', args, { cwd: repository, encoding: 'utf8' }).stdout?.trim() ?? '';
+export function treeCommit(tree: string): string {
+  const git = (...args: string[]): string => spawnSync('git', args, { cwd: tree, encoding: 'utf8' }).stdout?.trim() ?? '';
   const commit = git('rev-parse', '--short', 'HEAD') || 'unknown';
   const changed = git('status', '--porcelain', '--', 'src').split('\n').filter((line) => line !== '').length;
-  return `Tree: commit ${commit}${changed > 0 ? `, with ${changed} uncommitted change${changed === 1 ? '' : 's'} under src/` : ''}.`;
+  return `commit ${commit}${changed > 0 ? `, with ${changed} uncommitted change${changed === 1 ? '' : 's'} under src/` : ''}`;
+}
+
+/** The line that says which tree a benchmark of this checkout measured (treeCommit). */
+export function measuredTree(): string {
+  return `Tree: ${treeCommit(repository)}.`;
 }
 
 /** The value after `--name`, or the fallback when it is not given. */

@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { treeCommit } from './corpus.ts';
 import { median } from './median.ts';
 import { timed, type Timed } from './timed.ts';
 
@@ -107,11 +108,10 @@ async function processPeaks(name: string, checkout: string): Promise<string[]> {
 
 const ratiosOf = (name: string): number[] => times.get(name)!.map((run, round) => run.seconds / times.get(PEER)![round]!.seconds);
 const seconds = (runs: Timed[]): string => runs.map((run) => run.seconds.toFixed(2)).join(', ');
-const commit = (checkout: string): string => spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: checkout, encoding: 'utf8' }).stdout.trim();
 const lines = [
   `# The first export beside the peer's, ${rounds} rounds in turn (${new Date().toISOString().slice(0, 10)})`,
   '',
-  `Projects root: ${path.basename(root)}; ${checkouts.map(({ name, checkout }) => `${name} = commit ${commit(checkout)}`).join('; ')}; ${PEER} = ${values['peer-name']}.`,
+  `Projects root: ${path.basename(root)}; ${checkouts.map(({ name, checkout }) => `${name} = ${treeCommit(checkout)}`).join('; ')}; ${PEER} = ${values['peer-name']}.`,
   'Wall seconds of each round, the ratio to the peer in the same round, and the largest single process (GNU time).',
   '',
   '| | seconds, round by round | median | ratio to the peer, round by round | median of the ratios | largest process |',

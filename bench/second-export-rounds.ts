@@ -19,7 +19,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { corpusFor, log, mainTranscripts, nextLine, option, work, writeResults } from './corpus.ts';
+import { corpusFor, log, mainTranscripts, nextLine, option, treeCommit, work, writeResults } from './corpus.ts';
 import { median } from './median.ts';
 
 interface Tree {
@@ -93,8 +93,7 @@ const stepNames = [...new Set(trees.flatMap(({ name }) => [...steps.get(name)!.k
 const lines = [
   `# The second export after one line, ${rounds} rounds in turn (${new Date().toISOString().slice(0, 10)})`,
   '',
-  // Each tree by its commit alone: where it was checked out is this machine's, not the table's.
-  `Trees: ${trees.map(({ name, tree }) => `${name} = commit ${spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: tree, encoding: 'utf8' }).stdout.trim()}`).join('; ')}.`,
+  `Trees: ${trees.map(({ name, tree }) => `${name} = ${treeCommit(tree)}`).join('; ')}.`,
   'One line added to the median main transcript of the 200 MB corpus (seed 1) each round; medians, the process timed from outside, steps in milliseconds as the export reports them.',
   '',
   `| | ${trees.map(({ name }) => name).join(' | ')} |`,

@@ -35,29 +35,29 @@ describe('page models from a bundle', () => {
     expect(branch!.talks).toHaveLength(1);
     expect(plan.pageOfBranch.get('active')).toBe(`c/${FIXTURE_SESSIONS.rewind}.html`);
     expect(branch!.file).toMatch(new RegExp(`^b/${FIXTURE_SESSIONS.rewind}--from-[0-9a-f]{8}-[0-9a-f]{8}\\.html$`));
-    const model = await site.page(branch!.file);
+    const model = site.page(branch!.file);
     expect(model.branch).toMatchObject({ origin: 'natural', boundaryKind: 'a person’s prompt after a rewind or an edit' });
     expect(model.branch!.forkPoint.href).toMatch(new RegExp(`^c/${FIXTURE_SESSIONS.rewind}\\.html#n[0-9a-f]{12}$`));
-    const active = await site.page(conversation!.file);
+    const active = site.page(conversation!.file);
     expect([...active.forksAfter.values()].flat().map((link) => link.href)).toEqual([conversation!.file, branch!.file]);
   });
 
   it('puts a rewind to the first prompt at the top of the page, not after a talk', async () => {
     const plan = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.rewindAtFirstPrompt));
-    const model = await site.page(plan.pages[0]!.file);
+    const model = site.page(plan.pages[0]!.file);
     expect(model.forksAtStart.map((link) => link.href)).toEqual([plan.pages[0]!.file, plan.pages[1]!.file]);
     expect(model.forksAfter.size).toBe(0);
   });
 
   it('links a child stream to the call that started it, both ways', async () => {
-    await site.plan();
+    site.plan();
     const plan = planConversation(loadConversation(bundle, FIXTURE_SESSIONS.nestedAgents));
     const outer = `s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedOuter}.html`;
     expect(plan.pages.map((page) => page.file)).toEqual([`c/${FIXTURE_SESSIONS.nestedAgents}.html`, outer, `s/${FIXTURE_SESSIONS.nestedAgents}--${FIXTURE_AGENTS.nestedInner}.html`]);
-    const main = await site.page(`c/${FIXTURE_SESSIONS.nestedAgents}.html`);
+    const main = site.page(`c/${FIXTURE_SESSIONS.nestedAgents}.html`);
     const call = main.talks[0]!.runs[0]!.steps.flatMap((step) => step.children).find((step) => step.kind === 'agent.call')!;
     expect(call.links).toEqual([{ label: `starts → stream ${FIXTURE_AGENTS.nestedOuter}`, href: outer, quality: 'exact_unique', via: 'result' }]);
-    const child = await site.page(outer);
+    const child = site.page(outer);
     expect(child.streamLinks).toEqual([{ label: 'started by ← agent.call Agent', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' }]);
     // The header names the call in plain words; the relation and its correlation are in the audit.
     expect(child.startedBy).toEqual({ label: 'the Agent call', href: `c/${FIXTURE_SESSIONS.nestedAgents}.html#${call.anchor}`, quality: 'exact_unique', via: 'result' });

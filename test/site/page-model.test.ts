@@ -64,10 +64,10 @@ describe('a page model made by plain functions', () => {
 
   it('is the model the site reader gives a page', async () => {
     const site = new SiteReader({ bundle });
-    const [first] = (await site.plan()).pages;
+    const [first] = site.plan().pages;
     const conversation = planned(first!.conversation);
     const plain = pageOutline(conversation, conversation.plan.pages.find((page) => page.file === first!.file)!);
-    expect(await site.page(first!.file)).toEqual(plain);
+    expect(site.page(first!.file)).toEqual(plain);
     site.close();
     conversation.conversation.rows.close();
   });
@@ -127,7 +127,7 @@ describe('a page model made by plain functions', () => {
 
   it('models the index and search pages from the conversations’ summaries', async () => {
     const site = new SiteReader({ bundle });
-    const { conversations } = await site.plan();
+    const { conversations } = site.plan();
     const index = indexModel(conversations);
     expect(index.conversations).toBe(sessions.length);
     expect(index.groups.flatMap((group) => group.rows)).toHaveLength(sessions.length);

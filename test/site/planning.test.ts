@@ -42,9 +42,9 @@ describe('pages as planned', () => {
     const files: string[] = [];
     const seen: string[] = [];
     let linksChecked = 0;
-    for await (const file of site.pagesAsPlanned()) {
+    for (const file of site.pagesAsPlanned()) {
       files.push(file);
-      const model = await site.page(file);
+      const model = site.page(file);
       seen.push(model.plan.conversation);
       // A page's links are resolved though its structure was made before its plan.
       for (const link of linksOf(model)) {
@@ -56,7 +56,7 @@ describe('pages as planned', () => {
     expect(linksChecked).toBeGreaterThan(0);
     expect(new Set(seen)).toEqual(new Set(sessions));
     expect([...loads].sort()).toEqual([...sessions].sort());
-    expect((await site.plan()).pages.map((page) => page.file)).toEqual(files);
+    expect(site.plan().pages.map((page) => page.file)).toEqual(files);
     expect(loads).toHaveLength(sessions.length);
   });
 });
@@ -69,7 +69,7 @@ describe('conversations shared out as they go', () => {
 
   async function conversationsOf(site: SiteReader, files: readonly string[]): Promise<string[]> {
     const seen = new Set<string>();
-    for (const file of files) seen.add((await site.page(file)).plan.conversation);
+    for (const file of files) seen.add(site.page(file).plan.conversation);
     return [...seen];
   }
 
@@ -94,7 +94,7 @@ describe('conversations shared out as they go', () => {
     expect(await conversationsOf(helper, helperFiles)).toEqual([order[1]]);
     expect(fs.readFileSync(path.join(claims, order[1]!), 'utf8')).toBe(String(process.pid));
     // The site's own list: every conversation, in the bundle's order whatever the order claimed, the helper's from the plan it saved.
-    expect((await lead.plan()).conversations.map((conversation) => conversation.id)).toEqual(sessions);
+    expect(lead.plan().conversations.map((conversation) => conversation.id)).toEqual(sessions);
     lead.close();
     helper.close();
   });

@@ -33,6 +33,12 @@ describe('the site caches', () => {
     const cold = await site('cold', 1);
     expect(cold.built).toBe(cold.pages);
     const reference = filesOf(path.join(folder, 'cold'));
+    // Each conversation's search script is held once: the site's file, linked into the store, and no other copy.
+    const scripts = fs.readdirSync(path.join(folder, 'cold', 'search'));
+    expect(scripts).toHaveLength(sessions.length);
+    for (const script of scripts) expect(fs.statSync(path.join(folder, 'cold', 'search', script)).nlink).toBe(2);
+    const cached = (fs.readdirSync(cache, { recursive: true }) as string[]).filter((file) => file.endsWith('.js'));
+    expect(cached.filter((file) => !file.includes(`${path.sep}files${path.sep}`))).toEqual([]);
 
     const warm = await site('warm', 1);
     expect(warm.built).toBe(0);

@@ -50,7 +50,7 @@ export function createExports(manifest) {
      * (pages/render/[...file].astro).
      */
     open: (input, output) => {
-      const site = new SiteReader(input);
+      const site = new SiteReader(input, output);
       const earlier = SiteCaches.earlierPages(site);
       return {
         /**

@@ -114,14 +114,3 @@ export function talkSizesBeside(plan: string): string {
   return plan.replace(/\.json$/, '.talks.json');
 }
 
-/**
- * Where the search script of the conversation whose plan is saved at `plan`
- * is kept, beside it, as the site has it (searchScriptOf). Apart from the
- * plan, because the build reads every plan that it does not render and the
- * export then copies every conversation's script: inside the plans, the
- * scripts were parsed as JSON with every plan (bench/results/measurements-behind-choices.md).
- */
-export function searchScriptBeside(plan: string): string {
-  return plan.replace(/\.json$/, '.search.js');
-}
-

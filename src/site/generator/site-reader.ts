@@ -25,9 +25,10 @@ import type { ConversationPlan, ConversationSummary, PagePlan } from '../models/
 import type { ConversationStructure } from '../models/streams.ts';
 import type { ConversationRows } from '../models/rows.ts';
 import { writeSearchScript } from '../models/search-text.ts';
+import { searchScriptOf } from '../models/page-files.ts';
 import { linkedStructure, pageOutline, subagentNames, type PageBody, type PageModel } from '../models/site.ts';
 import { HeldHtml, TalkPages } from './talk-pages.ts';
-import { claimConversation, claimedBy, readSavedPlan, searchScriptBeside, talkSizesBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
+import { claimConversation, claimedBy, readSavedPlan, talkSizesBeside, type SavedPlan, type SelectedConversation, type SiteInput, type SiteSelection } from './site-input.ts';
 import { hasEnded } from '../../files/process.ts';
 
 export interface SitePlan {
@@ -69,8 +70,15 @@ export class SiteReader {
    */
   private outlined: { file: string; model: PageModel } | undefined;
 
-  /** A reader of the site `input` names. */
-  constructor(input: SiteInput) {
+  /**
+   * A reader of the site `input` names. With `output`, the folder its pages
+   * are written into, each conversation planned with a saved plan has its
+   * search script written there too, as its pages are.
+   */
+  constructor(
+    input: SiteInput,
+    private readonly output?: string,
+  ) {
     this.input = input;
     this.selection = input.selection ?? { conversations: conversationsOfBundle(input.bundle).map((id) => ({ id, render: true, plan: '' })) };
   }
@@ -203,13 +211,16 @@ export class SiteReader {
       this.pages.push(page);
       this.pageByFile.set(page.file, page);
     }
-    // The conversation's search script is written beside its plan, as the
-    // conversation is planned, and copied into the site once the build is
-    // done (generator/site.ts): no build holds more than one step's text of it.
+    // The conversation's search script is written with its pages, as the
+    // conversation is planned: no build holds more than one step's text of it.
     if (saved) {
       const kept: SavedPlan = { summary: plan.summary, pages: plan.pages.map((page) => page.file) };
       fs.mkdirSync(path.dirname(saved), { recursive: true });
-      writeSearchScript(searchScriptBeside(saved), conversation, structure, plan.pageOfTalk, plan.summary.facts, subagentNames(structure, conversation));
+      if (this.output !== undefined) {
+        const script = path.join(this.output, searchScriptOf(id));
+        fs.mkdirSync(path.dirname(script), { recursive: true });
+        writeSearchScript(script, conversation, structure, plan.pageOfTalk, plan.summary.facts, subagentNames(structure, conversation));
+      }
       // Under a temporary name first: another build may be waiting for it.
       fs.writeFileSync(`${saved}.${process.pid}.tmp`, `${JSON.stringify(kept)}\n`);
       fs.renameSync(`${saved}.${process.pid}.tmp`, saved);

@@ -20,8 +20,8 @@
 //    already, while the bundle was placed (renderAhead): their pages are
 //    linked from where it wrote them. Each child cuts a conversation's
 //    pages from its talks' HTML, each talk rendered once (generator/talk-pages.ts);
-// 3. write the search scripts from what the children saved beside their
-//    plans, the public files and the highlight style sheet (the renderer
+//    A child writes each conversation's search script with its pages;
+// 3. write the public files and the highlight style sheet (the renderer
 //    made each page's links relative, since file:// has no server root);
 // 4. keep what was rendered in the store, and place every other
 //    conversation's pages from it.
@@ -34,8 +34,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PAGE_BUDGET, SEARCH_SCRIPTS, searchScriptOf } from '../models/page-files.ts';
-import { claimedBy, readSavedPlan, searchScriptBeside, type EarlierPages, type SelectedConversation, type SiteSelection } from './site-input.ts';
+import { PAGE_BUDGET, searchScriptOf } from '../models/page-files.ts';
+import { claimedBy, readSavedPlan, type EarlierPages, type SelectedConversation, type SiteSelection } from './site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
 import type { StampsRecord } from '../../files/file-stamp.ts';
@@ -254,7 +254,7 @@ async function render(bundle: string, out: string, code: string, store: { finish
       for (const selected of conversations) {
         const output = ahead.has(selected.id) ? lead!.ahead!.output : claims !== undefined && selected.render ? helperOutput.get(claimedBy(claims.folder, selected.id)!) : undefined;
         if (output === undefined) continue;
-        for (const page of readSavedPlan(selected.plan).pages) linkOrCopy(output, out, page);
+        for (const file of [...readSavedPlan(selected.plan).pages, searchScriptOf(selected.id)]) linkOrCopy(output, out, file);
       }
     };
     try {
@@ -276,7 +276,6 @@ async function render(bundle: string, out: string, code: string, store: { finish
       renderer = await makeRenderer(path.join(root, 'renderer-again'), code, observer, roots);
       await attempt(renderer, 'again', undefined);
     }
-    writeSearchScripts(out, conversations.filter(({ render }) => render));
     await evidence;
     placeEvidence(staging, out);
   } finally {
@@ -374,28 +373,6 @@ async function writeSiteFiles(out: string, renderer: string): Promise<void> {
  */
 function removeAbandonedRoots(roots: string): void {
   removeWhatEndedProcessesLeft(roots, (name) => /^astro-(\d+)-/.exec(name)?.[1]);
-}
-
-/**
- * The offline search index: for each conversation a classic script,
- * search/<conversation>.js, that adds its entries to
- * window.SESSIONIZER_SEARCH (fetch and module scripts fail from file://);
- * search.html loads them one at a time as a query needs them. Copied from the script each conversation's
- * build saved beside its plan (generator/site-reader.ts): as one array built in the
- * Astro build, every conversation's entries and their JSON were in memory
- * at once.
- *
- * A script per conversation rather than one index, so that the next
- * export, after one conversation changed, writes only that conversation's
- * script, keeps the others with its pages (page-store.ts), and its archive
- * compresses only that one again and copies the frames of the others
- * (bundle/archive-frames.ts). One index for the whole site would be written
- * and compressed again by every export, whatever changed. Only the
- * conversations rendered are written.
- */
-function writeSearchScripts(out: string, conversations: readonly SelectedConversation[]): void {
-  fs.mkdirSync(path.join(out, SEARCH_SCRIPTS), { recursive: true });
-  for (const { id, plan } of conversations) fs.copyFileSync(searchScriptBeside(plan), path.join(out, searchScriptOf(id)));
 }
 
 /**

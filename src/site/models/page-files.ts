@@ -46,7 +46,14 @@ export function slug(name: string): string {
 /**
  * The search script of a conversation, from the site root: one classic
  * script per conversation (search-text.ts), which search.html loads as a
- * query needs it (generator/site.ts copies them into the site).
+ * query needs it (fetch and module scripts fail from file://), written with
+ * the conversation's pages (generator/site-reader.ts). One script per
+ * conversation rather than one index, so that the next export, after one
+ * conversation changed, writes only that conversation's script, keeps the
+ * others with their pages (generator/page-store.ts), and its archive
+ * compresses only that one again and copies the frames of the others
+ * (bundle/archive-frames.ts); and no build holds every conversation's
+ * entries at once.
  */
 export function searchScriptOf(id: string): string {
   return `${SEARCH_SCRIPTS}/${slug(id)}.js`;

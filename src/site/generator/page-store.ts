@@ -38,8 +38,8 @@ import { compareStamps, settledMarkerOf, settledTime, stampFromText, stampOf, st
 import { replaceWithoutFlush } from '../../files/atomic-file.ts';
 import { digestOfFile } from '../../files/digest.ts';
 import { listFolder } from '../../files/folders.ts';
-import { searchScriptOf, slug } from '../models/page-files.ts';
-import { readSavedPlan, talkSizesBeside, type EarlierPages } from './site-input.ts';
+import { slug } from '../models/page-files.ts';
+import { readSavedPlan, renderedFiles, talkSizesBeside, type EarlierPages } from './site-input.ts';
 import { evidenceBeside } from './evidence-pages.ts';
 import { linkOrCopy, linkOrCopyNamedByBytes } from './link-or-copy.ts';
 import { isImageFile } from './image-files.ts';
@@ -347,7 +347,7 @@ function recordedBeside(id: string, plan: string): Recorded {
   const sha256 = new Map([...evidence, ...images].map(({ file, sha256 }) => [file, sha256] as const));
   for (const [file, { sha256: digest }] of pages) if (digest !== undefined) sha256.set(file, digest);
   return {
-    files: [...readSavedPlan(plan).pages, searchScriptOf(id), ...evidence.map(({ file }) => file), ...images.map(({ file }) => file)],
+    files: [...renderedFiles(id, plan), ...evidence.map(({ file }) => file), ...images.map(({ file }) => file)],
     sha256,
     kept: pages.filter(([, { kept }]) => kept).length + evidence.filter(({ kept }) => kept).length,
   };

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ConversationSummary } from '../models/plan.ts';
+import { searchScriptOf } from '../models/page-files.ts';
 
 export interface SiteInput {
   /** The bundle folder, whole: the site is a function of it alone. */
@@ -107,6 +108,11 @@ function claimOf(claims: string, id: string): string {
 /** The plan a build saved at `plan`. */
 export function readSavedPlan(plan: string): SavedPlan {
   return JSON.parse(fs.readFileSync(plan, 'utf8')) as SavedPlan;
+}
+
+/** The site files a renderer writes for the conversation `id` whose plan is saved at `plan`: the pages the plan names, and its search script (site-reader.ts). */
+export function renderedFiles(id: string, plan: string): string[] {
+  return [...readSavedPlan(plan).pages, searchScriptOf(id)];
 }
 
 /** Where the sizes of the talks of the conversation whose plan is saved at `plan` are kept, beside it (generator/talk-pages.ts). */

@@ -34,8 +34,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PAGE_BUDGET, searchScriptOf } from '../models/page-files.ts';
-import { claimedBy, readSavedPlan, type EarlierPages, type SelectedConversation, type SiteSelection } from './site-input.ts';
+import { PAGE_BUDGET } from '../models/page-files.ts';
+import { claimedBy, renderedFiles, type EarlierPages, type SelectedConversation, type SiteSelection } from './site-input.ts';
 import { UNOBSERVED, type StepObserver } from '../../bundle/steps.ts';
 import { removeWhatEndedProcessesLeft } from '../../files/process.ts';
 import type { StampsRecord } from '../../files/file-stamp.ts';
@@ -254,7 +254,7 @@ async function render(bundle: string, out: string, code: string, store: { finish
       for (const selected of conversations) {
         const output = ahead.has(selected.id) ? lead!.ahead!.output : claims !== undefined && selected.render ? helperOutput.get(claimedBy(claims.folder, selected.id)!) : undefined;
         if (output === undefined) continue;
-        for (const file of [...readSavedPlan(selected.plan).pages, searchScriptOf(selected.id)]) linkOrCopy(output, out, file);
+        for (const file of renderedFiles(selected.id, selected.plan)) linkOrCopy(output, out, file);
       }
     };
     try {
